@@ -1,0 +1,14 @@
+#pragma once
+// The subcommands of `codesim`. Each parses its own options and returns the exit code.
+#include <string>
+#include <vector>
+
+namespace cli {
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand's name
+
+int run_command(const Args& args);
+int validate_command(const Args& args);
+int tables_command(const Args& args);
+
+}  // namespace cli

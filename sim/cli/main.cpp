@@ -1,0 +1,52 @@
+// codesim: simulate large-model training and inference clusters; see README.md.
+#include <boost/program_options/errors.hpp>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "core/version.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: codesim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO.json     run a scenario and print its report\n"
+    "  validate SCENARIO.json  check a scenario without running it\n"
+    "  tables                regenerate the paper's tables from the shipped scenarios\n"
+    "\n"
+    "  codesim <command> --help   options of a command\n"
+    "  codesim --version\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> all(argv + 1, argv + argc);
+  if (all.empty() || all[0] == "--help" || all[0] == "-h") {
+    (all.empty() ? std::cerr : std::cout) << kUsage;
+    return all.empty() ? core::kInputErrorExitCode : 0;
+  }
+  if (all[0] == "--version") {
+    std::cout << "codesim " << core::kVersion << "\n";
+    return 0;
+  }
+  const cli::Args rest(all.begin() + 1, all.end());
+  try {
+    if (all[0] == "run") return cli::run_command(rest);
+    if (all[0] == "validate") return cli::validate_command(rest);
+    if (all[0] == "tables") return cli::tables_command(rest);
+    std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
+    return core::kInputErrorExitCode;
+  } catch (const core::InputError& e) {
+    std::cerr << "codesim: " << e.what() << "\n";
+    return core::kInputErrorExitCode;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "codesim " << all[0] << ": " << e.what() << " (see codesim " << all[0] << " --help)\n";
+    return core::kInputErrorExitCode;
+  } catch (const std::exception& e) {
+    std::cerr << "codesim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,59 @@
+// codesim tables [--only ID] [--format md|json] [--scenarios DIR]
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "core/did_you_mean.hpp"
+#include "core/input_error.hpp"
+#include "core/scenario.hpp"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The shipped paper scenarios: ./scenarios/paper when run from a checkout, else the source tree
+// this binary was built from.
+std::string default_scenarios_dir() {
+  if (fs::is_directory("scenarios/paper")) return "scenarios/paper";
+  return std::string(CODESIM_SOURCE_DIR) + "/scenarios/paper";
+}
+
+}  // namespace
+
+int tables_command(const Args& args) {
+  po::options_description options("options");
+  std::string only, format, dir;
+  options.add_options()("only", po::value(&only), "print one table, by id")(
+      "format", po::value(&format)->default_value("md"), "md or json")(
+      "scenarios", po::value(&dir)->default_value(default_scenarios_dir()), "folder of the paper scenarios");
+  po::variables_map vm;
+  if (!parse_options(args, "usage: codesim tables [options]", options, {}, vm)) return 0;
+  check_choice("--format", format, {"md", "json"});
+  if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");
+
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+
+  std::vector<core::Scenario> scenarios;
+  std::vector<std::string> ids;
+  for (const auto& f : files) {
+    scenarios.push_back(core::load_scenario(f));
+    if (std::find(ids.begin(), ids.end(), scenarios.back().table_id) == ids.end()) ids.push_back(scenarios.back().table_id);
+  }
+  if (!only.empty() && std::find(ids.begin(), ids.end(), only) == ids.end())
+    throw core::InputError("--only", "'" + only + "' is not a table; " + core::allowed_list(only, ids));
+
+  std::vector<core::Report> reports;
+  for (const auto& s : scenarios)
+    if (only.empty() || s.table_id == only) reports.push_back(s.run({}));
+  const auto tables = core::merge_by_table(reports);
+  std::cout << (format == "json" ? core::render_json(tables) : core::render_markdown(tables));
+  return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,19 @@
+#pragma once
+// The scenario's "cluster" section: a node type from hw/node.cpp plus optional overrides of
+// its links, resolved into a net::Cluster.
+#include "core/json_reader.hpp"
+#include "hw/node.hpp"
+#include "net/cluster.hpp"
+
+namespace core {
+
+struct ClusterConfig {
+  const hw::Node* node = nullptr;
+  net::Cluster cluster;
+};
+
+// Reads {"node": NAME, "nodes": N, "scale_up_bandwidth_Bps", "scale_up_latency_s",
+// "scale_out_bandwidth_Bps", "scale_out_latency_s"}; every field but "node" is optional.
+ClusterConfig parse_cluster(JsonReader section);
+
+}  // namespace core

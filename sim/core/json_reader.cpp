@@ -1,0 +1,180 @@
+#include "core/json_reader.hpp"
+
+#include <cmath>
+
+#include "core/did_you_mean.hpp"
+#include "core/input_error.hpp"
+
+namespace core {
+
+namespace {
+
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const nlohmann::json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  const char* type = value.is_string() ? "a string"
+                     : value.is_boolean() ? "a boolean"
+                     : value.is_number() ? "a number"
+                     : value.is_array()  ? "an array"
+                     : value.is_object() ? "an object"
+                                         : "null";
+  return text + " (" + type + ")";
+}
+
+JsonReader::JsonReader(const nlohmann::json& object, std::string pointer)
+    : object_(object), pointer_(std::move(pointer)) {
+  if (!object_.is_object())
+    throw InputError(pointer_.empty() ? "/" : pointer_, describe(object_) + " is not an object; expected a JSON object");
+}
+
+std::string JsonReader::pointer_of(const std::string& key) const { return pointer_ + "/" + escape_pointer_token(key); }
+
+bool JsonReader::has(const std::string& key) {
+  known_keys_.insert(key);
+  return object_.contains(key);
+}
+
+const nlohmann::json* JsonReader::find(const std::string& key) {
+  known_keys_.insert(key);
+  auto it = object_.find(key);
+  return it == object_.end() ? nullptr : &*it;
+}
+
+const nlohmann::json* JsonReader::raw(const std::string& key) { return find(key); }
+
+const nlohmann::json& JsonReader::require(const std::string& key) {
+  if (const auto* value = find(key)) return *value;
+  throw InputError(pointer_of(key), "missing; this field is required");
+}
+
+void JsonReader::fail(const std::string& key, const nlohmann::json& value, const std::string& expected) const {
+  throw InputError(pointer_of(key), describe(value) + " is not allowed; expected " + expected);
+}
+
+std::string JsonReader::string(const std::string& key) {
+  const auto& value = require(key);
+  if (!value.is_string()) fail(key, value, "a string");
+  return value.get<std::string>();
+}
+
+std::optional<std::string> JsonReader::optional_string(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  return string(key);
+}
+
+std::string JsonReader::one_of(const std::string& key, const std::vector<std::string>& allowed) {
+  const auto& value = require(key);
+  if (!value.is_string()) fail(key, value, "a string, " + allowed_list("", allowed));
+  const auto text = value.get<std::string>();
+  for (const auto& a : allowed)
+    if (a == text) return text;
+  throw InputError(pointer_of(key), "'" + text + "' is unknown; " + allowed_list(text, allowed));
+}
+
+std::string JsonReader::one_of(const std::string& key, const std::vector<std::string>& allowed,
+                               const std::string& fallback) {
+  return has(key) ? one_of(key, allowed) : fallback;
+}
+
+double JsonReader::number(const std::string& key) {
+  const auto& value = require(key);
+  if (!value.is_number()) fail(key, value, "a number");
+  const double x = value.get<double>();
+  if (!std::isfinite(x)) fail(key, value, "a finite number");
+  return x;
+}
+
+double JsonReader::positive_number(const std::string& key) {
+  const double x = number(key);
+  if (!(x > 0)) fail(key, object_.at(key), "a number > 0");
+  return x;
+}
+
+double JsonReader::positive_number(const std::string& key, double fallback) {
+  return has(key) ? positive_number(key) : fallback;
+}
+
+double JsonReader::non_negative_number(const std::string& key) {
+  const double x = number(key);
+  if (!(x >= 0)) fail(key, object_.at(key), "a number >= 0");
+  return x;
+}
+
+double JsonReader::non_negative_number(const std::string& key, double fallback) {
+  return has(key) ? non_negative_number(key) : fallback;
+}
+
+std::optional<double> JsonReader::optional_positive_number(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  return positive_number(key);
+}
+
+std::optional<double> JsonReader::optional_non_negative_number(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  return non_negative_number(key);
+}
+
+long long JsonReader::positive_integer(const std::string& key, long long max_value) {
+  const auto& value = require(key);
+  const std::string expected = "an integer from 1 to " + std::to_string(max_value);
+  if (!value.is_number()) fail(key, value, expected);
+  const double x = value.get<double>();
+  if (!std::isfinite(x) || x != std::floor(x) || x < 1 || x > static_cast<double>(max_value)) fail(key, value, expected);
+  return static_cast<long long>(x);
+}
+
+long long JsonReader::positive_integer(const std::string& key, long long fallback, long long max_value) {
+  return has(key) ? positive_integer(key, max_value) : fallback;
+}
+
+bool JsonReader::boolean(const std::string& key, bool fallback) {
+  const auto* value = find(key);
+  if (!value) return fallback;
+  if (!value->is_boolean()) fail(key, *value, "true or false");
+  return value->get<bool>();
+}
+
+JsonReader JsonReader::object(const std::string& key) { return JsonReader(require(key), pointer_of(key)); }
+
+std::optional<JsonReader> JsonReader::optional_object(const std::string& key) {
+  if (const auto* value = find(key)) return JsonReader(*value, pointer_of(key));
+  return std::nullopt;
+}
+
+std::vector<std::string> JsonReader::string_list(const std::string& key, const std::vector<std::string>& allowed) {
+  const auto& value = require(key);
+  if (!value.is_array() || value.empty()) fail(key, value, "a non-empty array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string at = pointer_of(key) + "/" + std::to_string(i);
+    if (!value[i].is_string()) throw InputError(at, describe(value[i]) + " is not allowed; expected a string");
+    const auto text = value[i].get<std::string>();
+    bool ok = allowed.empty();
+    for (const auto& a : allowed) ok = ok || a == text;
+    if (!ok) throw InputError(at, "'" + text + "' is unknown; " + allowed_list(text, allowed));
+    out.push_back(text);
+  }
+  return out;
+}
+
+void JsonReader::finish() const {
+  for (const auto& [key, value] : object_.items()) {
+    if (known_keys_.count(key)) continue;
+    const std::vector<std::string> known(known_keys_.begin(), known_keys_.end());
+    throw InputError(pointer_of(key), "unknown key; " + allowed_list(key, known));
+  }
+}
+
+}  // namespace core

@@ -1,0 +1,66 @@
+#pragma once
+// Typed, validating access to one JSON object of a scenario. Every accessor knows the JSON
+// pointer of the field it reads, so each error names the path, the value and what is allowed;
+// finish() rejects keys nobody asked for, with a did-you-mean.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace core {
+
+class JsonReader {
+ public:
+  JsonReader(const nlohmann::json& object, std::string pointer);
+
+  const std::string& pointer() const { return pointer_; }
+  std::string pointer_of(const std::string& key) const;
+  bool has(const std::string& key);
+
+  std::string string(const std::string& key);
+  std::optional<std::string> optional_string(const std::string& key);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed, const std::string& fallback);
+
+  double number(const std::string& key);
+  double positive_number(const std::string& key);  // > 0 and finite
+  double positive_number(const std::string& key, double fallback);
+  double non_negative_number(const std::string& key);  // >= 0 and finite
+  double non_negative_number(const std::string& key, double fallback);
+  std::optional<double> optional_positive_number(const std::string& key);
+  std::optional<double> optional_non_negative_number(const std::string& key);
+
+  long long positive_integer(const std::string& key, long long max_value = kMaxInteger);
+  long long positive_integer(const std::string& key, long long fallback, long long max_value);
+
+  bool boolean(const std::string& key, bool fallback);
+
+  JsonReader object(const std::string& key);
+  std::optional<JsonReader> optional_object(const std::string& key);
+  std::vector<std::string> string_list(const std::string& key, const std::vector<std::string>& allowed);
+
+  // The raw value, for callers that interpret it themselves (marks the key as known).
+  const nlohmann::json* raw(const std::string& key);
+
+  // Throws for any key of the object that no accessor asked about.
+  void finish() const;
+
+  // Requests larger than this are refused before anything is allocated for them.
+  static constexpr long long kMaxInteger = 1'000'000'000;
+
+ private:
+  const nlohmann::json& require(const std::string& key);
+  const nlohmann::json* find(const std::string& key);
+  [[noreturn]] void fail(const std::string& key, const nlohmann::json& value, const std::string& expected) const;
+
+  const nlohmann::json& object_;
+  std::string pointer_;
+  std::set<std::string> known_keys_;
+};
+
+// A short rendering of a JSON value for error messages.
+std::string describe(const nlohmann::json& value);
+
+}  // namespace core

@@ -1,0 +1,84 @@
+#include "core/scenario.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/did_you_mean.hpp"
+#include "core/input_error.hpp"
+#include "core/json_reader.hpp"
+#include "core/overrides.hpp"
+#include "core/study_registry.hpp"
+
+namespace core {
+
+Scenario parse_scenario(const nlohmann::json& document, const std::string& origin) {
+  JsonReader root(document, "");
+  Scenario s;
+  s.origin = origin;
+  s.kind = root.one_of("kind", study_kinds());
+  s.title = root.string("title");
+  s.source = root.optional_string("source").value_or("");
+  s.label = root.optional_string("label").value_or("");
+  s.table_id = root.optional_string("table").value_or(s.kind);
+  if (const auto* notes = root.raw("notes")) {
+    if (!notes->is_array()) throw InputError("/notes", describe(*notes) + " is not allowed; expected an array of strings");
+    for (std::size_t i = 0; i < notes->size(); ++i) {
+      if (!(*notes)[i].is_string())
+        throw InputError("/notes/" + std::to_string(i), describe((*notes)[i]) + " is not allowed; expected a string");
+      s.notes.push_back((*notes)[i].get<std::string>());
+    }
+  }
+  if (auto expected = root.optional_object("expected")) {
+    for (const auto& [key, value] : document.at("expected").items()) expected->number(key);
+    for (const auto& [key, value] : document.at("expected").items()) s.expected[key] = value.get<double>();
+  }
+  s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
+  root.finish();
+  return s;
+}
+
+Report Scenario::run(const RunOptions& options) const {
+  StudyResult result = study->run(options);
+  Report report;
+  report.table_id = table_id;
+  report.title = title;
+  report.source = source;
+  report.notes = notes;
+  report.notes.insert(report.notes.end(), result.notes.begin(), result.notes.end());
+  report.trace_json = std::move(result.trace_json);
+  std::vector<std::string> ids;
+  for (auto& row : result.rows) {
+    ids.push_back(row.id);
+    if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
+    if (!label.empty()) row.label = label + ": " + row.label;
+    report.rows.push_back(std::move(row));
+  }
+  for (const auto& [id, value] : expected) {
+    bool found = false;
+    for (const auto& known : ids) found = found || known == id;
+    if (!found) throw InputError("/expected/" + id, "no row of this scenario has this id; " + allowed_list(id, ids));
+  }
+  return report;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open the file (missing or unreadable)");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
+    throw InputError(path, "malformed JSON: " + what);
+  }
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  nlohmann::json document = read_json_file(path);
+  apply_overrides(document, overrides);
+  return parse_scenario(document, path);
+}
+
+}  // namespace core

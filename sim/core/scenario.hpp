@@ -1,0 +1,35 @@
+#pragma once
+// A scenario file: which study it runs (its "kind"), the table it belongs to, the paper's
+// figures to print beside ours ("expected"), and the study's own sections. Loading validates
+// everything; bad input raises InputError naming the JSON pointer.
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/report.hpp"
+#include "core/study.hpp"
+
+namespace core {
+
+struct Scenario {
+  std::string origin;  // file path, for messages
+  std::string kind;
+  std::string title;
+  std::string source;
+  std::string label;  // prefix for row labels when several scenarios share a table
+  std::string table_id;
+  std::vector<std::string> notes;
+  std::map<std::string, double> expected;  // row id -> the paper's figure
+  std::shared_ptr<const Study> study;
+
+  // Runs the study; throws InputError when "expected" names a row the study does not produce.
+  Report run(const RunOptions& options) const;
+};
+
+Scenario parse_scenario(const nlohmann::json& document, const std::string& origin);
+nlohmann::json read_json_file(const std::string& path);
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+}  // namespace core

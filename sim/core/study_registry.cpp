@@ -1,0 +1,36 @@
+#include "core/study_registry.hpp"
+
+#include <utility>
+
+#include "core/study_decode_bound.hpp"
+#include "core/study_kv_cache.hpp"
+#include "core/study_train_flops.hpp"
+
+namespace core {
+
+namespace {
+
+const std::vector<std::pair<std::string, StudyParser>>& registry() {
+  static const std::vector<std::pair<std::string, StudyParser>> kinds = {
+      {"kv-cache", parse_kv_cache_study},
+      {"train-flops", parse_train_flops_study},
+      {"decode-bound", parse_decode_bound_study},
+  };
+  return kinds;
+}
+
+}  // namespace
+
+std::vector<std::string> study_kinds() {
+  std::vector<std::string> names;
+  for (const auto& [name, parser] : registry()) names.push_back(name);
+  return names;
+}
+
+StudyParser study_parser(const std::string& kind) {
+  for (const auto& [name, parser] : registry())
+    if (name == kind) return parser;
+  return nullptr;
+}
+
+}  // namespace core

@@ -1,0 +1,48 @@
+#pragma once
+// The work a simulation executes: a DAG of tasks placed on ranks (GPUs). A compute task holds
+// its rank's `stream` for a given time; a transfer task starts a set of flows at once and ends
+// when the last one arrives; a join is a zero-time barrier. Tasks start when their
+// dependencies have ended; ordering inside a stream is expressed as a dependency too.
+#include <string>
+#include <vector>
+
+namespace core {
+
+using TaskId = int;
+
+struct Flow {
+  int src_rank = 0;
+  int dst_rank = 0;
+  double bytes = 0;
+};
+
+enum class TaskKind { kCompute, kTransfer, kJoin };
+
+struct Task {
+  TaskKind kind = TaskKind::kJoin;
+  std::string name;
+  int rank = -1;       // the GPU it runs on (the source of a transfer); -1 for a join
+  std::string stream;  // e.g. "compute", "comm": one track per rank and stream in a trace
+  double seconds = 0;  // compute only
+  std::vector<Flow> flows;  // transfer only
+  std::vector<TaskId> deps;
+};
+
+class TaskGraph {
+ public:
+  TaskId add_compute(std::string name, int rank, std::string stream, double seconds, std::vector<TaskId> deps);
+  TaskId add_transfer(std::string name, int rank, std::string stream, std::vector<Flow> flows, std::vector<TaskId> deps);
+  TaskId add_join(std::string name, std::vector<TaskId> deps);
+
+  const std::vector<Task>& tasks() const { return tasks_; }
+  std::size_t flow_count() const { return flow_count_; }
+  int max_rank() const { return max_rank_; }
+
+ private:
+  TaskId add(Task task);
+  std::vector<Task> tasks_;
+  std::size_t flow_count_ = 0;
+  int max_rank_ = -1;
+};
+
+}  // namespace core

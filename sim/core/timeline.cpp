@@ -1,0 +1,63 @@
+#include "core/timeline.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace core {
+
+Timeline::Timeline(const TaskGraph& graph, std::vector<TaskSpan> spans) : graph_(&graph), spans_(std::move(spans)) {
+  if (spans_.size() != graph.tasks().size()) throw std::logic_error("timeline does not cover its task graph");
+}
+
+double Timeline::makespan_s() const {
+  double end = 0;
+  for (const auto& s : spans_) end = std::max(end, s.end_s);
+  return end;
+}
+
+double Timeline::busy_s(int rank, const std::string& stream) const {
+  double busy = 0;
+  const auto& tasks = graph_->tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].rank == rank && tasks[i].stream == stream) busy += spans_[i].end_s - spans_[i].start_s;
+  return busy;
+}
+
+std::string Timeline::chrome_trace_json() const {
+  using nlohmann::json;
+  json events = json::array();
+  std::map<std::pair<int, std::string>, int> thread_ids;
+  const auto& tasks = graph_->tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    if (t.kind == TaskKind::kJoin) continue;
+    auto [it, inserted] = thread_ids.try_emplace({t.rank, t.stream}, static_cast<int>(thread_ids.size()));
+    if (inserted) {
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.rank}, {"tid", it->second},
+                        {"args", {{"name", t.stream}}}});
+    }
+    json e = {{"ph", "X"},
+              {"name", t.name},
+              {"cat", t.kind == TaskKind::kCompute ? "compute" : "transfer"},
+              {"pid", t.rank},
+              {"tid", it->second},
+              {"ts", spans_[i].start_s * 1e6},
+              {"dur", (spans_[i].end_s - spans_[i].start_s) * 1e6}};
+    if (t.kind == TaskKind::kTransfer) {
+      double bytes = 0;
+      for (const auto& f : t.flows) bytes += f.bytes;
+      e["args"] = {{"flows", t.flows.size()}, {"bytes", bytes}};
+    }
+    events.push_back(std::move(e));
+  }
+  std::set<int> ranks;
+  for (const auto& [key, tid] : thread_ids) ranks.insert(key.first);
+  for (int rank : ranks)
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", rank}, {"args", {{"name", "GPU " + std::to_string(rank)}}}});
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump();
+}
+
+}  // namespace core

@@ -1,0 +1,34 @@
+#pragma once
+// What a simulation did: the start and end of every task of its TaskGraph, and summaries of
+// it. Exports a Chrome trace (JSON Trace Event Format) that Perfetto and chrome://tracing open.
+#include <string>
+#include <vector>
+
+#include "core/task_graph.hpp"
+
+namespace core {
+
+struct TaskSpan {
+  double start_s = 0;
+  double end_s = 0;
+};
+
+class Timeline {
+ public:
+  Timeline(const TaskGraph& graph, std::vector<TaskSpan> spans);
+
+  const std::vector<TaskSpan>& spans() const { return spans_; }
+  const TaskSpan& span(TaskId id) const { return spans_.at(static_cast<std::size_t>(id)); }
+  double makespan_s() const;
+  // Time a rank's stream spends in its tasks.
+  double busy_s(int rank, const std::string& stream) const;
+
+  // Chrome trace as a string: one process per rank, one thread per stream, microseconds.
+  std::string chrome_trace_json() const;
+
+ private:
+  const TaskGraph* graph_;
+  std::vector<TaskSpan> spans_;
+};
+
+}  // namespace core

@@ -1,0 +1,21 @@
+#pragma once
+// One GPU model as data: compute peaks and memory. Every figure carries its source in gpu.cpp.
+#include <string>
+#include <vector>
+
+namespace hw {
+
+struct Gpu {
+  std::string name;
+  int sm_count = 0;
+  double bf16_dense_flops_per_s = 0;  // MFU denominator
+  double fp8_dense_flops_per_s = 0;
+  double hbm_bytes = 0;
+  double hbm_bandwidth_Bps = 0;
+};
+
+// Throws core::InputError naming `where` when the name is unknown.
+const Gpu& gpu_by_name(const std::string& name, const std::string& where = "");
+std::vector<std::string> gpu_names();
+
+}  // namespace hw

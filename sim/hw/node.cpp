@@ -1,0 +1,55 @@
+#include "hw/node.hpp"
+
+#include "core/did_you_mean.hpp"
+#include "core/input_error.hpp"
+#include "core/units.hpp"
+
+namespace hw {
+
+namespace {
+
+using core::gbit_per_s_to_Bps;
+using core::kGBps;
+using core::kMicrosecond;
+
+// PCIe Gen5 x16: 32 GT/s x 16 lanes with 128b/130b encoding = 63 GB/s per direction.
+constexpr double kPcieGen5x16_Bps = 32e9 * 16 / 8 * 128.0 / 130.0;
+
+const std::vector<Node>& catalogue() {
+  static const std::vector<Node> nodes = {
+      // H800 node (ISCA'25 §4.1, §4.3; DeepSeek-V3 report §3.2.2): 8 GPUs on NVLink at 400 GB/s
+      // bidirectional = 200 GB/s per direction, about 160 GB/s achieved; 8 x ConnectX-7 400 Gb/s IB,
+      // one per GPU. Latencies for 64 B from ISCA'25 Table 5: NVLink 3.33 us, IB cross-leaf 3.7 us.
+      {"h800", "H800", 8, 200 * kGBps, 160 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // H100 HGX node: NVLink 4 at 900 GB/s bidirectional = 450 GB/s per direction (NVIDIA H100
+      // datasheet); achieved share assumed as on H800 (80%); same NICs and latencies as above.
+      {"h100", "H100", 8, 450 * kGBps, 360 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // H200 HGX node: H100's NVLink and NICs (NVIDIA H200 datasheet).
+      {"h200", "H200", 8, 450 * kGBps, 360 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // GB200 NVL72 rack as one scale-up domain: 72 GPUs at 900 GB/s unidirectional each (ISCA'25
+      // §2.3.2; NVLink 5 is 1.8 TB/s bidirectional). Scale-out: one 400 Gb/s ConnectX-7 per GPU
+      // (GB200 NVL72 reference design); latencies assumed as on H800 until measured figures exist.
+      {"gb200-nvl72", "GB200", 72, 900 * kGBps, 900 * kGBps, 3.33 * kMicrosecond, 72, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+  };
+  return nodes;
+}
+
+}  // namespace
+
+std::vector<std::string> node_names() {
+  std::vector<std::string> names;
+  for (const auto& n : catalogue()) names.push_back(n.name);
+  return names;
+}
+
+const Node& node_by_name(const std::string& name, const std::string& where) {
+  for (const auto& n : catalogue())
+    if (n.name == name) return n;
+  throw core::InputError(where, "node '" + name + "' is unknown; " + core::allowed_list(name, node_names()));
+}
+
+}  // namespace hw

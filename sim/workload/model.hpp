@@ -1,0 +1,57 @@
+#pragma once
+// A transformer model as data, from its public configuration file: attention (MLA or GQA),
+// dense and MoE feed-forward layers, vocabulary. Costs are derived in layer_cost.hpp.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace workload {
+
+enum class AttentionKind { kMla, kGqa };
+
+struct Attention {
+  AttentionKind kind = AttentionKind::kGqa;
+  int heads = 0;
+  // GQA
+  int kv_heads = 0;
+  int head_dim = 0;
+  bool qkv_bias = false;
+  // MLA (DeepSeek-V2/V3)
+  int q_lora_rank = 0;  // 0: queries projected directly from the hidden state
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+
+  int qk_head_dim() const { return kind == AttentionKind::kMla ? qk_nope_head_dim + qk_rope_head_dim : head_dim; }
+  int value_head_dim() const { return kind == AttentionKind::kMla ? v_head_dim : head_dim; }
+};
+
+struct Moe {
+  int routed_experts = 0;
+  int shared_experts = 0;
+  int active_routed_experts = 0;  // top-k per token
+  int expert_ffn = 0;             // intermediate size of one expert
+  int groups = 1;                 // expert groups (nodes) for group-limited routing
+  int groups_per_token = 1;
+};
+
+struct Model {
+  std::string name;          // registry key, e.g. "deepseek-v3"
+  std::string display_name;  // e.g. "DeepSeek-V3"
+  int layers = 0;
+  int dense_layers = 0;  // the first layers use the dense FFN; the rest are MoE
+  int hidden = 0;
+  Attention attention;
+  int dense_ffn = 0;  // intermediate size of the gated (SwiGLU) dense FFN
+  std::optional<Moe> moe;
+  int vocab = 0;
+  int mtp_modules = 0;  // multi-token-prediction modules, one transformer layer each
+
+  bool is_moe_layer(int layer) const { return moe.has_value() && layer >= dense_layers; }
+};
+
+const Model& model_by_name(const std::string& name, const std::string& where = "");
+std::vector<std::string> model_names();
+
+}  // namespace workload
