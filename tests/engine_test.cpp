@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "core/engine.hpp"
 
 namespace {
@@ -30,4 +32,59 @@ TEST_CASE("engine runs compute and transfers in dependency order", "[engine]") {
   CHECK(tl.span(t).end_s == Approx(2e-3));
   CHECK(tl.span(b).end_s == Approx(4e-3));
   CHECK(tl.makespan_s() == Approx(4e-3));
+}
+
+TEST_CASE("flows sharing a NIC split its bandwidth (max-min)", "[engine]") {
+  core::TaskGraph g;
+  // Rank 0 sends 10 MB to each of ranks 2 and 3: its 10 GB/s NIC carries both, so 2 ms.
+  const auto t = g.add_transfer("fan-out", 0, "comm", {{0, 2, 10e6}, {0, 3, 10e6}}, {});
+  // Rank 1 sends to rank 0 over NVLink at the same time: unaffected, 1 MB at 100 GB/s.
+  const auto u = g.add_transfer("nvlink", 1, "comm", {{1, 0, 1e6}}, {});
+  const auto tl = core::simulate(two_nodes(), g);
+  CHECK(tl.span(t).end_s == Approx(2e-3));
+  CHECK(tl.span(u).end_s == Approx(1e-5));
+}
+
+TEST_CASE("latency is end to end, split over the path's two links", "[engine]") {
+  auto c = two_nodes();
+  c.scale_out_latency_s = 4e-6;
+  core::TaskGraph g;
+  const auto t = g.add_transfer("ping", 0, "comm", {{0, 2, 0}}, {});
+  CHECK(core::simulate(c, g).span(t).end_s == Approx(4e-6));
+}
+
+TEST_CASE("streams overlap; a join waits for all its inputs", "[engine]") {
+  core::TaskGraph g;
+  const auto a = g.add_compute("a", 0, "compute", 3e-3, {});
+  const auto b = g.add_transfer("b", 0, "comm", {{0, 1, 100e6}}, {});  // 1 ms over NVLink, beside a
+  const auto j = g.add_join("both", {a, b});
+  const auto c = g.add_compute("c", 1, "compute", 1e-3, {j});
+  const auto d = g.add_compute("d", 0, "compute", 1e-3, {});  // same stream as a: runs after it
+  const auto tl = core::simulate(two_nodes(), g);
+  CHECK(tl.span(b).end_s == Approx(1e-3));
+  CHECK(tl.span(j).end_s == Approx(3e-3));
+  CHECK(tl.span(c).start_s == Approx(3e-3));
+  CHECK(tl.span(d).start_s == Approx(3e-3));
+  CHECK(tl.busy_s(0, "compute") == Approx(4e-3));
+}
+
+TEST_CASE("the Chrome trace lists every task with its time in microseconds", "[engine]") {
+  core::TaskGraph g;
+  g.add_compute("work", 0, "compute", 2e-6, {});
+  const auto tl = core::simulate(two_nodes(), g);
+  const auto trace = nlohmann::json::parse(tl.chrome_trace_json());
+  bool found = false;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X") {
+      CHECK(e["name"] == "work");
+      CHECK(e["dur"].get<double>() == Approx(2.0));
+      found = true;
+    }
+  CHECK(found);
+}
+
+TEST_CASE("a graph larger than the cluster is an error, not a crash", "[engine]") {
+  core::TaskGraph g;
+  g.add_transfer("far", 0, "comm", {{0, 9, 1}}, {});
+  CHECK_THROWS_WITH(core::simulate(two_nodes(), g), Catch::Contains("uses rank 9 but the cluster has 4 GPUs"));
 }

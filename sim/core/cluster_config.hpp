@@ -9,10 +9,11 @@ namespace core {
 
 struct ClusterConfig {
   const hw::Node* node = nullptr;
+  const hw::Gpu* gpu = nullptr;  // the node's, unless the scenario swaps it
   net::Cluster cluster;
 };
 
-// Reads {"node": NAME, "nodes": N, "scale_up_bandwidth_Bps", "scale_up_latency_s",
+// Reads {"node": NAME, "gpu": NAME, "nodes": N, "scale_up_bandwidth_Bps", "scale_up_latency_s",
 // "scale_out_bandwidth_Bps", "scale_out_latency_s"}; every field but "node" is optional.
 ClusterConfig parse_cluster(JsonReader section);
 

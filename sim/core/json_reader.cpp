@@ -139,6 +139,16 @@ long long JsonReader::positive_integer(const std::string& key, long long fallbac
   return has(key) ? positive_integer(key, max_value) : fallback;
 }
 
+long long JsonReader::non_negative_integer(const std::string& key, long long fallback, long long max_value) {
+  const auto* value = find(key);
+  if (!value) return fallback;
+  const std::string expected = "an integer from 0 to " + std::to_string(max_value);
+  if (!value->is_number()) fail(key, *value, expected);
+  const double x = value->get<double>();
+  if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > static_cast<double>(max_value)) fail(key, *value, expected);
+  return static_cast<long long>(x);
+}
+
 bool JsonReader::boolean(const std::string& key, bool fallback) {
   const auto* value = find(key);
   if (!value) return fallback;

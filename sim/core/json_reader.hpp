@@ -35,6 +35,8 @@ class JsonReader {
   long long positive_integer(const std::string& key, long long max_value = kMaxInteger);
   long long positive_integer(const std::string& key, long long fallback, long long max_value);
 
+  long long non_negative_integer(const std::string& key, long long fallback, long long max_value);
+
   bool boolean(const std::string& key, bool fallback);
 
   JsonReader object(const std::string& key);

@@ -86,14 +86,9 @@ std::unique_ptr<Study> parse_decode_bound_study(JsonReader& root) {
   s->scale_up_path = d.one_of("path", {"scale-out", "scale-up"}) == "scale-up";
   in.link_Bps = s->scale_up_path ? s->cluster.cluster.scale_up_Bps : s->cluster.cluster.scale_out_Bps;
   in.tokens_per_device = static_cast<double>(d.positive_integer("tokens_per_device", 1'000'000));
-  const long long routed_default = m.moe ? m.moe->active_routed_experts : 0;
-  const long long shared_default = m.moe ? m.moe->shared_experts : 0;
   if (!m.moe) throw InputError(root.pointer_of("model"), "'" + m.name + "' is dense; the decode bound needs an MoE model");
-  const long long routed = d.has("routed_experts_per_token") ? d.positive_integer("routed_experts_per_token", 4096)
-                                                             : routed_default;
-  const long long shared = d.has("shared_experts_per_token")
-                               ? static_cast<long long>(d.non_negative_number("shared_experts_per_token"))
-                               : shared_default;
+  const long long routed = d.positive_integer("routed_experts_per_token", m.moe->active_routed_experts, 4096);
+  const long long shared = d.non_negative_integer("shared_experts_per_token", m.moe->shared_experts, 4096);
   in.experts_per_token = static_cast<double>(routed + shared);
   in.hidden = d.positive_number("hidden", m.hidden);
   in.dispatch_bytes_per_element = d.positive_number("dispatch_bytes_per_element", 1.0);

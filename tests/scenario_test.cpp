@@ -1,0 +1,131 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/input_error.hpp"
+#include "core/overrides.hpp"
+#include "core/scenario.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kScenarios = std::string(CODESIM_SOURCE_DIR) + "/scenarios";
+
+json tpot_ib() { return core::read_json_file(kScenarios + "/paper/tpot-ib.json"); }
+
+// The message of the InputError that loading `doc` (then running it without simulation) raises.
+std::string error_of(const json& doc) {
+  try {
+    core::RunOptions dry;
+    dry.simulate = false;
+    core::parse_scenario(doc, "test").run(dry);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+json with(const std::string& assignment) {
+  json doc = tpot_ib();
+  core::apply_override(doc, assignment);
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario loads and runs its closed-form part", "[scenario]") {
+  int count = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(kScenarios)) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    INFO(entry.path().string());
+    const auto scenario = core::load_scenario(entry.path().string());
+    core::RunOptions dry;
+    dry.simulate = false;
+    const auto report = scenario.run(dry);
+    CHECK_FALSE(report.rows.empty());
+    for (const auto& [id, value] : scenario.expected) CHECK(value == value);
+    ++count;
+  }
+  CHECK(count >= 4);
+}
+
+TEST_CASE("each validation error names the pointer, the value and the rule", "[scenario]") {
+  using Catch::StartsWith;
+  CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=\"fast\"")),
+             StartsWith("/cluster/scale_out_bandwidth_Bps: \"fast\" (a string) is not allowed; expected a number"));
+  CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=0")),
+             StartsWith("/cluster/scale_out_bandwidth_Bps: 0 (a number) is not allowed; expected a number > 0"));
+  CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=-5e9")), StartsWith("/cluster/scale_out_bandwidth_Bps: -5"));
+  CHECK_THAT(error_of(with("/cluster/scale_out_latency_s=-1")),
+             StartsWith("/cluster/scale_out_latency_s: -1 (a number) is not allowed; expected a number >= 0"));
+  CHECK_THAT(error_of(with("/cluster/node=h900")), StartsWith("/cluster/node: 'h900' is unknown; allowed: h800"));
+  CHECK_THAT(error_of(with("/cluster/gpu=B300")), StartsWith("/cluster/gpu: 'B300' is unknown; allowed: H800"));
+  CHECK_THAT(error_of(with("/cluster/nodes=0")), StartsWith("/cluster/nodes: 0 (a number) is not allowed"));
+  CHECK_THAT(error_of(with("/model=deepseek-v4")), Catch::Contains("did you mean 'deepseek-v3'?"));
+  CHECK_THAT(error_of(with("/model=llama-3.1-405b")), StartsWith("/model: 'llama-3.1-405b' is dense"));
+  CHECK_THAT(error_of(with("/kind=decode-bond")), StartsWith("/kind: 'decode-bond' is unknown"));
+  CHECK_THAT(error_of(with("/decode/tokens_per_device=0")), StartsWith("/decode/tokens_per_device: 0"));
+  CHECK_THAT(error_of(with("/decode/tokens_per_device=2.5")), StartsWith("/decode/tokens_per_device: 2.5"));
+  CHECK_THAT(error_of(with("/decode/layers=1e12")), Catch::Contains("expected an integer from 1 to 100000"));
+  CHECK_THAT(error_of(with("/decode/hidden=0")), StartsWith("/decode/hidden: 0"));
+  CHECK_THAT(error_of(with("/decode/path=rail")), StartsWith("/decode/path: 'rail' is unknown; allowed: scale-out, scale-up"));
+  CHECK_THAT(error_of(with("/decode/compute=some")), StartsWith("/decode/compute: 'some' is unknown"));
+  CHECK_THAT(error_of(with("/decode/flow/devices=72")),
+             StartsWith("/decode/flow/devices: 72 is not allowed; on the scale-out path"));
+  CHECK_THAT(error_of(with("/decode/flow/devices=84")), Catch::Contains("must be a multiple of 8 and at least 80"));
+  CHECK_THAT(error_of(with("/decode/hiden=7000")),
+             StartsWith("/decode/hiden: unknown key; allowed:") && Catch::Contains("did you mean 'hidden'?"));
+  CHECK_THAT(error_of(with("/clustr=1")), Catch::Contains("did you mean 'cluster'?"));
+  CHECK_THAT(error_of(with("/expected/tpto=1")),
+             StartsWith("/expected/tpto: no row of this scenario has this id") &&
+                 Catch::Contains("did you mean 'tpot'?"));
+  CHECK_THAT(error_of(with("/expected/tpot=\"14\"")), StartsWith("/expected/tpot: \"14\" (a string)"));
+  CHECK_THAT(error_of(with("/notes/0=3")), StartsWith("/notes/0: 3 (a number) is not allowed; expected a string"));
+  CHECK_THAT(error_of(with("/title=[]")), StartsWith("/title: [] (an array) is not allowed; expected a string"));
+  json no_title = tpot_ib();
+  no_title.erase("title");
+  CHECK(error_of(no_title) == "/title: missing; this field is required");
+  CHECK(error_of(json::array()) == "/: [] (an array) is not an object; expected a JSON object");
+}
+
+TEST_CASE("scale-up path checks devices against the domain", "[scenario]") {
+  json doc = core::read_json_file(kScenarios + "/paper/tpot-nvl72.json");
+  core::apply_override(doc, "/decode/flow/devices=73");
+  CHECK_THAT(error_of(doc), Catch::StartsWith("/decode/flow/devices: 73 is not allowed; on the scale-up path"));
+  core::apply_override(doc, "/decode/flow/devices=9");
+  CHECK_THAT(error_of(doc), Catch::Contains("devices must be from 10 to 72"));
+}
+
+TEST_CASE("kv-cache and train-flops sections are validated", "[scenario]") {
+  json kv = core::read_json_file(kScenarios + "/paper/kv-cache.json");
+  core::apply_override(kv, "/kv_cache/models/1=qwen-72b");
+  CHECK_THAT(error_of(kv), Catch::StartsWith("/kv_cache/models/1: 'qwen-72b' is unknown"));
+  kv = core::read_json_file(kScenarios + "/paper/kv-cache.json");
+  core::apply_override(kv, "/kv_cache/models=[]");
+  CHECK_THAT(error_of(kv), Catch::StartsWith("/kv_cache/models: [] (an array) is not allowed"));
+  json tf = core::read_json_file(kScenarios + "/paper/train-flops.json");
+  core::apply_override(tf, "/train_flops/sequence_tokens=-4096");
+  CHECK_THAT(error_of(tf), Catch::StartsWith("/train_flops/sequence_tokens: -4096"));
+}
+
+TEST_CASE("missing and malformed files", "[scenario]") {
+  CHECK_THROWS_WITH(core::load_scenario("/nonexistent/s.json"),
+                    "/nonexistent/s.json: cannot open the file (missing or unreadable)");
+  const auto path = fs::temp_directory_path() / "codesim_malformed.json";
+  { std::ofstream(path) << "{\"kind\": "; }
+  CHECK_THROWS_WITH(core::load_scenario(path.string()), Catch::Contains("malformed JSON: parse error"));
+  fs::remove(path);
+}
+
+TEST_CASE("an override changes what the scenario computes", "[scenario]") {
+  core::RunOptions dry;
+  dry.simulate = false;
+  auto tpot = [&](const std::vector<std::string>& sets) {
+    for (const auto& r : core::load_scenario(kScenarios + "/paper/tpot-ib.json", sets).run(dry).rows)
+      if (r.id == "comm_per_ep_step") return r.ours;
+    return -1.0;
+  };
+  CHECK(tpot({"/cluster/scale_out_bandwidth_Bps=100e9"}) == Approx(tpot({}) / 2));
+}
