@@ -10,5 +10,6 @@ using Args = std::vector<std::string>;  // the arguments after the subcommand's 
 int run_command(const Args& args);
 int validate_command(const Args& args);
 int tables_command(const Args& args);
+int bench_command(const Args& args);
 
 }  // namespace cli

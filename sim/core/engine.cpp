@@ -42,7 +42,8 @@ class Executor {
   void start_actors() {
     for (const auto& [key, ids] : streams_) {
       const auto* queue = &ids;
-      sg4::Actor::create("r" + std::to_string(key.first) + "-" + key.second, hosts_.at(key.first),
+      const std::string name = std::to_string(key.first) + "/" + key.second;
+      sg4::Actor::create(name, hosts_.at(key.first),
                          [this, queue] { run_stream(*queue); });
     }
     // Joins with no dependency are done at time zero.
@@ -179,7 +180,7 @@ Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, Simulatio
     throw std::runtime_error("the simulation process died with signal " + std::to_string(WTERMSIG(wstatus)));
   if (reply.empty() || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
     throw std::runtime_error("the simulation process failed to report its result");
-  if (reply[0] != 0) throw std::runtime_error("simulation failed: " + reply.substr(1));
+  if (reply[0] != 0) throw std::runtime_error("simulation failed: " + std::string(reply, 1));
   std::vector<TaskSpan> spans(graph.tasks().size());
   if (reply.size() - 1 != spans.size() * sizeof(TaskSpan)) throw std::runtime_error("simulation result is truncated");
   std::memcpy(spans.data(), reply.data() + 1, reply.size() - 1);

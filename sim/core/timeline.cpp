@@ -33,7 +33,8 @@ std::string Timeline::chrome_trace_json() const {
   const auto& tasks = graph_->tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
-    if (t.kind == TaskKind::kJoin) continue;
+    // Joins are bookkeeping, and a compute task taken to zero time would only clutter the view.
+    if (t.kind == TaskKind::kJoin || (t.kind == TaskKind::kCompute && t.seconds == 0)) continue;
     auto [it, inserted] = thread_ids.try_emplace({t.rank, t.stream}, static_cast<int>(thread_ids.size()));
     if (inserted) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.rank}, {"tid", it->second},
