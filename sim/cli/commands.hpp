@@ -11,5 +11,6 @@ int run_command(const Args& args);
 int validate_command(const Args& args);
 int tables_command(const Args& args);
 int bench_command(const Args& args);
+int schedule_command(const Args& args);
 
 }  // namespace cli
