@@ -129,3 +129,21 @@ TEST_CASE("an override changes what the scenario computes", "[scenario]") {
   };
   CHECK(tpot({"/cluster/scale_out_bandwidth_Bps=100e9"}) == Approx(tpot({}) / 2));
 }
+
+TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipeline]") {
+  const json base = core::read_json_file(kScenarios + "/paper/pipeline-1-design-point.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  using Catch::StartsWith;
+  CHECK_THAT(err("/pipeline/pp=7"), StartsWith("/pipeline/pp: 7 is odd; DualPipe needs an even number of ranks"));
+  CHECK_THAT(err("/pipeline/micro_batches=21"), StartsWith("/pipeline/microbatches: 21 is odd"));
+  CHECK_THAT(err("/pipeline/micro_batches=10"), Catch::Contains("needs at least 2 x pp = 16"));
+  CHECK_THAT(err("/pipeline/pp=0"), StartsWith("/pipeline/pp: 0 (a number) is not allowed"));
+  CHECK_THAT(err("/pipeline/weight_s=2"), StartsWith("/pipeline/weight_s: 2 is not allowed; the weight pass is part of the backward, so W < B (2)"));
+  CHECK_THAT(err("/pipeline/forward_s=-1"), StartsWith("/pipeline/forward_s: -1"));
+  CHECK_THAT(err("/pipeline/schedules=[\"gpipe\"]"), StartsWith("/pipeline/schedules/0: 'gpipe' is unknown"));
+  CHECK_THAT(err("/pipeline/transfer_bytes=1e6"), StartsWith("/pipeline/transfer_bytes: needs a /cluster"));
+}

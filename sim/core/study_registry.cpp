@@ -4,6 +4,7 @@
 
 #include "core/study_decode_bound.hpp"
 #include "core/study_kv_cache.hpp"
+#include "core/study_pipeline.hpp"
 #include "core/study_train_flops.hpp"
 
 namespace core {
@@ -15,6 +16,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"kv-cache", parse_kv_cache_study},
       {"train-flops", parse_train_flops_study},
       {"decode-bound", parse_decode_bound_study},
+      {"pipeline", parse_pipeline_study},
   };
   return kinds;
 }
