@@ -1,7 +1,6 @@
 #include "hw/gpu.hpp"
 
-#include "core/did_you_mean.hpp"
-#include "core/input_error.hpp"
+#include "core/catalogue.hpp"
 
 namespace hw {
 
@@ -26,16 +25,10 @@ const std::vector<Gpu>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> gpu_names() {
-  std::vector<std::string> names;
-  for (const auto& g : catalogue()) names.push_back(g.name);
-  return names;
-}
+std::vector<std::string> gpu_names() { return core::names_of(catalogue()); }
 
 const Gpu& gpu_by_name(const std::string& name, const std::string& where) {
-  for (const auto& g : catalogue())
-    if (g.name == name) return g;
-  throw core::InputError(where, "GPU '" + name + "' is unknown; " + core::allowed_list(name, gpu_names()));
+  return core::find_by_name(catalogue(), name, "GPU", where);
 }
 
 }  // namespace hw

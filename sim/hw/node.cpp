@@ -1,7 +1,6 @@
 #include "hw/node.hpp"
 
-#include "core/did_you_mean.hpp"
-#include "core/input_error.hpp"
+#include "core/catalogue.hpp"
 #include "core/units.hpp"
 
 namespace hw {
@@ -40,16 +39,10 @@ const std::vector<Node>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> node_names() {
-  std::vector<std::string> names;
-  for (const auto& n : catalogue()) names.push_back(n.name);
-  return names;
-}
+std::vector<std::string> node_names() { return core::names_of(catalogue()); }
 
 const Node& node_by_name(const std::string& name, const std::string& where) {
-  for (const auto& n : catalogue())
-    if (n.name == name) return n;
-  throw core::InputError(where, "node '" + name + "' is unknown; " + core::allowed_list(name, node_names()));
+  return core::find_by_name(catalogue(), name, "node", where);
 }
 
 }  // namespace hw

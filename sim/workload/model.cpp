@@ -1,7 +1,6 @@
 #include "workload/model.hpp"
 
-#include "core/did_you_mean.hpp"
-#include "core/input_error.hpp"
+#include "core/catalogue.hpp"
 
 namespace workload {
 
@@ -55,16 +54,10 @@ const std::vector<Model>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const auto& m : catalogue()) names.push_back(m.name);
-  return names;
-}
+std::vector<std::string> model_names() { return core::names_of(catalogue()); }
 
 const Model& model_by_name(const std::string& name, const std::string& where) {
-  for (const auto& m : catalogue())
-    if (m.name == name) return m;
-  throw core::InputError(where, "model '" + name + "' is unknown; " + core::allowed_list(name, model_names()));
+  return core::find_by_name(catalogue(), name, "model", where);
 }
 
 }  // namespace workload
