@@ -147,3 +147,12 @@ TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipe
   CHECK_THAT(err("/pipeline/schedules=[\"gpipe\"]"), StartsWith("/pipeline/schedules/0: 'gpipe' is unknown"));
   CHECK_THAT(err("/pipeline/transfer_bytes=1e6"), StartsWith("/pipeline/transfer_bytes: needs a /cluster"));
 }
+
+TEST_CASE("chunk-overlap scenarios are validated", "[scenario]") {
+  json doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
+  core::apply_override(doc, "/chunk_pair/comm_sms=132");
+  CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/comm_sms: 132 is not allowed; communication must leave SMs"));
+  doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
+  core::apply_override(doc, "/chunk_pair/forward/mlp_s=-1");
+  CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/forward/mlp_s: -1"));
+}

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/study_chunk_overlap.hpp"
 #include "core/study_decode_bound.hpp"
 #include "core/study_kv_cache.hpp"
 #include "core/study_pipeline.hpp"
@@ -17,6 +18,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"train-flops", parse_train_flops_study},
       {"decode-bound", parse_decode_bound_study},
       {"pipeline", parse_pipeline_study},
+      {"chunk-overlap", parse_chunk_overlap_study},
   };
   return kinds;
 }
