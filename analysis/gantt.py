@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 """Gantt chart of a pipeline schedule from a codesim Chrome trace.
 
-usage: analysis/gantt.py TRACE.json OUT.png [--title TEXT]
+usage: analysis/gantt.py TRACE_OR_SCENARIO.json OUT.png [--title TEXT] [--codesim PATH]
 
-Make the trace with, e.g.:
-  build/codesim run scenarios/figures/dualpipe-figure5.json --trace dualpipe.json
-One row per rank; forward chunks in one colour per direction, backward and weight passes in
+Given a scenario (e.g. scenarios/figures/dualpipe-figure5.json), runs `codesim run --trace` on
+it first; given a trace (from `codesim run SCENARIO --trace FILE`), plots it. One row per rank; forward chunks in one colour per direction, backward and weight passes in
 others, overlapped F&B pairs split into their two halves; each box carries its micro-batch.
 """
 import argparse
 import json
+import pathlib
 import re
+import subprocess
 import sys
+import tempfile
 
 import matplotlib
 
@@ -31,8 +33,15 @@ def main():
     p.add_argument("trace")
     p.add_argument("out")
     p.add_argument("--title", default="")
+    p.add_argument("--codesim", default=str(pathlib.Path(__file__).resolve().parent.parent / "build" / "codesim"))
     args = p.parse_args()
-    events = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "compute"]
+    document = json.load(open(args.trace))
+    if "kind" in document:  # a scenario: simulate it for its trace
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = pathlib.Path(tmp) / "trace.json"
+            subprocess.run([args.codesim, "run", args.trace, "--trace", str(trace)], check=True, stdout=subprocess.DEVNULL)
+            document = json.load(open(trace))
+    events = [e for e in document["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "compute"]
     if not events:
         sys.exit(f"{args.trace}: no compute events; make it with `codesim run SCENARIO --trace FILE`")
     ranks = sorted({e["pid"] for e in events})
