@@ -116,16 +116,6 @@ double JsonReader::non_negative_number(const std::string& key, double fallback) 
   return has(key) ? non_negative_number(key) : fallback;
 }
 
-std::optional<double> JsonReader::optional_positive_number(const std::string& key) {
-  if (!has(key)) return std::nullopt;
-  return positive_number(key);
-}
-
-std::optional<double> JsonReader::optional_non_negative_number(const std::string& key) {
-  if (!has(key)) return std::nullopt;
-  return non_negative_number(key);
-}
-
 long long JsonReader::positive_integer(const std::string& key, long long max_value) {
   const auto& value = require(key);
   const std::string expected = "an integer from 1 to " + std::to_string(max_value);
@@ -147,13 +137,6 @@ long long JsonReader::non_negative_integer(const std::string& key, long long fal
   const double x = value->get<double>();
   if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > static_cast<double>(max_value)) fail(key, *value, expected);
   return static_cast<long long>(x);
-}
-
-bool JsonReader::boolean(const std::string& key, bool fallback) {
-  const auto* value = find(key);
-  if (!value) return fallback;
-  if (!value->is_boolean()) fail(key, *value, "true or false");
-  return value->get<bool>();
 }
 
 JsonReader JsonReader::object(const std::string& key) { return JsonReader(require(key), pointer_of(key)); }

@@ -29,15 +29,11 @@ class JsonReader {
   double positive_number(const std::string& key, double fallback);
   double non_negative_number(const std::string& key);  // >= 0 and finite
   double non_negative_number(const std::string& key, double fallback);
-  std::optional<double> optional_positive_number(const std::string& key);
-  std::optional<double> optional_non_negative_number(const std::string& key);
 
   long long positive_integer(const std::string& key, long long max_value = kMaxInteger);
   long long positive_integer(const std::string& key, long long fallback, long long max_value);
 
   long long non_negative_integer(const std::string& key, long long fallback, long long max_value);
-
-  bool boolean(const std::string& key, bool fallback);
 
   JsonReader object(const std::string& key);
   std::optional<JsonReader> optional_object(const std::string& key);

@@ -29,8 +29,7 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
     }
   }
   if (auto expected = root.optional_object("expected")) {
-    for (const auto& [key, value] : document.at("expected").items()) expected->number(key);
-    for (const auto& [key, value] : document.at("expected").items()) s.expected[key] = value.get<double>();
+    for (const auto& [key, value] : document.at("expected").items()) s.expected[key] = expected->number(key);
   }
   s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
   root.finish();
