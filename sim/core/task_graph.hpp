@@ -1,8 +1,9 @@
 #pragma once
 // The work a simulation executes: a DAG of tasks placed on ranks (GPUs). A compute task holds
 // its rank's `stream` for a given time; a transfer task starts a set of flows at once and ends
-// when the last one arrives; a join is a zero-time barrier. Tasks start when their
-// dependencies have ended; ordering inside a stream is expressed as a dependency too.
+// when the last one arrives; a join is a zero-time barrier. The tasks of one (rank, stream)
+// run one at a time in the order they were added, like kernels on a CUDA stream, and each also
+// waits for its dependencies (which are always tasks added before it).
 #include <string>
 #include <vector>
 

@@ -15,29 +15,22 @@ core::TaskGraph decode_step_graph(const DecodeBoundInput& in, const DecodeStepLa
   const double compute_s = decode_bound(in).compute_s_per_micro_batch;
   auto expert_device = [&](int device, int k) { return (device + layout.stride * (k + 1)) % n; };
 
-  std::vector<TaskId> last_compute(n, -1), last_comm(n, -1);
-  std::vector<TaskId> ready(static_cast<std::size_t>(in.micro_batches), -1);  // per micro-batch: its previous combine
-  auto with = [](std::vector<TaskId> deps, TaskId extra) {
-    if (extra >= 0) deps.push_back(extra);
-    return deps;
-  };
+  // Per micro-batch: the join after its previous layer's combine (none before the first layer).
+  std::vector<std::vector<TaskId>> ready(static_cast<std::size_t>(in.micro_batches));
 
   for (int layer = 0; layer < in.layers; ++layer) {
     for (int mb = 0; mb < in.micro_batches; ++mb) {
       const std::string tag = "L" + std::to_string(layer) + " mb" + std::to_string(mb);
       std::vector<TaskId> computed(n);
       for (int d = 0; d < n; ++d) {
-        computed[d] = g.add_compute("compute " + tag, d, "compute", compute_s,
-                                    with(with({}, last_compute[d]), ready[mb]));
-        last_compute[d] = computed[d];
+        computed[d] = g.add_compute("compute " + tag, d, "compute", compute_s, ready[mb]);
       }
       std::vector<TaskId> sent(n);
       for (int d = 0; d < n; ++d) {
         std::vector<Flow> flows;
         for (int k = 0; k < experts; ++k)
           flows.push_back({d, expert_device(d, k), bytes_per_expert * in.dispatch_bytes_per_element});
-        sent[d] = g.add_transfer("dispatch " + tag, d, "comm", std::move(flows), with({computed[d]}, last_comm[d]));
-        last_comm[d] = sent[d];
+        sent[d] = g.add_transfer("dispatch " + tag, d, "comm", std::move(flows), {computed[d]});
       }
       const TaskId dispatched = g.add_join("dispatched " + tag, sent);
       std::vector<TaskId> returned(n);
@@ -46,10 +39,9 @@ core::TaskGraph decode_step_graph(const DecodeBoundInput& in, const DecodeStepLa
         std::vector<Flow> flows;
         for (int k = 0; k < experts; ++k)
           flows.push_back({d, (d - layout.stride * (k + 1) % n + n) % n, bytes_per_expert * in.combine_bytes_per_element});
-        returned[d] = g.add_transfer("combine " + tag, d, "comm", std::move(flows), {dispatched, last_comm[d]});
-        last_comm[d] = returned[d];
+        returned[d] = g.add_transfer("combine " + tag, d, "comm", std::move(flows), {dispatched});
       }
-      ready[mb] = g.add_join("combined " + tag, returned);
+      ready[mb] = {g.add_join("combined " + tag, returned)};
     }
   }
   return g;

@@ -34,11 +34,11 @@ PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double t
     backward_ready[f].assign(s.paths[f].size(), -1);
     input_backward[f].assign(s.paths[f].size(), -1);
   }
-  std::vector<core::TaskId> previous(s.ranks, -1);
+  // Tasks are added in an order that respects every rank's order (its compute stream runs them
+  // in that order) and every data dependency.
   for (const auto& [rank, index] : execution_order(s)) {
     const Step& step = s.steps[rank][index];
     std::vector<core::TaskId> deps;
-    if (previous[rank] >= 0) deps.push_back(previous[rank]);
     for (const auto& c : step.chunks) {
       const int last = static_cast<int>(s.paths[c.flow].size()) - 1;
       if (c.pass == Pass::kForward && c.position > 0) deps.push_back(forward_ready[c.flow][c.position - 1]);
@@ -47,7 +47,6 @@ PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double t
       if (c.pass == Pass::kWeight) deps.push_back(input_backward[c.flow][c.position]);
     }
     const auto task = g.add_compute(token(step, s.show_lane), rank, "compute", step_seconds(step, times), deps);
-    previous[rank] = task;
     out.step_tasks[rank].push_back(task);
     // Send what this step produced to the rank of the next stage on its path.
     for (const auto& c : step.chunks) {
