@@ -8,11 +8,7 @@ using namespace workload;
 namespace {
 
 double overlapped(const ChunkPair& p) {
-  net::Cluster one;
-  one.gpu_flops_per_s = 1e15;
-  one.gpus_per_node = 1;
-  one.scale_up_Bps = one.scale_out_Bps = 1e12;
-  return core::simulate(one, overlapped_chunk_pair(p)).makespan_s();
+  return core::simulate(net::ideal_cluster(1), overlapped_chunk_pair(p)).makespan_s();
 }
 
 ChunkPair balanced() {

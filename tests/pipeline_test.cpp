@@ -11,21 +11,12 @@ using namespace workload;
 
 namespace {
 
-net::Cluster ideal(int gpus) {
-  net::Cluster c;
-  c.nodes = gpus;
-  c.gpus_per_node = 1;
-  c.gpu_flops_per_s = 1e15;
-  c.scale_up_Bps = c.scale_out_Bps = 1e12;
-  return c;
-}
-
 PipelineMetrics run(const Schedule& s, const PassTimes& t) {
   const auto problems = check_schedule(s);
   INFO(s.kind << ": " << (problems.empty() ? "" : problems.front()));
   REQUIRE(problems.empty());
   const auto pg = pipeline_graph(s, t, 0.0);
-  return pipeline_metrics(s, pg, core::simulate(ideal(s.ranks), pg.graph));
+  return pipeline_metrics(s, pg, core::simulate(net::ideal_cluster(s.ranks), pg.graph));
 }
 
 double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }

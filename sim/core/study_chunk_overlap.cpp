@@ -15,11 +15,7 @@ class ChunkOverlapStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const auto graph = workload::overlapped_chunk_pair(pair);
-    net::Cluster one_gpu;
-    one_gpu.gpu_flops_per_s = 1e15;
-    one_gpu.gpus_per_node = 1;
-    one_gpu.scale_up_Bps = one_gpu.scale_out_Bps = 1e12;
-    const Timeline timeline = simulate(one_gpu, graph);
+    const Timeline timeline = simulate(net::ideal_cluster(1), graph);
     const double overlapped = timeline.makespan_s();
     const double serial = workload::serial_chunk_pair_s(pair);
     const double comm = timeline.busy_s(0, "communication");

@@ -109,9 +109,7 @@ std::unique_ptr<Study> parse_pipeline_study(JsonReader& root) {
     s->cluster = parse_cluster(*c).cluster;
   } else {
     // No cluster: PP transfers are free, the setting in which Table 2's formulas are stated.
-    s->cluster.gpus_per_node = 1;
-    s->cluster.gpu_flops_per_s = 1e15;
-    s->cluster.scale_up_Bps = s->cluster.scale_out_Bps = 1e15;
+    s->cluster = net::ideal_cluster(1);
     if (s->transfer_bytes > 0)
       throw InputError(p.pointer_of("transfer_bytes"), "needs a /cluster to carry the transfers");
   }

@@ -17,4 +17,15 @@ struct Cluster {
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
 
+// `gpus` GPUs, one per node, on links fast enough (1 PB/s, no latency) to take no visible time:
+// for studies that time compute and stream order alone.
+inline Cluster ideal_cluster(int gpus) {
+  Cluster c;
+  c.nodes = gpus;
+  c.gpus_per_node = 1;
+  c.gpu_flops_per_s = 1e15;
+  c.scale_up_Bps = c.scale_out_Bps = 1e15;
+  return c;
+}
+
 }  // namespace net
