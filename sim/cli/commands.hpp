@@ -12,5 +12,6 @@ int validate_command(const Args& args);
 int tables_command(const Args& args);
 int bench_command(const Args& args);
 int schedule_command(const Args& args);
+int fp8_command(const Args& args);
 
 }  // namespace cli

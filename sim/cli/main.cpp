@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  validate SCENARIO.json  check a scenario without running it\n"
     "  tables                regenerate the paper's tables from the shipped scenarios\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
+    "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
     "\n"
     "  codesim <command> --help   options of a command\n"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (all[0] == "tables") return cli::tables_command(rest);
     if (all[0] == "bench") return cli::bench_command(rest);
     if (all[0] == "schedule") return cli::schedule_command(rest);
+    if (all[0] == "fp8") return cli::fp8_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
     return core::kInputErrorExitCode;
   } catch (const core::InputError& e) {
