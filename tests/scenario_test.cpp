@@ -156,3 +156,21 @@ TEST_CASE("chunk-overlap scenarios are validated", "[scenario]") {
   core::apply_override(doc, "/chunk_pair/forward/mlp_s=-1");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/forward/mlp_s: -1"));
 }
+
+TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
+  json gemm = core::read_json_file(kScenarios + "/paper/fp8-1-gemm-accumulation.json");
+  auto err = [&](json doc, const std::string& assignment) {
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  CHECK_THAT(err(gemm, "/fp8_gemm/k/2=1000"), Catch::StartsWith("/fp8_gemm/k/2: 1000 (a number) is not allowed; expected a multiple of 128"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/k=[]"), Catch::StartsWith("/fp8_gemm/k: expected a non-empty array"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/accumulator_bits=50"), Catch::StartsWith("/fp8_gemm: accumulator bits: 50 is not supported"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/data=uniform"), Catch::StartsWith("/fp8_gemm/data: 'uniform' is unknown"));
+  json big = gemm;
+  core::apply_override(big, "/fp8_gemm/n=4096");
+  CHECK_THAT(err(big, "/fp8_gemm/m=4096"), Catch::Contains("too large to emulate"));
+  json formats = core::read_json_file(kScenarios + "/paper/fp8-2-formats.json");
+  CHECK_THAT(err(formats, "/fp8_formats/formats/0=e4m4"), Catch::StartsWith("/fp8_formats/formats/0: 'e4m4' is unknown"));
+  CHECK_THAT(err(formats, "/fp8_formats/elements=0"), Catch::StartsWith("/fp8_formats/elements: 0"));
+}

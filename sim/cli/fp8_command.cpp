@@ -61,30 +61,37 @@ int fp8_gemm(const Args& args) {
 int fp8_cast(const Args& args) {
   po::options_description options("options");
   std::string to;
-  std::vector<std::string> values;
+  std::vector<std::string> values, not_numbers;
   bool saturate = false;
   options.add_options()("to", po::value(&to)->required(), "e4m3, e5m2, e5m6, bf16, fp22, fp32 or ue8m0")(
       "saturate", po::bool_switch(&saturate), "clamp overflow to the largest finite value (default: Inf or NaN)")(
-      "value", po::value(&values)->composing(), "values to convert");
+      "value", po::value(&not_numbers)->composing(), "values to convert");
   po::positional_options_description positional;
   positional.add("value", -1);
+  // Negative numbers look like options to the parser: take every argument that is a number
+  // (or nan/inf) as a value before parsing the rest.
+  Args rest;
+  for (const auto& a : args) {
+    std::size_t used = 0;
+    try {
+      std::stod(a, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    (used == a.size() && !a.empty() ? values : rest).push_back(a);
+  }
   po::variables_map vm;
-  if (!parse_options(args, "usage: codesim fp8 cast --to FORMAT [--saturate] VALUE...\n\nPrints, one line per value: "
+  if (!parse_options(rest, "usage: codesim fp8 cast --to FORMAT [--saturate] VALUE...\n\nPrints, one line per value: "
                            "the input, the code in hex and the decoded value (round to nearest even).",
                      options, positional, vm))
     return 0;
   const auto& format = hw::fp8::format_by_name(to, "--to");
+  if (!not_numbers.empty())
+    throw core::InputError("VALUE", "'" + not_numbers.front() + "' is not a number (nan and inf are accepted)");
   if (values.empty()) throw core::InputError("VALUE", "give at least one value to convert");
   const int hex_digits = (format.total_bits() + 3) / 4;
   for (const auto& text : values) {
-    std::size_t used = 0;
-    double x = 0;
-    try {
-      x = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size()) throw core::InputError("VALUE", "'" + text + "' is not a number (nan and inf are accepted)");
+    const double x = std::stod(text);  // checked above
     const auto code = hw::fp8::encode(format, x, saturate ? hw::fp8::Overflow::kSaturate : hw::fp8::Overflow::kNonSaturate);
     char hex[16];
     std::snprintf(hex, sizeof hex, "0x%0*X", hex_digits, code);

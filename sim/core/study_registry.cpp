@@ -4,6 +4,7 @@
 
 #include "core/study_chunk_overlap.hpp"
 #include "core/study_decode_bound.hpp"
+#include "core/study_fp8.hpp"
 #include "core/study_kv_cache.hpp"
 #include "core/study_pipeline.hpp"
 #include "core/study_train_flops.hpp"
@@ -19,6 +20,8 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"decode-bound", parse_decode_bound_study},
       {"pipeline", parse_pipeline_study},
       {"chunk-overlap", parse_chunk_overlap_study},
+      {"fp8-gemm", parse_fp8_gemm_study},
+      {"fp8-formats", parse_fp8_formats_study},
   };
   return kinds;
 }
