@@ -174,3 +174,24 @@ TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
   CHECK_THAT(err(formats, "/fp8_formats/formats/0=e4m4"), Catch::StartsWith("/fp8_formats/formats/0: 'e4m4' is unknown"));
   CHECK_THAT(err(formats, "/fp8_formats/elements=0"), Catch::StartsWith("/fp8_formats/elements: 0"));
 }
+
+TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scenario][fp8]") {
+  core::RunOptions dry;
+  dry.simulate = false;
+  auto accumulation_error = [&](const std::string& numerics) {
+    const auto rows = core::load_scenario(kScenarios + "/paper/tpot-ib.json", {"/numerics=" + numerics}).run(dry).rows;
+    for (const auto& r : rows)
+      if (r.id == "numerics/expert gate+up projection/accumulation") return r.ours;
+    return -1.0;
+  };
+  const double promoted = accumulation_error("{}");
+  const double fast = accumulation_error("{\"promote_every\": 0}");
+  CHECK(promoted > 0);
+  CHECK(fast > 10 * promoted);  // K = 7168 without promotion
+  json doc = tpot_ib();
+  core::apply_override(doc, "/numerics={\"accumulator_bits\": 99}");
+  CHECK_THAT(error_of(doc), Catch::StartsWith("/numerics: accumulator bits: 99 is not supported"));
+  doc = tpot_ib();
+  core::apply_override(doc, "/numerics={\"sample_row\": 3}");
+  CHECK_THAT(error_of(doc), Catch::Contains("did you mean 'sample_rows'?"));
+}

@@ -3,6 +3,7 @@
 #include "core/cluster_config.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "core/numerics_config.hpp"
 #include "core/units.hpp"
 #include "workload/decode_bound.hpp"
 #include "workload/decode_step.hpp"
@@ -19,6 +20,7 @@ class DecodeBoundStudy : public Study {
   bool scale_up_path = false;
   workload::DecodeBoundInput input;
   int flow_devices = 0;  // 0: no flow simulation
+  std::optional<NumericsConfig> numerics;
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
@@ -70,6 +72,18 @@ class DecodeBoundStudy : public Study {
                         " sequential all-to-alls (and, with compute, one pipeline fill); with zero latency the two agree.");
       if (options.trace) r.trace_json = timeline.chrome_trace_json();
     }
+    if (numerics) {
+      // Each device's expert sees its tokens times the experts each token picks, spread over
+      // the devices: tokens_per_device x experts_per_token rows per expert on average.
+      const auto& moe = *model->moe;
+      const long long rows = static_cast<long long>(input.tokens_per_device * input.experts_per_token);
+      const std::vector<GemmShape> shapes = {
+          {"expert gate+up projection", rows, 2LL * moe.expert_ffn, model->hidden},
+          {"expert down projection", rows, model->hidden, moe.expert_ffn},
+      };
+      const auto extra = numerics_rows(shapes, *numerics);
+      r.rows.insert(r.rows.end(), extra.begin(), extra.end());
+    }
     return r;
   }
 };
@@ -115,6 +129,7 @@ std::unique_ptr<Study> parse_decode_bound_study(JsonReader& root) {
     flow->finish();
   }
   d.finish();
+  s->numerics = parse_numerics(root);
   return s;
 }
 
