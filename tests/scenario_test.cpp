@@ -189,8 +189,8 @@ TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scena
   CHECK(promoted > 0);
   CHECK(fast > 10 * promoted);  // K = 7168 without promotion
   json doc = tpot_ib();
-  core::apply_override(doc, "/numerics={\"accumulator_bits\": 99}");
-  CHECK_THAT(error_of(doc), Catch::StartsWith("/numerics: accumulator bits: 99 is not supported"));
+  core::apply_override(doc, "/numerics={\"accumulator_bits\": 50}");
+  CHECK_THAT(error_of(doc), Catch::StartsWith("/numerics: accumulator bits: 50 is not supported"));
   doc = tpot_ib();
   core::apply_override(doc, "/numerics={\"sample_row\": 3}");
   CHECK_THAT(error_of(doc), Catch::Contains("did you mean 'sample_rows'?"));
