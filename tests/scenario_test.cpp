@@ -195,3 +195,19 @@ TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scena
   core::apply_override(doc, "/numerics={\"sample_row\": 3}");
   CHECK_THAT(error_of(doc), Catch::Contains("did you mean 'sample_rows'?"));
 }
+
+TEST_CASE("network-cost scenarios refuse topologies that cannot exist", "[scenario][topology]") {
+  const json base = core::read_json_file(kScenarios + "/paper/network-cost.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  using Catch::StartsWith;
+  CHECK_THAT(err("/network_cost/topologies/0/radix=63"), StartsWith("/network_cost/topologies/0/radix: 63 is not allowed; a fat tree needs an even switch radix"));
+  CHECK_THAT(err("/network_cost/topologies/1/planes=0"), StartsWith("/network_cost/topologies/1/planes: 0 (a number) is not allowed"));
+  CHECK_THAT(err("/network_cost/topologies/4/groups=600"), StartsWith("/network_cost/topologies/4/groups: 600 is not allowed; from 2 to a x h + 1 = 513"));
+  CHECK_THAT(err("/network_cost/topologies/2/kind=ft4"), StartsWith("/network_cost/topologies/2/kind: 'ft4' is unknown"));
+  CHECK_THAT(err("/network_cost/prices/switch_usd=-1"), StartsWith("/network_cost/prices/switch_usd: -1"));
+  CHECK_THAT(err("/network_cost/topologies/0/planes=2"), Catch::Contains("unknown key"));
+}

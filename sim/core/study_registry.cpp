@@ -6,6 +6,7 @@
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
 #include "core/study_kv_cache.hpp"
+#include "core/study_network_cost.hpp"
 #include "core/study_pipeline.hpp"
 #include "core/study_train_flops.hpp"
 
@@ -22,6 +23,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"chunk-overlap", parse_chunk_overlap_study},
       {"fp8-gemm", parse_fp8_gemm_study},
       {"fp8-formats", parse_fp8_formats_study},
+      {"network-cost", parse_network_cost_study},
   };
   return kinds;
 }
