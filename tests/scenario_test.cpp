@@ -211,3 +211,20 @@ TEST_CASE("network-cost scenarios refuse topologies that cannot exist", "[scenar
   CHECK_THAT(err("/network_cost/prices/switch_usd=-1"), StartsWith("/network_cost/prices/switch_usd: -1"));
   CHECK_THAT(err("/network_cost/topologies/0/planes=2"), Catch::Contains("unknown key"));
 }
+
+TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
+  const json base = core::read_json_file(kScenarios + "/paper/alltoall-mpft-128.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  using Catch::StartsWith;
+  CHECK_THAT(err("/alltoall/pxn=false"), StartsWith("/alltoall/pxn: false is not allowed on a multi-plane fat tree"));
+  CHECK_THAT(err("/alltoall/pxn=1"), StartsWith("/alltoall/pxn: 1 (a number) is not allowed; expected true or false"));
+  CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
+  CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
+  CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
+  CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
+  CHECK_THAT(err("/alltoall/sizes_bytes/0=0"), StartsWith("/alltoall/sizes_bytes/0: 0 (a number) is not allowed"));
+}

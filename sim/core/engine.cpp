@@ -104,7 +104,7 @@ class Executor {
   std::map<std::pair<int, std::string>, std::vector<TaskId>> streams_;
 };
 
-std::vector<TaskSpan> run_simgrid(const net::Cluster& cluster, const TaskGraph& graph) {
+std::vector<TaskSpan> run_simgrid(const net::Platform& platform, const TaskGraph& graph) {
   // CM02 is plain max-min sharing with no bandwidth or latency correction factors, and with
   // cross-traffic off a flow's acknowledgements take no reverse bandwidth: the flow model the
   // papers' bandwidth arithmetic assumes. TCP-gamma 0 removes the window limit.
@@ -115,13 +115,13 @@ std::vector<TaskSpan> run_simgrid(const net::Cluster& cluster, const TaskGraph& 
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
-  if (graph.max_rank() >= cluster.gpus())
+  if (graph.max_rank() >= platform.gpus())
     throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
-                           std::to_string(cluster.gpus()) + " GPUs");
+                           std::to_string(platform.gpus()) + " GPUs");
   std::set<std::pair<int, int>> routes;
   for (const auto& t : graph.tasks())
     for (const auto& f : t.flows) routes.insert({f.src_rank, f.dst_rank});
-  const auto hosts = net::build_platform(cluster, routes);
+  const auto hosts = platform.build(routes);
 
   Executor executor(graph, hosts);
   executor.start_actors();
@@ -150,6 +150,10 @@ std::string read_all(int fd) {
 }  // namespace
 
 Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, SimulationStats* stats) {
+  return simulate(net::StarPlatform(cluster), graph, stats);
+}
+
+Timeline simulate(const net::Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
   const auto started = std::chrono::steady_clock::now();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
@@ -161,7 +165,7 @@ Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, Simulatio
     char status = 0;
     std::string payload;
     try {
-      const auto spans = run_simgrid(cluster, graph);
+      const auto spans = run_simgrid(platform, graph);
       payload.assign(reinterpret_cast<const char*>(spans.data()), spans.size() * sizeof(TaskSpan));
     } catch (const std::exception& e) {
       status = 1;

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a TaskGraph on a Cluster with SimGrid's flow-level network model (max-min fair sharing,
+// Runs a TaskGraph on a Platform with SimGrid's flow-level network model (max-min fair sharing,
 // link latency, no TCP effects) and returns the Timeline. Compute tasks become Execs, flows
 // become Comms between GPU hosts, dependencies become SimGrid activity dependencies.
 //
@@ -9,6 +9,7 @@
 #include "core/task_graph.hpp"
 #include "core/timeline.hpp"
 #include "net/cluster.hpp"
+#include "net/platform.hpp"
 
 namespace core {
 
@@ -18,6 +19,8 @@ struct SimulationStats {
   std::size_t flows = 0;
 };
 
+Timeline simulate(const net::Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
+// The same on a StarPlatform of the cluster.
 Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, SimulationStats* stats = nullptr);
 
 }  // namespace core

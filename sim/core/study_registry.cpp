@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/study_alltoall.hpp"
 #include "core/study_chunk_overlap.hpp"
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
@@ -24,6 +25,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-gemm", parse_fp8_gemm_study},
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
+      {"alltoall", parse_alltoall_study},
   };
   return kinds;
 }

@@ -7,7 +7,8 @@ namespace net {
 
 namespace sg4 = simgrid::s4u;
 
-std::vector<sg4::Host*> build_platform(const Cluster& c, const std::set<std::pair<int, int>>& routes) {
+std::vector<sg4::Host*> StarPlatform::build(const RoutePairs& routes) const {
+  const Cluster& c = cluster_;
   auto* zone = sg4::create_full_zone("cluster");
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Link*> scale_up;

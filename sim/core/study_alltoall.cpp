@@ -1,0 +1,90 @@
+#include "core/study_alltoall.hpp"
+
+#include "core/engine.hpp"
+#include "core/input_error.hpp"
+#include "net/alltoall.hpp"
+#include "net/fabric.hpp"
+
+namespace core {
+
+namespace {
+
+class AllToAllStudy : public Study {
+ public:
+  net::FabricSpec fabric;
+  std::vector<double> sizes_bytes;  // nccl-tests "size": what each rank sends in all
+  bool pxn = true;
+  std::string label;
+
+  StudyResult run(const RunOptions& options) const override {
+    StudyResult r;
+    const net::FabricPlatform platform(fabric);
+    const int ranks = platform.gpus();
+    for (double size : sizes_bytes) {
+      net::AllToAllSpec a{fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true};
+      const auto graph = net::alltoall_graph(a);
+      const Timeline t = simulate(platform, graph);
+      const auto bw = net::alltoall_bandwidth(a, t.makespan_s());
+      const std::string tag = format_number(size);
+      const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
+      r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, t.makespan_s() * 1e6});
+      r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9});
+      r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9});
+      if (options.trace && size == sizes_bytes.back()) r.trace_json = t.chrome_trace_json();
+    }
+    r.notes.push_back(label + ": " + std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
+                      (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
+                      " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches, " +
+                      (pxn ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+                      "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair).");
+    return r;
+  }
+};
+
+net::Routing routing_by_name(const std::string& name) {
+  return name == "ecmp" ? net::Routing::kEcmp : name == "adaptive" ? net::Routing::kAdaptive : net::Routing::kDModK;
+}
+
+}  // namespace
+
+std::unique_ptr<Study> parse_alltoall_study(JsonReader& root) {
+  auto s = std::make_unique<AllToAllStudy>();
+  JsonReader f = root.object("fabric");
+  auto& spec = s->fabric;
+  spec.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
+  spec.routing = routing_by_name(f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k"));
+  spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
+  spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
+  spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
+  spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
+  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", 50e9);
+  spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
+  spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
+  spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
+  spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);
+  f.finish();
+  net::check_fabric(spec, f.pointer() + "/");
+  if (static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
+    throw InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than this study simulates (4096 GPUs)");
+  JsonReader a = root.object("alltoall");
+  s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
+  s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;
+  if (a.has("pxn") && !a.raw("pxn")->is_boolean())
+    throw InputError(a.pointer_of("pxn"), describe(*a.raw("pxn")) + " is not allowed; expected true or false");
+  if (!s->pxn && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
+    throw InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
+                                          "traffic between GPUs of different local index needs PXN");
+  const auto* sizes = a.raw("sizes_bytes");
+  if (!sizes || !sizes->is_array() || sizes->empty())
+    throw InputError(a.pointer_of("sizes_bytes"), "expected a non-empty array of message sizes in bytes");
+  for (std::size_t i = 0; i < sizes->size(); ++i) {
+    const auto& v = (*sizes)[i];
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e12)
+      throw InputError(a.pointer_of("sizes_bytes") + "/" + std::to_string(i), describe(v) + " is not allowed; a size from 1 byte to 1e12");
+    s->sizes_bytes.push_back(v.get<double>());
+  }
+  a.finish();
+  return s;
+}
+
+}  // namespace core

@@ -1,0 +1,157 @@
+#include "net/fabric.hpp"
+
+#include <map>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+
+#include "core/input_error.hpp"
+
+namespace net {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// Leaves a plane (MPFT) or a rail (MRFT) needs for one NIC of every node.
+int leaves_per_group(const FabricSpec& s) { return ceil_div(s.nodes, s.radix / 2); }
+
+}  // namespace
+
+void check_fabric(const FabricSpec& s, const std::string& where) {
+  auto refuse = [&](const std::string& field, long long value, const std::string& rule) {
+    throw core::InputError(where + field, std::to_string(value) + " is not allowed; " + rule);
+  };
+  if (s.radix < 4 || s.radix % 2 != 0 || s.radix > 1024) refuse("radix", s.radix, "an even switch radix from 4 to 1024");
+  if (s.gpus_per_node < 1 || s.gpus_per_node > 72) refuse("gpus_per_node", s.gpus_per_node, "from 1 to 72");
+  if (s.nodes < 1) refuse("nodes", s.nodes, "at least 1");
+  const int half = s.radix / 2;
+  if (s.kind == FabricKind::kMultiPlane && s.nodes > half * s.radix)
+    refuse("nodes", s.nodes, "a two-level fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
+                                 std::to_string(half * s.radix) + " nodes per plane");
+  if (s.kind == FabricKind::kMultiRail && leaves_per_group(s) * s.gpus_per_node > s.radix)
+    refuse("nodes", s.nodes, "a multi-rail fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
+                                 std::to_string(s.radix / s.gpus_per_node * half) + " nodes of " +
+                                 std::to_string(s.gpus_per_node) + " GPUs");
+  for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps}, {"nic_bandwidth_Bps", s.nic_Bps},
+                         {"switch_link_bandwidth_Bps", s.switch_link_Bps}})
+    if (!(v > 0)) throw core::InputError(where + name, std::to_string(v) + " is not allowed; a bandwidth > 0");
+}
+
+FabricPlatform::FabricPlatform(FabricSpec spec) : spec_(spec) {
+  check_fabric(spec_, "");
+  const int half = spec_.radix / 2;
+  const int groups = spec_.gpus_per_node;  // planes or rails
+  const int leaves = leaves_per_group(spec_);
+  nic_.resize(gpus());
+  leaf_.resize(gpus());
+  const bool planes = spec_.kind == FabricKind::kMultiPlane;
+  spines_.resize(planes ? groups : 1);
+  auto add_switch = [&](int plane, int level, int group) {
+    return boost::add_vertex(Vertex{VertexKind::kSwitch, plane, level, group}, graph_);
+  };
+  // Spines: per plane for MPFT (only when a plane has several leaves), shared for MRFT.
+  for (std::size_t p = 0; p < spines_.size(); ++p)
+    if (!planes || leaves > 1)
+      for (int s = 0; s < half; ++s) spines_[p].push_back(add_switch(static_cast<int>(p), 1, 0));
+  for (int g = 0; g < groups; ++g) {
+    std::vector<VertexId> group_leaves;
+    for (int l = 0; l < leaves; ++l) {
+      group_leaves.push_back(add_switch(planes ? g : 0, 0, g));
+      for (VertexId spine : spines_[planes ? g : 0]) boost::add_edge(group_leaves.back(), spine, graph_);
+    }
+    for (int n = 0; n < spec_.nodes; ++n) {
+      const int gpu = n * spec_.gpus_per_node + g;
+      nic_[gpu] = boost::add_vertex(Vertex{VertexKind::kEndpoint, planes ? g : 0, 0, g}, graph_);
+      leaf_[gpu] = group_leaves[n / half];
+      boost::add_edge(nic_[gpu], leaf_[gpu], graph_);
+    }
+  }
+}
+
+std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
+  const VertexId a = leaf_.at(src), b = leaf_.at(dst);
+  if (a == b) return {a};
+  const bool planes = spec_.kind == FabricKind::kMultiPlane;
+  const int plane_a = graph_[a].plane, plane_b = graph_[b].plane;
+  if (planes && plane_a != plane_b)
+    throw std::logic_error("GPUs " + std::to_string(src) + " and " + std::to_string(dst) +
+                           " sit in different planes of the multi-plane fat tree, which no path joins; send "
+                           "through PXN (NVLink to the GPU of the destination's plane)");
+  const auto& spines = spines_[planes ? plane_a : 0];
+  if (auto it = chosen_spine_.find({src, dst}); it != chosen_spine_.end()) return {a, it->second, b};
+  VertexId spine = spines[0];
+  switch (spec_.routing) {
+    case Routing::kDModK:  // the destination's port under its leaf (its node), modulo the spines
+      spine = spines[static_cast<std::size_t>(dst / spec_.gpus_per_node) % spines.size()];
+      break;
+    case Routing::kEcmp: {
+      // A fixed integer hash (splitmix64) of the pair: deterministic across runs and platforms.
+      std::uint64_t x = (static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst);
+      x += 0x9E3779B97F4A7C15ull;
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      x ^= x >> 31;
+      spine = spines[x % spines.size()];
+      break;
+    }
+    case Routing::kAdaptive: {
+      int best = -1;
+      for (VertexId s : spines) {
+        const int load = std::max(leaf_spine_load_[{a, s}], leaf_spine_load_[{s, b}]);
+        if (best < 0 || load < best) {
+          best = load;
+          spine = s;
+        }
+      }
+      ++leaf_spine_load_[{a, spine}];
+      ++leaf_spine_load_[{spine, b}];
+      break;
+    }
+  }
+  chosen_spine_[{src, dst}] = spine;
+  return {a, spine, b};
+}
+
+std::vector<sg4::Host*> FabricPlatform::build(const RoutePairs& pairs) const {
+  auto* zone = sg4::create_full_zone("fabric");
+  const int n = gpus();
+  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::Link*> nvlink(n), nic(n);
+  for (int g = 0; g < n; ++g) {
+    const std::string id = std::to_string(g);
+    hosts.push_back(zone->create_host("gpu" + id, spec_.gpu_flops_per_s));
+    nvlink[g] = zone->create_split_duplex_link("nvl" + id, spec_.nvlink_Bps)->set_latency(spec_.nvlink_latency_s);
+    nic[g] = zone->create_split_duplex_link("nic" + id, spec_.nic_Bps)->set_latency(spec_.nic_latency_s);
+  }
+  // One split-duplex link per switch-to-switch edge; "up" runs from the lower vertex id.
+  std::map<std::pair<VertexId, VertexId>, sg4::Link*> links;
+  for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
+    VertexId u = boost::source(*e, graph_), v = boost::target(*e, graph_);
+    if (graph_[u].kind != VertexKind::kSwitch || graph_[v].kind != VertexKind::kSwitch) continue;
+    if (u > v) std::swap(u, v);
+    links[{u, v}] = zone->create_split_duplex_link("sw" + std::to_string(u) + "-" + std::to_string(v), spec_.switch_link_Bps)
+                        ->set_latency(spec_.switch_link_latency_s);
+  }
+  using Dir = sg4::LinkInRoute::Direction;
+  for (const auto& [src, dst] : pairs) {
+    std::vector<sg4::LinkInRoute> path;
+    if (src / spec_.gpus_per_node == dst / spec_.gpus_per_node) {
+      path = {sg4::LinkInRoute(nvlink[src], Dir::UP), sg4::LinkInRoute(nvlink[dst], Dir::DOWN)};
+    } else {
+      path.emplace_back(nic[src], Dir::UP);
+      const auto switches = route(src, dst);
+      for (std::size_t i = 0; i + 1 < switches.size(); ++i) {
+        const VertexId u = switches[i], v = switches[i + 1];
+        path.emplace_back(links.at({std::min(u, v), std::max(u, v)}), u < v ? Dir::UP : Dir::DOWN);
+      }
+      path.emplace_back(nic[dst], Dir::DOWN);
+    }
+    zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
+  }
+  zone->seal();
+  return hosts;
+}
+
+}  // namespace net

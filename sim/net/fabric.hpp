@@ -1,0 +1,68 @@
+#pragma once
+// A scale-out fabric of nodes (GPUs on NVLink, one NIC per GPU) over switches, as a Boost.Graph
+// and as a SimGrid platform whose routes come from our routing, not SimGrid's (its fat-tree zone
+// routes only d-mod-k and knows neither planes nor ECMP):
+//  - multi-plane fat tree (MPFT, ISCA'25 §5.1): NIC i of every node in plane i, each plane its
+//    own two-level fat tree; no path joins two planes.
+//  - multi-rail fat tree (MRFT): one two-level fat tree; NIC i of every node on rail i (its own
+//    leaves), all leaves under shared spines.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "net/platform.hpp"
+#include "net/topology.hpp"
+
+namespace net {
+
+enum class FabricKind { kMultiPlane, kMultiRail };
+enum class Routing {
+  kDModK,     // static: the spine is the destination's port under its leaf modulo the spines
+  kEcmp,      // a hash of (source, destination) picks the spine
+  kAdaptive,  // each route takes the spine with the fewest routes on its two leaf links so far
+};
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::kMultiPlane;
+  Routing routing = Routing::kDModK;
+  int nodes = 1;
+  int gpus_per_node = 8;
+  int radix = 64;
+  double nvlink_Bps = 160e9;  // per GPU, per direction
+  double nic_Bps = 50e9;
+  double switch_link_Bps = 50e9;
+  double nvlink_latency_s = 0;  // per link
+  double nic_latency_s = 0;
+  double switch_link_latency_s = 0;
+  double gpu_flops_per_s = 1e15;
+};
+
+// Throws core::InputError naming `where` + the field for a fabric that cannot be built.
+void check_fabric(const FabricSpec& spec, const std::string& where);
+
+class FabricPlatform : public Platform {
+ public:
+  explicit FabricPlatform(FabricSpec spec);
+
+  int gpus() const override { return spec_.nodes * spec_.gpus_per_node; }
+  double gpu_flops_per_s() const override { return spec_.gpu_flops_per_s; }
+  std::vector<simgrid::s4u::Host*> build(const RoutePairs& pairs) const override;
+
+  const FabricSpec& spec() const { return spec_; }
+  const Graph& graph() const { return graph_; }
+  // The switches a route between two GPUs of different nodes passes, in order (routing
+  // decisions are made once, in the order routes are first asked for). Throws std::logic_error
+  // when no path exists (two planes of an MPFT).
+  std::vector<VertexId> route(int src_gpu, int dst_gpu) const;
+
+ private:
+  FabricSpec spec_;
+  Graph graph_;
+  std::vector<VertexId> nic_;    // per GPU: its NIC (endpoint vertex)
+  std::vector<VertexId> leaf_;   // per GPU: its leaf switch
+  std::vector<std::vector<VertexId>> spines_;  // per plane (MPFT) or one list (MRFT)
+  mutable std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load_;  // adaptive routing state
+  mutable std::map<std::pair<int, int>, VertexId> chosen_spine_;
+};
+
+}  // namespace net

@@ -1,0 +1,88 @@
+#include <catch2/catch.hpp>
+
+#include "core/engine.hpp"
+#include "core/input_error.hpp"
+#include "net/alltoall.hpp"
+#include "net/fabric.hpp"
+
+using namespace net;
+
+namespace {
+
+FabricSpec spec(FabricKind kind, int nodes, int radix = 8, Routing routing = Routing::kDModK) {
+  FabricSpec s;
+  s.kind = kind;
+  s.nodes = nodes;
+  s.gpus_per_node = 4;
+  s.radix = radix;
+  s.routing = routing;
+  return s;
+}
+
+double alltoall_s(const FabricPlatform& p, bool pxn, bool aggregate, double bytes = 1e6) {
+  AllToAllSpec a{p.spec().nodes, p.spec().gpus_per_node, bytes, pxn, aggregate};
+  return core::simulate(p, alltoall_graph(a)).makespan_s();
+}
+
+}  // namespace
+
+TEST_CASE("MPFT keeps each NIC index on its own plane; MRFT puts rails under shared spines", "[fabric]") {
+  const FabricPlatform mpft(spec(FabricKind::kMultiPlane, 8));  // radix 8: 4 nodes per leaf, 2 leaves per plane
+  const auto c = count(mpft.graph());
+  CHECK(c.endpoints == 32);
+  CHECK(c.switches == 4 * (2 + 4));  // per plane: 2 leaves, 4 spines
+  CHECK(mpft.route(0, 16).size() == 3);  // node 0 -> node 4: other leaf, via a spine of plane 0
+  CHECK(mpft.route(0, 4).size() == 1);   // node 0 -> node 1, same leaf
+  CHECK_THROWS_WITH(mpft.route(0, 17), Catch::Contains("different planes"));
+  const FabricPlatform mrft(spec(FabricKind::kMultiRail, 8));
+  CHECK(count(mrft.graph()).switches == 4 * 2 + 4);  // 8 rail leaves, 4 shared spines
+  CHECK(mrft.route(0, 17).size() == 3);  // across rails: leaf, spine, leaf
+}
+
+TEST_CASE("routing policies choose spines as documented", "[fabric]") {
+  const FabricPlatform dmodk(spec(FabricKind::kMultiRail, 8));
+  CHECK(dmodk.route(0, 17)[1] == dmodk.route(1, 17)[1]);  // d-mod-k: the destination decides
+  CHECK(dmodk.route(0, 17)[1] != dmodk.route(0, 21)[1]);  // ... by its node
+  const FabricPlatform adaptive(spec(FabricKind::kMultiRail, 8, 8, Routing::kAdaptive));
+  std::map<VertexId, int> uses;
+  for (int dst : {17, 21, 25, 29}) ++uses[adaptive.route(0, dst)[1]];  // four routes out of one leaf
+  CHECK(uses.size() == 4);  // adaptive spreads them over the four spines
+}
+
+TEST_CASE("MPFT and MRFT give the same all-to-all with PXN", "[fabric]") {
+  const FabricPlatform mpft(spec(FabricKind::kMultiPlane, 8)), mrft(spec(FabricKind::kMultiRail, 8));
+  CHECK(alltoall_s(mpft, true, true) == Approx(alltoall_s(mrft, true, true)).epsilon(1e-9));
+}
+
+TEST_CASE("aggregated flows agree with one flow per pair within 2% on 128 GPUs", "[fabric][slow]") {
+  FabricSpec s;  // 16 nodes of 8 GPUs, 64-port switches
+  s.nodes = 16;
+  const FabricPlatform mpft(s);
+  const double aggregated = alltoall_s(mpft, true, true, 4e6);
+  const double per_pair = alltoall_s(mpft, true, false, 4e6);
+  CHECK(aggregated == Approx(per_pair).epsilon(0.02));
+  // Without PXN on a multi-rail tree the cross-rail traffic shares the spines.
+  s.kind = FabricKind::kMultiRail;
+  s.radix = 16;  // 8 nodes per leaf: cross-leaf traffic
+  const FabricPlatform mrft(s);
+  CHECK(alltoall_s(mrft, false, true, 4e6) == Approx(alltoall_s(mrft, false, false, 4e6)).epsilon(0.02));
+}
+
+TEST_CASE("all-to-all time is the busiest link's bytes over its bandwidth", "[fabric]") {
+  const FabricPlatform p(spec(FabricKind::kMultiPlane, 8));
+  // Each NIC carries 4 local GPUs x 7 remote nodes x 1 MB = 28 MB at 50 GB/s; NVLink carries
+  // less (3 peers x (1 + 7) MB = 24 MB at 160 GB/s).
+  CHECK(alltoall_s(p, true, true) == Approx(28e6 / 50e9));
+  const auto bw = alltoall_bandwidth({8, 4, 1e6, true, true}, 28e6 / 50e9);
+  CHECK(bw.algbw_Bps == Approx(32e6 / (28e6 / 50e9)));
+  CHECK(bw.busbw_Bps == Approx(bw.algbw_Bps * 31 / 32));
+}
+
+TEST_CASE("fabrics that cannot exist are refused", "[fabric]") {
+  auto s = spec(FabricKind::kMultiPlane, 33, 8);  // 8-port switches: 32 nodes per plane at most
+  CHECK_THROWS_WITH(check_fabric(s, "/fabric/"), Catch::StartsWith("/fabric/nodes: 33 is not allowed"));
+  s = spec(FabricKind::kMultiRail, 9, 8);  // 4 rails x 3 leaves > 8 spine ports
+  CHECK_THROWS_WITH(check_fabric(s, "/fabric/"), Catch::StartsWith("/fabric/nodes: 9 is not allowed"));
+  s.radix = 7;
+  CHECK_THROWS_WITH(check_fabric(s, "/fabric/"), Catch::StartsWith("/fabric/radix: 7 is not allowed"));
+}
