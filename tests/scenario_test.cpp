@@ -220,11 +220,11 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
     return error_of(doc);
   };
   using Catch::StartsWith;
-  CHECK_THAT(err("/alltoall/pxn=false"), StartsWith("/alltoall/pxn: false is not allowed on a multi-plane fat tree"));
-  CHECK_THAT(err("/alltoall/pxn=1"), StartsWith("/alltoall/pxn: 1 (a number) is not allowed; expected true or false"));
+  CHECK_THAT(err("/collective/pxn=false"), StartsWith("/collective/pxn: false is not allowed on a multi-plane fat tree"));
+  CHECK_THAT(err("/collective/pxn=1"), StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
   CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
-  CHECK_THAT(err("/alltoall/sizes_bytes/0=0"), StartsWith("/alltoall/sizes_bytes/0: 0 (a number) is not allowed"));
+  CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed"));
 }

@@ -16,13 +16,17 @@ namespace cli {
 namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
+  if (!args.empty() && args[0] == "network") return bench_network_command(Args(args.begin() + 1, args.end()));
   po::options_description options("options");
   std::string dir;
   int repeat = 3;
   options.add_options()("scenarios", po::value(&dir)->default_value("scenarios/paper"), "folder of scenarios to time")(
       "repeat", po::value(&repeat)->default_value(3), "runs per scenario; the fastest is reported");
   po::variables_map vm;
-  if (!parse_options(args, "usage: codesim bench [options]", options, {}, vm)) return 0;
+  if (!parse_options(args, "usage: codesim bench [options]      time every shipped paper scenario\n"
+                           "       codesim bench network [options]  fabric building and all-to-all at scale",
+                     options, {}, vm))
+    return 0;
   if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");
   if (repeat < 1 || repeat > 1000) throw core::InputError("--repeat", std::to_string(repeat) + " is not from 1 to 1000");
 

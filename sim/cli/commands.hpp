@@ -11,6 +11,7 @@ int run_command(const Args& args);
 int validate_command(const Args& args);
 int tables_command(const Args& args);
 int bench_command(const Args& args);
+int bench_network_command(const Args& args);
 int schedule_command(const Args& args);
 int fp8_command(const Args& args);
 

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "core/study_alltoall.hpp"
 #include "core/study_chunk_overlap.hpp"
+#include "core/study_collective.hpp"
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
 #include "core/study_kv_cache.hpp"
@@ -25,7 +25,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-gemm", parse_fp8_gemm_study},
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
-      {"alltoall", parse_alltoall_study},
+      {"collective", parse_collective_study},
   };
   return kinds;
 }

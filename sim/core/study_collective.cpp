@@ -1,30 +1,59 @@
-#include "core/study_alltoall.hpp"
+#include "core/study_collective.hpp"
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/alltoall.hpp"
 #include "net/fabric.hpp"
+#include "net/ring.hpp"
 
 namespace core {
 
 namespace {
 
-class AllToAllStudy : public Study {
+class CollectiveStudy : public Study {
  public:
   net::FabricSpec fabric;
   std::vector<double> sizes_bytes;  // nccl-tests "size": what each rank sends in all
   bool pxn = true;
   std::string label;
+  std::string collective = "alltoall";
+  std::string routing_name;
+  bool interleaved_rings = false;
+
+  // One ring per local GPU index (rail or plane), through every node.
+  std::vector<net::Ring> rings() const {
+    std::vector<net::Ring> out(static_cast<std::size_t>(fabric.gpus_per_node));
+    const int half = fabric.nodes / 2;
+    for (int i = 0; i < fabric.gpus_per_node; ++i)
+      for (int k = 0; k < fabric.nodes; ++k) {
+        // Interleaved: alternate the two halves of the nodes (0, half, 1, half + 1, ...), so
+        // that with two leaves per rail every ring hop crosses the spines.
+        const int node = interleaved_rings && fabric.nodes % 2 == 0 ? (k % 2 ? half + k / 2 : k / 2) : k;
+        out[static_cast<std::size_t>(i)].push_back(node * fabric.gpus_per_node + i);
+      }
+    return out;
+  }
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const net::FabricPlatform platform(fabric);
     const int ranks = platform.gpus();
     for (double size : sizes_bytes) {
-      net::AllToAllSpec a{fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true};
-      const auto graph = net::alltoall_graph(a);
+      net::CollectiveBandwidth bw;
+      core::TaskGraph graph;
+      if (collective == "alltoall") {
+        graph = net::alltoall_graph({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true});
+      } else {
+        graph = net::ring_graph(rings(), size);
+      }
       const Timeline t = simulate(platform, graph);
-      const auto bw = net::alltoall_bandwidth(a, t.makespan_s());
+      if (collective == "alltoall") {
+        bw = net::alltoall_bandwidth({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true}, t.makespan_s());
+      } else {
+        const double n = fabric.nodes;  // ranks per ring
+        bw.algbw_Bps = size / t.makespan_s();
+        bw.busbw_Bps = bw.algbw_Bps * (n - 1) / n;
+      }
       const std::string tag = format_number(size);
       const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
       r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, t.makespan_s() * 1e6});
@@ -32,11 +61,18 @@ class AllToAllStudy : public Study {
       r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9});
       if (options.trace && size == sizes_bytes.back()) r.trace_json = t.chrome_trace_json();
     }
-    r.notes.push_back(label + ": " + std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
-                      (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
-                      " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches, " +
-                      (pxn ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
-                      "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair).");
+    const std::string where = std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
+                              (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
+                              " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches";
+    if (collective == "alltoall")
+      r.notes.push_back(label + ": all-to-all, " + where + ", " +
+                        (pxn ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+                        "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair).");
+    else
+      r.notes.push_back(label + ": ring " + collective + ", " + where + ", one ring per rail through every node" +
+                        (interleaved_rings ? " in interleaved order (every hop crosses the spines)" : "") +
+                        ", routing " + routing_name + "; busbw = algbw x (n - 1) / n with n = " +
+                        std::to_string(fabric.nodes) + " ranks per ring.");
     return r;
   }
 };
@@ -47,12 +83,13 @@ net::Routing routing_by_name(const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<Study> parse_alltoall_study(JsonReader& root) {
-  auto s = std::make_unique<AllToAllStudy>();
+std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
+  auto s = std::make_unique<CollectiveStudy>();
   JsonReader f = root.object("fabric");
   auto& spec = s->fabric;
   spec.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
-  spec.routing = routing_by_name(f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k"));
+  s->routing_name = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k");
+  spec.routing = routing_by_name(s->routing_name);
   spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
   spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
   spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
@@ -66,12 +103,14 @@ std::unique_ptr<Study> parse_alltoall_study(JsonReader& root) {
   net::check_fabric(spec, f.pointer() + "/");
   if (static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than this study simulates (4096 GPUs)");
-  JsonReader a = root.object("alltoall");
+  JsonReader a = root.object("collective");
+  s->collective = a.one_of("kind", {"alltoall", "allgather", "reducescatter"});
+  s->interleaved_rings = a.one_of("ring_order", {"node", "interleaved"}, "node") == "interleaved";
   s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
   s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;
   if (a.has("pxn") && !a.raw("pxn")->is_boolean())
     throw InputError(a.pointer_of("pxn"), describe(*a.raw("pxn")) + " is not allowed; expected true or false");
-  if (!s->pxn && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
+  if (!s->pxn && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
     throw InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
                                           "traffic between GPUs of different local index needs PXN");
   const auto* sizes = a.raw("sizes_bytes");

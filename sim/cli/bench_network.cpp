@@ -1,0 +1,75 @@
+// codesim bench network: building fabrics and their routes, and all-to-all flow simulations.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "core/engine.hpp"
+#include "core/report.hpp"
+#include "net/alltoall.hpp"
+#include "net/fabric.hpp"
+
+namespace cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+long peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;
+}
+
+}  // namespace
+
+int bench_network_command(const Args& args) {
+  po::options_description options("options");
+  std::vector<int> alltoall_nodes;
+  options.add_options()("alltoall-nodes", po::value(&alltoall_nodes)->multitoken(),
+                        "node counts for the all-to-all runs (default 16 32 64)");
+  po::variables_map vm;
+  if (!parse_options(args, "usage: codesim bench network [options]", options, {}, vm)) return 0;
+  if (alltoall_nodes.empty()) alltoall_nodes = {16, 32, 64};
+
+  std::cout << "| fabric | GPUs | build [s] | routes | routes [s] | peak RSS [MiB] |\n|---|---:|---:|---:|---:|---:|\n";
+  for (int nodes : {256, 2048}) {
+    net::FabricSpec spec;
+    spec.nodes = nodes;
+    auto start = std::chrono::steady_clock::now();
+    const net::FabricPlatform fabric(spec);
+    const double build = seconds_since(start);
+    long long routes = 0;
+    double routing = 0;
+    if (nodes <= 256) {  // every same-plane pair between nodes: 522k routes at 2048 GPUs
+      start = std::chrono::steady_clock::now();
+      for (int src = 0; src < fabric.gpus(); ++src)
+        for (int dst = src % 8; dst < fabric.gpus(); dst += 8)
+          if (dst / 8 != src / 8) {
+            fabric.route(src, dst);
+            ++routes;
+          }
+      routing = seconds_since(start);
+    }
+    std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << core::format_number(build) << " | " << routes << " | "
+              << core::format_number(routing) << " | " << peak_rss_mib() << " |\n";
+  }
+  std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN | GPUs | flows | simulated [ms] | wall [s] |\n"
+               "|---|---:|---:|---:|---:|\n";
+  for (int nodes : alltoall_nodes) {
+    net::FabricSpec spec;
+    spec.nodes = nodes;
+    const net::FabricPlatform fabric(spec);
+    const net::AllToAllSpec a{nodes, 8, 64e6 / (nodes * 8), true, true};
+    core::SimulationStats stats;
+    const double t = core::simulate(fabric, net::alltoall_graph(a), &stats).makespan_s();
+    std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << core::format_number(t * 1e3)
+              << " | " << core::format_number(stats.wall_s) << " |\n";
+  }
+  return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,25 @@
+#include "net/ring.hpp"
+
+#include <string>
+
+namespace net {
+
+core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes) {
+  core::TaskGraph g;
+  std::size_t n = 0;
+  for (const auto& ring : rings) n = std::max(n, ring.size());
+  std::vector<core::TaskId> previous;
+  for (std::size_t step = 0; step + 1 < n; ++step) {
+    std::vector<core::TaskId> sent;
+    for (const auto& ring : rings)
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        const int from = ring[i], to = ring[(i + 1) % ring.size()];
+        sent.push_back(g.add_transfer("ring step " + std::to_string(step), from, "ring",
+                                      {{from, to, size_bytes / static_cast<double>(ring.size())}}, previous));
+      }
+    previous = {g.add_join("step " + std::to_string(step) + " done", sent)};
+  }
+  return g;
+}
+
+}  // namespace net
