@@ -3,6 +3,7 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/alltoall.hpp"
+#include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
 #include "net/ring.hpp"
 
@@ -124,4 +125,21 @@ TEST_CASE("ECMP collides where adaptive routing spreads", "[fabric]") {
   const double t_adaptive = core::simulate(adaptive, ring_graph(rings_across(adaptive), 64e6)).makespan_s();
   CHECK(t_adaptive == Approx(31 * (64e6 / 32) / 50e9));  // every NIC at full rate
   CHECK(t_ecmp > 2 * t_adaptive);
+}
+
+TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
+  for (auto [nodes, radix] : {std::pair{16, 64}, {32, 16}, {48, 16}}) {  // one leaf; 4 leaves; 6 leaves
+    FabricSpec s;
+    s.nodes = nodes;
+    s.radix = radix;
+    s.nic_latency_s = 1e-6;
+    const FabricPlatform full(s);
+    const double S = 1e6;
+    const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true})).makespan_s();
+    INFO(nodes << " nodes, radix " << radix);
+    CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(0.02));
+  }
+  FabricSpec s;
+  s.routing = Routing::kEcmp;
+  CHECK_THROWS_AS(alltoall_symmetric(s, 1e6), core::InputError);
 }

@@ -224,6 +224,11 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   CHECK_THAT(err("/collective/pxn=1"), StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
   CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
+  CHECK_THAT(err("/fabric/routing=adaptive"), Catch::Contains("no error"));
+  json big = base;
+  core::apply_override(big, "/fabric/nodes=1024");
+  core::apply_override(big, "/fabric/routing=adaptive");
+  CHECK_THAT(error_of(big), StartsWith("/fabric/nodes: 1024 nodes is more than the full simulation handles"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
   CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed"));

@@ -8,6 +8,7 @@
 #include "core/engine.hpp"
 #include "core/report.hpp"
 #include "net/alltoall.hpp"
+#include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
 
 namespace cli {
@@ -68,6 +69,16 @@ int bench_network_command(const Args& args) {
     const double t = core::simulate(fabric, net::alltoall_graph(a), &stats).makespan_s();
     std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << core::format_number(t * 1e3)
               << " | " << core::format_number(stats.wall_s) << " |\n";
+  }
+  std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, d-mod-k | GPUs | flows | simulated [ms] | wall [s] |\n"
+               "|---|---:|---:|---:|---:|\n";
+  for (int nodes : {16, 256}) {
+    net::FabricSpec spec;
+    spec.nodes = nodes;
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = net::alltoall_symmetric(spec, 64e6 / (nodes * 8));
+    std::cout << "| symmetric | " << nodes * 8 << " | " << r.flows << " | " << core::format_number(r.seconds * 1e3)
+              << " | " << core::format_number(seconds_since(start)) << " |\n";
   }
   return 0;
 }

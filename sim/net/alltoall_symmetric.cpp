@@ -1,0 +1,117 @@
+#include "net/alltoall_symmetric.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include "core/input_error.hpp"
+
+namespace net {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// Plane 0 of an MPFT with one merged source per leaf: ranks [0, nodes) are the nodes' plane-0
+// NICs (as receivers), ranks [nodes, nodes + leaves) the merged senders of each leaf.
+class MergedPlanePlatform : public Platform {
+ public:
+  explicit MergedPlanePlatform(const FabricSpec& s) : s_(s), per_leaf_(s.radix / 2) {
+    leaves_ = (s.nodes + per_leaf_ - 1) / per_leaf_;
+  }
+  int leaves() const { return leaves_; }
+  int leaf_of(int node) const { return node / per_leaf_; }
+  int nodes_under(int leaf) const { return std::min(per_leaf_, s_.nodes - leaf * per_leaf_); }
+  int gpus() const override { return s_.nodes + leaves_; }
+  double gpu_flops_per_s() const override { return s_.gpu_flops_per_s; }
+
+  std::vector<sg4::Host*> build(const RoutePairs& pairs) const override {
+    auto* zone = sg4::create_full_zone("plane0");
+    std::vector<sg4::Host*> hosts;
+    std::vector<sg4::Link*> nic(s_.nodes), merged(leaves_);
+    for (int n = 0; n < s_.nodes; ++n) {
+      hosts.push_back(zone->create_host("nic" + std::to_string(n), s_.gpu_flops_per_s));
+      nic[n] = zone->create_split_duplex_link("nic" + std::to_string(n), s_.nic_Bps)->set_latency(s_.nic_latency_s);
+    }
+    for (int l = 0; l < leaves_; ++l) {
+      hosts.push_back(zone->create_host("leaf" + std::to_string(l), s_.gpu_flops_per_s));
+      merged[l] = zone->create_split_duplex_link("merged" + std::to_string(l), s_.nic_Bps * nodes_under(l))
+                      ->set_latency(s_.nic_latency_s);
+    }
+    // Leaf-spine links, one per (leaf, spine), as in the fabric.
+    std::vector<std::vector<sg4::Link*>> up(leaves_);
+    if (leaves_ > 1)
+      for (int l = 0; l < leaves_; ++l)
+        for (int sp = 0; sp < per_leaf_; ++sp)
+          up[l].push_back(zone->create_split_duplex_link("up" + std::to_string(l) + "-" + std::to_string(sp), s_.switch_link_Bps)
+                              ->set_latency(s_.switch_link_latency_s));
+    using Dir = sg4::LinkInRoute::Direction;
+    for (const auto& [src, dst] : pairs) {
+      const int leaf = src - s_.nodes;  // a merged sender
+      std::vector<sg4::LinkInRoute> path = {sg4::LinkInRoute(merged[leaf], Dir::UP)};
+      if (leaf_of(dst) != leaf) {
+        const int spine = dst % per_leaf_;  // d-mod-k, as FabricPlatform routes it
+        path.emplace_back(up[leaf][spine], Dir::UP);
+        path.emplace_back(up[leaf_of(dst)][spine], Dir::DOWN);
+      }
+      path.emplace_back(nic[dst], Dir::DOWN);
+      zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
+    }
+    zone->seal();
+    return hosts;
+  }
+
+ private:
+  FabricSpec s_;
+  int per_leaf_;
+  int leaves_ = 1;
+};
+
+}  // namespace
+
+SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
+  if (s.kind != FabricKind::kMultiPlane || s.routing != Routing::kDModK)
+    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k routing");
+  check_fabric(s, "");
+  SymmetricAllToAll out;
+  const int gpn = s.gpus_per_node;
+  // NVLink stage of one node: to each peer, its own share plus what it forwards to the other
+  // nodes (PXN).
+  {
+    Cluster node;
+    node.nodes = 1;
+    node.gpus_per_node = gpn;
+    node.gpu_flops_per_s = s.gpu_flops_per_s;
+    node.scale_up_Bps = s.nvlink_Bps;
+    node.scale_out_Bps = s.nic_Bps;
+    node.scale_up_latency_s = 2 * s.nvlink_latency_s;  // StarPlatform splits it over two links
+    core::TaskGraph g;
+    std::vector<core::TaskId> all;
+    for (int src = 0; src < gpn; ++src) {
+      std::vector<core::Flow> flows;
+      for (int peer = 0; peer < gpn; ++peer)
+        if (peer != src) flows.push_back({src, peer, S * s.nodes});  // 1 local + (nodes - 1) forwarded
+      if (!flows.empty()) all.push_back(g.add_transfer("nvlink", src, "nvlink", std::move(flows), {}));
+    }
+    if (!all.empty()) out.nvlink_stage_s = core::simulate(node, g).makespan_s();
+    out.flows += static_cast<std::size_t>(gpn) * (gpn - 1);
+  }
+  // Network stage of plane 0: every other node receives S x gpn from each node.
+  if (s.nodes > 1) {
+    const MergedPlanePlatform plane(s);
+    core::TaskGraph g;
+    std::vector<core::TaskId> all;
+    for (int leaf = 0; leaf < plane.leaves(); ++leaf) {
+      std::vector<core::Flow> flows;
+      for (int dst = 0; dst < s.nodes; ++dst) {
+        const int senders = plane.nodes_under(leaf) - (plane.leaf_of(dst) == leaf ? 1 : 0);
+        if (senders > 0) flows.push_back({s.nodes + leaf, dst, S * gpn * senders});
+      }
+      out.flows += flows.size();
+      all.push_back(g.add_transfer("network", s.nodes + leaf, "network", std::move(flows), {}));
+    }
+    out.network_stage_s = core::simulate(plane, g).makespan_s();
+  }
+  out.seconds = std::max(out.nvlink_stage_s, out.network_stage_s);
+  return out;
+}
+
+}  // namespace net

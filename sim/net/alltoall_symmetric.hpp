@@ -1,0 +1,26 @@
+#pragma once
+// All-to-all with PXN on a multi-plane fat tree, simulated through its symmetries so that it
+// scales to thousands of GPUs (DESIGN.md: "use the symmetry of EP groups and planes"):
+//  - the planes are disjoint and carry identical traffic: simulate plane 0 only;
+//  - every node's NVLink stage is the same and touches no other node: simulate one node;
+//  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
+//    given destination over the same spine: merge them into one source per leaf whose uplink
+//    has their summed bandwidth. Each destination NIC keeps its own link.
+// The two stages overlap (as in alltoall_graph), so the time is the longer of the two.
+// Exact for the symmetric all-to-all; a test holds it to the full simulation.
+#include "core/engine.hpp"
+#include "net/fabric.hpp"
+
+namespace net {
+
+struct SymmetricAllToAll {
+  double seconds = 0;
+  double nvlink_stage_s = 0;
+  double network_stage_s = 0;
+  std::size_t flows = 0;  // simulated, over both stages
+};
+
+// Throws core::InputError when the fabric is not an MPFT with d-mod-k routing.
+SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);
+
+}  // namespace net
