@@ -22,7 +22,7 @@ FabricSpec spec(FabricKind kind, int nodes, int radix = 8, Routing routing = Rou
 }
 
 double alltoall_s(const FabricPlatform& p, bool pxn, bool aggregate, double bytes = 1e6) {
-  AllToAllSpec a{p.spec().nodes, p.spec().gpus_per_node, bytes, pxn, aggregate};
+  AllToAllSpec a{p.spec().nodes, p.spec().gpus_per_node, bytes, pxn, aggregate, {}};
   return core::simulate(p, alltoall_graph(a)).makespan_s();
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("all-to-all time is the busiest link's bytes over its bandwidth", "[fa
   // Each NIC carries 4 local GPUs x 7 remote nodes x 1 MB = 28 MB at 50 GB/s; NVLink carries
   // less (3 peers x (1 + 7) MB = 24 MB at 160 GB/s).
   CHECK(alltoall_s(p, true, true) == Approx(28e6 / 50e9));
-  const auto bw = alltoall_bandwidth({8, 4, 1e6, true, true}, 28e6 / 50e9);
+  const auto bw = alltoall_bandwidth({8, 4, 1e6, true, true, {}}, 28e6 / 50e9);
   CHECK(bw.algbw_Bps == Approx(32e6 / (28e6 / 50e9)));
   CHECK(bw.busbw_Bps == Approx(bw.algbw_Bps * 31 / 32));
 }
@@ -135,11 +135,31 @@ TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
     s.nic_latency_s = 1e-6;
     const FabricPlatform full(s);
     const double S = 1e6;
-    const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true})).makespan_s();
+    const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true, {}})).makespan_s();
     INFO(nodes << " nodes, radix " << radix);
     CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(0.02));
   }
   FabricSpec s;
   s.routing = Routing::kEcmp;
   CHECK_THROWS_AS(alltoall_symmetric(s, 1e6), core::InputError);
+}
+
+TEST_CASE("ring all-reduce takes 2 (N - 1) steps", "[fabric]") {
+  const FabricPlatform p(spec(FabricKind::kMultiRail, 8));
+  Ring r;
+  for (int n = 0; n < 8; ++n) r.push_back(n * 4);
+  CHECK(core::simulate(p, ring_graph({r}, 8e6, 2)).makespan_s() == Approx(14 * 1e6 / 50e9));
+}
+
+TEST_CASE("all-to-allv carries any byte matrix", "[fabric]") {
+  const FabricPlatform p(spec(FabricKind::kMultiPlane, 2));  // 8 GPUs
+  AllToAllSpec a{2, 4, 0, true, true, std::vector<std::vector<double>>(8, std::vector<double>(8, 0.0))};
+  a.bytes[0][5] = 50e6;  // node 0 GPU 0 -> node 1 GPU 1: NVLink to GPU 1, then its NIC
+  a.bytes[6][7] = 16e6;  // inside node 1
+  const double t = core::simulate(p, alltoall_graph(a)).makespan_s();
+  CHECK(t == Approx(50e6 / 50e9));  // the NIC stage is the longest
+  a.aggregate = false;
+  CHECK(core::simulate(p, alltoall_graph(a)).makespan_s() == Approx(t));
+  a.bytes.pop_back();
+  CHECK_THROWS_AS(alltoall_graph(a), std::invalid_argument);
 }

@@ -64,7 +64,7 @@ int bench_network_command(const Args& args) {
     net::FabricSpec spec;
     spec.nodes = nodes;
     const net::FabricPlatform fabric(spec);
-    const net::AllToAllSpec a{nodes, 8, 64e6 / (nodes * 8), true, true};
+    const net::AllToAllSpec a{nodes, 8, 64e6 / (nodes * 8), true, true, {}};
     core::SimulationStats stats;
     const double t = core::simulate(fabric, net::alltoall_graph(a), &stats).makespan_s();
     std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << core::format_number(t * 1e3)

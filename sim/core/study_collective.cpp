@@ -43,7 +43,7 @@ class CollectiveStudy : public Study {
     for (double size : sizes_bytes) {
       net::CollectiveBandwidth bw;
       if (symmetric) {
-        const net::AllToAllSpec a{fabric.nodes, fabric.gpus_per_node, size / ranks, true, true};
+        const net::AllToAllSpec a{fabric.nodes, fabric.gpus_per_node, size / ranks, true, true, {}};
         const double seconds = net::alltoall_symmetric(fabric, a.bytes_per_pair).seconds;
         bw = net::alltoall_bandwidth(a, seconds);
         const std::string tag = format_number(size);
@@ -55,17 +55,17 @@ class CollectiveStudy : public Study {
       }
       core::TaskGraph graph;
       if (collective == "alltoall") {
-        graph = net::alltoall_graph({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true});
+        graph = net::alltoall_graph({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true, {}});
       } else {
-        graph = net::ring_graph(rings(), size);
+        graph = net::ring_graph(rings(), size, collective == "allreduce" ? 2 : 1);
       }
       const Timeline t = simulate(platform, graph);
       if (collective == "alltoall") {
-        bw = net::alltoall_bandwidth({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true}, t.makespan_s());
+        bw = net::alltoall_bandwidth({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true, {}}, t.makespan_s());
       } else {
         const double n = fabric.nodes;  // ranks per ring
         bw.algbw_Bps = size / t.makespan_s();
-        bw.busbw_Bps = bw.algbw_Bps * (n - 1) / n;
+        bw.busbw_Bps = bw.algbw_Bps * (collective == "allreduce" ? 2 : 1) * (n - 1) / n;
       }
       const std::string tag = format_number(size);
       const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
@@ -86,7 +86,8 @@ class CollectiveStudy : public Study {
     else
       r.notes.push_back(label + ": ring " + collective + ", " + where + ", one ring per rail through every node" +
                         (interleaved_rings ? " in interleaved order (every hop crosses the spines)" : "") +
-                        ", routing " + routing_name + "; busbw = algbw x (n - 1) / n with n = " +
+                        ", routing " + routing_name + "; busbw = algbw x " + (collective == "allreduce" ? "2" : "1") +
+                        " x (n - 1) / n with n = " +
                         std::to_string(fabric.nodes) + " ranks per ring.");
     return r;
   }
@@ -117,7 +118,7 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   f.finish();
   net::check_fabric(spec, f.pointer() + "/");
   JsonReader a = root.object("collective");
-  s->collective = a.one_of("kind", {"alltoall", "allgather", "reducescatter"});
+  s->collective = a.one_of("kind", {"alltoall", "allgather", "reducescatter", "allreduce"});
   s->interleaved_rings = a.one_of("ring_order", {"node", "interleaved"}, "node") == "interleaved";
   s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
   s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;

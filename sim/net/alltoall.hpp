@@ -10,6 +10,8 @@
 //  - aggregated: one flow per (GPU, peer GPU) and stage, carrying the sum of the pairs' data:
 //    O(GPUs x GPUs per node + GPUs x nodes) flows instead of O(GPUs^2), with the same bytes on
 //    every link, so max-min sharing gives the same times.
+#include <vector>
+
 #include "core/task_graph.hpp"
 
 namespace net {
@@ -20,6 +22,9 @@ struct AllToAllSpec {
   double bytes_per_pair = 0;
   bool pxn = true;
   bool aggregate = true;
+  // All-to-allv: when not empty, bytes[src][dst] replaces bytes_per_pair (GPUs x GPUs; the
+  // diagonal is ignored).
+  std::vector<std::vector<double>> bytes;
 };
 
 core::TaskGraph alltoall_graph(const AllToAllSpec& spec);

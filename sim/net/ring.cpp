@@ -4,12 +4,13 @@
 
 namespace net {
 
-core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes) {
+core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes, int passes) {
   core::TaskGraph g;
   std::size_t n = 0;
   for (const auto& ring : rings) n = std::max(n, ring.size());
   std::vector<core::TaskId> previous;
-  for (std::size_t step = 0; step + 1 < n; ++step) {
+  const std::size_t steps = static_cast<std::size_t>(passes) * (n > 0 ? n - 1 : 0);
+  for (std::size_t step = 0; step < steps; ++step) {
     std::vector<core::TaskId> sent;
     for (const auto& ring : rings)
       for (std::size_t i = 0; i < ring.size(); ++i) {

@@ -3,7 +3,7 @@
 // ranks takes N - 1 steps; in each step every rank sends size / N bytes to its successor, and a
 // step starts when the previous one has ended on every ring (the rings run side by side, each
 // step waiting for its slowest link). Reduce-scatter moves the same bytes; its reductions are
-// taken as free next to the transfers.
+// taken as free next to the transfers. All-reduce is the two in turn.
 #include <vector>
 
 #include "core/task_graph.hpp"
@@ -13,6 +13,8 @@ namespace net {
 using Ring = std::vector<int>;  // GPU ranks in ring order
 
 // `size_bytes`: the collective's size in nccl-tests terms (the gathered buffer per rank).
-core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes);
+// `passes`: 1 for all-gather or reduce-scatter, 2 for all-reduce (a reduce-scatter, then an
+// all-gather: 2 (N - 1) steps).
+core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes, int passes = 1);
 
 }  // namespace net
