@@ -233,3 +233,18 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
   CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed"));
 }
+
+TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][graph-platform]") {
+  const json base = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  using Catch::StartsWith;
+  CHECK_THAT(err("/fabric/topology/q=6"), StartsWith("/fabric/topology/q: 6 is not allowed"));
+  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":64}"), StartsWith("/fabric/topology: 65536 endpoints is more than"));
+  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":7}"), StartsWith("/fabric/topology/radix: 7 is not allowed"));
+  CHECK_THAT(err("/fabric/nodes=4"), Catch::Contains("unknown key"));
+  CHECK(err("/fabric/topology={\"kind\":\"dragonfly\",\"endpoints_per_router\":2,\"routers_per_group\":4,\"global_links_per_router\":2,\"groups\":9}") == "no error");
+}

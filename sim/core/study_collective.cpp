@@ -2,9 +2,11 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "core/topology_config.hpp"
 #include "net/alltoall.hpp"
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
+#include "net/graph_platform.hpp"
 #include "net/ring.hpp"
 
 namespace core {
@@ -13,84 +15,92 @@ namespace {
 
 class CollectiveStudy : public Study {
  public:
-  net::FabricSpec fabric;
+  // What runs.
+  std::string collective = "alltoall";
   std::vector<double> sizes_bytes;  // nccl-tests "size": what each rank sends in all
   bool pxn = true;
-  std::string label;
-  std::string collective = "alltoall";
-  bool symmetric = false;  // simulate through the MPFT's symmetries (see alltoall_symmetric.hpp)
-  std::string routing_name;
   bool interleaved_rings = false;
+  std::string label;
+  // Where: a fabric of nodes (MPFT, MRFT), or any topology graph with one GPU per endpoint.
+  net::FabricSpec fabric;
+  std::optional<TopologyConfig> topology;
+  std::string routing_name;
+  bool symmetric = false;  // simulate through the MPFT's symmetries (see alltoall_symmetric.hpp)
+
+  int gpus_per_node() const { return topology ? 1 : fabric.gpus_per_node; }
+
+  std::unique_ptr<net::Platform> platform() const {
+    if (!topology) return std::make_unique<net::FabricPlatform>(fabric);
+    const net::GraphLinks links{fabric.nic_Bps, fabric.switch_link_Bps, fabric.nic_latency_s, fabric.switch_link_latency_s};
+    return std::make_unique<net::GraphPlatform>(topology->build(), links, fabric.routing);
+  }
 
   // One ring per local GPU index (rail or plane), through every node.
-  std::vector<net::Ring> rings() const {
-    std::vector<net::Ring> out(static_cast<std::size_t>(fabric.gpus_per_node));
-    const int half = fabric.nodes / 2;
-    for (int i = 0; i < fabric.gpus_per_node; ++i)
-      for (int k = 0; k < fabric.nodes; ++k) {
+  std::vector<net::Ring> rings(int n_nodes, int gpn) const {
+    std::vector<net::Ring> out(static_cast<std::size_t>(gpn));
+    const int half = n_nodes / 2;
+    for (int i = 0; i < gpn; ++i)
+      for (int k = 0; k < n_nodes; ++k) {
         // Interleaved: alternate the two halves of the nodes (0, half, 1, half + 1, ...), so
         // that with two leaves per rail every ring hop crosses the spines.
-        const int node = interleaved_rings && fabric.nodes % 2 == 0 ? (k % 2 ? half + k / 2 : k / 2) : k;
-        out[static_cast<std::size_t>(i)].push_back(node * fabric.gpus_per_node + i);
+        const int node = interleaved_rings && n_nodes % 2 == 0 ? (k % 2 ? half + k / 2 : k / 2) : k;
+        out[static_cast<std::size_t>(i)].push_back(node * gpn + i);
       }
     return out;
   }
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
-    const net::FabricPlatform platform(fabric);
-    const int ranks = platform.gpus();
+    const auto where = platform();
+    const int ranks = where->gpus();
+    const int n_nodes = topology ? ranks : fabric.nodes, gpn = gpus_per_node();
     for (double size : sizes_bytes) {
-      net::CollectiveBandwidth bw;
+      const net::AllToAllSpec a{n_nodes, gpn, size / ranks, pxn && !topology, true, {}};
+      double seconds = 0;
       if (symmetric) {
-        const net::AllToAllSpec a{fabric.nodes, fabric.gpus_per_node, size / ranks, true, true, {}};
-        const double seconds = net::alltoall_symmetric(fabric, a.bytes_per_pair).seconds;
+        seconds = net::alltoall_symmetric(fabric, a.bytes_per_pair).seconds;
+      } else {
+        const auto graph = collective == "alltoall" ? net::alltoall_graph(a)
+                                                    : net::ring_graph(rings(n_nodes, gpn), size, collective == "allreduce" ? 2 : 1);
+        const Timeline t = simulate(*where, graph);
+        seconds = t.makespan_s();
+        if (options.trace && size == sizes_bytes.back()) r.trace_json = t.chrome_trace_json();
+      }
+      net::CollectiveBandwidth bw;
+      if (collective == "alltoall") {
         bw = net::alltoall_bandwidth(a, seconds);
-        const std::string tag = format_number(size);
-        const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
-        r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6});
-        r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9});
-        r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9});
-        continue;
-      }
-      core::TaskGraph graph;
-      if (collective == "alltoall") {
-        graph = net::alltoall_graph({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true, {}});
       } else {
-        graph = net::ring_graph(rings(), size, collective == "allreduce" ? 2 : 1);
-      }
-      const Timeline t = simulate(platform, graph);
-      if (collective == "alltoall") {
-        bw = net::alltoall_bandwidth({fabric.nodes, fabric.gpus_per_node, size / ranks, pxn, true, {}}, t.makespan_s());
-      } else {
-        const double n = fabric.nodes;  // ranks per ring
-        bw.algbw_Bps = size / t.makespan_s();
+        const double n = n_nodes;  // ranks per ring
+        bw.algbw_Bps = size / seconds;
         bw.busbw_Bps = bw.algbw_Bps * (collective == "allreduce" ? 2 : 1) * (n - 1) / n;
       }
       const std::string tag = format_number(size);
       const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
-      r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, t.makespan_s() * 1e6});
+      r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6});
       r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9});
       r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9});
-      if (options.trace && size == sizes_bytes.back()) r.trace_json = t.chrome_trace_json();
     }
-    const std::string where = std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
-                              (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
-                              " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches";
+    const std::string network =
+        topology ? std::to_string(ranks) + " endpoints of a " + topology->kind + " graph, one GPU each"
+                 : std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
+                       (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
+                       " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches";
     if (collective == "alltoall")
-      r.notes.push_back(label + ": all-to-all, " + where + ", " +
-                        (pxn ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+      r.notes.push_back(label + ": all-to-all, " + network + ", " +
+                        (a_uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+                        ", routing " + routing_name +
                         (symmetric ? "; simulated through the planes' and leaves' symmetry (one plane, one node's "
                                      "NVLink, one merged sender per leaf; a test holds it to the full simulation)."
                                    : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
     else
-      r.notes.push_back(label + ": ring " + collective + ", " + where + ", one ring per rail through every node" +
+      r.notes.push_back(label + ": ring " + collective + ", " + network + ", one ring per rail through every node" +
                         (interleaved_rings ? " in interleaved order (every hop crosses the spines)" : "") +
                         ", routing " + routing_name + "; busbw = algbw x " + (collective == "allreduce" ? "2" : "1") +
-                        " x (n - 1) / n with n = " +
-                        std::to_string(fabric.nodes) + " ranks per ring.");
+                        " x (n - 1) / n with n = " + std::to_string(n_nodes) + " ranks per ring.");
     return r;
   }
+
+  bool a_uses_pxn() const { return pxn && !topology; }
 };
 
 net::Routing routing_by_name(const std::string& name) {
@@ -103,10 +113,16 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   auto s = std::make_unique<CollectiveStudy>();
   JsonReader f = root.object("fabric");
   auto& spec = s->fabric;
-  spec.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
+  const std::string fabric_kind = f.one_of("kind", {"mpft", "mrft", "topology"});
+  spec.kind = fabric_kind == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
+  if (fabric_kind == "topology") {
+    JsonReader t = f.object("topology");
+    s->topology = parse_topology(t);
+    t.finish();
+  }
   s->routing_name = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k");
   spec.routing = routing_by_name(s->routing_name);
-  spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
+  spec.nodes = s->topology ? 1 : static_cast<int>(f.positive_integer("nodes", 1'000'000));
   spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
   spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
   spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
@@ -116,7 +132,14 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
   spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);
   f.finish();
-  net::check_fabric(spec, f.pointer() + "/");
+  if (s->topology) {
+    const auto counts = s->topology->counts();  // builds it: refuses a topology that cannot exist
+    if (counts.endpoints > 4096)
+      throw InputError(f.pointer_of("topology"), std::to_string(counts.endpoints) +
+                                                     " endpoints is more than this study simulates on a general graph (4096)");
+  } else {
+    net::check_fabric(spec, f.pointer() + "/");
+  }
   JsonReader a = root.object("collective");
   s->collective = a.one_of("kind", {"alltoall", "allgather", "reducescatter", "allreduce"});
   s->interleaved_rings = a.one_of("ring_order", {"node", "interleaved"}, "node") == "interleaved";
@@ -124,12 +147,12 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;
   if (a.has("pxn") && !a.raw("pxn")->is_boolean())
     throw InputError(a.pointer_of("pxn"), describe(*a.raw("pxn")) + " is not allowed; expected true or false");
-  if (!s->pxn && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
+  if (!s->pxn && !s->topology && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
     throw InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
                                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
-  s->symmetric = method == "auto" && s->collective == "alltoall" && s->pxn && spec.kind == net::FabricKind::kMultiPlane &&
-                 spec.routing == net::Routing::kDModK;
+  s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
+                 spec.kind == net::FabricKind::kMultiPlane && spec.routing == net::Routing::kDModK;
   const auto* sizes = a.raw("sizes_bytes");
   if (!sizes || !sizes->is_array() || sizes->empty())
     throw InputError(a.pointer_of("sizes_bytes"), "expected a non-empty array of message sizes in bytes");
@@ -140,7 +163,7 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
     s->sizes_bytes.push_back(v.get<double>());
   }
   a.finish();
-  if (!s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
+  if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "
                                             "(4096 GPUs); an all-to-all on an MPFT with d-mod-k routing and PXN goes further");
   return s;
