@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/input_error.hpp"
+#include "net/flow_hash.hpp"
 
 namespace net {
 
@@ -87,12 +88,7 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
       spine = spines[static_cast<std::size_t>(dst / spec_.gpus_per_node) % spines.size()];
       break;
     case Routing::kEcmp: {
-      // A fixed integer hash (splitmix64) of the pair: deterministic across runs and platforms.
-      std::uint64_t x = (static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst);
-      x += 0x9E3779B97F4A7C15ull;
-      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-      x ^= x >> 31;
+      const std::uint64_t x = flow_hash((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
       spine = spines[x % spines.size()];
       break;
     }

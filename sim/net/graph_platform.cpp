@@ -3,6 +3,8 @@
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 
+#include "net/flow_hash.hpp"
+
 namespace net {
 
 namespace sg4 = simgrid::s4u;
@@ -48,11 +50,8 @@ std::vector<VertexId> GraphPlatform::route(int src, int dst) const {
     if (routing_ == Routing::kDModK) {
       choice = next[static_cast<std::size_t>(dst) % next.size()];
     } else if (routing_ == Routing::kEcmp) {
-      std::uint64_t x = (static_cast<std::uint64_t>(src) << 40) ^ (static_cast<std::uint64_t>(dst) << 8) ^ hop;
-      x += 0x9E3779B97F4A7C15ull;
-      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-      x ^= x >> 31;
+      const std::uint64_t x =
+          flow_hash((static_cast<std::uint64_t>(src) << 40) ^ (static_cast<std::uint64_t>(dst) << 8) ^ static_cast<std::uint64_t>(hop));
       choice = next[x % next.size()];
     } else {
       int best = -1;
