@@ -6,6 +6,7 @@
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
 #include "net/ring.hpp"
+#include "net/tree.hpp"
 
 using namespace net;
 
@@ -162,4 +163,23 @@ TEST_CASE("all-to-allv carries any byte matrix", "[fabric]") {
   CHECK(core::simulate(p, alltoall_graph(a)).makespan_s() == Approx(t));
   a.bytes.pop_back();
   CHECK_THROWS_AS(alltoall_graph(a), std::invalid_argument);
+}
+
+TEST_CASE("tree all-reduce pipelines chunks up and down the tree", "[fabric]") {
+  const FabricPlatform p(spec(FabricKind::kMultiRail, 8));
+  const double size = 8e6;
+  const int chunks = 8;
+  const double tau = size / chunks / 50e9;  // one chunk over one NIC
+  // Root and two children: each chunk reaches the root over its shared incoming NIC link in 2 tau
+  // and leaves over its shared outgoing one in 2 tau; the two directions overlap, so the whole
+  // takes 2 tau per chunk plus the last chunk's way down.
+  CHECK(core::simulate(p, tree_allreduce_graph({{0, 4, 8}}, size, chunks)).makespan_s() == Approx(2 * tau * (chunks + 1)));
+  // One chunk: no pipelining, reduce then broadcast.
+  CHECK(core::simulate(p, tree_allreduce_graph({{0, 4, 8}}, size, 1)).makespan_s() == Approx(4 * size / 50e9));
+  // Seven ranks: an inner rank's outgoing link carries each chunk up once and down twice, 3 tau
+  // a chunk in steady state; filling and draining the two levels adds at most 2 x 2 x 2 tau. (This
+  // imbalance is why NCCL runs two complementary trees.)
+  const double seven = core::simulate(p, tree_allreduce_graph({{0, 4, 8, 12, 16, 20, 24}}, size, chunks)).makespan_s();
+  CHECK(seven >= 3 * tau * chunks);
+  CHECK(seven <= 3 * tau * chunks + 8 * tau + 1e-12);
 }

@@ -8,6 +8,7 @@
 #include "net/fabric.hpp"
 #include "net/graph_platform.hpp"
 #include "net/ring.hpp"
+#include "net/tree.hpp"
 
 namespace core {
 
@@ -20,6 +21,8 @@ class CollectiveStudy : public Study {
   std::vector<double> sizes_bytes;  // nccl-tests "size": what each rank sends in all
   bool pxn = true;
   bool interleaved_rings = false;
+  bool tree = false;  // all-reduce by pipelined binary trees instead of rings
+  int tree_chunks = 8;
   std::string label;
   // Where: a fabric of nodes (MPFT, MRFT), or any topology graph with one GPU per endpoint.
   net::FabricSpec fabric;
@@ -61,6 +64,7 @@ class CollectiveStudy : public Study {
         seconds = net::alltoall_symmetric(fabric, a.bytes_per_pair).seconds;
       } else {
         const auto graph = collective == "alltoall" ? net::alltoall_graph(a)
+                           : tree                   ? net::tree_allreduce_graph(rings(n_nodes, gpn), size, tree_chunks)
                                                     : net::ring_graph(rings(n_nodes, gpn), size, collective == "allreduce" ? 2 : 1);
         const Timeline t = simulate(*where, graph);
         seconds = t.makespan_s();
@@ -93,7 +97,8 @@ class CollectiveStudy : public Study {
                                      "NVLink, one merged sender per leaf; a test holds it to the full simulation)."
                                    : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
     else
-      r.notes.push_back(label + ": ring " + collective + ", " + network + ", one ring per rail through every node" +
+      r.notes.push_back(label + ": " + (tree ? "tree (" + std::to_string(tree_chunks) + " pipelined chunks) " : "ring ") +
+                        collective + ", " + network + ", one " + (tree ? "tree" : "ring") + " per rail through every node" +
                         (interleaved_rings ? " in interleaved order (every hop crosses the spines)" : "") +
                         ", routing " + routing_name + "; busbw = algbw x " + (collective == "allreduce" ? "2" : "1") +
                         " x (n - 1) / n with n = " + std::to_string(n_nodes) + " ranks per ring.");
@@ -143,6 +148,10 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   JsonReader a = root.object("collective");
   s->collective = a.one_of("kind", {"alltoall", "allgather", "reducescatter", "allreduce"});
   s->interleaved_rings = a.one_of("ring_order", {"node", "interleaved"}, "node") == "interleaved";
+  s->tree = a.one_of("algorithm", {"ring", "tree"}, "ring") == "tree";
+  s->tree_chunks = static_cast<int>(a.positive_integer("chunks", 8, 4096));
+  if (s->tree && s->collective != "allreduce")
+    throw InputError(a.pointer_of("algorithm"), "'tree' is not allowed for " + s->collective + "; only all-reduce runs on trees");
   s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
   s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;
   if (a.has("pxn") && !a.raw("pxn")->is_boolean())
