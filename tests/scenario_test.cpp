@@ -248,3 +248,18 @@ TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][g
   CHECK_THAT(err("/fabric/nodes=4"), Catch::Contains("unknown key"));
   CHECK(err("/fabric/topology={\"kind\":\"dragonfly\",\"endpoints_per_router\":2,\"routers_per_group\":4,\"global_links_per_router\":2,\"groups\":9}") == "no error");
 }
+
+TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario][moe]") {
+  const json base = core::read_json_file(kScenarios + "/paper/moe-node-limited-routing.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  using Catch::StartsWith;
+  CHECK_THAT(err("/moe_routing/ep_gpus=60"), StartsWith("/moe_routing/ep_gpus: 60 is not allowed; the EP group must be whole nodes"));
+  CHECK_THAT(err("/moe_routing/ep_gpus=32"), StartsWith("/moe_routing/ep_gpus: 32 is not allowed; node-limited routing maps each of the 8 expert groups"));
+  CHECK_THAT(err("/model=qwen2.5-72b"), StartsWith("/model: 'qwen2.5-72b' is dense"));
+  CHECK_THAT(err("/moe_routing/skew=pareto"), StartsWith("/moe_routing/skew: 'pareto' is unknown"));
+  CHECK_THAT(err("/moe_routing/tokens=0"), StartsWith("/moe_routing/tokens: 0"));
+}

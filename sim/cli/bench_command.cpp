@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
   if (!args.empty() && args[0] == "network") return bench_network_command(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "moe") return bench_moe_command();
   po::options_description options("options");
   std::string dir;
   int repeat = 3;
@@ -24,7 +25,8 @@ int bench_command(const Args& args) {
       "repeat", po::value(&repeat)->default_value(3), "runs per scenario; the fastest is reported");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench [options]      time every shipped paper scenario\n"
-                           "       codesim bench network [options]  fabric building and all-to-all at scale",
+                           "       codesim bench network [options]  fabric building and all-to-all at scale\n"
+                           "       codesim bench moe                routing 262,144 tokens and their dispatch matrices",
                      options, {}, vm))
     return 0;
   if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");

@@ -10,6 +10,7 @@
 #include "net/alltoall.hpp"
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
+#include "workload/moe_dispatch.hpp"
 
 namespace cli {
 
@@ -26,6 +27,26 @@ long peak_rss_mib() {
 }
 
 }  // namespace
+
+int bench_moe_command() {
+  constexpr int kTokens = 4096 * 64, kExperts = 256;
+  auto start = std::chrono::steady_clock::now();
+  const auto affinities = workload::synthetic_affinities(kTokens, kExperts, workload::AffinitySkew::kUniform, 0, 1);
+  const double generate = seconds_since(start);
+  const std::vector<float> bias(kExperts, 0.0f);
+  start = std::chrono::steady_clock::now();
+  const auto routing = workload::route_tokens(affinities, kTokens, workload::GateConfig{}, bias);
+  const double route = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  const auto traffic = workload::dispatch_traffic(routing, workload::ExpertPlacement{}, 7168 + 7168 / 128 * 4);
+  const double matrices = seconds_since(start);
+  std::cout << "| step | wall [s] |\n|---|---:|\n| synthetic affinities, 262,144 tokens x 256 experts | "
+            << core::format_number(generate) << " |\n| gate: group-limited top-8 | " << core::format_number(route)
+            << " |\n| dispatch byte matrices (IB and NVLink, 64 x 64) | " << core::format_number(matrices) << " |\n"
+            << "\ntotal for routing and matrices: " << core::format_number(route + matrices) << " s (" << traffic.ib.size()
+            << " GPUs)\n";
+  return 0;
+}
 
 int bench_network_command(const Args& args) {
   po::options_description options("options");

@@ -7,6 +7,7 @@
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
 #include "core/study_kv_cache.hpp"
+#include "core/study_moe_routing.hpp"
 #include "core/study_network_cost.hpp"
 #include "core/study_pipeline.hpp"
 #include "core/study_train_flops.hpp"
@@ -26,6 +27,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
       {"collective", parse_collective_study},
+      {"moe-routing", parse_moe_routing_study},
   };
   return kinds;
 }

@@ -1,0 +1,48 @@
+#pragma once
+// DeepSeekMoE's gate as in the public inference code (seed 002, "noaux_tc"): sigmoid affinities
+// plus a per-expert bias choose the experts; groups (nodes) are ranked by the sum of their two
+// best biased scores, the best `groups_per_token` kept, then the top-k experts inside them; the
+// weights are the unbiased affinities of the chosen experts, normalised and scaled. The bias
+// implements auxiliary-loss-free balancing: after each step, -gamma for overloaded experts and
+// +gamma for underloaded ones.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace workload {
+
+struct GateConfig {
+  int experts = 256;
+  int top_k = 8;
+  int groups = 8;            // 1: no group limit
+  int groups_per_token = 4;  // M: at most this many groups (nodes) per token
+  double routed_scaling = 2.5;
+};
+
+struct Routing {
+  int tokens = 0;
+  int top_k = 0;
+  std::vector<int> experts;    // tokens x top_k
+  std::vector<float> weights;  // tokens x top_k
+  int expert(int token, int k) const { return experts[static_cast<std::size_t>(token) * top_k + k]; }
+};
+
+// `affinities`: tokens x experts sigmoid scores; `bias`: one per expert.
+Routing route_tokens(const std::vector<float>& affinities, int tokens, const GateConfig& gate, const std::vector<float>& bias);
+
+// Tokens routed to each expert.
+std::vector<int> expert_load(const Routing& routing, int experts);
+
+// Auxiliary-loss-free bias update: -gamma where load > mean, +gamma where load < mean.
+void update_bias(std::vector<float>& bias, const std::vector<int>& load, float gamma);
+
+enum class AffinitySkew {
+  kUniform,    // every expert alike
+  kZipf,       // expert popularity falls as 1 / rank^s
+  kHotExperts  // a few experts far more popular than the rest
+};
+
+// Seeded synthetic sigmoid affinities: logits = N(0, 1) + popularity(expert), per token.
+std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed);
+
+}  // namespace workload

@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+#include <numeric>
+#include <set>
+
+#include "workload/moe_dispatch.hpp"
+#include "workload/moe_gate.hpp"
+
+using namespace workload;
+
+TEST_CASE("group-limited top-k follows the reference gate", "[moe]") {
+  // 8 experts in 4 groups of 2; choose 2 groups, then top-3.
+  GateConfig g{8, 3, 4, 2, 1.0};
+  //                          group 0     group 1     group 2     group 3
+  const std::vector<float> a = {0.9f, 0.1f, 0.5f, 0.5f, 0.8f, 0.7f, 0.2f, 0.95f};
+  const std::vector<float> no_bias(8, 0.0f);
+  // Group scores (top-2 sums): 1.0, 1.0, 1.5, 1.15 -> groups 2 and 3; experts 7, 4, 5.
+  const auto r = route_tokens(a, 1, g, no_bias);
+  CHECK(std::set<int>(r.experts.begin(), r.experts.end()) == std::set<int>{7, 4, 5});
+  CHECK(r.expert(0, 0) == 7);
+  const float sum = 0.95f + 0.8f + 0.7f;
+  CHECK(r.weights[0] == Approx(0.95f / sum));
+  CHECK(std::accumulate(r.weights.begin(), r.weights.end(), 0.0f) == Approx(1.0f));
+  // The bias steers the choice but not the weights: lift expert 0's group.
+  std::vector<float> bias(8, 0.0f);
+  bias[0] = bias[1] = 0.6f;  // group 0 -> 1.5 + 0.7 = 2.2: groups 0 and 2 now
+  const auto b = route_tokens(a, 1, g, bias);
+  // Biased candidates 0: 1.5, 1: 0.7, 4: 0.8, 5: 0.7 -> 0, 4, then 1 (ties go to the lower index).
+  CHECK(std::vector<int>(b.experts.begin(), b.experts.end()) == std::vector<int>{0, 4, 1});
+  CHECK(b.weights[0] == Approx(0.9f / (0.9f + 0.8f + 0.1f)));  // weights from the unbiased scores
+}
+
+TEST_CASE("node-limited routing never reaches more than M nodes; unrestricted does", "[moe]") {
+  const auto a = synthetic_affinities(2000, 256, AffinitySkew::kUniform, 0, 3);
+  const std::vector<float> no_bias(256, 0.0f);
+  const ExpertPlacement p{64, 8, 256};
+  GateConfig limited;  // DeepSeek-V3: 8 groups, 4 per token, top-8
+  const auto r = route_tokens(a, 2000, limited, no_bias);
+  int most = 0;
+  for (int t = 0; t < r.tokens; ++t) {
+    std::set<int> nodes;
+    for (int k = 0; k < r.top_k; ++k) nodes.insert(p.node_of_gpu(p.gpu_of_expert(r.expert(t, k))));
+    most = std::max<int>(most, static_cast<int>(nodes.size()));
+  }
+  CHECK(most == 4);
+  GateConfig unrestricted = limited;
+  unrestricted.groups = unrestricted.groups_per_token = 1;
+  const auto s_limited = dispatch_stats(r, p);
+  const auto s_free = dispatch_stats(route_tokens(a, 2000, unrestricted, no_bias), p);
+  CHECK(s_limited.nodes_per_token <= 4);
+  CHECK(s_free.nodes_per_token > s_limited.nodes_per_token + 1);
+  CHECK(s_limited.experts_per_node * s_limited.nodes_per_token == Approx(8));
+}
+
+TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink", "[moe]") {
+  // One token on GPU 0 (node 0), experts on GPUs 8, 9 (node 1) and 1 (node 0): 2 experts per GPU.
+  Routing r;
+  r.tokens = 1;
+  r.top_k = 4;
+  r.experts = {16, 18, 19, 2};  // GPUs 8, 9, 9, 1
+  r.weights.assign(4, 0.25f);
+  const ExpertPlacement p{16, 8, 32};
+  const auto s = dispatch_stats(r, p);
+  CHECK(s.nodes_per_token == 2);
+  CHECK(s.ib_copies_per_token == 1);       // to GPU 8 (same in-node index 0) on node 1
+  CHECK(s.nvlink_copies_per_token == 2);   // GPU 8 -> 9 on node 1; GPU 0 -> 1 on node 0
+  const auto d = dispatch_traffic(r, p, 100);
+  CHECK(d.ib[0][8] == 100);
+  CHECK(d.nvlink[8][9] == 100);
+  CHECK(d.nvlink[0][1] == 100);
+  double total = 0;
+  for (const auto& row : d.ib) total += std::accumulate(row.begin(), row.end(), 0.0);
+  CHECK(total == 100);
+}
+
+TEST_CASE("the bias update balances skewed expert load", "[moe]") {
+  const auto a = synthetic_affinities(4096, 256, AffinitySkew::kHotExperts, 1.5, 9);
+  std::vector<float> bias(256, 0.0f);
+  GateConfig g;
+  auto imbalance = [&] {
+    const auto load = expert_load(route_tokens(a, 4096, g, bias), 256);
+    return *std::max_element(load.begin(), load.end()) / (4096.0 * 8 / 256);
+  };
+  const double before = imbalance();
+  for (int step = 0; step < 30; ++step) update_bias(bias, expert_load(route_tokens(a, 4096, g, bias), 256), 0.002f);
+  CHECK(before > 4);
+  CHECK(imbalance() < before / 3);
+}
