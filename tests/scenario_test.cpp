@@ -263,3 +263,30 @@ TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario
   CHECK_THAT(err("/moe_routing/skew=pareto"), StartsWith("/moe_routing/skew: 'pareto' is unknown"));
   CHECK_THAT(err("/moe_routing/tokens=0"), StartsWith("/moe_routing/tokens: 0"));
 }
+
+TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
+  const json base = core::read_json_file(kScenarios + "/paper/moe-dispatch-mpft.json");
+  auto err = [&](const std::string& assignment) {
+    json doc = base;
+    core::apply_override(doc, assignment);
+    return error_of(doc);
+  };
+  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=12"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 12 (a number) is not allowed; an EP size of whole 8-GPU nodes"));
+  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=24"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 24 (a number) is not allowed"));
+  CHECK_THAT(err("/model=llama-3.1-405b"), Catch::StartsWith("/model: 'llama-3.1-405b' is dense"));
+}
+
+TEST_CASE("dispatch on MPFT runs near IB line rate where NVLink keeps up", "[scenario][moe]") {
+  core::RunOptions run;
+  const auto rows = core::load_scenario(kScenarios + "/paper/moe-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
+                                                                                       "/moe_dispatch/simulated_tokens_per_gpu=64"})
+                        .run(run)
+                        .rows;
+  std::map<std::string, double> v;
+  for (const auto& r : rows) v[r.id] = r.ours;
+  CHECK(v["ep64/nvlink_per_ib"] < 3.2);
+  CHECK(v["ep64/dispatch_bw"] > 40);
+  CHECK(v["ep64/dispatch_bw"] <= 50 + 1e-9);  // a NIC's rate is the ceiling
+  CHECK(v["ep16/nvlink_per_ib"] > 3.2);       // two nodes: NVLink, not IB, limits
+  CHECK(v["ep16/dispatch_bw"] < 40);
+}

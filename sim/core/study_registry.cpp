@@ -7,6 +7,7 @@
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
 #include "core/study_kv_cache.hpp"
+#include "core/study_moe_dispatch.hpp"
 #include "core/study_moe_routing.hpp"
 #include "core/study_network_cost.hpp"
 #include "core/study_pipeline.hpp"
@@ -28,6 +29,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"network-cost", parse_network_cost_study},
       {"collective", parse_collective_study},
       {"moe-routing", parse_moe_routing_study},
+      {"moe-dispatch", parse_moe_dispatch_study},
   };
   return kinds;
 }

@@ -1,0 +1,126 @@
+#include "core/study_moe_dispatch.hpp"
+
+#include "core/engine.hpp"
+#include "core/input_error.hpp"
+#include "net/fabric.hpp"
+#include "workload/model.hpp"
+#include "workload/moe_dispatch.hpp"
+
+namespace core {
+
+namespace {
+
+// One transfer per source GPU and stage, carrying that GPU's flows; both stages start together
+// (DeepEP forwards over NVLink as tokens arrive). `reverse`: combine, the same bytes backwards.
+TaskGraph stage_graph(const workload::DispatchTraffic& t, double scale, bool reverse) {
+  TaskGraph g;
+  const int n = static_cast<int>(t.ib.size());
+  std::vector<TaskId> all;
+  for (const auto* stage : {&t.ib, &t.nvlink})
+    for (int sender = 0; sender < n; ++sender) {
+      // The flows one GPU sends in this stage, all at once (combine: the transposed matrix).
+      std::vector<Flow> flows;
+      for (int other = 0; other < n; ++other) {
+        const double bytes = (reverse ? (*stage)[other][sender] : (*stage)[sender][other]) * scale;
+        if (bytes > 0) flows.push_back({sender, other, bytes});
+      }
+      if (!flows.empty())
+        all.push_back(g.add_transfer(stage == &t.ib ? "IB" : "NVLink", sender, stage == &t.ib ? "ib" : "nvlink", std::move(flows), {}));
+    }
+  g.add_join("done", all);
+  return g;
+}
+
+double ib_bytes_per_gpu(const workload::DispatchTraffic& t, double scale) {
+  double total = 0;
+  for (const auto& row : t.ib)
+    for (double b : row) total += b;
+  return total * scale / static_cast<double>(t.ib.size());
+}
+
+class MoeDispatchStudy : public Study {
+ public:
+  const workload::Model* model = nullptr;
+  std::vector<int> ep_sizes;
+  int tokens_per_gpu = 4096;
+  int simulated_tokens_per_gpu = 256;
+  std::uint64_t seed = 1;
+  net::FabricSpec fabric;
+
+  StudyResult run(const RunOptions&) const override {
+    StudyResult r;
+    const auto& moe = *model->moe;
+    const double dispatch_bytes = model->hidden + model->hidden / 128.0 * 4;  // FP8 + scales
+    const double combine_bytes = 2.0 * model->hidden;                         // BF16
+    const double scale = double(tokens_per_gpu) / simulated_tokens_per_gpu;  // the flow model is linear in bytes
+    for (int ep : ep_sizes) {
+      net::FabricSpec spec = fabric;
+      spec.nodes = ep / spec.gpus_per_node;
+      const net::FabricPlatform platform(spec);
+      const int tokens = simulated_tokens_per_gpu * ep;
+      const auto affinities = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
+      // Node-limited routing over the nodes the EP group has (at most the gate's M).
+      workload::GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
+                                std::min(moe.groups_per_token, moe.groups), 2.5};
+      const auto routing = workload::route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+      const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
+      const auto dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
+      const auto combine = workload::dispatch_traffic(routing, placement, combine_bytes);
+      const double t_dispatch = simulate(platform, stage_graph(dispatch, scale, false)).makespan_s();
+      const double t_combine = simulate(platform, stage_graph(combine, scale, true)).makespan_s();
+      const std::string tag = "ep" + std::to_string(ep);
+      const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes)";
+      r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,
+                        ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9});
+      r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt,
+                        ib_bytes_per_gpu(combine, scale) / t_combine / 1e9});
+      const auto stats = workload::dispatch_stats(routing, placement);
+      r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
+                        stats.nvlink_copies_per_token / stats.ib_copies_per_token});
+      r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6});
+      r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6});
+    }
+    r.notes.push_back(std::to_string(tokens_per_gpu) + " tokens per GPU of " + model->display_name +
+                      " (hidden " + std::to_string(model->hidden) + ", top-" + std::to_string(moe.active_routed_experts) +
+                      " of " + std::to_string(moe.routed_experts) + ", node-limited gate on uniform synthetic affinities), "
+                      "dispatch in FP8 with 128-element scales, combine in BF16, over a multi-plane fat tree with " +
+                      format_number(fabric.nic_Bps / 1e9) + " GB/s NICs and " + format_number(fabric.nvlink_Bps / 1e9) +
+                      " GB/s NVLink. The routing of " + std::to_string(simulated_tokens_per_gpu) +
+                      " tokens per GPU is simulated with its bytes scaled to the full count (the flow model is linear in bytes; "
+                      "no latency). Bandwidth = IB bytes a GPU sends / time, as DeepEP reports it. The SMs that drive the "
+                      "kernels are not modelled yet: links run at full rate.");
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
+  auto s = std::make_unique<MoeDispatchStudy>();
+  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  if (!s->model->moe) throw InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; dispatch needs an MoE model");
+  JsonReader d = root.object("moe_dispatch");
+  s->tokens_per_gpu = static_cast<int>(d.positive_integer("tokens_per_gpu", 4096, 1 << 20));
+  s->simulated_tokens_per_gpu = static_cast<int>(d.positive_integer("simulated_tokens_per_gpu", 256, 1 << 20));
+  s->seed = static_cast<std::uint64_t>(d.positive_integer("seed", 1, JsonReader::kMaxInteger));
+  s->fabric.kind = net::FabricKind::kMultiPlane;
+  s->fabric.routing = net::Routing::kDModK;
+  s->fabric.nic_Bps = d.positive_number("nic_bandwidth_Bps", 50e9);
+  s->fabric.switch_link_Bps = s->fabric.nic_Bps;
+  s->fabric.nvlink_Bps = d.positive_number("nvlink_bandwidth_Bps", 160e9);
+  const auto* eps = d.raw("ep_sizes");
+  if (!eps || !eps->is_array() || eps->empty()) throw InputError(d.pointer_of("ep_sizes"), "expected a non-empty array of EP sizes");
+  const int experts = s->model->moe->routed_experts;
+  for (std::size_t i = 0; i < eps->size(); ++i) {
+    const auto& v = (*eps)[i];
+    const std::string at = d.pointer_of("ep_sizes") + "/" + std::to_string(i);
+    if (!v.is_number_integer() || v.get<int>() < 8 || v.get<int>() % 8 != 0 || experts % v.get<int>() != 0 || v.get<int>() > 256)
+      throw InputError(at, describe(v) + " is not allowed; an EP size of whole 8-GPU nodes that divides the " +
+                               std::to_string(experts) + " experts (8 to 256)");
+    s->ep_sizes.push_back(v.get<int>());
+  }
+  d.finish();
+  return s;
+}
+
+}  // namespace core
