@@ -222,6 +222,9 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   using Catch::StartsWith;
   CHECK_THAT(err("/collective/pxn=false"), StartsWith("/collective/pxn: false is not allowed on a multi-plane fat tree"));
   CHECK_THAT(err("/collective/pxn=1"), StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
+  json graph = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
+  core::apply_override(graph, "/fabric/radix=64");
+  CHECK_THAT(error_of(graph), Catch::StartsWith("/fabric/radix: unknown key"));
   CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
   CHECK_THAT(err("/fabric/routing=adaptive"), Catch::Contains("no error"));

@@ -139,6 +139,13 @@ long long JsonReader::non_negative_integer(const std::string& key, long long fal
   return static_cast<long long>(x);
 }
 
+bool JsonReader::boolean(const std::string& key, bool fallback) {
+  const auto* value = find(key);
+  if (!value) return fallback;
+  if (!value->is_boolean()) fail(key, *value, "true or false");
+  return value->get<bool>();
+}
+
 JsonReader JsonReader::object(const std::string& key) { return JsonReader(require(key), pointer_of(key)); }
 
 std::optional<JsonReader> JsonReader::optional_object(const std::string& key) {

@@ -35,6 +35,8 @@ class JsonReader {
 
   long long non_negative_integer(const std::string& key, long long fallback, long long max_value);
 
+  bool boolean(const std::string& key, bool fallback);
+
   JsonReader object(const std::string& key);
   std::optional<JsonReader> optional_object(const std::string& key);
   std::vector<std::string> string_list(const std::string& key, const std::vector<std::string>& allowed);

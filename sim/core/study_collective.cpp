@@ -91,7 +91,7 @@ class CollectiveStudy : public Study {
                        " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches";
     if (collective == "alltoall")
       r.notes.push_back(label + ": all-to-all, " + network + ", " +
-                        (a_uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+                        (uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
                         ", routing " + routing_name +
                         (symmetric ? "; simulated through the planes' and leaves' symmetry (one plane, one node's "
                                      "NVLink, one merged sender per leaf; a test holds it to the full simulation)."
@@ -105,7 +105,7 @@ class CollectiveStudy : public Study {
     return r;
   }
 
-  bool a_uses_pxn() const { return pxn && !topology; }
+  bool uses_pxn() const { return pxn && !topology; }
 };
 
 net::Routing routing_by_name(const std::string& name) {
@@ -127,13 +127,15 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   }
   s->routing_name = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k");
   spec.routing = routing_by_name(s->routing_name);
-  spec.nodes = s->topology ? 1 : static_cast<int>(f.positive_integer("nodes", 1'000'000));
-  spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
-  spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
-  spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
+  if (!s->topology) {  // nodes of GPUs on NVLink; a topology graph has one GPU per endpoint instead
+    spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
+    spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
+    spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
+    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
+    spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
+  }
   spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", 50e9);
   spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
-  spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
   spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
   spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);
   f.finish();
@@ -153,9 +155,7 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   if (s->tree && s->collective != "allreduce")
     throw InputError(a.pointer_of("algorithm"), "'tree' is not allowed for " + s->collective + "; only all-reduce runs on trees");
   s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
-  s->pxn = a.has("pxn") ? a.raw("pxn")->is_boolean() && a.raw("pxn")->get<bool>() : true;
-  if (a.has("pxn") && !a.raw("pxn")->is_boolean())
-    throw InputError(a.pointer_of("pxn"), describe(*a.raw("pxn")) + " is not allowed; expected true or false");
+  s->pxn = a.boolean("pxn", true);
   if (!s->pxn && !s->topology && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
     throw InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
                                           "traffic between GPUs of different local index needs PXN");
