@@ -253,7 +253,7 @@ TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][g
 }
 
 TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario][moe]") {
-  const json base = core::read_json_file(kScenarios + "/paper/moe-node-limited-routing.json");
+  const json base = core::read_json_file(kScenarios + "/paper/moe-1-node-limited-routing.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
     core::apply_override(doc, assignment);
@@ -268,7 +268,7 @@ TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario
 }
 
 TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
-  const json base = core::read_json_file(kScenarios + "/paper/moe-dispatch-mpft.json");
+  const json base = core::read_json_file(kScenarios + "/paper/moe-2-dispatch-mpft.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
     core::apply_override(doc, assignment);
@@ -281,7 +281,7 @@ TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
 
 TEST_CASE("dispatch on MPFT runs near IB line rate where NVLink keeps up", "[scenario][moe]") {
   core::RunOptions run;
-  const auto rows = core::load_scenario(kScenarios + "/paper/moe-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
+  const auto rows = core::load_scenario(kScenarios + "/paper/moe-2-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
                                                                                        "/moe_dispatch/simulated_tokens_per_gpu=64"})
                         .run(run)
                         .rows;
