@@ -51,7 +51,14 @@ int tables_command(const Args& args) {
   std::vector<core::Report> reports;
   for (const auto& s : scenarios)
     if (only.empty() || s.table_id == only) reports.push_back(s.run({}));
-  const auto tables = core::merge_by_table(reports);
+  auto tables = core::merge_by_table(reports);
+  // The papers' order (ISCA'25 tables and figures, then the V3 report's), others after.
+  const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
+                                          "alltoall", "routing",     "moe",        "pipeline"};
+  auto rank = [&](const core::Report& t) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin());
+  };
+  std::stable_sort(tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   std::cout << (format == "json" ? core::render_json(tables) : core::render_markdown(tables));
   return 0;
 }
