@@ -163,8 +163,9 @@ TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
     core::apply_override(doc, assignment);
     return error_of(doc);
   };
-  CHECK_THAT(err(gemm, "/fp8_gemm/k/2=1000"), Catch::StartsWith("/fp8_gemm/k/2: 1000 (a number) is not allowed; expected a multiple of 128"));
-  CHECK_THAT(err(gemm, "/fp8_gemm/k=[]"), Catch::StartsWith("/fp8_gemm/k: expected a non-empty array"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/k/2=1000"),
+             Catch::StartsWith("/fp8_gemm/k/2: 1000 (a number) is not allowed; expected an integer from 128 to 65536, a multiple of 128"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/k=[]"), Catch::StartsWith("/fp8_gemm/k: [] (an array) is not allowed; expected a non-empty array"));
   CHECK_THAT(err(gemm, "/fp8_gemm/accumulator_bits=50"), Catch::StartsWith("/fp8_gemm: accumulator bits: 50 is not supported"));
   CHECK_THAT(err(gemm, "/fp8_gemm/data=uniform"), Catch::StartsWith("/fp8_gemm/data: 'uniform' is unknown"));
   json big = gemm;
@@ -234,7 +235,7 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   CHECK_THAT(error_of(big), StartsWith("/fabric/nodes: 1024 nodes is more than the full simulation handles"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
-  CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed"));
+  CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed; expected a number from 1 to 1e+12"));
 }
 
 TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][graph-platform]") {
@@ -274,8 +275,9 @@ TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
     core::apply_override(doc, assignment);
     return error_of(doc);
   };
-  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=12"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 12 (a number) is not allowed; an EP size of whole 8-GPU nodes"));
-  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=24"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 24 (a number) is not allowed"));
+  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=12"),
+             Catch::StartsWith("/moe_dispatch/ep_sizes/0: 12 (a number) is not allowed; expected an integer from 8 to 256, a multiple of 8"));
+  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=24"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 24 is not allowed; the EP size must divide the 256 experts"));
   CHECK_THAT(err("/model=llama-3.1-405b"), Catch::StartsWith("/model: 'llama-3.1-405b' is dense"));
 }
 

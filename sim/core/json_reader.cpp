@@ -1,6 +1,7 @@
 #include "core/json_reader.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
@@ -20,6 +21,12 @@ std::string escape_pointer_token(const std::string& key) {
 }
 
 }  // namespace
+
+std::string describe_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
 
 std::string describe(const nlohmann::json& value) {
   std::string text = value.dump();
@@ -165,6 +172,25 @@ std::vector<std::string> JsonReader::string_list(const std::string& key, const s
     for (const auto& a : allowed) ok = ok || a == text;
     if (!ok) throw InputError(at, "'" + text + "' is unknown; " + allowed_list(text, allowed));
     out.push_back(text);
+  }
+  return out;
+}
+
+std::vector<double> JsonReader::number_list(const std::string& key, const NumberRule& rule) {
+  std::string expected = std::string(rule.integer ? "an integer" : "a number") + " from " + describe_number(rule.min) +
+                         " to " + describe_number(rule.max);
+  if (rule.multiple_of > 0) expected += ", a multiple of " + std::to_string(rule.multiple_of);
+  const auto& value = require(key);
+  if (!value.is_array() || value.empty()) fail(key, value, "a non-empty array, each " + expected);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto& v = value[i];
+    const std::string at = pointer_of(key) + "/" + std::to_string(i);
+    const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= rule.min && v.get<double>() <= rule.max &&
+                    (!rule.integer || v.get<double>() == std::floor(v.get<double>())) &&
+                    (rule.multiple_of <= 0 || std::fmod(v.get<double>(), static_cast<double>(rule.multiple_of)) == 0);
+    if (!ok) throw InputError(at, describe(v) + " is not allowed; expected " + expected);
+    out.push_back(v.get<double>());
   }
   return out;
 }

@@ -40,6 +40,15 @@ class JsonReader {
   JsonReader object(const std::string& key);
   std::optional<JsonReader> optional_object(const std::string& key);
   std::vector<std::string> string_list(const std::string& key, const std::vector<std::string>& allowed);
+  // A non-empty array of numbers from `min` to `max`; integers only, and multiples of
+  // `multiple_of`, when asked.
+  struct NumberRule {
+    double min = 0;
+    double max = 0;
+    bool integer = false;
+    long long multiple_of = 0;
+  };
+  std::vector<double> number_list(const std::string& key, const NumberRule& rule);
 
   // The raw value, for callers that interpret it themselves (marks the key as known).
   const nlohmann::json* raw(const std::string& key);
@@ -62,5 +71,6 @@ class JsonReader {
 
 // A short rendering of a JSON value for error messages.
 std::string describe(const nlohmann::json& value);
+std::string describe_number(double x);
 
 }  // namespace core

@@ -162,15 +162,7 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
                  spec.kind == net::FabricKind::kMultiPlane && spec.routing == net::Routing::kDModK;
-  const auto* sizes = a.raw("sizes_bytes");
-  if (!sizes || !sizes->is_array() || sizes->empty())
-    throw InputError(a.pointer_of("sizes_bytes"), "expected a non-empty array of message sizes in bytes");
-  for (std::size_t i = 0; i < sizes->size(); ++i) {
-    const auto& v = (*sizes)[i];
-    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e12)
-      throw InputError(a.pointer_of("sizes_bytes") + "/" + std::to_string(i), describe(v) + " is not allowed; a size from 1 byte to 1e12");
-    s->sizes_bytes.push_back(v.get<double>());
-  }
+  s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "

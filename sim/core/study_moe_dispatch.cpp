@@ -108,16 +108,14 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
   s->fabric.nic_Bps = d.positive_number("nic_bandwidth_Bps", 50e9);
   s->fabric.switch_link_Bps = s->fabric.nic_Bps;
   s->fabric.nvlink_Bps = d.positive_number("nvlink_bandwidth_Bps", 160e9);
-  const auto* eps = d.raw("ep_sizes");
-  if (!eps || !eps->is_array() || eps->empty()) throw InputError(d.pointer_of("ep_sizes"), "expected a non-empty array of EP sizes");
   const int experts = s->model->moe->routed_experts;
-  for (std::size_t i = 0; i < eps->size(); ++i) {
-    const auto& v = (*eps)[i];
-    const std::string at = d.pointer_of("ep_sizes") + "/" + std::to_string(i);
-    if (!v.is_number_integer() || v.get<int>() < 8 || v.get<int>() % 8 != 0 || experts % v.get<int>() != 0 || v.get<int>() > 256)
-      throw InputError(at, describe(v) + " is not allowed; an EP size of whole 8-GPU nodes that divides the " +
-                               std::to_string(experts) + " experts (8 to 256)");
-    s->ep_sizes.push_back(v.get<int>());
+  const auto eps = d.number_list("ep_sizes", {8, 256, true, 8});  // whole 8-GPU nodes
+  for (std::size_t i = 0; i < eps.size(); ++i) {
+    const int ep = static_cast<int>(eps[i]);
+    if (experts % ep != 0)
+      throw InputError(d.pointer_of("ep_sizes") + "/" + std::to_string(i),
+                       std::to_string(ep) + " is not allowed; the EP size must divide the " + std::to_string(experts) + " experts");
+    s->ep_sizes.push_back(ep);
   }
   d.finish();
   return s;
