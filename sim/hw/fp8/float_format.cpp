@@ -125,7 +125,7 @@ double decode(const FloatFormat& f, std::uint32_t code) {
   return sign * std::ldexp(static_cast<double>(mantissa | (1u << f.mantissa_bits)), exp_field - f.bias - f.mantissa_bits);
 }
 
-double truncate_mantissa(double x, int mantissa_bits) {
+double truncate_mantissa_slow(double x, int mantissa_bits) {
   if (x == 0 || !std::isfinite(x)) return x;
   const int e = std::ilogb(x);
   return std::ldexp(std::trunc(std::ldexp(x, mantissa_bits - e)), e - mantissa_bits);

@@ -4,6 +4,7 @@
 // attention), BF16, FP22 (Hopper's FP8 accumulator: 1 sign, 8 exponent, 13 mantissa bits),
 // FP32, and UE8M0 (unsigned power-of-two scales). Conversions round to nearest even, except
 // UE8M0's, which round up to the next power of two as a scale must.
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,9 +56,17 @@ inline double round_to(const FloatFormat& f, double x, Overflow overflow = Overf
   return decode(f, encode(f, x, overflow));
 }
 
-// x rounded toward zero to `mantissa_bits` bits after the leading one, keeping its exponent
-// (no range limits): the truncating adder of a limited-precision accumulator.
-double truncate_mantissa(double x, int mantissa_bits);
+// x rounded toward zero to `mantissa_bits` (0 to 52) bits after the leading one, keeping its
+// exponent (no range limits): the truncating adder of a limited-precision accumulator. Inline:
+// the GEMM emulation calls it once per MMA.
+double truncate_mantissa_slow(double x, int mantissa_bits);  // zero, subnormal and non-finite x
+inline double truncate_mantissa(double x, int mantissa_bits) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const std::uint64_t exponent = (bits >> 52) & 0x7FF;
+  if (exponent == 0 || exponent == 0x7FF) return truncate_mantissa_slow(x, mantissa_bits);
+  // Clearing the low bits of a normal sign-magnitude double truncates it toward zero.
+  return std::bit_cast<double>(bits & ~((std::uint64_t{1} << (52 - mantissa_bits)) - 1));
+}
 // The same with round-to-nearest-even.
 double round_mantissa(double x, int mantissa_bits);
 

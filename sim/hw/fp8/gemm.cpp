@@ -18,12 +18,6 @@ inline int exponent_of(double x) {
 
 inline double power_of_two(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
 
-// Cuts a normal double toward zero to `mantissa_bits` bits after its leading one: clearing the
-// low bits of a sign-magnitude number truncates it.
-inline double cut_mantissa(double x, int mantissa_bits) {
-  const std::uint64_t low = (std::uint64_t{1} << (52 - mantissa_bits)) - 1;
-  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & ~low);
-}
 
 // One tensor-core MMA: the accumulator plus `n` products, aligned to the largest exponent and
 // cut toward zero `fraction_bits` below it; the sum is then cut to the accumulator's mantissa.
@@ -35,7 +29,7 @@ inline double mma(double accumulator, const double* products, int n, int fractio
   const double to_grid = power_of_two(fraction_bits - top);  // terms become integers on the grid
   double sum = static_cast<double>(static_cast<std::int64_t>(accumulator * to_grid));
   for (int i = 0; i < n; ++i) sum += static_cast<double>(static_cast<std::int64_t>(products[i] * to_grid));
-  return cut_mantissa(sum / to_grid, accumulator_mantissa);
+  return truncate_mantissa(sum / to_grid, accumulator_mantissa);
 }
 
 }  // namespace
