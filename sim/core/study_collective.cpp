@@ -1,6 +1,7 @@
 #include "core/study_collective.hpp"
 
 #include "core/engine.hpp"
+#include "core/fabric_config.hpp"
 #include "core/input_error.hpp"
 #include "core/topology_config.hpp"
 #include "net/alltoall.hpp"
@@ -108,10 +109,6 @@ class CollectiveStudy : public Study {
   bool uses_pxn() const { return pxn && !topology; }
 };
 
-net::Routing routing_by_name(const std::string& name) {
-  return name == "ecmp" ? net::Routing::kEcmp : name == "adaptive" ? net::Routing::kAdaptive : net::Routing::kDModK;
-}
-
 }  // namespace
 
 std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
@@ -125,19 +122,7 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
     s->topology = parse_topology(t);
     t.finish();
   }
-  s->routing_name = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k");
-  spec.routing = routing_by_name(s->routing_name);
-  if (!s->topology) {  // nodes of GPUs on NVLink; a topology graph has one GPU per endpoint instead
-    spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
-    spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
-    spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
-    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
-    spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
-  }
-  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", 50e9);
-  spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
-  spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
-  spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);
+  s->routing_name = read_fabric_fields(f, spec, !s->topology);
   f.finish();
   if (s->topology) {
     const auto counts = s->topology->counts();  // builds it: refuses a topology that cannot exist

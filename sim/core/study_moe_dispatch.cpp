@@ -4,32 +4,12 @@
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
 #include "workload/model.hpp"
+#include "workload/ep_comm.hpp"
 #include "workload/moe_dispatch.hpp"
 
 namespace core {
 
 namespace {
-
-// One transfer per source GPU and stage, carrying that GPU's flows; both stages start together
-// (DeepEP forwards over NVLink as tokens arrive). `reverse`: combine, the same bytes backwards.
-TaskGraph stage_graph(const workload::DispatchTraffic& t, double scale, bool reverse) {
-  TaskGraph g;
-  const int n = static_cast<int>(t.ib.size());
-  std::vector<TaskId> all;
-  for (const auto* stage : {&t.ib, &t.nvlink})
-    for (int sender = 0; sender < n; ++sender) {
-      // The flows one GPU sends in this stage, all at once (combine: the transposed matrix).
-      std::vector<Flow> flows;
-      for (int other = 0; other < n; ++other) {
-        const double bytes = (reverse ? (*stage)[other][sender] : (*stage)[sender][other]) * scale;
-        if (bytes > 0) flows.push_back({sender, other, bytes});
-      }
-      if (!flows.empty())
-        all.push_back(g.add_transfer(stage == &t.ib ? "IB" : "NVLink", sender, stage == &t.ib ? "ib" : "nvlink", std::move(flows), {}));
-    }
-  g.add_join("done", all);
-  return g;
-}
 
 double ib_bytes_per_gpu(const workload::DispatchTraffic& t, double scale) {
   double total = 0;
@@ -66,8 +46,8 @@ class MoeDispatchStudy : public Study {
       const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
       const auto dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
       const auto combine = workload::dispatch_traffic(routing, placement, combine_bytes);
-      const double t_dispatch = simulate(platform, stage_graph(dispatch, scale, false)).makespan_s();
-      const double t_combine = simulate(platform, stage_graph(combine, scale, true)).makespan_s();
+      const double t_dispatch = simulate(platform, workload::dispatch_graph(dispatch, scale, false)).makespan_s();
+      const double t_combine = simulate(platform, workload::dispatch_graph(combine, scale, true)).makespan_s();
       const std::string tag = "ep" + std::to_string(ep);
       const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes)";
       r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,

@@ -12,6 +12,7 @@
 #include "core/study_network_cost.hpp"
 #include "core/study_pipeline.hpp"
 #include "core/study_train_flops.hpp"
+#include "core/study_training_step.hpp"
 
 namespace core {
 
@@ -30,6 +31,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"collective", parse_collective_study},
       {"moe-routing", parse_moe_routing_study},
       {"moe-dispatch", parse_moe_dispatch_study},
+      {"training-step", parse_training_step_study},
   };
   return kinds;
 }

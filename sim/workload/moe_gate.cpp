@@ -1,5 +1,7 @@
 #include "workload/moe_gate.hpp"
 
+#include "core/fast_random.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -109,7 +111,7 @@ void update_bias(std::vector<float>& bias, const std::vector<int>& load, float g
 
 std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> noise(0.0f, 1.0f);
+  core::FastNormal noise(seed);
   std::vector<float> popularity(experts, 0.0f);
   // Which experts are popular is itself seeded, so popularity is not tied to expert index
   // (and so to a node).
@@ -120,12 +122,26 @@ std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew sk
     if (skew == AffinitySkew::kZipf) popularity[rank[e]] = static_cast<float>(-strength * std::log(1.0 + e));
     if (skew == AffinitySkew::kHotExperts && e < std::max(1, experts / 32)) popularity[rank[e]] = static_cast<float>(strength);
   }
+  // Blocks of tokens draw from their own seeded streams, so the values do not depend on how
+  // many threads draw them.
+  constexpr int kBlock = 1024;
   std::vector<float> a(static_cast<std::size_t>(tokens) * experts);
-  for (int t = 0; t < tokens; ++t)
-    for (int e = 0; e < experts; ++e) {
-      const float logit = noise(rng) + popularity[e];
-      a[static_cast<std::size_t>(t) * experts + e] = 1.0f / (1.0f + std::exp(-logit));
+  auto fill = [&](int first_block, int stride) {
+    for (int block = first_block; block * kBlock < tokens; block += stride) {
+      core::FastNormal noise(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(block));
+      for (int t = block * kBlock; t < std::min(tokens, (block + 1) * kBlock); ++t)
+        for (int e = 0; e < experts; ++e) {
+          const float logit = static_cast<float>(noise.normal()) + popularity[e];
+          a[static_cast<std::size_t>(t) * experts + e] = 1.0f / (1.0f + std::exp(-logit));
+        }
     }
+  };
+  const int blocks = (tokens + kBlock - 1) / kBlock;
+  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, blocks);
+  std::vector<std::thread> workers;
+  for (int i = 1; i < threads; ++i) workers.emplace_back(fill, i, threads);
+  fill(0, threads);
+  for (auto& w : workers) w.join();
   return a;
 }
 

@@ -22,6 +22,10 @@ double step_seconds(const Step& step, const PassTimes& t) {
 }  // namespace
 
 PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double transfer_bytes) {
+  return pipeline_graph(s, [&times](const Step& step) { return step_seconds(step, times); }, transfer_bytes);
+}
+
+PipelineGraph pipeline_graph(const Schedule& s, const StepSeconds& seconds_of, double transfer_bytes) {
   PipelineGraph out;
   auto& g = out.graph;
   out.step_tasks.resize(s.ranks);
@@ -46,7 +50,7 @@ PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double t
         deps.push_back(backward_ready[c.flow][c.position + 1]);
       if (c.pass == Pass::kWeight) deps.push_back(input_backward[c.flow][c.position]);
     }
-    const auto task = g.add_compute(token(step, s.show_lane), rank, "compute", step_seconds(step, times), deps);
+    const auto task = g.add_compute(token(step, s.show_lane), rank, "compute", seconds_of(step), deps);
     out.step_tasks[rank].push_back(task);
     // Send what this step produced to the rank of the next stage on its path.
     for (const auto& c : step.chunks) {

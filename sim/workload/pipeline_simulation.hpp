@@ -2,6 +2,7 @@
 // Runs a pipeline schedule on the engine: each rank's steps in its order on its compute stream,
 // each activation (forward) and gradient (backward) crossing ranks as a transfer over the
 // platform, and measures step time, bubbles, in-flight activations and parameter copies.
+#include <functional>
 #include <vector>
 
 #include "core/task_graph.hpp"
@@ -24,6 +25,11 @@ struct PipelineGraph {
 };
 
 PipelineGraph pipeline_graph(const Schedule& schedule, const PassTimes& times, double transfer_bytes);
+
+// The same with each step's time given by `step_seconds`: for stages of different costs (the
+// stage of a chunk is its `position`) and for overlapped pairs of different stages.
+using StepSeconds = std::function<double(const Step&)>;
+PipelineGraph pipeline_graph(const Schedule& schedule, const StepSeconds& step_seconds, double transfer_bytes);
 
 struct PipelineMetrics {
   double step_s = 0;

@@ -1,0 +1,86 @@
+#include "workload/ep_comm.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/engine.hpp"
+
+namespace workload {
+
+core::TaskGraph dispatch_graph(const DispatchTraffic& t, double scale, bool reverse) {
+  core::TaskGraph g;
+  const int n = static_cast<int>(t.ib.size());
+  std::vector<core::TaskId> all;
+  for (const auto* stage : {&t.ib, &t.nvlink})
+    for (int sender = 0; sender < n; ++sender) {
+      std::vector<core::Flow> flows;
+      for (int other = 0; other < n; ++other) {
+        const double bytes = (reverse ? (*stage)[other][sender] : (*stage)[sender][other]) * scale;
+        if (bytes > 0) flows.push_back({sender, other, bytes});
+      }
+      if (!flows.empty())
+        all.push_back(g.add_transfer(stage == &t.ib ? "IB" : "NVLink", sender, stage == &t.ib ? "ib" : "nvlink",
+                                     std::move(flows), {}));
+    }
+  g.add_join("done", all);
+  return g;
+}
+
+double dispatch_bound_s(const DispatchTraffic& t, double scale, double ib_Bps, double nvlink_Bps) {
+  const std::size_t n = t.ib.size();
+  double worst = 0;
+  for (const auto& [m, bps] : {std::pair{&t.ib, ib_Bps}, std::pair{&t.nvlink, nvlink_Bps}})
+    for (std::size_t g = 0; g < n; ++g) {
+      double out = 0, in = 0;
+      for (std::size_t o = 0; o < n; ++o) {
+        out += (*m)[g][o];
+        in += (*m)[o][g];
+      }
+      worst = std::max(worst, std::max(out, in) * scale / bps);
+    }
+  return worst;
+}
+
+EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
+  const Model& model = *s.model;
+  const Moe& moe = *model.moe;
+  net::FabricSpec spec = s.fabric;
+  spec.nodes = s.ep / spec.gpus_per_node;
+  const int tokens = s.simulated_tokens_per_gpu * s.ep;
+  const auto affinities = synthetic_affinities(tokens, moe.routed_experts, AffinitySkew::kUniform, 0, s.seed);
+  const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
+                        std::min(moe.groups_per_token, moe.groups), 2.5};
+  const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+  const ExpertPlacement placement{s.ep, spec.gpus_per_node, moe.routed_experts};
+
+  const double bf16_bytes = 2.0 * model.hidden;
+  const double dispatch_bytes = s.fp8_dispatch ? model.hidden + model.hidden / 128.0 * 4 : bf16_bytes;
+  const auto forward = dispatch_traffic(routing, placement, dispatch_bytes);
+  const auto gradients = dispatch_traffic(routing, placement, bf16_bytes);
+  const double scale = double(s.tokens_per_gpu) / s.simulated_tokens_per_gpu;  // the flow model is linear in bytes
+
+  EpCommTimes out;
+  auto time = [&](const DispatchTraffic& t, bool reverse) {
+    if (!s.flow) return dispatch_bound_s(t, scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
+    const net::FabricPlatform platform(spec);
+    return core::simulate(platform, dispatch_graph(t, scale, reverse)).makespan_s();
+  };
+  out.dispatch_forward_s = time(forward, false);
+  out.combine_forward_s = time(gradients, true);
+  // The gradients retrace the same routes: combine's backward the dispatch direction in BF16,
+  // dispatch's backward the combine direction.
+  out.combine_backward_s = s.fp8_dispatch ? time(gradients, false) : out.dispatch_forward_s;
+  out.dispatch_backward_s = out.combine_forward_s;
+
+  std::vector<double> per_gpu(static_cast<std::size_t>(s.ep), 0.0);
+  const auto load = expert_load(routing, moe.routed_experts);
+  for (int e = 0; e < moe.routed_experts; ++e) per_gpu[placement.gpu_of_expert(e)] += load[e];
+  const double mean = std::accumulate(per_gpu.begin(), per_gpu.end(), 0.0) / s.ep;
+  out.expert_imbalance = *std::max_element(per_gpu.begin(), per_gpu.end()) / mean;
+  double ib = 0;
+  for (const auto& row : forward.ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
+  out.ib_bytes_per_gpu_dispatch = ib * scale / s.ep;
+  return out;
+}
+
+}  // namespace workload

@@ -1,0 +1,47 @@
+#pragma once
+// The expert-parallel all-to-all of one MoE layer for one micro-batch, from real routing
+// decisions: tokens are routed by the model's node-limited gate (synthetic affinities, seeded),
+// turned into IB and NVLink byte matrices (moe_dispatch.hpp) and timed on a fabric, either by
+// flow simulation or analytically (each GPU's busiest link, no contention inside the fabric).
+// The backward mirrors the forward: the gradient of combine travels the dispatch's way and the
+// gradient of dispatch the combine's, both in BF16.
+#include <cstdint>
+
+#include "core/task_graph.hpp"
+#include "net/fabric.hpp"
+#include "workload/model.hpp"
+#include "workload/moe_dispatch.hpp"
+
+namespace workload {
+
+struct EpCommSetup {
+  const Model* model = nullptr;
+  int ep = 64;                         // GPUs of the EP group, whole nodes
+  int tokens_per_gpu = 4096;           // of the micro-batch
+  int simulated_tokens_per_gpu = 256;  // routed and simulated; bytes are scaled to tokens_per_gpu
+  std::uint64_t seed = 1;
+  bool fp8_dispatch = true;            // FP8 with a 4-byte scale per 128 channels, else BF16
+  net::FabricSpec fabric;              // its node count is set from ep
+  bool flow = true;                    // flow simulation, else the analytical bound
+};
+
+struct EpCommTimes {
+  double dispatch_forward_s = 0;
+  double combine_forward_s = 0;
+  double combine_backward_s = 0;   // dispatch direction, BF16 gradients
+  double dispatch_backward_s = 0;  // combine direction, BF16 gradients
+  double expert_imbalance = 1;     // max / mean expert-token assignments per GPU
+  double ib_bytes_per_gpu_dispatch = 0;
+};
+
+EpCommTimes expert_parallel_comm(const EpCommSetup& setup);
+
+// One transfer per source GPU and stage (IB, NVLink), both stages starting together as DeepEP
+// forwards over NVLink while tokens arrive. `reverse`: the same bytes backwards (combine).
+core::TaskGraph dispatch_graph(const DispatchTraffic& traffic, double scale, bool reverse);
+
+// Time of that graph when each GPU's links carry its bytes at full rate with no other
+// contention: the busiest IB or NVLink port, sending or receiving.
+double dispatch_bound_s(const DispatchTraffic& traffic, double scale, double ib_Bps, double nvlink_Bps);
+
+}  // namespace workload

@@ -1,0 +1,40 @@
+#pragma once
+// Time of a GPU kernel from a roofline: FLOPs over the achieved compute rate, or bytes over the
+// achieved memory bandwidth, each the GPU's peak times an efficiency. The efficiencies are the
+// scenario's, stated with where they come from (published kernel benchmarks), never fitted to
+// the figure a scenario reproduces.
+#include "hw/gpu.hpp"
+
+namespace workload {
+
+struct KernelEfficiency {
+  double fp8_gemm = 0.65;            // of the FP8 dense peak (DeepGEMM on H800: ~1300 of 1979 TFLOPS)
+  double bf16_gemm = 0.70;           // of the BF16 dense peak (cuBLAS on H800: ~700 of 989 TFLOPS)
+  double attention_forward = 0.55;   // of the BF16 peak (FlashAttention-3 forward, causal, 4K tokens)
+  double attention_backward = 0.45;  // of the BF16 peak (FlashAttention-3 backward)
+  double memory = 0.80;              // of the HBM bandwidth, for element-wise kernels
+};
+
+class Roofline {
+ public:
+  Roofline(const hw::Gpu& gpu, KernelEfficiency efficiency, bool fp8_gemms)
+      : gpu_(&gpu), eff_(efficiency), fp8_gemms_(fp8_gemms) {}
+
+  // A linear layer's GEMM: FP8 where the recipe runs it in FP8, else BF16.
+  double linear_s(double flops) const { return fp8_gemms_ ? fp8_gemm_s(flops) : bf16_gemm_s(flops); }
+  double fp8_gemm_s(double flops) const { return flops / (gpu_->fp8_dense_flops_per_s * eff_.fp8_gemm); }
+  double bf16_gemm_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.bf16_gemm); }
+  double attention_forward_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward); }
+  double attention_backward_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_backward); }
+  double memory_s(double bytes) const { return bytes / (gpu_->hbm_bandwidth_Bps * eff_.memory); }
+
+  const hw::Gpu& gpu() const { return *gpu_; }
+  bool fp8_gemms() const { return fp8_gemms_; }
+
+ private:
+  const hw::Gpu* gpu_;
+  KernelEfficiency eff_;
+  bool fp8_gemms_;
+};
+
+}  // namespace workload

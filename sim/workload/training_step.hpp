@@ -1,0 +1,128 @@
+#pragma once
+// One training step of a pipeline-parallel, expert-parallel MoE model (DeepSeek-V3 report §3.2,
+// ISCA'25 Table 4): every stage's forward, backward-for-input and weight chunks costed per layer
+// from a roofline (FP8 GEMMs, BF16 attention, memory-bound element-wise work, recomputation of
+// RMSNorm and MLA's up-projections in the backward), the EP all-to-all of each MoE layer from
+// ep_comm.hpp, DualPipe's overlap of a forward and a backward chunk (chunk_overlap.hpp, layer by
+// layer, communication SMs taken from compute), the pipeline schedule run over the stages, then
+// ZeRO-1's gradient reduce-scatter, optimizer step and parameter all-gather.
+//
+// Every data-parallel replica runs the same pipeline, so one pipeline of `pp` ranks stands for
+// all of them; the EP and DP collectives are timed on the whole fabric.
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/timeline.hpp"
+#include "workload/chunk_overlap.hpp"
+#include "workload/ep_comm.hpp"
+#include "workload/model.hpp"
+#include "workload/pipeline_schedule.hpp"
+#include "workload/pipeline_simulation.hpp"
+#include "workload/roofline.hpp"
+#include "workload/stage_layout.hpp"
+
+namespace workload {
+
+struct TrainingParallelism {
+  int gpus = 2048;
+  int gpus_per_node = 8;
+  int pp = 16;
+  int ep = 64;  // the routed experts of a layer are spread over this many GPUs of a stage
+  std::string schedule = "dualpipe";
+
+  int dp() const { return gpus / pp; }              // replicas of the dense weights (ZeRO-1 group)
+  int expert_dp() const { return gpus / pp / ep; }  // replicas of each expert
+};
+
+struct TrainingBatch {
+  int sequences = 15360;  // per step, all replicas together
+  int sequence_tokens = 4096;
+  int micro_batch_sequences = 1;
+
+  int micro_batches(int dp) const { return sequences / dp / micro_batch_sequences; }
+  double micro_batch_tokens() const { return double(micro_batch_sequences) * sequence_tokens; }
+};
+
+struct OptimizerSetup {
+  double gradient_bytes = 4;   // FP32 gradients reduce-scattered
+  double parameter_bytes = 2;  // BF16 weights all-gathered
+  // AdamW over FP32 master weights with BF16 moments: read weight, gradient and two moments,
+  // write weight, moments and the BF16 copy (4 + 4 + 2 + 2 + 4 + 2 + 2 + 2).
+  double state_bytes_per_parameter = 22;
+};
+
+// The seconds of one layer's components for one micro-batch, as chunk_overlap.hpp takes them.
+struct LayerChunks {
+  ForwardChunk forward;
+  BackwardChunk backward;
+};
+
+// A stage's chunks: its layers (the MTP module's layer last on the last stage) and the work
+// outside layers (embedding, final norm, head, loss, MTP projection), which overlaps nothing.
+struct StageChunks {
+  std::vector<LayerChunks> layers;
+  double extra_forward_s = 0, extra_input_s = 0, extra_weight_s = 0;
+
+  double forward_s() const;
+  double input_backward_s() const;  // B*
+  double weight_s() const;          // W
+};
+
+// Parameters a rank keeps, for the data-parallel synchronisation.
+struct RankParameters {
+  double dense = 0;   // replicated over dp(): attention, dense FFN, shared experts, gates, embedding, head
+  double expert = 0;  // routed experts, replicated over expert_dp()
+};
+
+struct DataParallelTimes {
+  double reduce_scatter_s = 0;
+  double optimizer_s = 0;
+  double all_gather_s = 0;
+  double total() const { return reduce_scatter_s + optimizer_s + all_gather_s; }
+};
+
+// Where the critical rank's pipeline time goes (ISCA'25 Table 4's rows).
+struct StepBreakdown {
+  int rank = 0;
+  double forward_s = 0;     // 1F: forward chunks alone
+  double backward_s = 0;    // 1B: backward chunks alone (input only, or with weights)
+  double weight_s = 0;      // 1W: weight chunks alone
+  double overlapped_s = 0;  // 1F1B: overlapped forward-and-backward pairs
+  double bubble_s = 0;      // idle
+};
+
+class TrainingStep {
+ public:
+  TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism, TrainingBatch batch,
+               StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms);
+
+  const std::vector<StageChunks>& stages() const { return stages_; }
+  const Schedule& schedule() const { return schedule_; }
+  // Seconds of one step of the schedule on its rank (a chunk, or an overlapped pair).
+  double step_seconds(const Step& step) const;
+  // The activation (or its gradient) one micro-batch sends to the next stage, in BF16.
+  double pp_transfer_bytes() const;
+  PipelineGraph pipeline_graph() const;
+  StepBreakdown breakdown(const PipelineGraph& graph, const core::Timeline& timeline) const;
+  // The largest any rank holds (a DualPipe rank holds two stages).
+  RankParameters rank_parameters() const;
+
+ private:
+  LayerChunks layer_chunks(int layer, bool moe) const;
+  double pair_seconds(int forward_stage, int backward_stage, bool with_weight) const;
+
+  const Model* model_;
+  Roofline roofline_;
+  TrainingParallelism par_;
+  TrainingBatch batch_;
+  StageLayout layout_;
+  EpCommTimes ep_;
+  int sms_, comm_sms_;
+  std::vector<StageChunks> stages_;
+  Schedule schedule_;
+  mutable std::map<std::tuple<int, int, bool>, double> pair_cache_;
+};
+
+}  // namespace workload

@@ -1,0 +1,175 @@
+#include <catch2/catch.hpp>
+#include <numeric>
+#include <random>
+
+#include "core/analytic_engine.hpp"
+#include "core/engine.hpp"
+#include "core/input_error.hpp"
+#include "hw/gpu.hpp"
+#include "workload/data_parallel_sync.hpp"
+#include "workload/ep_comm.hpp"
+#include "workload/pipeline_simulation.hpp"
+#include "workload/schedule_generators.hpp"
+#include "workload/stage_layout.hpp"
+#include "workload/training_step.hpp"
+
+using namespace workload;
+
+namespace {
+
+const Model& v3() { return model_by_name("deepseek-v3"); }
+
+Roofline h800_roofline(bool fp8 = true) { return Roofline(hw::gpu_by_name("H800"), KernelEfficiency{}, fp8); }
+
+EpCommTimes some_ep_comm() {
+  EpCommTimes ep;
+  ep.dispatch_forward_s = 2e-3;
+  ep.combine_forward_s = ep.combine_backward_s = ep.dispatch_backward_s = 4e-3;
+  return ep;
+}
+
+TrainingStep v3_step(const std::string& schedule, EpCommTimes ep, int comm_sms, int sequences = 15360, bool fp8 = true) {
+  TrainingParallelism par;
+  par.schedule = schedule;
+  TrainingBatch batch;
+  batch.sequences = sequences;
+  return TrainingStep(v3(), h800_roofline(fp8), par, batch, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), ep,
+                      132, comm_sms);
+}
+
+}  // namespace
+
+TEST_CASE("the analytical engine serialises each stream and waits for dependencies", "[training]") {
+  core::TaskGraph g;
+  const auto a = g.add_compute("a", 0, "compute", 1.0, {});
+  const auto b = g.add_compute("b", 0, "compute", 2.0, {});             // after a on its stream
+  const auto c = g.add_compute("c", 1, "compute", 0.5, {a});            // waits for a
+  const auto t = g.add_transfer("t", 1, "comm", {{1, 0, 100.0}}, {c});  // 100 B at 100 B/s
+  const auto j = g.add_join("j", {b, t});
+  const auto tl = core::evaluate_analytically(g, [](const core::Flow& f) { return f.bytes / 100.0; });
+  CHECK(tl.span(b).start_s == Approx(1.0));
+  CHECK(tl.span(c).start_s == Approx(1.0));
+  CHECK(tl.span(t).end_s == Approx(2.5));
+  CHECK(tl.span(j).end_s == Approx(3.0));
+}
+
+TEST_CASE("the analytical engine agrees with SimGrid when no flows share a link", "[training]") {
+  const auto s = one_f_one_b(4, 8);
+  const auto pg = pipeline_graph(s, PassTimes{1.0, 2.0, 0.5, 2.5}, 1e6);
+  net::Cluster c = net::ideal_cluster(4);
+  c.scale_out_Bps = 1e8;  // 10 ms per transfer: visible in the step
+  const double flow = core::simulate(c, pg.graph).makespan_s();
+  const double analytic = core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / 1e8; }).makespan_s();
+  CHECK(analytic == Approx(flow).epsilon(1e-9));
+}
+
+TEST_CASE("balanced_partition minimises the costliest run", "[training]") {
+  CHECK(balanced_partition({1, 1, 1, 1}, 2) == std::vector<int>{2, 2});
+  CHECK(balanced_partition({4, 1, 1, 1, 1}, 2) == std::vector<int>{1, 4});
+  CHECK(balanced_partition({1, 1, 1, 1, 1, 1, 3}, 3) == std::vector<int>{3, 3, 1});
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> w(30);
+    for (auto& x : w) x = std::uniform_real_distribution<double>(0.5, 2.0)(rng);
+    const auto sizes = balanced_partition(w, 7);
+    CHECK(std::accumulate(sizes.begin(), sizes.end(), 0) == 30);
+    // No run is heavier than the lower bound total / parts plus the heaviest item.
+    double total = std::accumulate(w.begin(), w.end(), 0.0), worst = 0;
+    for (std::size_t i = 0, p = 0; p < sizes.size(); ++p) {
+      double run = 0;
+      for (int k = 0; k < sizes[p]; ++k) run += w[i++];
+      worst = std::max(worst, run);
+    }
+    CHECK(worst <= total / 7 + 2.0);
+  }
+}
+
+TEST_CASE("DeepSeek-V3 over 16 stages: every layer placed once, head and MTP on the last", "[training]") {
+  const auto layout = balanced_stage_layout(v3(), 16, true, 4096, "/pp");
+  REQUIRE(layout.layers.size() == 16);
+  CHECK(std::accumulate(layout.layers.begin(), layout.layers.end(), 0) == 61);
+  for (std::size_t s = 1; s < 16; ++s) CHECK(layout.first_layer[s] == layout.first_layer[s - 1] + layout.layers[s - 1]);
+  // The head and the MTP module weigh on the last stage: it holds fewer layers than the middle.
+  CHECK(layout.layers.back() < layout.layers[8]);
+  CHECK_THROWS_AS(explicit_stage_layout(v3(), std::vector<int>(16, 4), true, "/x"), core::InputError);
+  CHECK_THROWS_AS(balanced_stage_layout(v3(), 62, true, 4096, "/pp"), core::InputError);
+}
+
+TEST_CASE("without communication an overlapped pair costs its two chunks", "[training]") {
+  const auto step = v3_step("dualpipe", EpCommTimes{}, 0);
+  for (int f : {0, 7, 15})
+    for (int b : {0, 8, 15}) {
+      const Step pair{{{Pass::kForward, 0, 0, 0, f}, {Pass::kBackward, 1, 0, 0, b}}};
+      const auto& sf = step.stages()[f];
+      const auto& sb = step.stages()[b];
+      CHECK(step.step_seconds(pair) == Approx(sf.forward_s() + sb.input_backward_s() + sb.weight_s()));
+    }
+}
+
+TEST_CASE("overlap hides communication; SMs taken by it cost compute", "[training]") {
+  const auto with_sms = v3_step("dualpipe", some_ep_comm(), 20);
+  const auto coprocessor = v3_step("dualpipe", some_ep_comm(), 0);
+  const Step pair{{{Pass::kForward, 0, 0, 0, 8}, {Pass::kBackward, 1, 0, 0, 8}}};
+  const auto& st = with_sms.stages()[8];
+  const double serial = st.forward_s() + st.input_backward_s() + st.weight_s();
+  CHECK(with_sms.step_seconds(pair) < serial);
+  CHECK(coprocessor.step_seconds(pair) < with_sms.step_seconds(pair));
+  // BF16 GEMMs run at half the FP8 rate: slower chunks.
+  const auto bf16 = v3_step("dualpipe", some_ep_comm(), 20, 15360, false);
+  CHECK(bf16.stages()[8].forward_s() > st.forward_s());
+}
+
+TEST_CASE("the step breakdown accounts for every second of the critical rank", "[training]") {
+  for (const char* kind : {"dualpipe", "1f1b", "zb1p"}) {
+    const auto step = v3_step(kind, some_ep_comm(), 20, 4096);  // 32 micro-batches per replica
+    const auto pg = step.pipeline_graph();
+    const auto tl = core::evaluate_analytically(pg.graph, [](const core::Flow& f) { return f.bytes / 50e9; });
+    const auto b = step.breakdown(pg, tl);
+    INFO(kind);
+    CHECK(b.forward_s + b.backward_s + b.weight_s + b.overlapped_s + b.bubble_s == Approx(tl.makespan_s()));
+    if (std::string(kind) != "dualpipe") CHECK(b.overlapped_s == 0);
+  }
+}
+
+TEST_CASE("DualPipe beats 1F1B and ZB1P on the V3 step", "[training]") {
+  auto makespan = [](const TrainingStep& s) {
+    const auto pg = s.pipeline_graph();
+    return core::evaluate_analytically(pg.graph, [](const core::Flow& f) { return f.bytes / 50e9; }).makespan_s();
+  };
+  const double dual = makespan(v3_step("dualpipe", some_ep_comm(), 20));
+  CHECK(dual < makespan(v3_step("zb1p", some_ep_comm(), 20)));
+  CHECK(makespan(v3_step("zb1p", some_ep_comm(), 20)) < makespan(v3_step("1f1b", some_ep_comm(), 20)));
+}
+
+TEST_CASE("EP all-to-all: the analytical bound equals the flow simulation on an MPFT", "[training]") {
+  EpCommSetup s;
+  s.model = &v3();
+  s.ep = 16;
+  s.simulated_tokens_per_gpu = 64;
+  s.fabric.kind = net::FabricKind::kMultiPlane;
+  s.flow = true;
+  const auto flow = expert_parallel_comm(s);
+  s.flow = false;
+  const auto bound = expert_parallel_comm(s);
+  CHECK(flow.dispatch_forward_s == Approx(bound.dispatch_forward_s).epsilon(0.02));
+  CHECK(flow.combine_forward_s == Approx(bound.combine_forward_s).epsilon(0.02));
+  CHECK(flow.combine_backward_s == Approx(2 * 7168 / (7168 + 7168 / 128.0 * 4) * flow.dispatch_forward_s).epsilon(0.02));
+  CHECK(flow.expert_imbalance >= 1.0);
+}
+
+TEST_CASE("ZeRO-1 synchronisation: the ring closed form equals the flow simulation", "[training]") {
+  TrainingParallelism par;
+  par.gpus = 64;  // 8 nodes: 4 stages of 2 nodes, EP 8
+  par.pp = 4;
+  par.ep = 8;
+  DataParallelSetup s{{1e9, 4e8}, par, OptimizerSetup{}, net::FabricSpec{}, true};
+  s.fabric.kind = net::FabricKind::kMultiRail;
+  const auto flow = data_parallel_times(s, h800_roofline());
+  s.flow = false;
+  const auto closed = data_parallel_times(s, h800_roofline());
+  CHECK(flow.reduce_scatter_s == Approx(closed.reduce_scatter_s).epsilon(0.02));
+  CHECK(flow.all_gather_s == Approx(closed.all_gather_s).epsilon(0.02));
+  CHECK(flow.all_gather_s == Approx(flow.reduce_scatter_s / 2).epsilon(0.02));  // BF16 weights, FP32 gradients
+  // 4 GB of gradients over 8 GPUs of NVLink (7/8 at 160 GB/s), a 2-node ring, and 1.6 GB of experts on 2 nodes.
+  CHECK(closed.reduce_scatter_s == Approx(7.0 / 8 * 4e9 / 160e9 + 0.5 * 0.5e9 / 50e9 + 0.5 * 1.6e9 / 50e9));
+}
