@@ -6,6 +6,7 @@
 #include "core/study_collective.hpp"
 #include "core/study_decode_bound.hpp"
 #include "core/study_fp8.hpp"
+#include "core/study_inference.hpp"
 #include "core/study_kv_cache.hpp"
 #include "core/study_moe_dispatch.hpp"
 #include "core/study_moe_routing.hpp"
@@ -32,6 +33,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"moe-routing", parse_moe_routing_study},
       {"moe-dispatch", parse_moe_dispatch_study},
       {"training-step", parse_training_step_study},
+      {"inference", parse_inference_study},
   };
   return kinds;
 }

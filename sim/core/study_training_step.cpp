@@ -1,6 +1,7 @@
 #include "core/study_training_step.hpp"
 
 #include "core/analytic_engine.hpp"
+#include "core/compute_config.hpp"
 #include "core/engine.hpp"
 #include "core/fabric_config.hpp"
 #include "core/input_error.hpp"
@@ -178,20 +179,10 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   }
   p.finish();
 
-  JsonReader c = root.object("compute");
-  s->fp8_gemms = c.boolean("fp8_gemms", true);
-  auto fraction = [&](const char* key, double fallback) {
-    const double v = c.positive_number(key, fallback);
-    if (v > 1) throw InputError(c.pointer_of(key), format_number(v) + " is not allowed; an efficiency is a fraction of the peak, at most 1");
-    return v;
-  };
-  s->efficiency.fp8_gemm = fraction("fp8_gemm_efficiency", s->efficiency.fp8_gemm);
-  s->efficiency.bf16_gemm = fraction("bf16_gemm_efficiency", s->efficiency.bf16_gemm);
-  s->efficiency.attention_forward = fraction("attention_forward_efficiency", s->efficiency.attention_forward);
-  s->efficiency.attention_backward = fraction("attention_backward_efficiency", s->efficiency.attention_backward);
-  s->efficiency.memory = fraction("memory_efficiency", s->efficiency.memory);
-  s->comm_sms = static_cast<int>(c.non_negative_integer("communication_sms", 20, s->gpu->sm_count - 1));
-  c.finish();
+  const auto compute = parse_compute(root.object("compute"), s->gpu->sm_count, 20);
+  s->fp8_gemms = compute.fp8_gemms;
+  s->efficiency = compute.efficiency;
+  s->comm_sms = compute.comm_sms;
 
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));

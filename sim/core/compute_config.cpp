@@ -1,0 +1,28 @@
+#include "core/compute_config.hpp"
+
+#include "core/input_error.hpp"
+#include "core/report.hpp"
+
+namespace core {
+
+ComputeConfig parse_compute(JsonReader c, int sm_count, int default_comm_sms) {
+  ComputeConfig out;
+  out.fp8_gemms = c.boolean("fp8_gemms", true);
+  auto fraction = [&](const char* key, double fallback) {
+    const double v = c.positive_number(key, fallback);
+    if (v > 1)
+      throw InputError(c.pointer_of(key), format_number(v) + " is not allowed; an efficiency is a fraction of the peak, at most 1");
+    return v;
+  };
+  auto& e = out.efficiency;
+  e.fp8_gemm = fraction("fp8_gemm_efficiency", e.fp8_gemm);
+  e.bf16_gemm = fraction("bf16_gemm_efficiency", e.bf16_gemm);
+  e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
+  e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
+  e.memory = fraction("memory_efficiency", e.memory);
+  out.comm_sms = static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1));
+  c.finish();
+  return out;
+}
+
+}  // namespace core

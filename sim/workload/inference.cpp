@@ -1,0 +1,180 @@
+#include "workload/inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/analytic_engine.hpp"
+#include "core/engine.hpp"
+#include "workload/ep_comm.hpp"
+#include "workload/layer_cost.hpp"
+#include "workload/moe_dispatch.hpp"
+#include "workload/moe_gate.hpp"
+
+namespace workload {
+
+namespace {
+
+int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// The EP all-to-all of one micro-batch: routed by the gate, sent directly or DeepEP's way.
+struct MoeTraffic {
+  double dispatch_s = 0, combine_s = 0;
+  double imbalance = 1;
+  double busiest_expert_tokens = 0;  // routed token copies on the busiest routed GPU
+  double ib_bytes_per_gpu = 0;
+  bool simulated = false;
+};
+
+MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
+                       std::uint64_t seed, int max_routed, const net::Cluster* cluster, AllToAllCache* cache) {
+  const Moe& moe = *m.moe;
+  const int routed = static_cast<int>(std::min<long long>(tokens, max_routed));
+  const double scale = double(tokens) / routed;
+  const auto affinities = synthetic_affinities(routed, moe.routed_experts, AffinitySkew::kUniform, 0, seed);
+  const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
+  const auto routing = route_tokens(affinities, routed, gate, std::vector<float>(moe.routed_experts, 0.0f));
+  const int per_gpu = moe.routed_experts / d.routed_gpus;
+
+  MoeTraffic out;
+  std::vector<double> load(static_cast<std::size_t>(d.routed_gpus), 0.0);
+  for (int e : routing.experts) load[static_cast<std::size_t>(e / per_gpu)] += 1;
+  const double mean = double(routing.experts.size()) / d.routed_gpus;
+  out.busiest_expert_tokens = *std::max_element(load.begin(), load.end()) * scale;
+  out.imbalance = out.busiest_expert_tokens / scale / mean;
+
+  const double dispatch_bytes = m.hidden + m.hidden / 128.0 * 4;  // FP8 with a scale per 128 channels
+  const double combine_bytes = 2.0 * m.hidden;                     // BF16
+  DispatchTraffic dispatch, combine;
+  if (d.direct_comm) {
+    std::vector<std::vector<int>> destinations(static_cast<std::size_t>(routed));
+    for (int t = 0; t < routed; ++t) {
+      for (int k = 0; k < routing.top_k; ++k) destinations[t].push_back(routing.expert(t, k) / per_gpu);
+      if (d.dedicated_shared && d.shared_gpus() > 0) destinations[t].push_back(d.routed_gpus + t % d.shared_gpus());
+    }
+    dispatch = direct_traffic(destinations, d.gpus, d.gpus_per_node, dispatch_bytes);
+    combine = direct_traffic(destinations, d.gpus, d.gpus_per_node, combine_bytes);
+  } else {
+    const ExpertPlacement placement{d.gpus, d.gpus_per_node, moe.routed_experts};
+    dispatch = dispatch_traffic(routing, placement, dispatch_bytes);
+    combine = dispatch_traffic(routing, placement, combine_bytes);
+  }
+  double busiest = 0;
+  for (const auto& row : dispatch.ib) {
+    double sum = 0;
+    for (double b : row) sum += b;
+    busiest = std::max(busiest, sum);
+  }
+  out.ib_bytes_per_gpu = busiest * scale;
+  // SimGrid's max-min solver slows down with the square of concurrent flows: past a few
+  // thousand (two tokens per GPU) the busiest port, which it matches below that, stands in.
+  out.simulated = cluster && tokens <= 2LL * d.gpus;
+  if (out.simulated) {
+    if (cache && cache->count(tokens)) {
+      std::tie(out.dispatch_s, out.combine_s) = cache->at(tokens);
+    } else {
+      out.dispatch_s = core::simulate(*cluster, dispatch_graph(dispatch, scale, false)).makespan_s();
+      out.combine_s = core::simulate(*cluster, dispatch_graph(combine, scale, true)).makespan_s();
+      if (cache) (*cache)[tokens] = {out.dispatch_s, out.combine_s};
+    }
+  } else {
+    const bool crosses_nodes = d.gpus > d.gpus_per_node;
+    const double latency = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
+    out.dispatch_s = dispatch_bound_s(dispatch, scale, links.ib_Bps, links.nvlink_Bps) + latency;
+    out.combine_s = dispatch_bound_s(combine, scale, links.ib_Bps, links.nvlink_Bps) + latency;
+  }
+  return out;
+}
+
+// A GEMM over `rows` tokens with `weights` FP8 parameters: the larger of its compute and of
+// reading its weights once.
+double weight_gemm_s(const Roofline& r, double weights, double rows) {
+  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0)));
+}
+
+}  // namespace
+
+ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeployment& d, const ServingLinks& links,
+                         const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
+  const Attention& a = m.attention;
+  const double h = m.hidden;
+  const int tp = d.attention_tp;
+  const int mb_sequences = ceil_div(q.sequences, d.micro_batches);
+  const long long mb_tokens = static_cast<long long>(mb_sequences) * q.tokens_per_sequence;
+  const int group_sequences = ceil_div(mb_sequences, d.attention_dp());  // the busiest attention group
+  const double group_tokens = double(group_sequences) * q.tokens_per_sequence;
+  const double gpu_tokens = double(ceil_div(mb_tokens, d.gpus));  // after sequence parallelism
+  const auto params = layer_parameters(m, true);
+  const auto cost = layer_costs(m).back();
+
+  // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens.
+  double attention_s = 0, kv_fetch_s = 0;
+  {
+    double core_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
+    if (q.prefill) {
+      const double s = q.tokens_per_sequence;
+      core_flops = group_sequences * cost.attention_flops_per_token(1.0) * s * (s + 1) / 2 / tp;
+    } else {
+      const double context = q.context_tokens + q.tokens_per_sequence;
+      kv_bytes = group_sequences * context * cost.kv_cache_elements_per_token * q.kv_bytes_per_element;
+      if (a.kind == AttentionKind::kMla) {
+        // Absorbed MLA: queries meet the compressed latent (and the RoPE key) directly; the
+        // up-projections fold into per-head GEMMs over the latent.
+        core_flops = group_tokens * (double(a.heads) / tp) * 2.0 * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) * context;
+        extra_bf16_flops = group_tokens * (double(a.heads) / tp) * 2.0 * a.kv_lora_rank * (a.qk_nope_head_dim + a.v_head_dim);
+      } else {
+        core_flops = group_tokens * cost.attention_flops_per_token(context) / tp;
+      }
+    }
+    const double weights = params.attention / tp;
+    const double compute = r.linear_s(2 * weights * group_tokens) + r.attention_forward_s(core_flops) + r.bf16_gemm_s(extra_bf16_flops);
+    // Element-wise work (norms, residuals, quantisation: about 24 bytes per hidden element) on
+    // the GPU's share of tokens, the weights, and the KV cache read once.
+    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + kv_bytes + 24 * h * gpu_tokens);
+    // Sequence parallelism: all-gather the group's tokens before attention, reduce-scatter after.
+    const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
+    attention_s = std::max(compute, memory) + tp_comm;
+    kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
+  }
+
+  ServingStep out;
+  const auto traffic = moe_traffic(m, d, links, mb_tokens, q.seed, q.max_routed_tokens, cluster, cache);
+  out.expert_imbalance = traffic.imbalance;
+  out.ib_bytes_per_gpu = traffic.ib_bytes_per_gpu;
+  out.flow_simulated = traffic.simulated;
+  const Moe& moe = *m.moe;
+  const double expert = 3.0 * h * moe.expert_ffn;
+  const int per_gpu = moe.routed_experts / d.routed_gpus;
+  // Experts of the busiest routed GPU: each of its experts' weights read once, its token copies
+  // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens.
+  double expert_s = per_gpu * weight_gemm_s(r, expert, traffic.busiest_expert_tokens / per_gpu);
+  if (d.dedicated_shared && d.shared_gpus() > 0)
+    expert_s = std::max(expert_s, weight_gemm_s(r, expert * moe.shared_experts, double(ceil_div(mb_tokens, d.shared_gpus()))));
+  else
+    expert_s += weight_gemm_s(r, expert * moe.shared_experts, gpu_tokens);
+  expert_s += r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);  // the gate
+
+  const MicroBatchCosts moe_layer{kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s};
+  // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
+  const double dense_ffn_s = weight_gemm_s(r, 3.0 * h * m.dense_ffn / tp, group_tokens);
+  for (int l = 0; l < m.layers; ++l)
+    out.layers.push_back(m.is_moe_layer(l) ? moe_layer : MicroBatchCosts{kv_fetch_s, attention_s, 0, dense_ffn_s, 0});
+  if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
+  out.moe_layer = moe_layer;
+
+  // The head: prefill needs logits of each prompt's last token only.
+  const double head_rows = q.prefill ? group_sequences : group_tokens;
+  const double head_weights = h * m.vocab / tp;
+  out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
+  if (!q.compute) {
+    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = 0;
+    for (auto& l : out.layers) l.attention_s = l.expert_s = 0;
+    out.head_s = 0;
+  }
+  const double slowdown = double(d.sms) / double(d.sms - d.comm_sms);
+  out.graph = serving_graph(out.layers, d.micro_batches, slowdown);
+  out.step_s = core::evaluate_analytically(out.graph).makespan_s() + out.head_s;
+  return out;
+}
+
+}  // namespace workload

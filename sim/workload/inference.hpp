@@ -1,0 +1,79 @@
+#pragma once
+// DeepSeek-V3 serving as deployed (V3 report §3.4, ISCA'25 §2.3): a unit of GPUs whose attention
+// runs tensor-parallel (with sequence parallelism) in data-parallel groups, and whose MoE layers
+// spread the routed experts one or more per GPU. A decode step reads every sequence's KV cache
+// (memory-bound), routes the new tokens, and sends them point to point (IBGDA, no SMs); a
+// prefill step computes whole prompts and sends them DeepEP's way (IB once per node, then
+// NVLink), its kernels holding SMs. Costs come from a roofline; the EP traffic from the
+// model's gate on synthetic affinities, timed by flow simulation or by the busiest port.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/timeline.hpp"
+#include "net/cluster.hpp"
+#include "workload/model.hpp"
+#include "workload/roofline.hpp"
+#include "workload/serving_step.hpp"
+
+namespace workload {
+
+struct ServingDeployment {
+  int gpus = 320;
+  int gpus_per_node = 8;
+  int attention_tp = 4;          // attention DP = gpus / attention_tp
+  int routed_gpus = 256;         // hold the routed experts, experts / routed_gpus each
+  bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
+  bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
+  int micro_batches = 2;
+  int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
+  int sms = 132;
+
+  int attention_dp() const { return gpus / attention_tp; }
+  int shared_gpus() const { return gpus - routed_gpus; }
+};
+
+struct ServingLinks {
+  double nvlink_Bps = 160e9;
+  double ib_Bps = 50e9;
+  double nvlink_latency_s = 0;
+  double ib_latency_s = 0;
+  double pcie_Bps = 64e9;
+};
+
+struct ServingRequest {
+  bool prefill = false;
+  int sequences = 0;            // per unit, all micro-batches: running sequences, or prompts
+  int tokens_per_sequence = 1;  // decode: 1, or 2 verifying an MTP draft; prefill: the prompt length
+  int context_tokens = 0;       // decode: tokens already in each sequence's KV cache
+  double kv_bytes_per_element = 2;
+  double kv_offload_fraction = 0;  // decode: share of the KV cache read from host memory over PCIe
+  bool mtp_draft = false;          // decode: also run the MTP module to draft the next token
+  bool compute = true;             // false: compute taken to zero, ISCA'25 §2.3.2's assumption
+  int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
+  std::uint64_t seed = 1;
+};
+
+struct ServingStep {
+  std::vector<MicroBatchCosts> layers;
+  double head_s = 0;            // after the last layer: final norm and LM head (twice with an MTP draft)
+  double step_s = 0;            // one forward pass: decode's TPOT, or prefill's time to first token
+  MicroBatchCosts moe_layer;    // one MoE layer's costs, for reports
+  double expert_imbalance = 1;  // busiest expert GPU / mean
+  double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
+  bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
+  core::TaskGraph graph;
+};
+
+// `cluster`: where to simulate the all-to-all flow by flow, for micro-batches of up to two
+// tokens per GPU; otherwise, and without it, the busiest port's bytes over its bandwidth plus
+// one latency.
+// `cache`: flow-simulated all-to-all times by tokens per micro-batch, kept across calls that
+// share the model, deployment, links and seed (the traffic does not depend on the context).
+using AllToAllCache = std::map<long long, std::pair<double, double>>;
+ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
+                         const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,
+                         AllToAllCache* cache = nullptr);
+
+}  // namespace workload

@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include "core/analytic_engine.hpp"
+#include "hw/gpu.hpp"
+#include "workload/inference.hpp"
+#include "workload/serving_step.hpp"
+
+using namespace workload;
+
+namespace {
+
+const Model& v3() { return model_by_name("deepseek-v3"); }
+
+Roofline h800() { return Roofline(hw::gpu_by_name("H800"), KernelEfficiency{}, true); }
+
+ServingLinks ib() { return ServingLinks{160e9, 50e9, 3.33e-6, 3.7e-6, 64e9}; }
+
+ServingStep decode(int sequences, int context, bool compute = true, int tokens_per_sequence = 1) {
+  ServingRequest q;
+  q.sequences = sequences;
+  q.context_tokens = context;
+  q.compute = compute;
+  q.tokens_per_sequence = tokens_per_sequence;
+  q.mtp_draft = tokens_per_sequence == 2;
+  return serving_step(v3(), h800(), ServingDeployment{}, ib(), q, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("serving graph: micro-batches hide communication behind compute and back", "[inference]") {
+  const MicroBatchCosts comm_bound{0, 1, 10, 1, 20};
+  const MicroBatchCosts compute_bound{0, 10, 1, 20, 1};
+  const std::vector<MicroBatchCosts> a(8, comm_bound), b(8, compute_bound);
+  // Steady state: the busier stream runs without gaps, two micro-batches per layer.
+  const double comm = core::evaluate_analytically(serving_graph(a, 2, 1.0)).makespan_s();
+  CHECK(comm == Approx(8 * 2 * 30 + 1 + 1).margin(2));
+  const double compute = core::evaluate_analytically(serving_graph(b, 2, 1.0)).makespan_s();
+  CHECK(compute == Approx(8 * 2 * 30 + 1).margin(2));
+  // SMs for communication slow only compute.
+  CHECK(core::evaluate_analytically(serving_graph(b, 2, 1.2)).makespan_s() > compute * 1.15);
+}
+
+TEST_CASE("decode without compute is the all-to-all alone, four per MoE layer", "[inference]") {
+  const auto step = decode(20480, 0, false);
+  const auto& c = step.moe_layer;
+  const int moe_layers = v3().layers - v3().dense_layers;
+  CHECK(step.step_s == Approx(moe_layers * 2 * (c.dispatch_s + c.combine_s)).epsilon(1e-9));
+  // The closed form's bytes per GPU (32 tokens x 9 copies, FP8 out and BF16 back) bound each
+  // all-to-all from below: imbalance can only add to the busiest port.
+  const double bound = 32.0 * 9 * (7168 + 2 * 7168) / 50e9;
+  CHECK(c.dispatch_s + c.combine_s > bound);
+  CHECK(c.dispatch_s + c.combine_s < 1.5 * bound);
+}
+
+TEST_CASE("decode TPOT grows with context and batch; throughput per GPU grows with batch", "[inference]") {
+  double previous = 0;
+  for (int context : {512, 4096, 32768}) {
+    const double t = decode(2560, context).step_s;
+    CHECK(t > previous);
+    previous = t;
+  }
+  const double small = decode(640, 4096).step_s, large = decode(10240, 4096).step_s;
+  CHECK(large > small);
+  CHECK(10240 / large > 640 / small);
+}
+
+TEST_CASE("MTP: a second token is nearly free when decode is memory-bound", "[inference]") {
+  const double acceptance = 0.85;
+  for (int sequences : {640, 10240}) {
+    const double plain = decode(sequences, 16384).step_s;
+    const double mtp = decode(sequences, 16384, true, 2).step_s;
+    const double speedup = (1 + acceptance) * plain / mtp;
+    INFO(sequences << " sequences: speedup " << speedup);
+    CHECK(speedup > 1.0);
+    CHECK(speedup < 1 + acceptance);
+  }
+  const double small = (1 + acceptance) * decode(640, 16384).step_s / decode(640, 16384, true, 2).step_s;
+  const double large = (1 + acceptance) * decode(10240, 1024).step_s / decode(10240, 1024, true, 2).step_s;
+  CHECK(small > large);  // long contexts, small batches: the KV cache read dominates
+}
+
+TEST_CASE("flow-simulated all-to-all agrees with the busiest-port bound at small batches", "[inference]") {
+  net::Cluster unit;
+  unit.nodes = 40;
+  unit.gpus_per_node = 8;
+  unit.gpu_flops_per_s = 1e15;
+  unit.scale_up_Bps = 160e9;
+  unit.scale_out_Bps = 50e9;
+  ServingRequest q;
+  q.sequences = 640;
+  q.context_tokens = 4096;
+  auto links = ib();
+  links.ib_latency_s = links.nvlink_latency_s = 0;
+  const auto flow = serving_step(v3(), h800(), ServingDeployment{}, links, q, &unit);
+  const auto bound = serving_step(v3(), h800(), ServingDeployment{}, links, q, nullptr);
+  REQUIRE(flow.flow_simulated);
+  CHECK(flow.moe_layer.dispatch_s == Approx(bound.moe_layer.dispatch_s).epsilon(0.05));
+  CHECK(flow.moe_layer.combine_s == Approx(bound.moe_layer.combine_s).epsilon(0.05));
+}
+
+TEST_CASE("prefill: time to first token grows faster than the prompt (attention is quadratic)", "[inference]") {
+  ServingDeployment d;
+  d.gpus = 32;
+  d.routed_gpus = 32;
+  d.dedicated_shared = false;
+  d.direct_comm = false;
+  d.comm_sms = 20;
+  ServingRequest q;
+  q.prefill = true;
+  q.sequences = 16;
+  q.tokens_per_sequence = 4096;
+  const double t4k = serving_step(v3(), h800(), d, ib(), q, nullptr).step_s;
+  q.tokens_per_sequence = 16384;
+  const double t16k = serving_step(v3(), h800(), d, ib(), q, nullptr).step_s;
+  CHECK(t16k > 4 * t4k);
+  CHECK(t16k < 16 * t4k);
+}
