@@ -29,3 +29,10 @@ TEST_CASE("override errors", "[overrides]") {
   CHECK_THROWS_WITH(core::apply_override(doc, "/cluster/node/x=1"), Catch::Contains("which has no fields"));
   CHECK_THROWS_WITH(core::apply_override(doc, "/a~2=1"), Catch::Contains("not a valid JSON pointer"));
 }
+
+TEST_CASE("an override that is not UTF-8 is refused, not carried into messages", "[overrides]") {
+  json doc = {{"pipeline", {{"pp", 8}}}};
+  CHECK_THROWS_AS(core::apply_override(doc, "/pipeline/pp=\xff\xfe"), core::InputError);
+  CHECK_THROWS_AS(core::apply_override(doc, "/pipeline/\xff=1"), core::InputError);
+  CHECK(doc["pipeline"]["pp"] == 8);
+}

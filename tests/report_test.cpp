@@ -13,8 +13,8 @@ TEST_CASE("numbers and deltas are formatted stably", "[report]") {
 }
 
 TEST_CASE("tables merge by id and render in every format", "[report]") {
-  core::Report a{"t", "Title", "src A", {{"x", "X", "m", "us", 2.0, 2.2}}, {"note"}, std::nullopt};
-  core::Report b{"t", "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"}, std::nullopt};
+  core::Report a{"t", "Title", "src A", {{"x", "X", "m", "us", 2.0, 2.2}}, {"note"}, std::nullopt, {}};
+  core::Report b{"t", "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"}, std::nullopt, {}};
   const auto tables = core::merge_by_table({a, b});
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].rows.size() == 2);

@@ -173,3 +173,13 @@ TEST_CASE("ZeRO-1 synchronisation: the ring closed form equals the flow simulati
   // 4 GB of gradients over 8 GPUs of NVLink (7/8 at 160 GB/s), a 2-node ring, and 1.6 GB of experts on 2 nodes.
   CHECK(closed.reduce_scatter_s == Approx(7.0 / 8 * 4e9 / 160e9 + 0.5 * 0.5e9 / 50e9 + 0.5 * 1.6e9 / 50e9));
 }
+
+TEST_CASE("every stage holds a layer however many stages", "[training]") {
+  for (int stages : {2, 8, 16, 30, 32, 48, 61}) {
+    const auto layout = balanced_stage_layout(v3(), stages, true, 4096, "/pp");
+    INFO(stages << " stages");
+    CHECK(std::accumulate(layout.layers.begin(), layout.layers.end(), 0) == 61);
+    CHECK(*std::min_element(layout.layers.begin(), layout.layers.end()) >= 1);
+  }
+  CHECK(balanced_partition({1, 1, 10}, 3) == std::vector<int>{1, 1, 1});
+}

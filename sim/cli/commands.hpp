@@ -15,5 +15,7 @@ int bench_network_command(const Args& args);
 int bench_moe_command();
 int schedule_command(const Args& args);
 int fp8_command(const Args& args);
+int sweep_command(const Args& args);
+int merge_command(const Args& args);
 
 }  // namespace cli

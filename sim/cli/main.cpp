@@ -16,6 +16,8 @@ constexpr const char* kUsage =
     "  run SCENARIO.json     run a scenario and print its report\n"
     "  validate SCENARIO.json  check a scenario without running it\n"
     "  tables                regenerate the paper's tables from the shipped scenarios\n"
+    "  sweep SWEEP.json      run a scenario over a grid of parameters, in parallel, resumable\n"
+    "  merge --out FILE ...  join the results of sweep shards\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
     if (all[0] == "tables") return cli::tables_command(rest);
     if (all[0] == "bench") return cli::bench_command(rest);
     if (all[0] == "schedule") return cli::schedule_command(rest);
+    if (all[0] == "sweep") return cli::sweep_command(rest);
+    if (all[0] == "merge") return cli::merge_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
     return core::kInputErrorExitCode;

@@ -1,4 +1,4 @@
-// codesim tables [--only ID] [--format md|json] [--scenarios DIR]
+// codesim tables [--only ID] [--format md|json] [--scenarios DIR] [--check]
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -28,7 +28,8 @@ int tables_command(const Args& args) {
   std::string only, format, dir;
   options.add_options()("only", po::value(&only), "print one table, by id")(
       "format", po::value(&format)->default_value("md"), "md or json")(
-      "scenarios", po::value(&dir)->default_value(default_scenarios_dir()), "folder of the paper scenarios");
+      "scenarios", po::value(&dir)->default_value(default_scenarios_dir()), "folder of the paper scenarios")(
+      "check", po::bool_switch(), "after the tables, check every paper figure against the tolerance its scenario states; exit 1 when one is past it");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim tables [options]", options, {}, vm)) return 0;
   check_choice("--format", format, {"md", "json"});
@@ -60,7 +61,10 @@ int tables_command(const Args& args) {
   };
   std::stable_sort(tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   std::cout << (format == "json" ? core::render_json(tables) : core::render_markdown(tables));
-  return 0;
+  if (!vm["check"].as<bool>()) return 0;
+  int failures = 0;
+  for (const auto& line : core::check_rows(tables, failures)) std::cerr << line << "\n";
+  return failures ? 1 : 0;
 }
 
 }  // namespace cli

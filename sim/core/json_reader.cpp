@@ -29,7 +29,7 @@ std::string describe_number(double x) {
 }
 
 std::string describe(const nlohmann::json& value) {
-  std::string text = value.dump();
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   const char* type = value.is_string() ? "a string"
                      : value.is_boolean() ? "a boolean"

@@ -6,6 +6,12 @@
 namespace core {
 
 void apply_override(nlohmann::json& document, const std::string& assignment) {
+  // Everything below ends up in JSON and in messages: refuse bytes that are not UTF-8 first.
+  try {
+    (void)nlohmann::json(assignment).dump();
+  } catch (const nlohmann::json::type_error&) {
+    throw InputError("--set", "the assignment is not valid UTF-8 text");
+  }
   const std::string where = "--set " + assignment;
   const auto equals = assignment.find('=');
   if (assignment.empty() || assignment[0] != '/' || equals == std::string::npos)

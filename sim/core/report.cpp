@@ -26,16 +26,12 @@ std::string format_delta(const std::optional<double>& delta_rel) {
   return buffer;
 }
 
-namespace {
-
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-}  // namespace
 
 std::string render_markdown(const std::vector<Report>& tables) {
   std::string out;
@@ -87,6 +83,34 @@ std::string render_json(const std::vector<Report>& tables) {
   return out.dump(2) + "\n";
 }
 
+std::vector<std::string> check_rows(const std::vector<Report>& tables, int& failures) {
+  std::vector<std::string> failed, missed;
+  int within = 0;
+  failures = 0;
+  for (const auto& t : tables)
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& r = t.rows[i];
+      const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
+      const auto d = r.delta_rel();
+      if (!d) continue;
+      const std::string what = t.table_id + " / " + r.label + " / " + r.metric + ": paper " + format_number(*r.paper) +
+                               ", ours " + format_number(r.ours) + " (" + format_delta(d) + ")";
+      if (check.known_miss) {
+        missed.push_back("  known miss, " + what + ": " + *check.known_miss);
+      } else if (std::abs(*d) > check.tolerance_rel) {
+        failed.push_back("  FAILED " + what + ", tolerance " + format_delta(check.tolerance_rel).substr(1));
+        ++failures;
+      } else {
+        ++within;
+      }
+    }
+  std::vector<std::string> out = {"check: " + std::to_string(within) + " rows within tolerance, " + std::to_string(missed.size()) +
+                                  " known misses (explained in their tables' notes), " + std::to_string(failures) + " failed"};
+  out.insert(out.end(), failed.begin(), failed.end());
+  out.insert(out.end(), missed.begin(), missed.end());
+  return out;
+}
+
 std::vector<Report> merge_by_table(const std::vector<Report>& reports) {
   std::vector<Report> tables;
   for (const auto& r : reports) {
@@ -99,6 +123,7 @@ std::vector<Report> merge_by_table(const std::vector<Report>& reports) {
       continue;
     }
     table->rows.insert(table->rows.end(), r.rows.begin(), r.rows.end());
+    table->checks.insert(table->checks.end(), r.checks.begin(), r.checks.end());
     for (const auto& n : r.notes)
       if (std::find(table->notes.begin(), table->notes.end(), n) == table->notes.end()) table->notes.push_back(n);
     if (table->source.find(r.source) == std::string::npos) table->source += "; " + r.source;

@@ -20,6 +20,13 @@ struct ReportRow {
   std::optional<double> delta_rel() const;
 };
 
+// For `codesim tables --check`: the largest |delta| a row's scenario accepts, or why it does not
+// expect to match the paper (a miss its notes explain).
+struct RowCheck {
+  double tolerance_rel = 0.05;
+  std::optional<std::string> known_miss;
+};
+
 struct Report {
   std::string table_id;
   std::string title;
@@ -27,6 +34,7 @@ struct Report {
   std::vector<ReportRow> rows;
   std::vector<std::string> notes;
   std::optional<std::string> trace_json;
+  std::vector<RowCheck> checks;  // one per row
 };
 
 // Number formatting shared by every output: six significant digits, no exponent for
@@ -36,7 +44,13 @@ std::string format_delta(const std::optional<double>& delta_rel);
 
 std::string render_markdown(const std::vector<Report>& tables);
 std::string render_csv(const std::vector<Report>& tables);
+// One CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
+std::string csv_field(const std::string& text);
 std::string render_json(const std::vector<Report>& tables);
+
+// `codesim tables --check`: every row with a paper figure is within its tolerance or a known
+// miss. Returns the summary lines; `failures` counts rows past their tolerance.
+std::vector<std::string> check_rows(const std::vector<Report>& tables, int& failures);
 
 // Joins reports that share a table id (in order of first appearance).
 std::vector<Report> merge_by_table(const std::vector<Report>& reports);

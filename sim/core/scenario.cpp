@@ -31,6 +31,13 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
   if (auto expected = root.optional_object("expected")) {
     for (const auto& [key, value] : document.at("expected").items()) s.expected[key] = expected->number(key);
   }
+  if (root.has("tolerance")) {
+    s.tolerance_rel = root.positive_number("tolerance");
+    if (s.tolerance_rel > 1) throw InputError("/tolerance", format_number(s.tolerance_rel) + " is not allowed; a relative tolerance is at most 1");
+  }
+  if (auto misses = root.optional_object("known_misses")) {
+    for (const auto& [key, value] : document.at("known_misses").items()) s.known_misses[key] = misses->string(key);
+  }
   s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
   root.finish();
   return s;
@@ -49,8 +56,16 @@ Report Scenario::run(const RunOptions& options) const {
   for (auto& row : result.rows) {
     ids.push_back(row.id);
     if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
+    RowCheck check{tolerance_rel, std::nullopt};
+    if (auto it = known_misses.find(row.id); it != known_misses.end()) check.known_miss = it->second;
+    report.checks.push_back(check);
     if (!label.empty()) row.label = label + ": " + row.label;
     report.rows.push_back(std::move(row));
+  }
+  for (const auto& [id, reason] : known_misses) {
+    bool found = false;
+    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
+    if (!found) throw InputError("/known_misses/" + id, "names no row with a paper figure; a known miss is a paper figure we do not match");
   }
   for (const auto& [id, value] : expected) {
     bool found = false;
@@ -65,12 +80,16 @@ nlohmann::json read_json_file(const std::string& path) {
   if (!in) throw InputError(path, "cannot open the file (missing or unreadable)");
   std::stringstream text;
   text << in.rdbuf();
+  return parse_json_text(text.str(), path);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers too large for a double
     std::string what = e.what();
-    if (auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
-    throw InputError(path, "malformed JSON: " + what);
+    if (auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    throw InputError(origin, "malformed JSON: " + what);
   }
 }
 

@@ -22,6 +22,8 @@ struct Scenario {
   std::string table_id;
   std::vector<std::string> notes;
   std::map<std::string, double> expected;  // row id -> the paper's figure
+  double tolerance_rel = 0.05;             // for `tables --check`
+  std::map<std::string, std::string> known_misses;  // row id -> why it misses the paper
   std::shared_ptr<const Study> study;
 
   // Runs the study; throws InputError when "expected" names a row the study does not produce.
@@ -30,6 +32,8 @@ struct Scenario {
 
 Scenario parse_scenario(const nlohmann::json& document, const std::string& origin);
 nlohmann::json read_json_file(const std::string& path);
+// Parses JSON text; InputError naming `origin` when it is malformed.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 }  // namespace core

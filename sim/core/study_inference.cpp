@@ -134,6 +134,9 @@ std::unique_ptr<Study> parse_inference_study(JsonReader& root) {
   auto& dep = s->deployment;
   dep.gpus_per_node = k.gpus_per_node;
   dep.gpus = k.nodes * k.gpus_per_node;
+  if (dep.gpus > 2048)
+    throw InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " nodes (" + std::to_string(dep.gpus) +
+                                                                " GPUs) is not allowed; a serving unit has at most 2048 GPUs");
   dep.sms = s->cluster.gpu->sm_count;
   dep.attention_tp = static_cast<int>(d.positive_integer("attention_tp", 4, 1024));
   if (dep.gpus % dep.attention_tp != 0)

@@ -1,5 +1,7 @@
 #include "core/study_moe_dispatch.hpp"
 
+#include <algorithm>
+
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
@@ -98,6 +100,11 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
     s->ep_sizes.push_back(ep);
   }
   d.finish();
+  const int largest_ep = *std::max_element(s->ep_sizes.begin(), s->ep_sizes.end());
+  if (static_cast<long long>(s->simulated_tokens_per_gpu) * largest_ep > (1 << 18))
+    throw InputError(d.pointer_of("simulated_tokens_per_gpu"),
+                     std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(largest_ep) +
+                         " it routes more than 262,144 tokens (each with a score per expert held in memory)");
   return s;
 }
 

@@ -93,7 +93,7 @@ std::unique_ptr<Study> parse_moe_routing_study(JsonReader& root) {
   s->cluster = parse_cluster(root.object("cluster"));
   JsonReader m = root.object("moe_routing");
   s->ep_gpus = static_cast<int>(m.positive_integer("ep_gpus", 4096));
-  s->tokens = static_cast<int>(m.positive_integer("tokens", 16384, 1 << 20));
+  s->tokens = static_cast<int>(m.positive_integer("tokens", 16384, 1 << 18));
   const std::string skew = m.one_of("skew", {"uniform", "zipf", "hot-experts"}, "hot-experts");
   s->skew = skew == "uniform" ? workload::AffinitySkew::kUniform : skew == "zipf" ? workload::AffinitySkew::kZipf
                                                                                   : workload::AffinitySkew::kHotExperts;

@@ -1,5 +1,6 @@
 #include "core/study_pipeline.hpp"
 
+#include "core/analytic_engine.hpp"
 #include "core/cluster_config.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
@@ -37,6 +38,7 @@ class PipelineStudy : public Study {
   workload::PassTimes times;
   double transfer_bytes = 0;
   net::Cluster cluster;
+  bool flow = true;  // SimGrid, else the analytical engine (exact: PP transfers never share a link)
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
@@ -53,7 +55,11 @@ class PipelineStudy : public Study {
       const auto pg = workload::pipeline_graph(schedule, times, transfer_bytes);
       net::Cluster c = cluster;
       c.nodes = (schedule.ranks + c.gpus_per_node - 1) / c.gpus_per_node;
-      const Timeline timeline = simulate(c, pg.graph);
+      const Timeline timeline =
+          flow ? simulate(c, pg.graph) : evaluate_analytically(pg.graph, [&c](const Flow& f) {
+            return f.bytes / (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_Bps : c.scale_out_Bps) +
+                   (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_latency_s : c.scale_out_latency_s);
+          });
       const auto m = workload::pipeline_metrics(schedule, pg, timeline);
       r.rows.push_back({kind + "/bubble", label, "bubble (critical rank idle)", "s", f.bubble_s, m.bubble_s});
       r.rows.push_back({kind + "/activations", label, "peak in-flight activations", "chunks", f.activations,
@@ -82,6 +88,7 @@ class PipelineStudy : public Study {
 
 std::unique_ptr<Study> parse_pipeline_study(JsonReader& root) {
   auto s = std::make_unique<PipelineStudy>();
+  s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
   JsonReader p = root.object("pipeline");
   s->kinds = p.string_list("schedules", workload::schedule_kinds());
   s->pp = static_cast<int>(p.positive_integer("pp", 4096));
@@ -102,7 +109,7 @@ std::unique_ptr<Study> parse_pipeline_study(JsonReader& root) {
     const bool halved = s->kinds[i] == "dualpipev";
     if (halved && s->pp % 2 != 0)
       throw InputError(p.pointer_of("pp"), std::to_string(s->pp) + " is odd; DualPipeV runs pp stages on pp / 2 devices");
-    workload::schedule_for({s->kinds[i], halved ? s->pp / 2 : s->pp, s->micro_batches, s->virtual_stages},
+    workload::check_schedule_request({s->kinds[i], halved ? s->pp / 2 : s->pp, s->micro_batches, s->virtual_stages},
                            root.pointer_of("pipeline") + "/");
   }
   if (auto c = root.optional_object("cluster")) {

@@ -134,6 +134,9 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   read_fabric_fields(f, s->fabric, true);
   f.finish();
   net::check_fabric(s->fabric, f.pointer() + "/");
+  if (s->flow && s->fabric.nodes * s->fabric.gpus_per_node > 16384)
+    throw InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) + " nodes is more than flow mode simulates (16,384 GPUs); "
+                                            "set /mode to \"analytical\"");
   auto& par = s->par;
   par.gpus_per_node = s->fabric.gpus_per_node;
   par.gpus = s->fabric.nodes * par.gpus_per_node;
@@ -141,7 +144,7 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
 
   JsonReader p = root.object("parallel");
   par.pp = static_cast<int>(p.positive_integer("pp", 1024));
-  par.ep = static_cast<int>(p.positive_integer("ep", 4096));
+  par.ep = static_cast<int>(p.positive_integer("ep", 1024));
   par.schedule = p.one_of("schedule", {"dualpipe", "1f1b", "zb1p"}, "dualpipe");
   const bool mtp = p.boolean("mtp", s->model->mtp_modules > 0);
   const int experts = s->model->moe->routed_experts;
@@ -166,7 +169,7 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
     throw InputError(bt.pointer_of("sequences"),
                      std::to_string(batch.sequences) + " sequences do not split into " + std::to_string(par.dp()) +
                          " data-parallel replicas of whole micro-batches of " + std::to_string(batch.micro_batch_sequences));
-  workload::schedule_for({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, 1}, p.pointer() + "/");
+  workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, 1}, p.pointer() + "/");
   if (p.has("layers_per_stage")) {
     const auto sizes = p.number_list("layers_per_stage", {0, 1e6, true, 0});
     if (static_cast<int>(sizes.size()) != par.pp)
@@ -187,6 +190,10 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
     s->seed = static_cast<std::uint64_t>(m->positive_integer("seed", 1, JsonReader::kMaxInteger));
+    if (static_cast<long long>(s->simulated_tokens_per_gpu) * par.ep > (1 << 18))
+      throw InputError(m->pointer_of("simulated_tokens_per_gpu"),
+                       std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(par.ep) +
+                           " it routes more than 262,144 tokens (each with a score per expert held in memory)");
     m->finish();
   }
   if (auto o = root.optional_object("optimizer")) {

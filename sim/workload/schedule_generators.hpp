@@ -25,5 +25,7 @@ struct ScheduleRequest {
   long long virtual_stages = 1;
 };
 Schedule schedule_for(const ScheduleRequest& request, const std::string& where = "");
+// The same checks without generating: for validating a scenario before anything runs.
+void check_schedule_request(const ScheduleRequest& request, const std::string& where = "");
 
 }  // namespace workload

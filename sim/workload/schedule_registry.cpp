@@ -9,7 +9,7 @@ namespace workload {
 
 std::vector<std::string> schedule_kinds() { return {"1f1b", "1f1b-interleaved", "zb1p", "dualpipe", "dualpipev"}; }
 
-Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
+void check_schedule_request(const ScheduleRequest& q, const std::string& where) {
   using core::InputError;
   const auto kinds = schedule_kinds();
   if (std::find(kinds.begin(), kinds.end(), q.kind) == kinds.end())
@@ -24,9 +24,14 @@ Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
     throw InputError(where + "microbatches", std::to_string(q.micro_batches) +
                                                  " is not allowed; micro-batches must be from 1 to " +
                                                  std::to_string(kMaxMicroBatches));
-  const int pp = static_cast<int>(q.pp), m = static_cast<int>(q.micro_batches);
-  if (q.kind == "1f1b") return one_f_one_b(pp, m);
-  if (q.kind == "zb1p") return zb1p(pp, m);
+  // Every rank holds every micro-batch's chunks: bound the product too.
+  constexpr long long kMaxChunks = 1 << 22;
+  const long long v = q.kind == "1f1b-interleaved" ? std::clamp(q.virtual_stages, 1LL, 64LL) : 1;
+  if (q.pp * q.micro_batches * v > kMaxChunks)
+    throw InputError(where + "microbatches", std::to_string(q.micro_batches) + " micro-batches on " + std::to_string(q.pp) +
+                                                 " ranks is not allowed; pp x micro-batches (x virtual stages) must be at most " +
+                                                 std::to_string(kMaxChunks));
+  const long long pp = q.pp, m = q.micro_batches;
   if (q.kind == "1f1b-interleaved") {
     if (q.virtual_stages < 1 || q.virtual_stages > 64)
       throw InputError(where + "virtual", std::to_string(q.virtual_stages) + " is not allowed; virtual stages must be from 1 to 64");
@@ -34,7 +39,6 @@ Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
       throw InputError(where + "microbatches", std::to_string(m) +
                                                    " is not allowed; interleaved 1F1B needs micro-batches divisible by pp (" +
                                                    std::to_string(pp) + ")");
-    return one_f_one_b_interleaved(pp, m, static_cast<int>(q.virtual_stages));
   }
   if (q.kind == "dualpipe") {
     if (pp % 2 != 0)
@@ -45,11 +49,19 @@ Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
     if (m < 2 * pp)
       throw InputError(where + "microbatches", std::to_string(m) + " is too few; DualPipe on " + std::to_string(pp) +
                                                    " ranks needs at least 2 x pp = " + std::to_string(2 * pp));
-    return dualpipe(pp, m);
   }
-  if (m < 2 * pp)
+  if (q.kind == "dualpipev" && m < 2 * pp)
     throw InputError(where + "microbatches", std::to_string(m) + " is too few; DualPipeV on " + std::to_string(pp) +
                                                  " devices needs at least 2 x devices = " + std::to_string(2 * pp));
+}
+
+Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
+  check_schedule_request(q, where);
+  const int pp = static_cast<int>(q.pp), m = static_cast<int>(q.micro_batches);
+  if (q.kind == "1f1b") return one_f_one_b(pp, m);
+  if (q.kind == "zb1p") return zb1p(pp, m);
+  if (q.kind == "1f1b-interleaved") return one_f_one_b_interleaved(pp, m, static_cast<int>(q.virtual_stages));
+  if (q.kind == "dualpipe") return dualpipe(pp, m);
   return dualpipev(pp, m);
 }
 

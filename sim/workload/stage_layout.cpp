@@ -17,9 +17,10 @@ std::vector<int> balanced_partition(const std::vector<double>& w, int parts) {
   std::vector<std::vector<double>> best(parts + 1, std::vector<double>(n + 1, kInf));
   std::vector<std::vector<int>> cut(parts + 1, std::vector<int>(n + 1, 0));
   best[0][0] = 0;
+  const int least = n >= parts ? 1 : 0;  // items per run, when there are enough to go round
   for (int p = 1; p <= parts; ++p)
     for (int i = 0; i <= n; ++i)
-      for (int j = 0; j <= i; ++j) {
+      for (int j = 0; j <= i - least; ++j) {
         const double v = std::max(best[p - 1][j], prefix[i] - prefix[j]);
         if (v < best[p][i] || (v == best[p][i] && j > cut[p][i])) {
           best[p][i] = v;

@@ -16,7 +16,7 @@ struct StageLayout {
 };
 
 // `weights`: one per item, in order; the items are cut into `parts` contiguous runs minimising
-// the largest run's sum. Returns the items per run (each >= 0; 0 only when items < parts).
+// the largest run's sum. Returns the items per run (each >= 1 when items >= parts).
 std::vector<int> balanced_partition(const std::vector<double>& weights, int parts);
 
 // Layers spread over `stages` by the forward FLOPs of a token at `sequence_tokens`, the head and

@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""Every figure codesim makes, into one folder: DualPipe's Gantt chart (report Figure 5), the
+all-to-all and routing curves (ISCA'25 Figures 5-6 and 8), TPOT against EP bandwidth, decode
+TPOT against context and batch, FP8 error against K, and the training sweep over PP size x
+schedule x network.
+
+usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
+"""
+import argparse
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=pathlib.Path)
+    parser.add_argument("--codesim", default=str(ROOT / "build" / "codesim"))
+    args = parser.parse_args()
+    out = args.outdir
+    out.mkdir(parents=True, exist_ok=True)
+    here = ROOT / "analysis"
+    cs = ["--codesim", args.codesim]
+    steps = [
+        [here / "gantt.py", ROOT / "scenarios/figures/dualpipe-figure5.json", out / "dualpipe-figure5.png", *cs],
+        [here / "plot_collectives.py", out, *cs],
+        [here / "plot_tpot_bandwidth.py", out, *cs],
+        [here / "plot_inference.py", out, *cs],
+        [here / "plot_fp8.py", out, *cs],
+    ]
+    for step in steps:
+        print("+", " ".join(str(s) for s in step), flush=True)
+        subprocess.run([sys.executable, *map(str, step)], check=True)
+    sweep_csv = out / "train-sweep.csv"
+    print("+ codesim sweep sweeps/train-pp-schedule-network.json", flush=True)
+    subprocess.run([args.codesim, "sweep", str(ROOT / "sweeps/train-pp-schedule-network.json"), "--out", str(sweep_csv)],
+                   check=True)
+    subprocess.run([sys.executable, str(here / "plot_sweep.py"), str(sweep_csv), str(out / "train-sweep.png")], check=True)
+
+
+if __name__ == "__main__":
+    main()
