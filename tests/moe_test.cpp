@@ -4,6 +4,7 @@
 
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
+#include "workload/redundant_experts.hpp"
 
 using namespace workload;
 
@@ -84,4 +85,22 @@ TEST_CASE("the bias update balances skewed expert load", "[moe]") {
   for (int step = 0; step < 30; ++step) update_bias(bias, expert_load(route_tokens(a, 4096, g, bias), 256), 0.002f);
   CHECK(before > 4);
   CHECK(imbalance() < before / 3);
+}
+
+TEST_CASE("redundant experts inside a node even out its GPUs without moving load across nodes", "[moe]") {
+  const workload::ExpertPlacement p{16, 8, 64};  // 2 nodes of 8 GPUs, 4 experts each
+  std::vector<int> load(64, 10);
+  load[0] = 200;  // one hot expert on GPU 0
+  const auto before = workload::gpu_load_with_redundancy(load, p, 0);
+  const auto after = workload::gpu_load_with_redundancy(load, p, 1);
+  CHECK(before[0] == Approx(230));
+  CHECK(workload::max_over_mean(after) < workload::max_over_mean(before));
+  // Node totals are unchanged: replicas stay in their node.
+  auto node_sum = [](const std::vector<double>& l, int node) {
+    return std::accumulate(l.begin() + node * 8, l.begin() + node * 8 + 8, 0.0);
+  };
+  CHECK(node_sum(after, 0) == Approx(node_sum(before, 0)));
+  CHECK(node_sum(after, 1) == Approx(node_sum(before, 1)));
+  // Balanced load stays balanced.
+  CHECK(workload::max_over_mean(workload::gpu_load_with_redundancy(std::vector<int>(64, 10), p, 1)) == Approx(1.0));
 }
