@@ -1,5 +1,6 @@
 #include "core/scenario.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -76,6 +77,13 @@ Report Scenario::run(const RunOptions& options) const {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
+  // A device or a pipe could be read forever, and a huge file is not a scenario: refuse both.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "is not a regular file");
+  constexpr std::uintmax_t kMaxBytes = 256u << 20;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxBytes)
+    throw InputError(path, std::to_string(size) + " bytes is more than a JSON input may hold (256 MiB)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open the file (missing or unreadable)");
   std::stringstream text;
