@@ -183,3 +183,15 @@ TEST_CASE("every stage holds a layer however many stages", "[training]") {
   }
   CHECK(balanced_partition({1, 1, 10}, 3) == std::vector<int>{1, 1, 1});
 }
+
+TEST_CASE("skewed routing without balancing loads the busiest expert GPU far past the mean", "[training]") {
+  EpCommSetup s;
+  s.model = &v3();
+  s.ep = 64;
+  s.simulated_tokens_per_gpu = 64;
+  s.flow = false;
+  const double uniform = expert_parallel_comm(s).expert_imbalance;
+  s.affinity = {AffinitySkew::kZipf, 1.0};
+  const auto skewed = expert_parallel_comm(s);
+  CHECK(skewed.expert_imbalance > 2 * uniform);
+}

@@ -1,6 +1,7 @@
 #include "core/study_inference.hpp"
 
 #include "core/cluster_config.hpp"
+#include "core/affinity_config.hpp"
 #include "core/analytic_engine.hpp"
 #include "core/compute_config.hpp"
 #include "core/input_error.hpp"
@@ -186,6 +187,7 @@ std::unique_ptr<Study> parse_inference_study(JsonReader& root) {
     }
   }
   q.seed = static_cast<std::uint64_t>(p.positive_integer("seed", 1, JsonReader::kMaxInteger));
+  q.affinity = parse_affinity(p, "uniform", 0.0);
   p.finish();
   for (std::size_t i = 0; i < s->sequences.size(); ++i)
     if (s->sequences[i] < dep.micro_batches * dep.attention_dp())

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/affinity_config.hpp"
 #include "core/cluster_config.hpp"
 #include "core/input_error.hpp"
 #include "workload/model.hpp"
@@ -116,10 +117,9 @@ std::unique_ptr<Study> parse_moe_routing_study(JsonReader& root) {
   JsonReader m = root.object("moe_routing");
   s->ep_gpus = static_cast<int>(m.positive_integer("ep_gpus", 4096));
   s->tokens = static_cast<int>(m.positive_integer("tokens", 16384, 1 << 18));
-  const std::string skew = m.one_of("skew", {"uniform", "zipf", "hot-experts"}, "hot-experts");
-  s->skew = skew == "uniform" ? workload::AffinitySkew::kUniform : skew == "zipf" ? workload::AffinitySkew::kZipf
-                                                                                  : workload::AffinitySkew::kHotExperts;
-  s->skew_strength = m.non_negative_number("skew_strength", 1.5);
+  const auto affinity = parse_affinity(m, "hot-experts", 1.5);
+  s->skew = affinity.skew;
+  s->skew_strength = affinity.strength;
   s->balance_steps = static_cast<int>(m.non_negative_integer("balance_steps", 50, 10000));
   s->gamma = m.non_negative_number("gamma", 0.001);
   s->seed = static_cast<std::uint64_t>(m.positive_integer("seed", 1, JsonReader::kMaxInteger));

@@ -1,5 +1,6 @@
 #include "core/study_training_step.hpp"
 
+#include "core/affinity_config.hpp"
 #include "core/analytic_engine.hpp"
 #include "core/compute_config.hpp"
 #include "core/engine.hpp"
@@ -31,6 +32,7 @@ class TrainingStepStudy : public Study {
   net::FabricSpec fabric;
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
+  workload::AffinityDistribution affinity;
   bool flow = true;
 
   StudyResult run(const RunOptions& options) const override {
@@ -43,6 +45,7 @@ class TrainingStepStudy : public Study {
     ep_setup.tokens_per_gpu = static_cast<int>(batch.micro_batch_tokens());
     ep_setup.simulated_tokens_per_gpu = simulated_tokens_per_gpu;
     ep_setup.seed = seed;
+    ep_setup.affinity = affinity;
     ep_setup.fp8_dispatch = fp8_gemms;
     ep_setup.fabric = fabric;
     ep_setup.flow = use_flow;
@@ -190,6 +193,7 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
     s->seed = static_cast<std::uint64_t>(m->positive_integer("seed", 1, JsonReader::kMaxInteger));
+    s->affinity = parse_affinity(*m, "uniform", 0.0);
     if (static_cast<long long>(s->simulated_tokens_per_gpu) * par.ep > (1 << 18))
       throw InputError(m->pointer_of("simulated_tokens_per_gpu"),
                        std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(par.ep) +

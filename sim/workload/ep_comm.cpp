@@ -47,7 +47,7 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
   net::FabricSpec spec = s.fabric;
   spec.nodes = s.ep / spec.gpus_per_node;
   const int tokens = s.simulated_tokens_per_gpu * s.ep;
-  const auto affinities = synthetic_affinities(tokens, moe.routed_experts, AffinitySkew::kUniform, 0, s.seed);
+  const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed);
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
                         std::min(moe.groups_per_token, moe.groups), 2.5};
   const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));

@@ -20,6 +20,7 @@ struct EpCommSetup {
   int tokens_per_gpu = 4096;           // of the micro-batch
   int simulated_tokens_per_gpu = 256;  // routed and simulated; bytes are scaled to tokens_per_gpu
   std::uint64_t seed = 1;
+  AffinityDistribution affinity;       // of the synthetic tokens the gate routes
   bool fp8_dispatch = true;            // FP8 with a 4-byte scale per 128 channels, else BF16
   net::FabricSpec fabric;              // its node count is set from ep
   bool flow = true;                    // flow simulation, else the analytical bound

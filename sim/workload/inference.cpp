@@ -27,11 +27,13 @@ struct MoeTraffic {
 };
 
 MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
-                       std::uint64_t seed, int max_routed, const net::Cluster* cluster, AllToAllCache* cache) {
+                       const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
+  const std::uint64_t seed = q.seed;
+  const int max_routed = q.max_routed_tokens;
   const Moe& moe = *m.moe;
   const int routed = static_cast<int>(std::min<long long>(tokens, max_routed));
   const double scale = double(tokens) / routed;
-  const auto affinities = synthetic_affinities(routed, moe.routed_experts, AffinitySkew::kUniform, 0, seed);
+  const auto affinities = synthetic_affinities(routed, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed);
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
   const auto routing = route_tokens(affinities, routed, gate, std::vector<float>(moe.routed_experts, 0.0f));
   const int per_gpu = moe.routed_experts / d.routed_gpus;
@@ -138,7 +140,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   }
 
   ServingStep out;
-  const auto traffic = moe_traffic(m, d, links, mb_tokens, q.seed, q.max_routed_tokens, cluster, cache);
+  const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
   out.expert_imbalance = traffic.imbalance;
   out.ib_bytes_per_gpu = traffic.ib_bytes_per_gpu;
   out.flow_simulated = traffic.simulated;

@@ -14,6 +14,7 @@
 #include "core/timeline.hpp"
 #include "net/cluster.hpp"
 #include "workload/model.hpp"
+#include "workload/moe_gate.hpp"
 #include "workload/roofline.hpp"
 #include "workload/serving_step.hpp"
 
@@ -52,6 +53,7 @@ struct ServingRequest {
   bool mtp_draft = false;          // decode: also run the MTP module to draft the next token
   bool compute = true;             // false: compute taken to zero, ISCA'25 §2.3.2's assumption
   int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
+  AffinityDistribution affinity;  // of the synthetic tokens the gate routes
   std::uint64_t seed = 1;
 };
 

@@ -42,6 +42,12 @@ enum class AffinitySkew {
   kHotExperts  // a few experts far more popular than the rest
 };
 
+// A scenario's choice of synthetic affinities.
+struct AffinityDistribution {
+  AffinitySkew skew = AffinitySkew::kUniform;
+  double strength = 0;  // Zipf exponent, or the hot experts' logit offset
+};
+
 // Seeded synthetic sigmoid affinities: logits = N(0, 1) + popularity(expert), per token.
 std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed);
 
