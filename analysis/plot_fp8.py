@@ -6,12 +6,7 @@ usage: analysis/plot_fp8.py OUTDIR [--codesim build/codesim]
 
 Runs scenarios/paper/fp8-1-gemm-accumulation.json and writes fp8.png and fp8.csv into OUTDIR.
 """
-import argparse
-import csv
-import io
-import pathlib
 import re
-import subprocess
 from collections import defaultdict
 
 import matplotlib
@@ -19,21 +14,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from codesim_csv import ROOT, outdir_arguments, run_rows  # noqa: E402
+
 SCENARIO = ROOT / "scenarios" / "paper" / "fp8-1-gemm-accumulation.json"
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", type=pathlib.Path)
-    parser.add_argument("--codesim", default=str(ROOT / "build" / "codesim"))
-    args = parser.parse_args()
-    args.outdir.mkdir(parents=True, exist_ok=True)
-    out = subprocess.run([args.codesim, "run", str(SCENARIO), "--format", "csv"], check=True, capture_output=True,
-                         text=True).stdout
-    (args.outdir / "fp8.csv").write_text(out)
+    args = outdir_arguments(__doc__)
+    rows = run_rows(args.codesim, SCENARIO, args.outdir / "fp8.csv")
     series = defaultdict(list)
-    for row in csv.DictReader(io.StringIO(out)):
+    for row in rows:
         m = re.fullmatch(r"k(\d+)/(\w+)", row["id"])
         if m:
             series[m[2]].append((int(m[1]), float(row["ours"])))

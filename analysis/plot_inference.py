@@ -7,12 +7,7 @@ usage: analysis/plot_inference.py OUTDIR [--codesim build/codesim]
 
 Runs scenarios/inference/decode-sweep.json and writes decode.png and decode.csv into OUTDIR.
 """
-import argparse
-import csv
-import io
-import pathlib
 import re
-import subprocess
 from collections import defaultdict
 
 import matplotlib
@@ -20,23 +15,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from codesim_csv import ROOT, outdir_arguments, run_rows  # noqa: E402
+
 SCENARIO = ROOT / "scenarios" / "inference" / "decode-sweep.json"
 POINT = re.compile(r"b(\d+)_ctx(\d+)/(\w+)")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", type=pathlib.Path)
-    parser.add_argument("--codesim", default=str(ROOT / "build" / "codesim"))
-    args = parser.parse_args()
-    args.outdir.mkdir(parents=True, exist_ok=True)
-    out = subprocess.run([args.codesim, "run", str(SCENARIO), "--format", "csv"], check=True, capture_output=True,
-                         text=True).stdout
-    (args.outdir / "decode.csv").write_text(out)
+    args = outdir_arguments(__doc__)
+    rows = run_rows(args.codesim, SCENARIO, args.outdir / "decode.csv")
     # metric -> batch -> [(context, value)]
     series = defaultdict(lambda: defaultdict(list))
-    for row in csv.DictReader(io.StringIO(out)):
+    for row in rows:
         m = POINT.fullmatch(row["id"])
         if m:
             batch, context, metric = int(m[1]), int(m[2]), m[3]
