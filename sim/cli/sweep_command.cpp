@@ -139,8 +139,11 @@ int sweep_command(const Args& args) {
     return 0;
   }
 
-  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+  {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+    ::close(fd);
+  }
   int progress[2];
   if (::pipe(progress) != 0) throw std::runtime_error("pipe failed");
   const int workers = std::min<int>(jobs, static_cast<int>(todo.size()));
@@ -155,7 +158,11 @@ int sweep_command(const Args& args) {
       if (::getppid() == 1) ::_exit(1);
       ::close(progress[0]);
       int code = 0;
+      // Each worker opens the log itself: flock excludes open file descriptions, and one
+      // inherited through fork would be shared by every worker.
+      const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
       try {
+        if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
         for (std::size_t k = static_cast<std::size_t>(w); k < todo.size(); k += static_cast<std::size_t>(workers)) {
           append_row(fd, log, core::run_sweep_point(sweep, sweep.points[todo[k]]));
           const char tick = 1;
@@ -185,7 +192,6 @@ int sweep_command(const Args& args) {
     ::waitpid(pid, &status, 0);
     failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  ::close(fd);
   if (tty) std::cerr << "\n";
   if (failed) {
     std::cerr << "codesim sweep: " << failed << " worker(s) failed; rerun to resume\n";
