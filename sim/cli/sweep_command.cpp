@@ -213,6 +213,8 @@ int merge_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim merge --out FILE SHARD.jsonl...", options, positional, vm)) return 0;
   if (inputs.empty()) throw core::InputError("merge", "no shard logs given");
+  if (const auto ext = std::filesystem::path(out).extension(); ext != ".csv" && ext != ".jsonl")
+    throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
   std::map<std::size_t, nlohmann::json> rows;  // shards never overlap; a point seen twice is kept once
   for (const auto& path : inputs) {
     if (std::filesystem::path(path).extension() != ".jsonl")
