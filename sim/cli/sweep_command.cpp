@@ -52,10 +52,12 @@ std::vector<std::string> complete_lines(const std::string& path, bool truncate_p
   return lines;
 }
 
-// Point index of a finished row; nullopt for anything else.
-std::optional<std::size_t> point_of(const std::string& line) {
+// A finished row, parsed, with its point index; nullopt for anything else.
+std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::string& line) {
   try {
-    return nlohmann::json::parse(line).at("point").get<std::size_t>();
+    auto row = nlohmann::json::parse(line);
+    const auto point = row.at("point").get<std::size_t>();
+    return std::pair{point, std::move(row)};
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -65,7 +67,7 @@ std::optional<std::size_t> point_of(const std::string& line) {
 std::vector<nlohmann::json> read_rows(const std::string& path) {
   std::map<std::size_t, nlohmann::json> rows;
   for (const auto& line : complete_lines(path, false))
-    if (auto p = point_of(line)) rows.emplace(*p, nlohmann::json::parse(line));
+    if (auto row = parse_row(line)) rows.emplace(row->first, std::move(row->second));
   std::vector<nlohmann::json> out;
   for (auto& [point, row] : rows) out.push_back(std::move(row));
   return out;
@@ -124,7 +126,7 @@ int sweep_command(const Args& args) {
   const std::string log = log_path(out);
   std::set<std::size_t> done;
   for (const auto& line : complete_lines(log, true))
-    if (auto p = point_of(line)) done.insert(*p);
+    if (auto row = parse_row(line)) done.insert(row->first);
   std::vector<std::size_t> todo;
   std::size_t in_shard = 0;
   for (const auto& p : sweep.points)

@@ -169,8 +169,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double head_weights = h * m.vocab / tp;
   out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
   if (!q.compute) {
-    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = 0;
     for (auto& l : out.layers) l.attention_s = l.expert_s = 0;
+    out.moe_layer.attention_s = out.moe_layer.expert_s = 0;
     out.head_s = 0;
   }
   const double slowdown = double(d.sms) / double(d.sms - d.comm_sms);

@@ -80,10 +80,11 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
   const double head_forward = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((4 * h + 6 * vocab) * tokens);
   const double head_input = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((8 * h + 6 * vocab) * tokens);
   const double head_weight = r.bf16_gemm_s(2 * h * vocab * tokens);
+  const auto costs = layer_costs(model);
   for (int s = 0; s < n_stages; ++s) {
     StageChunks st;
     for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l)
-      st.layers.push_back(layer_chunks(l, model.is_moe_layer(l)));
+      st.layers.push_back(layer_chunks(costs[static_cast<std::size_t>(l)]));
     if (s == 0) {  // embedding lookup, and its gradient scattered back
       st.extra_forward_s += r.memory_s(4 * h * tokens);
       st.extra_weight_s += r.memory_s(8 * h * tokens);
@@ -98,7 +99,7 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
         st.extra_forward_s += r.memory_s(8 * h * tokens) + r.linear_s(projection) + head_forward;
         st.extra_input_s += r.memory_s(16 * h * tokens) + r.linear_s(projection) + head_input;
         st.extra_weight_s += r.linear_s(projection) + head_weight;
-        st.layers.push_back(layer_chunks(model.layers - 1, model.moe.has_value()));
+        st.layers.push_back(layer_chunks(costs.back()));  // the MTP module's layer is an MoE layer
       }
     }
     stages_.push_back(std::move(st));
@@ -107,13 +108,13 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
   schedule_ = schedule_for({par_.schedule, par_.pp, micro_batches, 1});
 }
 
-LayerChunks TrainingStep::layer_chunks(int layer, bool moe) const {
+LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
   const Model& m = *model_;
   const Roofline& r = roofline_;
   const Attention& a = m.attention;
   const double tokens = batch_.micro_batch_tokens();
-  const auto params = layer_parameters(m, moe);
-  const auto cost = layer_costs(m)[static_cast<std::size_t>(std::min(layer, m.layers - 1))];
+  const bool moe = cost.moe;
+  const auto& params = cost.params;
   const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
   const double attn_linear = 2 * params.attention * tokens;
   const double attn_bytes = attention_side_bytes(m) * tokens;

@@ -17,6 +17,7 @@
 #include "core/timeline.hpp"
 #include "workload/chunk_overlap.hpp"
 #include "workload/ep_comm.hpp"
+#include "workload/layer_cost.hpp"
 #include "workload/model.hpp"
 #include "workload/pipeline_schedule.hpp"
 #include "workload/pipeline_simulation.hpp"
@@ -110,7 +111,7 @@ class TrainingStep {
   RankParameters rank_parameters() const;
 
  private:
-  LayerChunks layer_chunks(int layer, bool moe) const;
+  LayerChunks layer_chunks(const LayerCost& layer) const;
   double pair_seconds(int forward_stage, int backward_stage, bool with_weight) const;
 
   const Model* model_;
