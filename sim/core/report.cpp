@@ -40,9 +40,14 @@ std::string render_markdown(const std::vector<Report>& tables) {
     out += "## " + t.table_id + ": " + t.title + "\n\n";
     if (!t.source.empty()) out += "Source: " + t.source + "\n\n";
     out += "| row | metric | unit | paper | ours | delta |\n|---|---|---|---:|---:|---:|\n";
-    for (const auto& r : t.rows)
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& r = t.rows[i];
+      const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
+      // Mark the deltas that are not reproductions: a known miss, or a figure an input was fitted to.
+      const std::string mark = !r.paper ? "" : check.known_miss ? " (miss)" : check.calibrated ? " (fit)" : "";
       out += "| " + r.label + " | " + r.metric + " | " + r.unit + " | " + (r.paper ? format_number(*r.paper) : "–") +
-             " | " + format_number(r.ours) + " | " + format_delta(r.delta_rel()) + " |\n";
+             " | " + format_number(r.ours) + " | " + format_delta(r.delta_rel()) + mark + " |\n";
+    }
     if (!t.notes.empty()) {
       out += "\n";
       for (const auto& n : t.notes) out += "- " + n + "\n";
@@ -85,7 +90,7 @@ std::string render_json(const std::vector<Report>& tables) {
 
 std::vector<std::string> check_rows(const std::vector<Report>& tables, int& failures) {
   std::vector<std::string> failed, missed;
-  int within = 0;
+  int within = 0, calibrated = 0;
   failures = 0;
   for (const auto& t : tables)
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -101,10 +106,11 @@ std::vector<std::string> check_rows(const std::vector<Report>& tables, int& fail
         failed.push_back("  FAILED " + what + ", tolerance " + format_delta(check.tolerance_rel).substr(1));
         ++failures;
       } else {
-        ++within;
+        ++(check.calibrated ? calibrated : within);
       }
     }
-  std::vector<std::string> out = {"check: " + std::to_string(within) + " rows within tolerance, " + std::to_string(missed.size()) +
+  std::vector<std::string> out = {"check: " + std::to_string(within) + " rows within tolerance, " + std::to_string(calibrated) +
+                                  " calibration points (an input was fitted to them), " + std::to_string(missed.size()) +
                                   " known misses (explained in their tables' notes), " + std::to_string(failures) + " failed"};
   out.insert(out.end(), failed.begin(), failed.end());
   out.insert(out.end(), missed.begin(), missed.end());

@@ -21,10 +21,12 @@ struct ReportRow {
 };
 
 // For `codesim tables --check`: the largest |delta| a row's scenario accepts, or why it does not
-// expect to match the paper (a miss its notes explain).
+// expect to match the paper (a miss its notes explain), or which input was fitted to the paper's
+// figure (a calibration point: it must still match, but it reproduces nothing).
 struct RowCheck {
   double tolerance_rel = 0.05;
   std::optional<std::string> known_miss;
+  std::optional<std::string> calibrated;
 };
 
 struct Report {
@@ -49,7 +51,7 @@ std::string csv_field(const std::string& text);
 std::string render_json(const std::vector<Report>& tables);
 
 // `codesim tables --check`: every row with a paper figure is within its tolerance or a known
-// miss. Returns the summary lines; `failures` counts rows past their tolerance.
+// miss; calibration points are counted apart from reproduced figures. Returns the summary lines; `failures` counts rows past their tolerance.
 std::vector<std::string> check_rows(const std::vector<Report>& tables, int& failures);
 
 // Joins reports that share a table id (in order of first appearance).

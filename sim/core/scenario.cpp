@@ -39,6 +39,13 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
   if (auto misses = root.optional_object("known_misses")) {
     for (const auto& [key, value] : document.at("known_misses").items()) s.known_misses[key] = misses->string(key);
   }
+  if (auto fitted = root.optional_object("calibrated")) {
+    for (const auto& [key, value] : document.at("calibrated").items()) {
+      s.calibrated[key] = fitted->string(key);
+      if (s.known_misses.count(key))
+        throw InputError("/calibrated/" + key, "is also a known miss; a row is either fitted to the paper or misses it");
+    }
+  }
   s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
   root.finish();
   return s;
@@ -57,8 +64,9 @@ Report Scenario::run(const RunOptions& options) const {
   for (auto& row : result.rows) {
     ids.push_back(row.id);
     if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
-    RowCheck check{tolerance_rel, std::nullopt};
+    RowCheck check{tolerance_rel, std::nullopt, std::nullopt};
     if (auto it = known_misses.find(row.id); it != known_misses.end()) check.known_miss = it->second;
+    if (auto it = calibrated.find(row.id); it != calibrated.end()) check.calibrated = it->second;
     report.checks.push_back(check);
     if (!label.empty()) row.label = label + ": " + row.label;
     report.rows.push_back(std::move(row));
@@ -67,6 +75,11 @@ Report Scenario::run(const RunOptions& options) const {
     bool found = false;
     for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
     if (!found) throw InputError("/known_misses/" + id, "names no row with a paper figure; a known miss is a paper figure we do not match");
+  }
+  for (const auto& [id, input] : calibrated) {
+    bool found = false;
+    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
+    if (!found) throw InputError("/calibrated/" + id, "names no row with a paper figure; a calibration point is a paper figure an input was fitted to");
   }
   for (const auto& [id, value] : expected) {
     bool found = false;

@@ -24,6 +24,7 @@ struct Scenario {
   std::map<std::string, double> expected;  // row id -> the paper's figure
   double tolerance_rel = 0.05;             // for `tables --check`
   std::map<std::string, std::string> known_misses;  // row id -> why it misses the paper
+  std::map<std::string, std::string> calibrated;    // row id -> the input fitted to the paper's figure
   std::shared_ptr<const Study> study;
 
   // Runs the study; throws InputError when "expected" names a row the study does not produce.

@@ -8,6 +8,7 @@
 #include "core/study_fp8.hpp"
 #include "core/study_inference.hpp"
 #include "core/study_kv_cache.hpp"
+#include "core/study_latency.hpp"
 #include "core/study_moe_dispatch.hpp"
 #include "core/study_moe_routing.hpp"
 #include "core/study_network_cost.hpp"
@@ -30,6 +31,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
       {"collective", parse_collective_study},
+      {"latency", parse_latency_study},
       {"moe-routing", parse_moe_routing_study},
       {"moe-dispatch", parse_moe_dispatch_study},
       {"training-step", parse_training_step_study},
