@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <numeric>
+#include <random>
 #include <set>
 
 #include "workload/moe_dispatch.hpp"
@@ -28,6 +30,54 @@ TEST_CASE("group-limited top-k follows the reference gate", "[moe]") {
   // Biased candidates 0: 1.5, 1: 0.7, 4: 0.8, 5: 0.7 -> 0, 4, then 1 (ties go to the lower index).
   CHECK(std::vector<int>(b.experts.begin(), b.experts.end()) == std::vector<int>{0, 4, 1});
   CHECK(b.weights[0] == Approx(0.9f / (0.9f + 0.8f + 0.1f)));  // weights from the unbiased scores
+}
+
+namespace {
+
+// The gate written out plainly: sort groups by their top-2 sum, then the candidates by score
+// (ties to the lower index), for holding the fast gate to it.
+std::vector<int> reference_gate(const float* score, const GateConfig& g) {
+  const int per_group = g.experts / g.groups;
+  auto better = [&](int a, int b) { return score[a] > score[b] || (score[a] == score[b] && a < b); };
+  std::vector<int> groups(g.groups);
+  std::iota(groups.begin(), groups.end(), 0);
+  std::vector<float> group_score(g.groups);
+  for (int grp = 0; grp < g.groups; ++grp) {
+    std::vector<float> v(score + grp * per_group, score + (grp + 1) * per_group);
+    std::sort(v.rbegin(), v.rend());
+    group_score[grp] = v[0] + (per_group > 1 ? v[1] : 0.0f);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) { return group_score[a] > group_score[b]; });
+  std::vector<int> candidates;
+  for (int i = 0; i < g.groups_per_token; ++i)
+    for (int e = groups[i] * per_group; e < (groups[i] + 1) * per_group; ++e) candidates.push_back(e);
+  std::sort(candidates.begin(), candidates.end(), better);
+  candidates.resize(g.top_k);
+  return candidates;
+}
+
+}  // namespace
+
+TEST_CASE("the fast gate chooses what the plain gate chooses, ties included", "[moe]") {
+  std::mt19937 rng(11);
+  for (const GateConfig g : {GateConfig{256, 8, 8, 4, 2.5}, GateConfig{64, 6, 8, 3, 1}, GateConfig{32, 4, 8, 1, 1},
+                             GateConfig{16, 4, 16, 4, 1}, GateConfig{16, 3, 4, 2, 1}, GateConfig{24, 5, 1, 1, 1}}) {
+    const int tokens = 500;
+    // Scores on a coarse grid, so that ties between experts and between groups are common.
+    std::uniform_int_distribution<int> level(0, 12);
+    std::vector<float> a(static_cast<std::size_t>(tokens) * g.experts), bias(g.experts);
+    for (auto& x : a) x = level(rng) / 16.0f;
+    for (auto& b : bias) b = (level(rng) - 6) / 64.0f;
+    const auto r = route_tokens(a, tokens, g, bias);
+    for (int t = 0; t < tokens; ++t) {
+      std::vector<float> biased(g.experts);
+      for (int e = 0; e < g.experts; ++e) biased[e] = a[static_cast<std::size_t>(t) * g.experts + e] + bias[e];
+      const auto want = reference_gate(biased.data(), g);
+      const std::vector<int> got(r.experts.begin() + t * g.top_k, r.experts.begin() + (t + 1) * g.top_k);
+      INFO("experts " << g.experts << ", top " << g.top_k << ", groups " << g.groups << ", token " << t);
+      REQUIRE(got == want);
+    }
+  }
 }
 
 TEST_CASE("node-limited routing never reaches more than M nodes; unrestricted does", "[moe]") {

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 int bench_command(const Args& args) {
   if (!args.empty() && args[0] == "network") return bench_network_command(Args(args.begin() + 1, args.end()));
-  if (!args.empty() && args[0] == "moe") return bench_moe_command();
+  if (!args.empty() && args[0] == "moe") return bench_moe_command(Args(args.begin() + 1, args.end()));
   po::options_description options("options");
   std::string dir;
   int repeat = 3;

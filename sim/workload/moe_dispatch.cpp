@@ -47,17 +47,35 @@ DispatchStats dispatch_stats(const Routing& r, const ExpertPlacement& p) {
 }
 
 DispatchTraffic dispatch_traffic(const Routing& r, const ExpertPlacement& p, double bytes) {
+  // Copies are counted per GPU pair, then scaled by the bytes. A token's repeats (two experts on
+  // one GPU, two GPUs on one node) are caught by stamping each GPU and node with the last token
+  // that reached it, which needs no sorting.
+  const std::size_t n = static_cast<std::size_t>(p.gpus);
+  std::vector<long long> ib(n * n, 0), nvlink(n * n, 0);
+  std::vector<int> gpu_of(p.experts), gpu_seen(p.gpus, -1), node_seen(p.gpus / p.gpus_per_node + 1, -1);
+  for (int e = 0; e < p.experts; ++e) gpu_of[e] = p.gpu_of_expert(e);
+  for (int t = 0; t < r.tokens; ++t) {
+    const int source = t % p.gpus, local = source % p.gpus_per_node, source_node = source / p.gpus_per_node;
+    for (int k = 0; k < r.top_k; ++k) {
+      const int gpu = gpu_of[r.expert(t, k)];
+      if (gpu_seen[gpu] == t) continue;
+      gpu_seen[gpu] = t;
+      const int node = gpu / p.gpus_per_node, receiver = node * p.gpus_per_node + local;  // same in-node index
+      if (node_seen[node] != t) {
+        node_seen[node] = t;
+        if (receiver != source) ++(node != source_node ? ib : nvlink)[source * n + receiver];
+      }
+      if (gpu != receiver) ++nvlink[receiver * n + gpu];
+    }
+  }
   DispatchTraffic d;
-  d.ib.assign(p.gpus, std::vector<double>(p.gpus, 0.0));
+  d.ib.assign(n, std::vector<double>(n, 0.0));
   d.nvlink = d.ib;
-  std::vector<int> gpus;
-  for (int t = 0; t < r.tokens; ++t)
-    for_each_target_node(r, p, t, gpus, [&](int source, int node, const int* first, const int* last) {
-      const int receiver = node * p.gpus_per_node + source % p.gpus_per_node;
-      if (receiver != source) (p.node_of_gpu(receiver) != p.node_of_gpu(source) ? d.ib : d.nvlink)[source][receiver] += bytes;
-      for (const int* g = first; g != last; ++g)
-        if (*g != receiver) d.nvlink[receiver][*g] += bytes;
-    });
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      d.ib[i][j] = static_cast<double>(ib[i * n + j]) * bytes;
+      d.nvlink[i][j] = static_cast<double>(nvlink[i * n + j]) * bytes;
+    }
   return d;
 }
 

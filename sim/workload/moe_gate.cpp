@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <functional>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -35,11 +39,74 @@ void top_k(const float* score, const int* candidates, int n, int k, int* out) {
   }
 }
 
+// The two largest of v[0, n) (second = -inf when n = 1), without branches: the scores are
+// random, so a branch on them would be mispredicted half the time. Lanes keep independent
+// (best, second) pairs, merged at the end: the top two of {b0, s0, b1, s1} with b >= s in each
+// pair are max(b0, b1) and max(min(b0, b1), s0, s1).
+void top_2(const float* v, int n, float& best_out, float& second_out) {
+  float best = -INFINITY, second = -INFINITY;
+  int i = 0;
+#if defined(__SSE2__)
+  if (n >= 8) {
+    __m128 b0 = _mm_set1_ps(-INFINITY), b1 = b0, s0 = b0, s1 = b0;
+    for (; i + 8 <= n; i += 8) {
+      const __m128 v0 = _mm_loadu_ps(v + i), v1 = _mm_loadu_ps(v + i + 4);
+      s0 = _mm_max_ps(s0, _mm_min_ps(b0, v0));
+      s1 = _mm_max_ps(s1, _mm_min_ps(b1, v1));
+      b0 = _mm_max_ps(b0, v0);
+      b1 = _mm_max_ps(b1, v1);
+    }
+    auto merge = [](__m128& b, __m128& s, __m128 ob, __m128 os) {
+      s = _mm_max_ps(_mm_min_ps(b, ob), _mm_max_ps(s, os));
+      b = _mm_max_ps(b, ob);
+    };
+    merge(b0, s0, b1, s1);  // 8 lanes -> 4
+    merge(b0, s0, _mm_movehl_ps(b0, b0), _mm_movehl_ps(s0, s0));  // -> 2
+    merge(b0, s0, _mm_shuffle_ps(b0, b0, 1), _mm_shuffle_ps(s0, s0, 1));  // -> 1
+    best = _mm_cvtss_f32(b0);
+    second = _mm_cvtss_f32(s0);
+  }
+#endif
+  for (; i < n; ++i) {
+    second = std::max(second, std::min(best, v[i]));
+    best = std::max(best, v[i]);
+  }
+  best_out = best;
+  second_out = second;
+}
+
+// Writes the indices e in [first, last) with v[e] >= floor to out; returns how many. (Every
+// store stays inside out[0, last - first).) Four scores are compared at once and their passing
+// indices written without a branch: a table gives, for each 4-bit mask, the passing lanes packed
+// first; all four slots are stored and the count advances by the mask's population.
+int at_least(const float* v, int first, int last, float floor, int* out) {
+  int n = 0, e = first;
+#if defined(__SSE2__)
+  alignas(16) static constexpr int kPacked[16][4] = {
+      {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+      {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0}, {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+  static constexpr int kCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};  // no popcnt in baseline x86-64
+  const __m128 f = _mm_set1_ps(floor);
+  for (; e + 4 <= last; e += 4) {
+    const int mask = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(v + e), f));
+    const __m128i lanes = _mm_load_si128(reinterpret_cast<const __m128i*>(kPacked[mask]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n), _mm_add_epi32(lanes, _mm_set1_epi32(e)));
+    n += kCount[mask];
+  }
+#endif
+  for (; e < last; ++e) {
+    out[n] = e;
+    n += v[e] >= floor;
+  }
+  return n;
+}
+
 // Routes tokens [first, last) into r (already sized).
 void route_range(const std::vector<float>& affinities, int first, int last, const GateConfig& g, const std::vector<float>& bias,
                  Routing& r) {
   const int per_group = g.experts / g.groups;
-  std::vector<float> biased(g.experts), group_score(g.groups);
+  const int kept_per_group = std::min(per_group, 2);
+  std::vector<float> biased(g.experts), best(g.groups), second(g.groups), group_score(g.groups), kept;
   std::vector<int> all_groups(g.groups), chosen_groups(g.groups_per_token), candidates(g.experts), chosen(g.top_k);
   std::iota(all_groups.begin(), all_groups.end(), 0);
   for (int t = first; t < last; ++t) {
@@ -48,18 +115,22 @@ void route_range(const std::vector<float>& affinities, int first, int last, cons
     int n = 0;
     if (g.groups > 1) {
       // Group score: the sum of the group's two best biased scores.
-      for (int grp = 0; grp < g.groups; ++grp) {
-        float best = -INFINITY, second = -INFINITY;
-        for (int e = grp * per_group; e < (grp + 1) * per_group; ++e) {  // branch-free: scores are random
-          const float v = biased[e];
-          second = std::max(second, std::min(best, v));
-          best = std::max(best, v);
-        }
-        group_score[grp] = best + (per_group > 1 ? second : 0.0f);
-      }
+      for (int grp = 0; grp < g.groups; ++grp) top_2(biased.data() + static_cast<std::size_t>(grp) * per_group, per_group, best[grp], second[grp]);
+      for (int grp = 0; grp < g.groups; ++grp) group_score[grp] = best[grp] + (per_group > 1 ? second[grp] : 0.0f);
       top_k(group_score.data(), all_groups.data(), g.groups, g.groups_per_token, chosen_groups.data());
-      for (int grp : chosen_groups)
-        for (int e = grp * per_group; e < (grp + 1) * per_group; ++e) candidates[n++] = e;
+      // The chosen groups' two best scores are known; when there are at least top_k of them, the
+      // top_k-th largest is a floor no chosen expert lies below, and few candidates reach it.
+      kept.clear();
+      for (int grp : chosen_groups) {
+        kept.push_back(best[grp]);
+        if (kept_per_group > 1) kept.push_back(second[grp]);
+      }
+      float floor = -INFINITY;
+      if (static_cast<int>(kept.size()) >= g.top_k) {
+        std::nth_element(kept.begin(), kept.begin() + (g.top_k - 1), kept.end(), std::greater<float>());
+        floor = kept[g.top_k - 1];
+      }
+      for (int grp : chosen_groups) n += at_least(biased.data(), grp * per_group, (grp + 1) * per_group, floor, candidates.data() + n);
     } else {
       for (int e = 0; e < g.experts; ++e) candidates[n++] = e;
     }
