@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Every figure codesim makes, into one folder: DualPipe's Gantt chart (report Figure 5), the
 all-to-all and routing curves (ISCA'25 Figures 5-6 and 8), TPOT against EP bandwidth, decode
-TPOT against context and batch, FP8 error against K, and the training sweep over PP size x
-schedule x network.
+TPOT against context and batch, FP8 error against K, the training sweep over PP size x
+schedule x network, and step time against the SMs given to communication.
 
 usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
 """
@@ -33,11 +33,17 @@ def main():
     for step in steps:
         print("+", " ".join(str(s) for s in step), flush=True)
         subprocess.run([sys.executable, *map(str, step)], check=True)
-    sweep_csv = out / "train-sweep.csv"
-    print("+ codesim sweep sweeps/train-pp-schedule-network.json", flush=True)
-    subprocess.run([args.codesim, "sweep", str(ROOT / "sweeps/train-pp-schedule-network.json"), "--out", str(sweep_csv)],
-                   check=True)
-    subprocess.run([sys.executable, str(here / "plot_sweep.py"), str(sweep_csv), str(out / "train-sweep.png")], check=True)
+    sweeps = [
+        ("train-pp-schedule-network", []),
+        ("train-communication-sms", ["--x", "/compute/communication_sms", "--series", "/fabric/nic_bandwidth_Bps",
+                                     "--panel", "-", "--style", "-"]),
+    ]
+    for name, plot_args in sweeps:
+        sweep_csv = out / f"{name}.csv"
+        print(f"+ codesim sweep sweeps/{name}.json", flush=True)
+        subprocess.run([args.codesim, "sweep", str(ROOT / f"sweeps/{name}.json"), "--out", str(sweep_csv)], check=True)
+        subprocess.run([sys.executable, str(here / "plot_sweep.py"), str(sweep_csv), str(out / f"{name}.png"), *plot_args],
+                       check=True)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def main():
         colours = {s: f"C{i}" for i, s in enumerate(sorted({k[0] for k in lines}))}
         for (s, st), points in sorted(lines.items()):
             points.sort()
-            label = s if st is None else f"{s}, {args.style.rsplit('/', 1)[-1]} {st:g}"
+            name = f"{number(s):g}" if isinstance(number(s), float) else s
+            label = name if st is None else f"{name}, {args.style.rsplit('/', 1)[-1]} {st:g}"
             ax.plot([x for x, _ in points], [y for _, y in points], marker="o", color=colours[s],
                     linestyle=dashes[styles.index(st) % len(dashes)] if st is not None else "-", label=label)
         ax.set_xlabel(args.x)

@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 
+#include "core/scenario.hpp"
+#include "workload/comm_kernels.hpp"
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
 #include "workload/redundant_experts.hpp"
@@ -153,4 +155,31 @@ TEST_CASE("redundant experts inside a node even out its GPUs without moving load
   CHECK(node_sum(after, 1) == Approx(node_sum(before, 1)));
   // Balanced load stays balanced.
   CHECK(workload::max_over_mean(workload::gpu_load_with_redundancy(std::vector<int>(64, 10), p, 1)) == Approx(1.0));
+}
+
+TEST_CASE("communication kernels reach channels x the channel rate, up to the link; zero SMs offload", "[moe]") {
+  CommKernels k;  // 20 SMs, 2 per channel, 5 GB/s IB and 16 GB/s NVLink per channel
+  CHECK(k.channels() == 10);
+  CHECK(k.ib_Bps(50e9) == Approx(50e9));
+  CHECK(k.nvlink_Bps(160e9) == Approx(160e9));
+  CHECK(k.ib_Bps(100e9) == Approx(50e9));  // a faster NIC needs more channels
+  k.sms = 8;
+  CHECK(k.ib_Bps(50e9) == Approx(20e9));
+  CHECK(k.nvlink_Bps(160e9) == Approx(64e9));
+  k.sms = 0;
+  CHECK(k.offloaded());
+  CHECK(k.ib_Bps(50e9) == Approx(50e9));
+}
+
+TEST_CASE("Dispatch bandwidth grows with the channels up to 20 SMs, then holds", "[moe][scenario]") {
+  const auto report = core::load_scenario("scenarios/paper/moe-3-dispatch-sms.json").run({});
+  auto bw = [&](int sms) {
+    for (const auto& r : report.rows)
+      if (r.id == "ep64-sms" + std::to_string(sms) + "/dispatch_bw") return r.ours;
+    FAIL("no row for " << sms << " SMs");
+    return 0.0;
+  };
+  CHECK(bw(8) == Approx(bw(20) * 8 / 20).epsilon(1e-6));  // IB-bound: linear in the channels
+  CHECK(bw(24) == Approx(bw(20)));                         // the NIC is full
+  CHECK(bw(20) > 40);                                      // ISCA'25 Figure 7: above 40 GB/s
 }

@@ -5,6 +5,17 @@
 
 namespace core {
 
+workload::CommKernels read_comm_kernels(JsonReader& c, int sms) {
+  workload::CommKernels k;
+  k.sms = sms;
+  if (sms % k.sms_per_channel != 0)
+    throw InputError(c.pointer_of("communication_sms"), std::to_string(sms) + " is not allowed; communication SMs form channels of " +
+                                                            std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
+  k.ib_Bps_per_channel = c.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
+  k.nvlink_Bps_per_channel = c.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
+  return k;
+}
+
 ComputeConfig parse_compute(JsonReader c, int sm_count, int default_comm_sms) {
   ComputeConfig out;
   out.fp8_gemms = c.boolean("fp8_gemms", true);
@@ -21,6 +32,7 @@ ComputeConfig parse_compute(JsonReader c, int sm_count, int default_comm_sms) {
   e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
   e.memory = fraction("memory_efficiency", e.memory);
   out.comm_sms = static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1));
+  out.kernels = read_comm_kernels(c, out.comm_sms);
   c.finish();
   return out;
 }

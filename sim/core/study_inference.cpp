@@ -36,6 +36,13 @@ class InferenceStudy : public Study {
     const workload::Roofline roofline(*cluster.gpu, compute.efficiency, compute.fp8_gemms);
     net::Cluster unit = cluster.cluster;
     unit.nodes = deployment.gpus / deployment.gpus_per_node;
+    // Forwarded all-to-alls run on SM kernels whose channels cap each GPU's links; direct ones
+    // are driven by the NIC (IBGDA).
+    workload::ServingLinks links = this->links;
+    if (!deployment.direct_comm) {
+      links.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(links.ib_Bps);
+      links.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(links.nvlink_Bps);
+    }
     const net::Cluster* simulate_on = flow && options.simulate ? &unit : nullptr;
     const double gpus = deployment.gpus;
     std::optional<workload::ServingStep> first;

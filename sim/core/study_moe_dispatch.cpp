@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
 #include "workload/model.hpp"
+#include "workload/comm_kernels.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/moe_dispatch.hpp"
 
@@ -28,6 +29,7 @@ class MoeDispatchStudy : public Study {
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
   net::FabricSpec fabric;
+  std::vector<workload::CommKernels> kernels;  // one per SM count asked for
 
   StudyResult run(const RunOptions&) const override {
     StudyResult r;
@@ -38,7 +40,6 @@ class MoeDispatchStudy : public Study {
     for (int ep : ep_sizes) {
       net::FabricSpec spec = fabric;
       spec.nodes = ep / spec.gpus_per_node;
-      const net::FabricPlatform platform(spec);
       const int tokens = simulated_tokens_per_gpu * ep;
       const auto affinities = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
       // Node-limited routing over the nodes the EP group has (at most the gate's M).
@@ -48,19 +49,29 @@ class MoeDispatchStudy : public Study {
       const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
       const auto dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
       const auto combine = workload::dispatch_traffic(routing, placement, combine_bytes);
-      const double t_dispatch = simulate(platform, workload::dispatch_graph(dispatch, scale, false)).makespan_s();
-      const double t_combine = simulate(platform, workload::dispatch_graph(combine, scale, true)).makespan_s();
-      const std::string tag = "ep" + std::to_string(ep);
-      const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes)";
-      r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,
-                        ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9});
-      r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt,
-                        ib_bytes_per_gpu(combine, scale) / t_combine / 1e9});
       const auto stats = workload::dispatch_stats(routing, placement);
-      r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
-                        stats.nvlink_copies_per_token / stats.ib_copies_per_token});
-      r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6});
-      r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6});
+      for (const auto& k : kernels) {
+        // The SMs' channels cap what each GPU's NIC and NVLink carry.
+        net::FabricSpec driven = spec;
+        driven.nic_Bps = k.ib_Bps(spec.nic_Bps);
+        driven.nvlink_Bps = k.nvlink_Bps(spec.nvlink_Bps);
+        const net::FabricPlatform platform(driven);
+        const double t_dispatch = simulate(platform, workload::dispatch_graph(dispatch, scale, false)).makespan_s();
+        const double t_combine = simulate(platform, workload::dispatch_graph(combine, scale, true)).makespan_s();
+        const bool one = kernels.size() == 1;
+        const std::string tag = "ep" + std::to_string(ep) + (one ? "" : "-sms" + std::to_string(k.sms));
+        const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes" +
+                                  (one ? "" : ", " + std::to_string(k.sms) + " SMs") + ")";
+        r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,
+                          ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9});
+        r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt,
+                          ib_bytes_per_gpu(combine, scale) / t_combine / 1e9});
+        if (&k == &kernels.front())  // the routing's, whatever drives it
+          r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
+                            stats.nvlink_copies_per_token / stats.ib_copies_per_token});
+        r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6});
+        r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6});
+      }
     }
     r.notes.push_back(std::to_string(tokens_per_gpu) + " tokens per GPU of " + model->display_name +
                       " (hidden " + std::to_string(model->hidden) + ", top-" + std::to_string(moe.active_routed_experts) +
@@ -69,8 +80,14 @@ class MoeDispatchStudy : public Study {
                       format_number(fabric.nic_Bps / 1e9) + " GB/s NICs and " + format_number(fabric.nvlink_Bps / 1e9) +
                       " GB/s NVLink. The routing of " + std::to_string(simulated_tokens_per_gpu) +
                       " tokens per GPU is simulated with its bytes scaled to the full count (the flow model is linear in bytes; "
-                      "no latency). Bandwidth = IB bytes a GPU sends / time, as DeepEP reports it. The SMs that drive the "
-                      "kernels are not modelled yet: links run at full rate.");
+                      "no latency). Bandwidth = IB bytes a GPU sends / time, as DeepEP reports it.");
+    for (const auto& k : kernels)
+      r.notes.push_back(k.offloaded() ? "0 SMs: communication offloaded to hardware, links at full rate."
+                                      : std::to_string(k.sms) + " SMs in " + std::to_string(k.channels()) + " channels of " +
+                                            format_number(k.ib_Bps_per_channel / 1e9) + " GB/s IB and " +
+                                            format_number(k.nvlink_Bps_per_channel / 1e9) + " GB/s NVLink each drive " +
+                                            format_number(k.ib_Bps(fabric.nic_Bps) / 1e9) + " GB/s IB and " +
+                                            format_number(k.nvlink_Bps(fabric.nvlink_Bps) / 1e9) + " GB/s NVLink per GPU.");
     return r;
   }
 };
@@ -90,6 +107,24 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
   s->fabric.nic_Bps = d.positive_number("nic_bandwidth_Bps", 50e9);
   s->fabric.switch_link_Bps = s->fabric.nic_Bps;
   s->fabric.nvlink_Bps = d.positive_number("nvlink_bandwidth_Bps", 160e9);
+  // One SM count or several (a curve of bandwidth against SMs), in whole channels of two.
+  std::vector<double> sms = {20};
+  if (const auto* raw = d.raw("communication_sms"); raw && raw->is_array()) {
+    sms = d.number_list("communication_sms", {0, 1024, true, 2});
+  } else if (raw) {
+    JsonReader fields(nlohmann::json{{"communication_sms", *raw}}, d.pointer());
+    sms = {static_cast<double>(fields.non_negative_integer("communication_sms", 20, 1024))};
+  }
+  workload::CommKernels k;
+  k.ib_Bps_per_channel = d.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
+  k.nvlink_Bps_per_channel = d.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
+  for (double n : sms) {
+    k.sms = static_cast<int>(n);
+    if (k.sms % k.sms_per_channel != 0)
+      throw InputError(d.pointer_of("communication_sms"), std::to_string(k.sms) + " is not allowed; communication SMs form channels of " +
+                                                              std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
+    s->kernels.push_back(k);
+  }
   const int experts = s->model->moe->routed_experts;
   const auto eps = d.number_list("ep_sizes", {8, 256, true, 8});  // whole 8-GPU nodes
   for (std::size_t i = 0; i < eps.size(); ++i) {

@@ -17,6 +17,13 @@ namespace core {
 
 namespace {
 
+std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricSpec& f) {
+  if (k.offloaded()) return "EP communication offloaded to hardware (no SMs), links at full rate";
+  return std::to_string(k.sms) + " SMs in " + std::to_string(k.channels()) + " channels drive the EP all-to-all at " +
+         format_number(k.ib_Bps(f.nic_Bps) / 1e9) + " GB/s IB and " + format_number(k.nvlink_Bps(f.nvlink_Bps) / 1e9) +
+         " GB/s NVLink per GPU";
+}
+
 class TrainingStepStudy : public Study {
  public:
   std::string label;
@@ -29,6 +36,7 @@ class TrainingStepStudy : public Study {
   workload::OptimizerSetup optimizer;
   workload::StageLayout layout;
   int comm_sms = 20;
+  workload::CommKernels kernels;  // what the comm_sms achieve on the EP all-to-all
   net::FabricSpec fabric;
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
@@ -48,6 +56,8 @@ class TrainingStepStudy : public Study {
     ep_setup.affinity = affinity;
     ep_setup.fp8_dispatch = fp8_gemms;
     ep_setup.fabric = fabric;
+    ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
+    ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
     ep_setup.flow = use_flow;
     const auto ep = workload::expert_parallel_comm(ep_setup);
 
@@ -115,7 +125,8 @@ class TrainingStepStudy : public Study {
         ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms, F&B " + ms(step.step_seconds(pair)) +
         " ms. Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " +
         ms(ep.combine_forward_s) + " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) +
-        " ms); busiest expert GPU " + format_number(ep.expert_imbalance) + "x the mean. Breakdown of rank " +
+        " ms); busiest expert GPU " + format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) +
+        ". Breakdown of rank " +
         std::to_string(b.rank) + " (the most idle). opt = gradient reduce-scatter " + ms(dp.reduce_scatter_s) +
         " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather " + ms(dp.all_gather_s) + " ms.");
     if (options.trace) r.trace_json = timeline.chrome_trace_json();
@@ -189,6 +200,7 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
   s->comm_sms = compute.comm_sms;
+  s->kernels = compute.kernels;
 
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
