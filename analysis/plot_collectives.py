@@ -66,7 +66,7 @@ def main():
     with open(out / "routing.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["routing", "size_bytes", "busbw_GBps"])
-        for routing, style in (("ecmp", "o-"), ("adaptive", "s--"), ("d-mod-k", "^:")):
+        for routing, style in (("ecmp", "o-"), ("adaptive", "s--"), ("static", "d-."), ("d-mod-k", "^:")):
             sizes = SIZES[4:]
             rows = run(args.codesim, paper / f"routing-allgather-{routing}.json", sizes)
             for s, r in zip(sizes, rows):

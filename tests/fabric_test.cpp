@@ -183,3 +183,33 @@ TEST_CASE("tree all-reduce pipelines chunks up and down the tree", "[fabric]") {
   CHECK(seven >= 3 * tau * chunks);
   CHECK(seven <= 3 * tau * chunks + 8 * tau + 1e-12);
 }
+
+TEST_CASE("static routes: a table entry for a destination, per leaf or for every leaf; others take d-mod-k", "[fabric]") {
+  FabricSpec s = spec(FabricKind::kMultiRail, 8);  // radix 8: 4 nodes per leaf, 2 leaves per rail, 4 spines
+  s.routing = Routing::kStatic;
+  s.static_routes = {{16, -1, 3},  // GPU 16 (node 4): spine 3 from every leaf
+                     {17, 0, 2},   // GPU 17: spine 2 from leaf 0 only
+                     {17, -1, 1}};
+  const FabricPlatform fabric(s);
+  FabricSpec d = s;
+  d.routing = Routing::kDModK;
+  d.static_routes.clear();
+  const FabricPlatform dmodk(d);
+  const auto spine = [](const FabricPlatform& f, int src, int dst) { return f.route(src, dst).at(1); };
+  const auto& g = fabric.graph();
+  auto spine_index = [&](VertexId v) {  // spines are the first vertices added, in order
+    int i = 0;
+    for (auto [it, end] = boost::vertices(g); it != end && *it != v; ++it)
+      if (g[*it].kind == VertexKind::kSwitch && g[*it].level == 1) ++i;
+    return i;
+  };
+  CHECK(spine_index(spine(fabric, 0, 16)) == 3);
+  CHECK(spine_index(spine(fabric, 4, 17)) == 2);  // GPU 4 = node 1, under leaf 0
+  CHECK(spine_index(spine(fabric, 5, 21)) == spine_index(spine(dmodk, 5, 21)));  // not in the table
+  FabricSpec mpft = spec(FabricKind::kMultiPlane, 8);
+  mpft.routing = Routing::kStatic;
+  mpft.static_routes = {{16, -1, 4}};
+  CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"), Catch::Contains("/fabric/static_routes/0/spine") && Catch::Contains("from 0 to 3"));
+  mpft.static_routes = {{16, 2, 0}};
+  CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"), Catch::Contains("/fabric/static_routes/0/from_leaf"));
+}

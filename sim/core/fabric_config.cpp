@@ -5,12 +5,18 @@
 namespace core {
 
 net::Routing routing_by_name(const std::string& name) {
-  return name == "ecmp" ? net::Routing::kEcmp : name == "adaptive" ? net::Routing::kAdaptive : net::Routing::kDModK;
+  return name == "ecmp"       ? net::Routing::kEcmp
+         : name == "adaptive" ? net::Routing::kAdaptive
+         : name == "static"   ? net::Routing::kStatic
+                              : net::Routing::kDModK;
 }
 
 std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_nodes) {
-  const std::string routing = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive"}, "d-mod-k");
+  const std::string routing = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive", "static"}, "d-mod-k");
   spec.routing = routing_by_name(routing);
+  if (routing == "static" && !with_nodes)
+    throw InputError(f.pointer_of("routing"), "'static' is not allowed on a topology graph; static route tables are for "
+                                              "fabrics of nodes (mpft, mrft)");
   if (with_nodes) {
     spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
     spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
@@ -28,6 +34,32 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
     }
     spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
     spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
+  }
+  if (const auto* table = f.raw("static_routes")) {
+    if (routing != "static")
+      throw InputError(f.pointer_of("static_routes"), "is only read with \"routing\": \"static\" (routing is '" + routing + "')");
+    if (!table->is_array()) throw InputError(f.pointer_of("static_routes"), "expected an array of {to_gpu or to_node, spine, from_leaf}");
+    for (std::size_t i = 0; i < table->size(); ++i) {
+      JsonReader r((*table)[i], f.pointer_of("static_routes") + "/" + std::to_string(i));
+      net::StaticRoute route;
+      route.spine = static_cast<int>(r.non_negative_integer("spine", 0, 1 << 20));
+      route.from_leaf = r.has("from_leaf") ? static_cast<int>(r.non_negative_integer("from_leaf", 0, 1 << 20)) : -1;  // -1: every leaf
+      if (r.has("to_gpu") == r.has("to_node"))
+        throw InputError(r.pointer(), "give exactly one of to_gpu (one GPU) and to_node (every GPU of a node)");
+      if (r.has("to_gpu")) {
+        route.dst_gpu = static_cast<int>(r.non_negative_integer("to_gpu", 0, 1 << 30));
+        spec.static_routes.push_back(route);
+      } else {
+        const long long node = r.non_negative_integer("to_node", 0, 1 << 30);
+        if (node >= spec.nodes)
+          throw InputError(r.pointer_of("to_node"), std::to_string(node) + " is not allowed; a node from 0 to " + std::to_string(spec.nodes - 1));
+        for (int g = 0; g < spec.gpus_per_node; ++g) {
+          route.dst_gpu = static_cast<int>(node) * spec.gpus_per_node + g;
+          spec.static_routes.push_back(route);
+        }
+      }
+      r.finish();
+    }
   }
   spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", 50e9);
   spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);

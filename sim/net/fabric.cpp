@@ -20,6 +20,12 @@ int leaves_per_group(const FabricSpec& s) { return ceil_div(s.nodes, s.radix / 2
 
 }  // namespace
 
+int fabric_spines(const FabricSpec& s) {
+  return s.kind == FabricKind::kMultiPlane && leaves_per_group(s) == 1 ? 0 : s.radix / 2;
+}
+
+int fabric_leaves_per_group(const FabricSpec& s) { return leaves_per_group(s); }
+
 void check_fabric(const FabricSpec& s, const std::string& where) {
   auto refuse = [&](const std::string& field, long long value, const std::string& rule) {
     throw core::InputError(where + field, std::to_string(value) + " is not allowed; " + rule);
@@ -35,6 +41,18 @@ void check_fabric(const FabricSpec& s, const std::string& where) {
     refuse("nodes", s.nodes, "a multi-rail fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
                                  std::to_string(s.radix / s.gpus_per_node * half) + " nodes of " +
                                  std::to_string(s.gpus_per_node) + " GPUs");
+  for (std::size_t i = 0; i < s.static_routes.size(); ++i) {
+    const StaticRoute& r = s.static_routes[i];
+    const std::string at = "static_routes/" + std::to_string(i) + "/";
+    if (r.dst_gpu < 0 || r.dst_gpu >= s.nodes * s.gpus_per_node)
+      refuse(at + "to_gpu", r.dst_gpu, "a GPU of the fabric, from 0 to " + std::to_string(s.nodes * s.gpus_per_node - 1));
+    if (r.spine < 0 || r.spine >= fabric_spines(s))
+      refuse(at + "spine", r.spine,
+             fabric_spines(s) == 0 ? std::string("this fabric has one leaf per plane and no spines to route through")
+                                   : "a spine index from 0 to " + std::to_string(fabric_spines(s) - 1));
+    if (r.from_leaf < -1 || r.from_leaf >= leaves_per_group(s))
+      refuse(at + "from_leaf", r.from_leaf, "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
+  }
   for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps}, {"nic_bandwidth_Bps", s.nic_Bps},
                          {"switch_link_bandwidth_Bps", s.switch_link_Bps}})
     if (!(v > 0)) throw core::InputError(where + name, std::to_string(v) + " is not allowed; a bandwidth > 0");
@@ -69,6 +87,7 @@ FabricPlatform::FabricPlatform(FabricSpec spec) : spec_(spec) {
       boost::add_edge(nic_[gpu], leaf_[gpu], graph_);
     }
   }
+  for (const StaticRoute& r : spec_.static_routes) static_spine_[{r.from_leaf, r.dst_gpu}] = r.spine;
 }
 
 std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
@@ -84,6 +103,16 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
   if (auto it = chosen_spine_.find({src, dst}); it != chosen_spine_.end()) return {a, it->second, b};
   VertexId spine = spines[0];
   switch (spec_.routing) {
+    case Routing::kStatic: {
+      const int from_leaf = (src / spec_.gpus_per_node) / (spec_.radix / 2);
+      auto it = static_spine_.find({from_leaf, dst});
+      if (it == static_spine_.end()) it = static_spine_.find({-1, dst});
+      if (it != static_spine_.end()) {
+        spine = spines[static_cast<std::size_t>(it->second)];
+        break;
+      }
+      [[fallthrough]];  // a destination the table does not name: the default table
+    }
     case Routing::kDModK:  // the destination's port under its leaf (its node), modulo the spines
       spine = spines[static_cast<std::size_t>(dst / spec_.gpus_per_node) % spines.size()];
       break;

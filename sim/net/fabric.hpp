@@ -20,6 +20,17 @@ enum class Routing {
   kDModK,     // static: the spine is the destination's port under its leaf modulo the spines
   kEcmp,      // a hash of (source, destination) picks the spine
   kAdaptive,  // each route takes the spine with the fewest routes on its two leaf links so far
+  kStatic,    // a configured table: the spine for a destination (from every leaf, or from one);
+              // destinations it does not name fall back to d-mod-k, as a switch's default table
+};
+
+// One entry of a static route table: traffic for `dst_gpu` leaves `from_leaf` (the leaf's index in
+// its plane or rail; -1: every leaf) through spine `spine` (its index among the plane's or rail's
+// spines).
+struct StaticRoute {
+  int dst_gpu = 0;
+  int from_leaf = -1;
+  int spine = 0;
 };
 
 struct FabricSpec {
@@ -35,7 +46,13 @@ struct FabricSpec {
   double nic_latency_s = 0;
   double switch_link_latency_s = 0;
   double gpu_flops_per_s = 1e15;
+  std::vector<StaticRoute> static_routes;  // Routing::kStatic
 };
+
+// Spines under a plane (MPFT) or shared by the rails (MRFT), and leaves per plane or rail: what a
+// static route may name.
+int fabric_spines(const FabricSpec& spec);
+int fabric_leaves_per_group(const FabricSpec& spec);
 
 // Throws core::InputError naming `where` + the field for a fabric that cannot be built.
 void check_fabric(const FabricSpec& spec, const std::string& where);
@@ -63,6 +80,7 @@ class FabricPlatform : public Platform {
   std::vector<std::vector<VertexId>> spines_;  // per plane (MPFT) or one list (MRFT)
   mutable std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load_;  // adaptive routing state
   mutable std::map<std::pair<int, int>, VertexId> chosen_spine_;
+  std::map<std::pair<int, int>, int> static_spine_;  // (from leaf or -1, destination GPU) -> spine index
 };
 
 }  // namespace net
