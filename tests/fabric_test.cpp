@@ -213,3 +213,18 @@ TEST_CASE("static routes: a table entry for a destination, per leaf or for every
   mpft.static_routes = {{16, 2, 0}};
   CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"), Catch::Contains("/fabric/static_routes/0/from_leaf"));
 }
+
+TEST_CASE("PCIe between a GPU and its NIC bounds what leaves the node once it is slower than the NIC", "[fabric]") {
+  FabricSpec s = spec(FabricKind::kMultiPlane, 2);
+  s.nic_Bps = s.switch_link_Bps = 100e9;
+  auto transfer_s = [](const FabricSpec& f) {
+    core::TaskGraph g;
+    g.add_transfer("t", 0, "comm", {{0, 4, 1e9}}, {});  // node 0 -> node 1, same plane
+    return core::simulate(FabricPlatform(f), g).makespan_s();
+  };
+  CHECK(transfer_s(s) == Approx(1e9 / 100e9));  // no PCIe modelled
+  s.pcie_Bps = 64e9;
+  CHECK(transfer_s(s) == Approx(1e9 / 64e9));
+  s.pcie_Bps = 128e9;
+  CHECK(transfer_s(s) == Approx(1e9 / 100e9));
+}

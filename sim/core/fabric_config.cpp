@@ -1,6 +1,7 @@
 #include "core/fabric_config.hpp"
 
 #include "core/input_error.hpp"
+#include "hw/node.hpp"
 
 namespace core {
 
@@ -17,9 +18,13 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
   if (routing == "static" && !with_nodes)
     throw InputError(f.pointer_of("routing"), "'static' is not allowed on a topology graph; static route tables are for "
                                               "fabrics of nodes (mpft, mrft)");
+  // A named node (hw/node.cpp: h800, h100, gb200-nvl72, ...) gives the defaults for its GPUs,
+  // NVLink, NICs and PCIe; the fields below override them.
+  const hw::Node* node = nullptr;
+  if (with_nodes && f.has("node")) node = &hw::node_by_name(f.one_of("node", hw::node_names()), f.pointer_of("node"));
   if (with_nodes) {
     spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
-    spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", 8, 72));
+    spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", node ? node->gpus : 8, 72));
     spec.radix = static_cast<int>(f.positive_integer("radix", 64, 1024));
     // Planes or rails are implied by the NICs (one per GPU); a scenario may state them, and a
     // count that disagrees is a fabric that cannot be wired.
@@ -32,8 +37,9 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
                                                    " fat tree has one " + (planes ? "plane" : "rail") + " per NIC of a node, and a node has " +
                                                    std::to_string(spec.gpus_per_node) + " NICs (gpus_per_node, one per GPU)");
     }
-    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", 160e9);
+    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", node ? node->scale_up_achieved_Bps : 160e9);
     spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
+    spec.pcie_Bps = f.non_negative_number("pcie_bandwidth_Bps", node ? node->pcie_Bps : 0.0);
   }
   if (const auto* table = f.raw("static_routes")) {
     if (routing != "static")
@@ -61,7 +67,7 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
       r.finish();
     }
   }
-  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", 50e9);
+  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", node ? node->nic_Bps : 50e9);
   spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
   spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
   spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);

@@ -146,7 +146,8 @@ std::unique_ptr<Study> parse_collective_study(JsonReader& root) {
                                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
-                 spec.kind == net::FabricKind::kMultiPlane && spec.routing == net::Routing::kDModK;
+                 spec.kind == net::FabricKind::kMultiPlane && spec.routing == net::Routing::kDModK &&
+                 (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)

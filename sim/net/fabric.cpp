@@ -53,6 +53,7 @@ void check_fabric(const FabricSpec& s, const std::string& where) {
     if (r.from_leaf < -1 || r.from_leaf >= leaves_per_group(s))
       refuse(at + "from_leaf", r.from_leaf, "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
   }
+  if (!(s.pcie_Bps >= 0)) throw core::InputError(where + "pcie_bandwidth_Bps", std::to_string(s.pcie_Bps) + " is not allowed; a bandwidth >= 0 (0: not modelled)");
   for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps}, {"nic_bandwidth_Bps", s.nic_Bps},
                          {"switch_link_bandwidth_Bps", s.switch_link_Bps}})
     if (!(v > 0)) throw core::InputError(where + name, std::to_string(v) + " is not allowed; a bandwidth > 0");
@@ -143,12 +144,13 @@ std::vector<sg4::Host*> FabricPlatform::build(const RoutePairs& pairs) const {
   auto* zone = sg4::create_full_zone("fabric");
   const int n = gpus();
   std::vector<sg4::Host*> hosts;
-  std::vector<sg4::Link*> nvlink(n), nic(n);
+  std::vector<sg4::Link*> nvlink(n), nic(n), pcie(n);
   for (int g = 0; g < n; ++g) {
     const std::string id = std::to_string(g);
     hosts.push_back(zone->create_host("gpu" + id, spec_.gpu_flops_per_s));
     nvlink[g] = zone->create_split_duplex_link("nvl" + id, spec_.nvlink_Bps)->set_latency(spec_.nvlink_latency_s);
     nic[g] = zone->create_split_duplex_link("nic" + id, spec_.nic_Bps)->set_latency(spec_.nic_latency_s);
+    if (spec_.pcie_Bps > 0) pcie[g] = zone->create_split_duplex_link("pcie" + id, spec_.pcie_Bps);
   }
   // One split-duplex link per switch-to-switch edge; "up" runs from the lower vertex id.
   std::map<std::pair<VertexId, VertexId>, sg4::Link*> links;
@@ -165,6 +167,8 @@ std::vector<sg4::Host*> FabricPlatform::build(const RoutePairs& pairs) const {
     if (src / spec_.gpus_per_node == dst / spec_.gpus_per_node) {
       path = {sg4::LinkInRoute(nvlink[src], Dir::UP), sg4::LinkInRoute(nvlink[dst], Dir::DOWN)};
     } else {
+      // GPU -> PCIe -> NIC -> switches -> NIC -> PCIe -> GPU (PCIe only where modelled).
+      if (pcie[src]) path.emplace_back(pcie[src], Dir::UP);
       path.emplace_back(nic[src], Dir::UP);
       const auto switches = route(src, dst);
       for (std::size_t i = 0; i + 1 < switches.size(); ++i) {
@@ -172,6 +176,7 @@ std::vector<sg4::Host*> FabricPlatform::build(const RoutePairs& pairs) const {
         path.emplace_back(links.at({std::min(u, v), std::max(u, v)}), u < v ? Dir::UP : Dir::DOWN);
       }
       path.emplace_back(nic[dst], Dir::DOWN);
+      if (pcie[dst]) path.emplace_back(pcie[dst], Dir::DOWN);
     }
     zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
   }

@@ -42,6 +42,7 @@ struct FabricSpec {
   double nvlink_Bps = 160e9;  // per GPU, per direction
   double nic_Bps = 50e9;
   double switch_link_Bps = 50e9;
+  double pcie_Bps = 0;          // per GPU, between the GPU and its NIC; 0: not modelled
   double nvlink_latency_s = 0;  // per link
   double nic_latency_s = 0;
   double switch_link_latency_s = 0;
