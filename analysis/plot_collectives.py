@@ -22,9 +22,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SIZES = [2 ** e for e in range(12, 30, 2)]  # 4 KiB .. 256 MiB
 
 
-def run(codesim, scenario, sizes):
-    out = subprocess.run([codesim, "run", str(scenario), "--format", "csv", "--set",
-                          "/collective/sizes_bytes=" + json.dumps(sizes)], check=True, capture_output=True, text=True)
+def run(codesim, scenario, sizes, *sets):
+    overrides = [a for s in ("/collective/sizes_bytes=" + json.dumps(sizes), *sets) for a in ("--set", s)]
+    out = subprocess.run([codesim, "run", str(scenario), "--format", "csv", *overrides],
+                         check=True, capture_output=True, text=True)
     rows = {}
     for row in csv.DictReader(io.StringIO(out.stdout)):
         size, metric = row["id"].split("/")
@@ -44,13 +45,15 @@ def main():
     fig, (bw_ax, lat_ax) = plt.subplots(1, 2, figsize=(11, 4))
     with open(out / "alltoall.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["fabric", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps"])
-        for name, style in (("mpft", "o-"), ("mrft", "s--")):
-            rows = run(args.codesim, paper / f"alltoall-{name}-128.json", SIZES)
-            for s, r in zip(SIZES, rows):
-                w.writerow([name.upper(), s, r["time"], r["algbw"], r["busbw"]])
-            bw_ax.plot(SIZES, [r["busbw"] for r in rows], style, label=name.upper())
-            lat_ax.plot(SIZES, [r["time"] for r in rows], style, label=name.upper())
+        w.writerow(["fabric", "gpus", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps"])
+        for colour, gpus in enumerate((32, 64, 128)):  # ISCA'25 Figures 5-6: 32, 64 and 128 GPUs
+            for name, style in (("mpft", "o-"), ("mrft", "s--")):
+                rows = run(args.codesim, paper / f"alltoall-{name}-128.json", SIZES, f"/fabric/nodes={gpus // 8}")
+                for s, r in zip(SIZES, rows):
+                    w.writerow([name.upper(), gpus, s, r["time"], r["algbw"], r["busbw"]])
+                label = f"{name.upper()} {gpus} GPUs"
+                bw_ax.plot(SIZES, [r["busbw"] for r in rows], style, color=f"C{colour}", label=label)
+                lat_ax.plot(SIZES, [r["time"] for r in rows], style, color=f"C{colour}", label=label)
     for ax, label in ((bw_ax, "busbw [GB/s]"), (lat_ax, "time [us]")):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("size per rank [bytes]")
@@ -58,7 +61,7 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     lat_ax.set_yscale("log")
-    fig.suptitle("All-to-all on 128 GPUs, PXN: multi-plane vs multi-rail fat tree")
+    fig.suptitle("All-to-all on 32, 64 and 128 GPUs, PXN: multi-plane vs multi-rail fat tree")
     fig.tight_layout()
     fig.savefig(out / "alltoall.png", dpi=120)
 
