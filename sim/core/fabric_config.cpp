@@ -1,6 +1,9 @@
 #include "core/fabric_config.hpp"
 
+#include <optional>
+
 #include "core/input_error.hpp"
+#include "core/report.hpp"
 #include "hw/node.hpp"
 
 namespace core {
@@ -10,6 +13,26 @@ net::Routing routing_by_name(const std::string& name) {
          : name == "adaptive" ? net::Routing::kAdaptive
          : name == "static"   ? net::Routing::kStatic
                               : net::Routing::kDModK;
+}
+
+net::HopLatencies read_hop_latencies(JsonReader& h) {
+  auto seconds = [&](const char* key, std::optional<double> fallback) {
+    const double v = fallback ? h.non_negative_number(key, *fallback) : h.non_negative_number(key);
+    if (v > 1e-3) throw InputError(h.pointer_of(key), format_number(v) + " is not allowed; at most 1e-3 s");
+    return v;
+  };
+  auto metres = [&](const char* key) {
+    const double v = h.non_negative_number(key, 0.0);
+    if (v > 1e5) throw InputError(h.pointer_of(key), format_number(v) + " is not allowed; at most 100 km");
+    return v;
+  };
+  net::HopLatencies l;
+  l.endpoint_s = seconds("endpoint_latency_s", std::nullopt);
+  l.switch_s = seconds("switch_latency_s", std::nullopt);
+  l.propagation_s_per_m = seconds("propagation_s_per_m", l.propagation_s_per_m);
+  l.endpoint_cable_m = metres("endpoint_cable_m");
+  l.switch_cable_m = metres("switch_cable_m");
+  return l;
 }
 
 std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_nodes) {
@@ -71,6 +94,15 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
   spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
   spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
   spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);
+  // Or the latencies from the per-hop model (scenarios/paper/latency.json has its inputs).
+  if (auto hops = f.optional_object("hop_latency")) {
+    if (f.has("nic_latency_s") || f.has("switch_link_latency_s"))
+      throw InputError(f.pointer_of("hop_latency"), "give either hop_latency or nic_latency_s/switch_link_latency_s, not both");
+    const auto links = net::link_latencies(read_hop_latencies(*hops));
+    hops->finish();
+    spec.nic_latency_s = links.endpoint_link_s;
+    spec.switch_link_latency_s = links.switch_link_s;
+  }
   return routing;
 }
 

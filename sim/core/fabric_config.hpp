@@ -5,6 +5,7 @@
 
 #include "core/json_reader.hpp"
 #include "net/fabric.hpp"
+#include "net/latency_model.hpp"
 
 namespace core {
 
@@ -13,5 +14,9 @@ net::Routing routing_by_name(const std::string& name);
 // Reads them into `spec` and returns the routing's name. `with_nodes`: the fabric is nodes of
 // GPUs (nodes, gpus_per_node, radix, NVLink); false for a topology graph of single GPUs.
 std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_nodes);
+
+// The per-hop latency model's fields: endpoint_latency_s and switch_latency_s (required),
+// propagation_s_per_m, endpoint_cable_m, switch_cable_m.
+net::HopLatencies read_hop_latencies(JsonReader& h);
 
 }  // namespace core

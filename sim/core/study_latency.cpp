@@ -1,6 +1,7 @@
 #include "core/study_latency.hpp"
 
 #include "core/engine.hpp"
+#include "core/fabric_config.hpp"
 #include "core/input_error.hpp"
 #include "core/units.hpp"
 #include "net/fabric.hpp"
@@ -107,17 +108,7 @@ std::unique_ptr<Study> parse_latency_study(JsonReader& root) {
       layer.three_level = l.boolean("three_level", false);
     }
     layer.bandwidth_Bps = l.positive_number("bandwidth_Bps", 50e9);
-    layer.hops.endpoint_s = l.non_negative_number("endpoint_latency_s");
-    layer.hops.switch_s = l.non_negative_number("switch_latency_s");
-    layer.hops.propagation_s_per_m = l.non_negative_number("propagation_s_per_m", 5e-9);
-    layer.hops.endpoint_cable_m = l.non_negative_number("endpoint_cable_m", 0.0);
-    layer.hops.switch_cable_m = l.non_negative_number("switch_cable_m", 0.0);
-    for (const char* key : {"endpoint_latency_s", "switch_latency_s", "propagation_s_per_m"})
-      if (l.raw(key) && l.raw(key)->is_number() && l.raw(key)->get<double>() > 1e-3)
-        throw InputError(l.pointer_of(key), format_number(l.raw(key)->get<double>()) + " is not allowed; at most 1e-3 s");
-    for (const char* key : {"endpoint_cable_m", "switch_cable_m"})
-      if (l.raw(key) && l.raw(key)->is_number() && l.raw(key)->get<double>() > 1e5)
-        throw InputError(l.pointer_of(key), format_number(l.raw(key)->get<double>()) + " is not allowed; at most 100 km");
+    layer.hops = read_hop_latencies(l);
     l.finish();
     s->layers.push_back(layer);
   }
