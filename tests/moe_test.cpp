@@ -63,7 +63,7 @@ std::vector<int> reference_gate(const float* score, const GateConfig& g) {
 TEST_CASE("the fast gate chooses what the plain gate chooses, ties included", "[moe]") {
   std::mt19937 rng(11);
   for (const GateConfig g : {GateConfig{256, 8, 8, 4, 2.5}, GateConfig{64, 6, 8, 3, 1}, GateConfig{32, 4, 8, 1, 1},
-                             GateConfig{16, 4, 16, 4, 1}, GateConfig{16, 3, 4, 2, 1}, GateConfig{24, 5, 1, 1, 1}}) {
+                             GateConfig{16, 4, 16, 4, 1}, GateConfig{16, 4, 16, 8, 1}, GateConfig{16, 3, 4, 2, 1}, GateConfig{24, 5, 1, 1, 1}}) {
     const int tokens = 500;
     // Scores on a coarse grid, so that ties between experts and between groups are common.
     std::uniform_int_distribution<int> level(0, 12);
