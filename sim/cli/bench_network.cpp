@@ -106,7 +106,7 @@ int bench_network_command(const Args& args) {
   }
   std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, d-mod-k | GPUs | flows | simulated [ms] | wall [s] |\n"
                "|---|---:|---:|---:|---:|\n";
-  for (int nodes : {16, 256}) {
+  for (int nodes : {16, 256, 2048}) {
     net::FabricSpec spec;
     spec.nodes = nodes;
     const auto start = std::chrono::steady_clock::now();

@@ -10,47 +10,54 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// Plane 0 of an MPFT with one merged source per leaf: ranks [0, nodes) are the nodes' plane-0
-// NICs (as receivers), ranks [nodes, nodes + leaves) the merged senders of each leaf.
+// Plane 0 of an MPFT with one merged source per leaf. Receivers are the nodes' plane-0 NICs,
+// ranks [0, receivers); ranks [receivers, receivers + leaves) are the merged senders.
+// `one_position`: when every leaf is full, the nodes at the same position under their leaves
+// form classes that the fabric treats alike (d-mod-k sends position p through spine p, whose
+// links carry that class alone), so one class, position 0, stands for all: its receivers are one
+// node per leaf, and a merged sender keeps 1/positions of its uplink, its share of the class.
 class MergedPlanePlatform : public Platform {
  public:
-  explicit MergedPlanePlatform(const FabricSpec& s) : s_(s), per_leaf_(s.radix / 2) {
+  MergedPlanePlatform(const FabricSpec& s, bool one_position) : s_(s), per_leaf_(s.radix / 2), one_position_(one_position) {
     leaves_ = (s.nodes + per_leaf_ - 1) / per_leaf_;
   }
   int leaves() const { return leaves_; }
+  int receivers() const { return one_position_ ? leaves_ : s_.nodes; }
+  int node_of_receiver(int r) const { return one_position_ ? r * per_leaf_ : r; }
   int leaf_of(int node) const { return node / per_leaf_; }
   int nodes_under(int leaf) const { return std::min(per_leaf_, s_.nodes - leaf * per_leaf_); }
-  int gpus() const override { return s_.nodes + leaves_; }
+  int gpus() const override { return receivers() + leaves_; }
   double gpu_flops_per_s() const override { return s_.gpu_flops_per_s; }
 
   std::vector<sg4::Host*> build(const RoutePairs& pairs) const override {
     auto* zone = sg4::create_full_zone("plane0");
     std::vector<sg4::Host*> hosts;
-    std::vector<sg4::Link*> nic(s_.nodes), merged(leaves_);
-    for (int n = 0; n < s_.nodes; ++n) {
-      hosts.push_back(zone->create_host("nic" + std::to_string(n), s_.gpu_flops_per_s));
-      nic[n] = zone->create_split_duplex_link("nic" + std::to_string(n), s_.nic_Bps)->set_latency(s_.nic_latency_s);
+    std::vector<sg4::Link*> nic(receivers()), merged(leaves_);
+    for (int r = 0; r < receivers(); ++r) {
+      hosts.push_back(zone->create_host("nic" + std::to_string(r), s_.gpu_flops_per_s));
+      nic[r] = zone->create_split_duplex_link("nic" + std::to_string(r), s_.nic_Bps)->set_latency(s_.nic_latency_s);
     }
     for (int l = 0; l < leaves_; ++l) {
       hosts.push_back(zone->create_host("leaf" + std::to_string(l), s_.gpu_flops_per_s));
-      merged[l] = zone->create_split_duplex_link("merged" + std::to_string(l), s_.nic_Bps * nodes_under(l))
-                      ->set_latency(s_.nic_latency_s);
+      const double senders = one_position_ ? nodes_under(l) / double(per_leaf_) : nodes_under(l);
+      merged[l] = zone->create_split_duplex_link("merged" + std::to_string(l), s_.nic_Bps * senders)->set_latency(s_.nic_latency_s);
     }
     // Leaf-spine links, one per (leaf, spine), as in the fabric.
     std::vector<std::vector<sg4::Link*>> up(leaves_);
     if (leaves_ > 1)
       for (int l = 0; l < leaves_; ++l)
-        for (int sp = 0; sp < per_leaf_; ++sp)
+        for (int sp = 0; sp < (one_position_ ? 1 : per_leaf_); ++sp)
           up[l].push_back(zone->create_split_duplex_link("up" + std::to_string(l) + "-" + std::to_string(sp), s_.switch_link_Bps)
                               ->set_latency(s_.switch_link_latency_s));
     using Dir = sg4::LinkInRoute::Direction;
     for (const auto& [src, dst] : pairs) {
-      const int leaf = src - s_.nodes;  // a merged sender
+      const int leaf = src - receivers();  // a merged sender
+      const int node = node_of_receiver(dst);
       std::vector<sg4::LinkInRoute> path = {sg4::LinkInRoute(merged[leaf], Dir::UP)};
-      if (leaf_of(dst) != leaf) {
-        const int spine = dst % per_leaf_;  // d-mod-k, as FabricPlatform routes it
+      if (leaf_of(node) != leaf) {
+        const int spine = node % per_leaf_;  // d-mod-k, as FabricPlatform routes it
         path.emplace_back(up[leaf][spine], Dir::UP);
-        path.emplace_back(up[leaf_of(dst)][spine], Dir::DOWN);
+        path.emplace_back(up[leaf_of(node)][spine], Dir::DOWN);
       }
       path.emplace_back(nic[dst], Dir::DOWN);
       zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
@@ -62,6 +69,7 @@ class MergedPlanePlatform : public Platform {
  private:
   FabricSpec s_;
   int per_leaf_;
+  bool one_position_;
   int leaves_ = 1;
 };
 
@@ -96,17 +104,18 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
   }
   // Network stage of plane 0: every other node receives S x gpn from each node.
   if (s.nodes > 1) {
-    const MergedPlanePlatform plane(s);
+    const int per_leaf = s.radix / 2;
+    const MergedPlanePlatform plane(s, s.nodes % per_leaf == 0 && s.nodes > per_leaf);
     core::TaskGraph g;
     std::vector<core::TaskId> all;
     for (int leaf = 0; leaf < plane.leaves(); ++leaf) {
       std::vector<core::Flow> flows;
-      for (int dst = 0; dst < s.nodes; ++dst) {
-        const int senders = plane.nodes_under(leaf) - (plane.leaf_of(dst) == leaf ? 1 : 0);
-        if (senders > 0) flows.push_back({s.nodes + leaf, dst, S * gpn * senders});
+      for (int r = 0; r < plane.receivers(); ++r) {
+        const int senders = plane.nodes_under(leaf) - (plane.leaf_of(plane.node_of_receiver(r)) == leaf ? 1 : 0);
+        if (senders > 0) flows.push_back({plane.receivers() + leaf, r, S * gpn * senders});
       }
       out.flows += flows.size();
-      all.push_back(g.add_transfer("network", s.nodes + leaf, "network", std::move(flows), {}));
+      all.push_back(g.add_transfer("network", plane.receivers() + leaf, "network", std::move(flows), {}));
     }
     out.network_stage_s = core::simulate(plane, g).makespan_s();
   }

@@ -5,7 +5,9 @@
 //  - every node's NVLink stage is the same and touches no other node: simulate one node;
 //  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
 //    given destination over the same spine: merge them into one source per leaf whose uplink
-//    has their summed bandwidth. Each destination NIC keeps its own link.
+//    has their summed bandwidth. Each destination NIC keeps its own link;
+//  - when every leaf is full, the nodes at one position under their leaves stand for all
+//    positions (each position has its own spine), so one node per leaf receives.
 // The two stages overlap (as in alltoall_graph), so the time is the longer of the two.
 // Exact for the symmetric all-to-all; a test holds it to the full simulation.
 #include "core/engine.hpp"
