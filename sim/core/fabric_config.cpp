@@ -68,6 +68,7 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
     if (routing != "static")
       throw InputError(f.pointer_of("static_routes"), "is only read with \"routing\": \"static\" (routing is '" + routing + "')");
     if (!table->is_array()) throw InputError(f.pointer_of("static_routes"), "expected an array of {to_gpu or to_node, spine, from_leaf}");
+    net::check_fabric(spec, f.pointer() + "/");  // the fabric the routes must fit (its own errors first)
     for (std::size_t i = 0; i < table->size(); ++i) {
       JsonReader r((*table)[i], f.pointer_of("static_routes") + "/" + std::to_string(i));
       net::StaticRoute route;
@@ -77,6 +78,7 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
         throw InputError(r.pointer(), "give exactly one of to_gpu (one GPU) and to_node (every GPU of a node)");
       if (r.has("to_gpu")) {
         route.dst_gpu = static_cast<int>(r.non_negative_integer("to_gpu", 0, 1 << 30));
+        net::check_static_route(spec, route, r.pointer() + "/");
         spec.static_routes.push_back(route);
       } else {
         const long long node = r.non_negative_integer("to_node", 0, 1 << 30);
@@ -84,6 +86,7 @@ std::string read_fabric_fields(JsonReader& f, net::FabricSpec& spec, bool with_n
           throw InputError(r.pointer_of("to_node"), std::to_string(node) + " is not allowed; a node from 0 to " + std::to_string(spec.nodes - 1));
         for (int g = 0; g < spec.gpus_per_node; ++g) {
           route.dst_gpu = static_cast<int>(node) * spec.gpus_per_node + g;
+          net::check_static_route(spec, route, r.pointer() + "/");
           spec.static_routes.push_back(route);
         }
       }

@@ -18,13 +18,27 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // Leaves a plane (MPFT) or a rail (MRFT) needs for one NIC of every node.
 int leaves_per_group(const FabricSpec& s) { return ceil_div(s.nodes, s.radix / 2); }
 
-}  // namespace
-
-int fabric_spines(const FabricSpec& s) {
+// Spines under a plane (MPFT; none when a plane has one leaf) or shared by the rails (MRFT).
+int spines_per_group(const FabricSpec& s) {
   return s.kind == FabricKind::kMultiPlane && leaves_per_group(s) == 1 ? 0 : s.radix / 2;
 }
 
-int fabric_leaves_per_group(const FabricSpec& s) { return leaves_per_group(s); }
+}  // namespace
+
+void check_static_route(const FabricSpec& s, const StaticRoute& r, const std::string& where) {
+  auto refuse = [&](const std::string& field, long long value, const std::string& rule) {
+    throw core::InputError(where + field, std::to_string(value) + " is not allowed; " + rule);
+  };
+  if (r.dst_gpu < 0 || r.dst_gpu >= s.nodes * s.gpus_per_node)
+    refuse("to_gpu", r.dst_gpu, "a GPU of the fabric, from 0 to " + std::to_string(s.nodes * s.gpus_per_node - 1));
+  const int spines = spines_per_group(s);
+  if (r.spine < 0 || r.spine >= spines)
+    refuse("spine", r.spine,
+           spines == 0 ? std::string("this fabric has one leaf per plane and no spines to route through")
+                       : "a spine index from 0 to " + std::to_string(spines - 1));
+  if (r.from_leaf < -1 || r.from_leaf >= leaves_per_group(s))
+    refuse("from_leaf", r.from_leaf, "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
+}
 
 void check_fabric(const FabricSpec& s, const std::string& where) {
   auto refuse = [&](const std::string& field, long long value, const std::string& rule) {
@@ -41,18 +55,8 @@ void check_fabric(const FabricSpec& s, const std::string& where) {
     refuse("nodes", s.nodes, "a multi-rail fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
                                  std::to_string(s.radix / s.gpus_per_node * half) + " nodes of " +
                                  std::to_string(s.gpus_per_node) + " GPUs");
-  for (std::size_t i = 0; i < s.static_routes.size(); ++i) {
-    const StaticRoute& r = s.static_routes[i];
-    const std::string at = "static_routes/" + std::to_string(i) + "/";
-    if (r.dst_gpu < 0 || r.dst_gpu >= s.nodes * s.gpus_per_node)
-      refuse(at + "to_gpu", r.dst_gpu, "a GPU of the fabric, from 0 to " + std::to_string(s.nodes * s.gpus_per_node - 1));
-    if (r.spine < 0 || r.spine >= fabric_spines(s))
-      refuse(at + "spine", r.spine,
-             fabric_spines(s) == 0 ? std::string("this fabric has one leaf per plane and no spines to route through")
-                                   : "a spine index from 0 to " + std::to_string(fabric_spines(s) - 1));
-    if (r.from_leaf < -1 || r.from_leaf >= leaves_per_group(s))
-      refuse(at + "from_leaf", r.from_leaf, "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
-  }
+  for (std::size_t i = 0; i < s.static_routes.size(); ++i)
+    check_static_route(s, s.static_routes[i], where + "static_routes/" + std::to_string(i) + "/");
   if (!(s.pcie_Bps >= 0)) throw core::InputError(where + "pcie_bandwidth_Bps", std::to_string(s.pcie_Bps) + " is not allowed; a bandwidth >= 0 (0: not modelled)");
   for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps}, {"nic_bandwidth_Bps", s.nic_Bps},
                          {"switch_link_bandwidth_Bps", s.switch_link_Bps}})

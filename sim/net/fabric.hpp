@@ -50,13 +50,12 @@ struct FabricSpec {
   std::vector<StaticRoute> static_routes;  // Routing::kStatic
 };
 
-// Spines under a plane (MPFT) or shared by the rails (MRFT), and leaves per plane or rail: what a
-// static route may name.
-int fabric_spines(const FabricSpec& spec);
-int fabric_leaves_per_group(const FabricSpec& spec);
-
 // Throws core::InputError naming `where` + the field for a fabric that cannot be built.
 void check_fabric(const FabricSpec& spec, const std::string& where);
+
+// Throws core::InputError naming `where` + "to_gpu", "spine" or "from_leaf" for a static route
+// naming a GPU, spine or leaf the (otherwise valid) fabric does not have.
+void check_static_route(const FabricSpec& spec, const StaticRoute& route, const std::string& where);
 
 class FabricPlatform : public Platform {
  public:
