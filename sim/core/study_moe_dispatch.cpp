@@ -111,6 +111,8 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
   std::vector<double> sms = {20};
   if (const auto* raw = d.raw("communication_sms"); raw && raw->is_array()) {
     sms = d.number_list("communication_sms", {0, 1024, true, 2});
+    if (sms.size() > 64)
+      throw InputError(d.pointer_of("communication_sms"), std::to_string(sms.size()) + " SM counts is not allowed; at most 64 (each simulates every EP size)");
   } else if (raw) {
     JsonReader fields(nlohmann::json{{"communication_sms", *raw}}, d.pointer());
     sms = {static_cast<double>(fields.non_negative_integer("communication_sms", 20, 1024))};
