@@ -113,9 +113,11 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
     sms = d.number_list("communication_sms", {0, 1024, true, 2});
     if (sms.size() > 64)
       throw InputError(d.pointer_of("communication_sms"), std::to_string(sms.size()) + " SM counts is not allowed; at most 64 (each simulates every EP size)");
+    for (std::size_t i = 1; i < sms.size(); ++i)
+      if (std::find(sms.begin(), sms.begin() + i, sms[i]) != sms.begin() + i)
+        throw InputError(d.pointer_of("communication_sms") + "/" + std::to_string(i), format_number(sms[i]) + " is listed twice");
   } else if (raw) {
-    JsonReader fields(nlohmann::json{{"communication_sms", *raw}}, d.pointer());
-    sms = {static_cast<double>(fields.non_negative_integer("communication_sms", 20, 1024))};
+    sms = {static_cast<double>(d.non_negative_integer("communication_sms", 20, 1024))};
   }
   workload::CommKernels k;
   k.ib_Bps_per_channel = d.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
