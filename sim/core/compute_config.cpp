@@ -31,8 +31,7 @@ ComputeConfig parse_compute(JsonReader c, int sm_count, int default_comm_sms) {
   e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
   e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
   e.memory = fraction("memory_efficiency", e.memory);
-  out.comm_sms = static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1));
-  out.kernels = read_comm_kernels(c, out.comm_sms);
+  out.kernels = read_comm_kernels(c, static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1)));
   c.finish();
   return out;
 }

@@ -10,8 +10,7 @@ namespace core {
 struct ComputeConfig {
   workload::KernelEfficiency efficiency;
   bool fp8_gemms = true;
-  int comm_sms = 0;
-  workload::CommKernels kernels;  // sms = comm_sms
+  workload::CommKernels kernels;  // the SMs communication takes, and what they drive
 };
 
 // Reads {"fp8_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",

@@ -168,7 +168,7 @@ std::unique_ptr<Study> parse_inference_study(JsonReader& root) {
   d.finish();
   const auto compute = parse_compute(root.object("compute"), dep.sms, 0);
   s->compute = compute;
-  dep.comm_sms = compute.comm_sms;
+  dep.comm_sms = compute.kernels.sms;
 
   auto& q = s->base;
   const std::string phase = root.has("prefill") ? "prefill" : "decode";

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include "core/compute_config.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
-#include "workload/model.hpp"
 #include "workload/comm_kernels.hpp"
+#include "workload/model.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/moe_dispatch.hpp"
 
@@ -119,14 +120,10 @@ std::unique_ptr<Study> parse_moe_dispatch_study(JsonReader& root) {
   } else if (raw) {
     sms = {static_cast<double>(d.non_negative_integer("communication_sms", 20, 1024))};
   }
-  workload::CommKernels k;
-  k.ib_Bps_per_channel = d.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
-  k.nvlink_Bps_per_channel = d.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
+  // The channel rates, and the evenness of a single count (a list's entries are checked above).
+  workload::CommKernels k = read_comm_kernels(d, static_cast<int>(sms.front()));
   for (double n : sms) {
     k.sms = static_cast<int>(n);
-    if (k.sms % k.sms_per_channel != 0)
-      throw InputError(d.pointer_of("communication_sms"), std::to_string(k.sms) + " is not allowed; communication SMs form channels of " +
-                                                              std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
     s->kernels.push_back(k);
   }
   const int experts = s->model->moe->routed_experts;

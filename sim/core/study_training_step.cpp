@@ -35,8 +35,7 @@ class TrainingStepStudy : public Study {
   workload::TrainingBatch batch;
   workload::OptimizerSetup optimizer;
   workload::StageLayout layout;
-  int comm_sms = 20;
-  workload::CommKernels kernels;  // what the comm_sms achieve on the EP all-to-all
+  workload::CommKernels kernels;  // the SMs communication takes from compute, and what they drive
   net::FabricSpec fabric;
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
@@ -61,7 +60,7 @@ class TrainingStepStudy : public Study {
     ep_setup.flow = use_flow;
     const auto ep = workload::expert_parallel_comm(ep_setup);
 
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, comm_sms);
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms);
     const auto pg = step.pipeline_graph();
     net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB
     pp_cluster.nodes = step.schedule().ranks;
@@ -199,7 +198,6 @@ std::unique_ptr<Study> parse_training_step_study(JsonReader& root) {
   const auto compute = parse_compute(root.object("compute"), s->gpu->sm_count, 20);
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
-  s->comm_sms = compute.comm_sms;
   s->kernels = compute.kernels;
 
   if (auto m = root.optional_object("moe")) {
