@@ -195,6 +195,14 @@ std::vector<double> JsonReader::number_list(const std::string& key, const Number
   return out;
 }
 
+std::vector<JsonReader> JsonReader::object_list(const std::string& key, const std::string& what) {
+  const auto* list = find(key);
+  if (!list || !list->is_array() || list->empty()) throw InputError(pointer_of(key), "expected a non-empty array of " + what);
+  std::vector<JsonReader> out;
+  for (std::size_t i = 0; i < list->size(); ++i) out.emplace_back((*list)[i], pointer_of(key) + "/" + std::to_string(i));
+  return out;
+}
+
 void JsonReader::finish() const {
   for (const auto& [key, value] : object_.items()) {
     if (known_keys_.count(key)) continue;

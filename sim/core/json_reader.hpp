@@ -49,6 +49,9 @@ class JsonReader {
     long long multiple_of = 0;
   };
   std::vector<double> number_list(const std::string& key, const NumberRule& rule);
+  // A non-empty array of objects, one reader each (pointers .../key/i); `what` names them in
+  // the error ("topologies").
+  std::vector<JsonReader> object_list(const std::string& key, const std::string& what);
 
   // The raw value, for callers that interpret it themselves (marks the key as known).
   const nlohmann::json* raw(const std::string& key);

@@ -87,11 +87,7 @@ std::unique_ptr<Study> parse_latency_study(JsonReader& root) {
   s->message_bytes = root.positive_number("message_bytes", 64);
   if (s->message_bytes > 1e9)
     throw InputError(root.pointer_of("message_bytes"), format_number(s->message_bytes) + " is not allowed; at most 1e9 bytes (this is a latency test)");
-  const auto* list = root.raw("link_layers");
-  if (!list || !list->is_array() || list->empty())
-    throw InputError(root.pointer_of("link_layers"), "expected a non-empty array of link layers");
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    JsonReader l((*list)[i], root.pointer_of("link_layers") + "/" + std::to_string(i));
+  for (JsonReader& l : root.object_list("link_layers", "link layers")) {
     LinkLayer layer;
     layer.label = l.string("label");
     if (layer.label.empty() || layer.label.find('/') != std::string::npos)

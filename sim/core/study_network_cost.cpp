@@ -45,11 +45,7 @@ std::unique_ptr<Study> parse_network_cost_study(JsonReader& root) {
   s->prices.inter_switch_link_usd = prices.non_negative_number("inter_switch_link_usd");
   s->prices.endpoint_link_usd = prices.non_negative_number("endpoint_link_usd");
   prices.finish();
-  const auto* list = n.raw("topologies");
-  if (!list || !list->is_array() || list->empty())
-    throw InputError(n.pointer_of("topologies"), "expected a non-empty array of topologies");
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    JsonReader t((*list)[i], n.pointer_of("topologies") + "/" + std::to_string(i));
+  for (JsonReader& t : n.object_list("topologies", "topologies")) {
     NamedTopology named;
     named.label = t.string("label");
     named.topology = parse_topology(t);
