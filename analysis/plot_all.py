@@ -6,21 +6,15 @@ schedule x network, and step time against the SMs given to communication.
 
 usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
 """
-import argparse
-import pathlib
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from codesim_csv import ROOT, outdir_arguments
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", type=pathlib.Path)
-    parser.add_argument("--codesim", default=str(ROOT / "build" / "codesim"))
-    args = parser.parse_args()
+    args = outdir_arguments(__doc__)
     out = args.outdir
-    out.mkdir(parents=True, exist_ok=True)
     here = ROOT / "analysis"
     cs = ["--codesim", args.codesim]
     steps = [

@@ -6,11 +6,9 @@ usage: analysis/plot_collectives.py OUTDIR [--codesim build/codesim]
 Runs the shipped scenarios over a sweep of sizes (with --set, no edited copies) and writes
 alltoall.png, routing.png and their CSVs into OUTDIR.
 """
-import argparse
 import csv
 import io
 import json
-import pathlib
 import subprocess
 
 import matplotlib
@@ -18,7 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from codesim_csv import ROOT, outdir_arguments  # noqa: E402
+
 SIZES = [2 ** e for e in range(12, 30, 2)]  # 4 KiB .. 256 MiB
 
 
@@ -34,12 +33,8 @@ def run(codesim, scenario, sizes, *sets):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("outdir")
-    p.add_argument("--codesim", default=str(ROOT / "build" / "codesim"))
-    args = p.parse_args()
-    out = pathlib.Path(args.outdir)
-    out.mkdir(parents=True, exist_ok=True)
+    args = outdir_arguments(__doc__)
+    out = args.outdir
     paper = ROOT / "scenarios" / "paper"
 
     fig, (bw_ax, lat_ax) = plt.subplots(1, 2, figsize=(11, 4))
