@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/engine.hpp"
+#include "net/platform.hpp"
 #include "workload/chunk_overlap.hpp"
 
 using namespace workload;
@@ -8,7 +9,7 @@ using namespace workload;
 namespace {
 
 double overlapped(const ChunkPair& p) {
-  return core::simulate(net::ideal_cluster(1), overlapped_chunk_pair(p)).makespan_s();
+  return core::simulate(net::StarPlatform(net::ideal_cluster(1)), overlapped_chunk_pair(p)).makespan_s();
 }
 
 ChunkPair balanced() {

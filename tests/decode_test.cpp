@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/engine.hpp"
+#include "net/platform.hpp"
 #include "workload/decode_bound.hpp"
 #include "workload/decode_step.hpp"
 
@@ -64,7 +65,7 @@ TEST_CASE("flow simulation with zero latency agrees with the bound", "[decode][e
         in.layers = 4;
         in.compute = compute;
         const auto graph = decode_step_graph(in, {80, 8});
-        const auto timeline = core::simulate(flat(10, 8, bw, 0), graph);
+        const auto timeline = core::simulate(net::StarPlatform(flat(10, 8, bw, 0)), graph);
         const double bound = decode_bound(in).tpot_s;
         // With compute, the first micro-batch's compute is not hidden: one extra step.
         const double fill = compute == DecodeCompute::kNone ? 0 : decode_bound(in).compute_s_per_micro_batch;
@@ -76,7 +77,7 @@ TEST_CASE("flow latency adds once per sequential all-to-all", "[decode][engine]"
   auto in = paper_ib();
   in.layers = 3;
   const double latency = 3.7e-6;
-  const auto timeline = core::simulate(flat(10, 8, 50e9, latency), decode_step_graph(in, {80, 8}));
+  const auto timeline = core::simulate(net::StarPlatform(flat(10, 8, 50e9, latency)), decode_step_graph(in, {80, 8}));
   const int all_to_alls = 2 * in.micro_batches * in.layers;
   CHECK(timeline.makespan_s() == Approx(decode_bound(in).tpot_s + all_to_alls * latency).epsilon(1e-6));
 }

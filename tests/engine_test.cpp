@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine.hpp"
+#include "net/platform.hpp"
 
 namespace {
 
@@ -25,7 +26,7 @@ TEST_CASE("engine runs compute and transfers in dependency order", "[engine]") {
   const auto a = g.add_compute("a", 0, "compute", 1e-3, {});
   const auto t = g.add_transfer("t", 0, "comm", {{0, 2, 10e6}}, {a});  // 10 MB over 10 GB/s: 1 ms
   const auto b = g.add_compute("b", 2, "compute", 2e-3, {t});
-  const auto tl = core::simulate(two_nodes(), g);
+  const auto tl = core::simulate(net::StarPlatform(two_nodes()), g);
   CHECK(tl.span(a).start_s == Approx(0).margin(1e-12));
   CHECK(tl.span(a).end_s == Approx(1e-3));
   CHECK(tl.span(t).start_s == Approx(1e-3));
@@ -40,7 +41,7 @@ TEST_CASE("flows sharing a NIC split its bandwidth (max-min)", "[engine]") {
   const auto t = g.add_transfer("fan-out", 0, "comm", {{0, 2, 10e6}, {0, 3, 10e6}}, {});
   // Rank 1 sends to rank 0 over NVLink at the same time: unaffected, 1 MB at 100 GB/s.
   const auto u = g.add_transfer("nvlink", 1, "comm", {{1, 0, 1e6}}, {});
-  const auto tl = core::simulate(two_nodes(), g);
+  const auto tl = core::simulate(net::StarPlatform(two_nodes()), g);
   CHECK(tl.span(t).end_s == Approx(2e-3));
   CHECK(tl.span(u).end_s == Approx(1e-5));
 }
@@ -50,7 +51,7 @@ TEST_CASE("latency is end to end, split over the path's two links", "[engine]") 
   c.scale_out_latency_s = 4e-6;
   core::TaskGraph g;
   const auto t = g.add_transfer("ping", 0, "comm", {{0, 2, 0}}, {});
-  CHECK(core::simulate(c, g).span(t).end_s == Approx(4e-6));
+  CHECK(core::simulate(net::StarPlatform(c), g).span(t).end_s == Approx(4e-6));
 }
 
 TEST_CASE("streams overlap; a join waits for all its inputs", "[engine]") {
@@ -60,7 +61,7 @@ TEST_CASE("streams overlap; a join waits for all its inputs", "[engine]") {
   const auto j = g.add_join("both", {a, b});
   const auto c = g.add_compute("c", 1, "compute", 1e-3, {j});
   const auto d = g.add_compute("d", 0, "compute", 1e-3, {});  // same stream as a: runs after it
-  const auto tl = core::simulate(two_nodes(), g);
+  const auto tl = core::simulate(net::StarPlatform(two_nodes()), g);
   CHECK(tl.span(b).end_s == Approx(1e-3));
   CHECK(tl.span(j).end_s == Approx(3e-3));
   CHECK(tl.span(c).start_s == Approx(3e-3));
@@ -71,7 +72,7 @@ TEST_CASE("streams overlap; a join waits for all its inputs", "[engine]") {
 TEST_CASE("the Chrome trace lists every task with its time in microseconds", "[engine]") {
   core::TaskGraph g;
   g.add_compute("work", 0, "compute", 2e-6, {});
-  const auto tl = core::simulate(two_nodes(), g);
+  const auto tl = core::simulate(net::StarPlatform(two_nodes()), g);
   const auto trace = nlohmann::json::parse(tl.chrome_trace_json());
   bool found = false;
   for (const auto& e : trace["traceEvents"])
@@ -86,5 +87,5 @@ TEST_CASE("the Chrome trace lists every task with its time in microseconds", "[e
 TEST_CASE("a graph larger than the cluster is an error, not a crash", "[engine]") {
   core::TaskGraph g;
   g.add_transfer("far", 0, "comm", {{0, 9, 1}}, {});
-  CHECK_THROWS_WITH(core::simulate(two_nodes(), g), Catch::Contains("uses rank 9 but the cluster has 4 GPUs"));
+  CHECK_THROWS_WITH(core::simulate(net::StarPlatform(two_nodes()), g), Catch::Contains("uses rank 9 but the cluster has 4 GPUs"));
 }

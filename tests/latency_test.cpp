@@ -2,10 +2,10 @@
 #include <random>
 
 #include "core/engine.hpp"
-#include "core/scenario.hpp"
 #include "net/fabric.hpp"
 #include "net/graph_platform.hpp"
 #include "net/latency_model.hpp"
+#include "studies/scenario.hpp"
 
 using namespace net;
 
@@ -57,7 +57,7 @@ TEST_CASE("Each switch and cable a route adds costs the model's per-hop latency"
 }
 
 TEST_CASE("Table 5 scenario: cross-leaf minus same-leaf is two switches and two leaf-to-spine cables", "[latency][scenario]") {
-  const auto report = core::load_scenario("scenarios/paper/latency.json").run({});
+  const auto report = studies::load_scenario("scenarios/paper/latency.json").run({});
   auto ours = [&](const std::string& id) {
     for (const auto& r : report.rows)
       if (r.id == id) return r.ours;

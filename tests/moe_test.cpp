@@ -4,7 +4,7 @@
 #include <random>
 #include <set>
 
-#include "core/scenario.hpp"
+#include "studies/scenario.hpp"
 #include "workload/comm_kernels.hpp"
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
@@ -172,7 +172,7 @@ TEST_CASE("communication kernels reach channels x the channel rate, up to the li
 }
 
 TEST_CASE("Dispatch bandwidth grows with the channels up to 20 SMs, then holds", "[moe][scenario]") {
-  const auto report = core::load_scenario("scenarios/paper/moe-3-dispatch-sms.json").run({});
+  const auto report = studies::load_scenario("scenarios/paper/moe-3-dispatch-sms.json").run({});
   auto bw = [&](int sms) {
     for (const auto& r : report.rows)
       if (r.id == "ep64-sms" + std::to_string(sms) + "/dispatch_bw") return r.ours;

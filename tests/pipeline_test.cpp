@@ -3,6 +3,7 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "net/platform.hpp"
 #include "workload/pipeline_simulation.hpp"
 #include "workload/schedule_check.hpp"
 #include "workload/schedule_generators.hpp"
@@ -16,7 +17,7 @@ PipelineMetrics run(const Schedule& s, const PassTimes& t) {
   INFO(s.kind << ": " << (problems.empty() ? "" : problems.front()));
   REQUIRE(problems.empty());
   const auto pg = pipeline_graph(s, t, 0.0);
-  return pipeline_metrics(s, pg, core::simulate(net::ideal_cluster(s.ranks), pg.graph));
+  return pipeline_metrics(s, pg, core::simulate(net::StarPlatform(net::ideal_cluster(s.ranks)), pg.graph));
 }
 
 double uniform(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }

@@ -3,8 +3,8 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
-#include "core/overrides.hpp"
-#include "core/scenario.hpp"
+#include "studies/overrides.hpp"
+#include "studies/scenario.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -18,9 +18,9 @@ json tpot_ib() { return core::read_json_file(kScenarios + "/paper/tpot-ib.json")
 // The message of the InputError that loading `doc` (then running it without simulation) raises.
 std::string error_of(const json& doc) {
   try {
-    core::RunOptions dry;
+    studies::RunOptions dry;
     dry.simulate = false;
-    core::parse_scenario(doc, "test").run(dry);
+    studies::parse_scenario(doc, "test").run(dry);
   } catch (const core::InputError& e) {
     return e.what();
   }
@@ -29,7 +29,7 @@ std::string error_of(const json& doc) {
 
 json with(const std::string& assignment) {
   json doc = tpot_ib();
-  core::apply_override(doc, assignment);
+  studies::apply_override(doc, assignment);
   return doc;
 }
 
@@ -40,8 +40,8 @@ TEST_CASE("every shipped scenario loads and runs its closed-form part", "[scenar
   for (const auto& entry : fs::recursive_directory_iterator(kScenarios)) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
     INFO(entry.path().string());
-    const auto scenario = core::load_scenario(entry.path().string());
-    core::RunOptions dry;
+    const auto scenario = studies::load_scenario(entry.path().string());
+    studies::RunOptions dry;
     dry.simulate = false;
     const auto report = scenario.run(dry);
     CHECK_FALSE(report.rows.empty());
@@ -92,38 +92,38 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
 
 TEST_CASE("scale-up path checks devices against the domain", "[scenario]") {
   json doc = core::read_json_file(kScenarios + "/paper/tpot-nvl72.json");
-  core::apply_override(doc, "/decode/flow/devices=73");
+  studies::apply_override(doc, "/decode/flow/devices=73");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/decode/flow/devices: 73 is not allowed; on the scale-up path"));
-  core::apply_override(doc, "/decode/flow/devices=9");
+  studies::apply_override(doc, "/decode/flow/devices=9");
   CHECK_THAT(error_of(doc), Catch::Contains("devices must be from 10 to 72"));
 }
 
 TEST_CASE("kv-cache and train-flops sections are validated", "[scenario]") {
   json kv = core::read_json_file(kScenarios + "/paper/kv-cache.json");
-  core::apply_override(kv, "/kv_cache/models/1=qwen-72b");
+  studies::apply_override(kv, "/kv_cache/models/1=qwen-72b");
   CHECK_THAT(error_of(kv), Catch::StartsWith("/kv_cache/models/1: 'qwen-72b' is unknown"));
   kv = core::read_json_file(kScenarios + "/paper/kv-cache.json");
-  core::apply_override(kv, "/kv_cache/models=[]");
+  studies::apply_override(kv, "/kv_cache/models=[]");
   CHECK_THAT(error_of(kv), Catch::StartsWith("/kv_cache/models: [] (an array) is not allowed"));
   json tf = core::read_json_file(kScenarios + "/paper/train-flops.json");
-  core::apply_override(tf, "/train_flops/sequence_tokens=-4096");
+  studies::apply_override(tf, "/train_flops/sequence_tokens=-4096");
   CHECK_THAT(error_of(tf), Catch::StartsWith("/train_flops/sequence_tokens: -4096"));
 }
 
 TEST_CASE("missing and malformed files", "[scenario]") {
-  CHECK_THROWS_WITH(core::load_scenario("/nonexistent/s.json"),
+  CHECK_THROWS_WITH(studies::load_scenario("/nonexistent/s.json"),
                     "/nonexistent/s.json: cannot open the file (missing or unreadable)");
   const auto path = fs::temp_directory_path() / "codesim_malformed.json";
   { std::ofstream(path) << "{\"kind\": "; }
-  CHECK_THROWS_WITH(core::load_scenario(path.string()), Catch::Contains("malformed JSON: parse error"));
+  CHECK_THROWS_WITH(studies::load_scenario(path.string()), Catch::Contains("malformed JSON: parse error"));
   fs::remove(path);
 }
 
 TEST_CASE("an override changes what the scenario computes", "[scenario]") {
-  core::RunOptions dry;
+  studies::RunOptions dry;
   dry.simulate = false;
   auto tpot = [&](const std::vector<std::string>& sets) {
-    for (const auto& r : core::load_scenario(kScenarios + "/paper/tpot-ib.json", sets).run(dry).rows)
+    for (const auto& r : studies::load_scenario(kScenarios + "/paper/tpot-ib.json", sets).run(dry).rows)
       if (r.id == "comm_per_ep_step") return r.ours;
     return -1.0;
   };
@@ -134,7 +134,7 @@ TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipe
   const json base = core::read_json_file(kScenarios + "/paper/pipeline-1-design-point.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   using Catch::StartsWith;
@@ -150,17 +150,17 @@ TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipe
 
 TEST_CASE("chunk-overlap scenarios are validated", "[scenario]") {
   json doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
-  core::apply_override(doc, "/chunk_pair/comm_sms=132");
+  studies::apply_override(doc, "/chunk_pair/comm_sms=132");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/comm_sms: 132 is not allowed; communication must leave SMs"));
   doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
-  core::apply_override(doc, "/chunk_pair/forward/mlp_s=-1");
+  studies::apply_override(doc, "/chunk_pair/forward/mlp_s=-1");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/forward/mlp_s: -1"));
 }
 
 TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
   json gemm = core::read_json_file(kScenarios + "/paper/fp8-1-gemm-accumulation.json");
   auto err = [&](json doc, const std::string& assignment) {
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   CHECK_THAT(err(gemm, "/fp8_gemm/k/2=1000"),
@@ -169,7 +169,7 @@ TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
   CHECK_THAT(err(gemm, "/fp8_gemm/accumulator_bits=50"), Catch::StartsWith("/fp8_gemm: accumulator bits: 50 is not supported"));
   CHECK_THAT(err(gemm, "/fp8_gemm/data=uniform"), Catch::StartsWith("/fp8_gemm/data: 'uniform' is unknown"));
   json big = gemm;
-  core::apply_override(big, "/fp8_gemm/n=4096");
+  studies::apply_override(big, "/fp8_gemm/n=4096");
   CHECK_THAT(err(big, "/fp8_gemm/m=4096"), Catch::Contains("too large to emulate"));
   json formats = core::read_json_file(kScenarios + "/paper/fp8-2-formats.json");
   CHECK_THAT(err(formats, "/fp8_formats/formats/0=e4m4"), Catch::StartsWith("/fp8_formats/formats/0: 'e4m4' is unknown"));
@@ -177,10 +177,10 @@ TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
 }
 
 TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scenario][fp8]") {
-  core::RunOptions dry;
+  studies::RunOptions dry;
   dry.simulate = false;
   auto accumulation_error = [&](const std::string& numerics) {
-    const auto rows = core::load_scenario(kScenarios + "/paper/tpot-ib.json", {"/numerics=" + numerics}).run(dry).rows;
+    const auto rows = studies::load_scenario(kScenarios + "/paper/tpot-ib.json", {"/numerics=" + numerics}).run(dry).rows;
     for (const auto& r : rows)
       if (r.id == "numerics/expert gate+up projection/accumulation") return r.ours;
     return -1.0;
@@ -190,10 +190,10 @@ TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scena
   CHECK(promoted > 0);
   CHECK(fast > 10 * promoted);  // K = 7168 without promotion
   json doc = tpot_ib();
-  core::apply_override(doc, "/numerics={\"accumulator_bits\": 50}");
+  studies::apply_override(doc, "/numerics={\"accumulator_bits\": 50}");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/numerics: accumulator bits: 50 is not supported"));
   doc = tpot_ib();
-  core::apply_override(doc, "/numerics={\"sample_row\": 3}");
+  studies::apply_override(doc, "/numerics={\"sample_row\": 3}");
   CHECK_THAT(error_of(doc), Catch::Contains("did you mean 'sample_rows'?"));
 }
 
@@ -201,7 +201,7 @@ TEST_CASE("network-cost scenarios refuse topologies that cannot exist", "[scenar
   const json base = core::read_json_file(kScenarios + "/paper/network-cost.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   using Catch::StartsWith;
@@ -217,21 +217,21 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   const json base = core::read_json_file(kScenarios + "/paper/alltoall-mpft-128.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   using Catch::StartsWith;
   CHECK_THAT(err("/collective/pxn=false"), StartsWith("/collective/pxn: false is not allowed on a multi-plane fat tree"));
   CHECK_THAT(err("/collective/pxn=1"), StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
   json graph = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
-  core::apply_override(graph, "/fabric/radix=64");
+  studies::apply_override(graph, "/fabric/radix=64");
   CHECK_THAT(error_of(graph), Catch::StartsWith("/fabric/radix: unknown key"));
   CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
   CHECK_THAT(err("/fabric/routing=adaptive"), Catch::Contains("no error"));
   json big = base;
-  core::apply_override(big, "/fabric/nodes=1024");
-  core::apply_override(big, "/fabric/routing=adaptive");
+  studies::apply_override(big, "/fabric/nodes=1024");
+  studies::apply_override(big, "/fabric/routing=adaptive");
   CHECK_THAT(error_of(big), StartsWith("/fabric/nodes: 1024 nodes is more than the full simulation handles"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
@@ -242,7 +242,7 @@ TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][g
   const json base = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   using Catch::StartsWith;
@@ -257,7 +257,7 @@ TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario
   const json base = core::read_json_file(kScenarios + "/paper/moe-1-node-limited-routing.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   using Catch::StartsWith;
@@ -272,7 +272,7 @@ TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
   const json base = core::read_json_file(kScenarios + "/paper/moe-2-dispatch-mpft.json");
   auto err = [&](const std::string& assignment) {
     json doc = base;
-    core::apply_override(doc, assignment);
+    studies::apply_override(doc, assignment);
     return error_of(doc);
   };
   CHECK_THAT(err("/moe_dispatch/ep_sizes/0=12"),
@@ -282,8 +282,8 @@ TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
 }
 
 TEST_CASE("dispatch on MPFT runs near IB line rate where NVLink keeps up", "[scenario][moe]") {
-  core::RunOptions run;
-  const auto rows = core::load_scenario(kScenarios + "/paper/moe-2-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
+  studies::RunOptions run;
+  const auto rows = studies::load_scenario(kScenarios + "/paper/moe-2-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
                                                                                        "/moe_dispatch/simulated_tokens_per_gpu=64"})
                         .run(run)
                         .rows;

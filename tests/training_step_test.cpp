@@ -6,6 +6,7 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
+#include "net/platform.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/pipeline_simulation.hpp"
@@ -58,7 +59,7 @@ TEST_CASE("the analytical engine agrees with SimGrid when no flows share a link"
   const auto pg = pipeline_graph(s, PassTimes{1.0, 2.0, 0.5, 2.5}, 1e6);
   net::Cluster c = net::ideal_cluster(4);
   c.scale_out_Bps = 1e8;  // 10 ms per transfer: visible in the step
-  const double flow = core::simulate(c, pg.graph).makespan_s();
+  const double flow = core::simulate(net::StarPlatform(c), pg.graph).makespan_s();
   const double analytic = core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / 1e8; }).makespan_s();
   CHECK(analytic == Approx(flow).epsilon(1e-9));
 }

@@ -8,8 +8,8 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "core/report.hpp"
-#include "core/scenario.hpp"
+#include "studies/report.hpp"
+#include "studies/scenario.hpp"
 
 namespace cli {
 
@@ -43,10 +43,10 @@ int bench_command(const Args& args) {
     std::size_t rows = 0;
     for (int i = 0; i < repeat; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      rows = core::load_scenario(f).run({}).rows.size();
+      rows = studies::load_scenario(f).run({}).rows.size();
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    std::cout << "| " << fs::path(f).filename().string() << " | " << rows << " | " << core::format_number(best * 1e3)
+    std::cout << "| " << fs::path(f).filename().string() << " | " << rows << " | " << studies::format_number(best * 1e3)
               << " |\n";
   }
   rusage usage{};

@@ -7,10 +7,10 @@
 #include "cli/options.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
-#include "core/report.hpp"
 #include "net/alltoall.hpp"
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
+#include "studies/report.hpp"
 #include "workload/moe_dispatch.hpp"
 
 namespace cli {
@@ -54,10 +54,10 @@ int bench_moe_command(const Args& args) {
     gpus = traffic.ib.size();
   }
   std::cout << "| step | wall [s] |\n|---|---:|\n| synthetic affinities, 262,144 tokens x 256 experts | "
-            << core::format_number(generate) << " |\n| gate: group-limited top-8 (fastest of " << repeat << ") | "
-            << core::format_number(route) << " |\n| dispatch byte matrices (IB and NVLink, 64 x 64; fastest of " << repeat
-            << ") | " << core::format_number(matrices) << " |\n"
-            << "\ntotal for routing and matrices: " << core::format_number(route + matrices) << " s (" << gpus << " GPUs)\n";
+            << studies::format_number(generate) << " |\n| gate: group-limited top-8 (fastest of " << repeat << ") | "
+            << studies::format_number(route) << " |\n| dispatch byte matrices (IB and NVLink, 64 x 64; fastest of " << repeat
+            << ") | " << studies::format_number(matrices) << " |\n"
+            << "\ntotal for routing and matrices: " << studies::format_number(route + matrices) << " s (" << gpus << " GPUs)\n";
   return 0;
 }
 
@@ -89,8 +89,8 @@ int bench_network_command(const Args& args) {
           }
       routing = seconds_since(start);
     }
-    std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << core::format_number(build) << " | " << routes << " | "
-              << core::format_number(routing) << " | " << peak_rss_mib() << " |\n";
+    std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << studies::format_number(build) << " | " << routes << " | "
+              << studies::format_number(routing) << " | " << peak_rss_mib() << " |\n";
   }
   std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN | GPUs | flows | simulated [ms] | wall [s] |\n"
                "|---|---:|---:|---:|---:|\n";
@@ -101,8 +101,8 @@ int bench_network_command(const Args& args) {
     const net::AllToAllSpec a{nodes, 8, 64e6 / (nodes * 8), true, true, {}};
     core::SimulationStats stats;
     const double t = core::simulate(fabric, net::alltoall_graph(a), &stats).makespan_s();
-    std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << core::format_number(t * 1e3)
-              << " | " << core::format_number(stats.wall_s) << " |\n";
+    std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << studies::format_number(t * 1e3)
+              << " | " << studies::format_number(stats.wall_s) << " |\n";
   }
   std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, d-mod-k | GPUs | flows | simulated [ms] | wall [s] |\n"
                "|---|---:|---:|---:|---:|\n";
@@ -111,8 +111,8 @@ int bench_network_command(const Args& args) {
     spec.nodes = nodes;
     const auto start = std::chrono::steady_clock::now();
     const auto r = net::alltoall_symmetric(spec, 64e6 / (nodes * 8));
-    std::cout << "| symmetric | " << nodes * 8 << " | " << r.flows << " | " << core::format_number(r.seconds * 1e3)
-              << " | " << core::format_number(seconds_since(start)) << " |\n";
+    std::cout << "| symmetric | " << nodes * 8 << " | " << r.flows << " | " << studies::format_number(r.seconds * 1e3)
+              << " | " << studies::format_number(seconds_since(start)) << " |\n";
   }
   return 0;
 }

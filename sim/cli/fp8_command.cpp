@@ -4,9 +4,9 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "core/report.hpp"
 #include "hw/fp8/gemm_study.hpp"
 #include "hw/fp8/tiny_training.hpp"
+#include "studies/report.hpp"
 
 namespace cli {
 
@@ -48,14 +48,14 @@ int fp8_gemm(const Args& args) {
             << (s.model.promote_every ? "promotion every " + std::to_string(s.model.promote_every) : std::string("no promotion"))
             << "\n";
   auto line = [](const char* what, const hw::fp8::GemmError& e) {
-    std::cout << what << ": max relative error " << core::format_number(e.max_relative) << ", mean "
-              << core::format_number(e.mean_relative) << ", max/rms " << core::format_number(e.max_over_rms)
-              << ", DeepGEMM diff " << core::format_number(e.deepgemm_diff) << "\n";
+    std::cout << what << ": max relative error " << studies::format_number(e.max_relative) << ", mean "
+              << studies::format_number(e.mean_relative) << ", max/rms " << studies::format_number(e.max_over_rms)
+              << ", DeepGEMM diff " << studies::format_number(e.deepgemm_diff) << "\n";
   };
   line("accumulation (vs double on the same FP8 operands)", r.accumulation);
   line("total (vs double on the original data)", r.total);
-  std::cout << "emulation: " << core::format_number(r.seconds) << " s, "
-            << core::format_number(r.multiply_adds_per_s / 1e6) << " M multiply-adds/s\n";
+  std::cout << "emulation: " << studies::format_number(r.seconds) << " s, "
+            << studies::format_number(r.multiply_adds_per_s / 1e6) << " M multiply-adds/s\n";
   return 0;
 }
 
@@ -121,8 +121,8 @@ int fp8_train(const Args& args) {
   std::cout << "step fp8_loss bf16_loss\n";
   const int every = std::max(1, c.steps / 20);
   for (int i = 0; i < c.steps; i += every)
-    std::cout << i << " " << core::format_number(t.fp8_loss[i]) << " " << core::format_number(t.bf16_loss[i]) << "\n";
-  std::cout << "relative loss gap over the last tenth of the steps: " << core::format_number(100 * t.final_relative_gap)
+    std::cout << i << " " << studies::format_number(t.fp8_loss[i]) << " " << studies::format_number(t.bf16_loss[i]) << "\n";
+  std::cout << "relative loss gap over the last tenth of the steps: " << studies::format_number(100 * t.final_relative_gap)
             << "% (the report keeps it below 0.25% when training DeepSeek-V3)\n";
   return 0;
 }

@@ -4,17 +4,17 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "core/output_file.hpp"
-#include "core/scenario.hpp"
+#include "studies/output_file.hpp"
+#include "studies/scenario.hpp"
 
 namespace cli {
 
 namespace {
 
-std::string render(const std::vector<core::Report>& reports, const std::string& format) {
-  if (format == "json") return core::render_json(reports);
-  if (format == "csv") return core::render_csv(reports);
-  return core::render_markdown(reports);
+std::string render(const std::vector<studies::Report>& reports, const std::string& format) {
+  if (format == "json") return studies::render_json(reports);
+  if (format == "csv") return studies::render_csv(reports);
+  return studies::render_markdown(reports);
 }
 
 }  // namespace
@@ -35,24 +35,24 @@ int run_command(const Args& args) {
   check_choice("--format", format, {"json", "csv", "md"});
 
   // Every check that can fail comes before the work, so a bad request leaves nothing behind.
-  const core::Scenario scenario = core::load_scenario(scenario_path, sets);
-  if (!out_dir.empty()) core::check_writable_dir(out_dir);
-  if (!trace_path.empty()) core::check_writable_file(trace_path);
+  const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
+  if (!out_dir.empty()) studies::check_writable_dir(out_dir);
+  if (!trace_path.empty()) studies::check_writable_file(trace_path);
 
-  core::RunOptions run;
+  studies::RunOptions run;
   run.trace = !trace_path.empty();
-  const core::Report report = scenario.run(run);
+  const studies::Report report = scenario.run(run);
   if (run.trace && !report.trace_json)
     throw core::InputError("--trace", "scenario kind '" + scenario.kind + "' runs no simulation, so it has no trace");
 
   const std::string text = render({report}, format);
-  if (!trace_path.empty()) core::write_file_atomically(trace_path, *report.trace_json);
+  if (!trace_path.empty()) studies::write_file_atomically(trace_path, *report.trace_json);
   if (out_dir.empty()) {
     std::cout << text;
   } else {
     const auto stem = std::filesystem::path(scenario_path).stem().string();
     const auto path = (std::filesystem::path(out_dir) / (stem + "." + format)).string();
-    core::write_file_atomically(path, text);
+    studies::write_file_atomically(path, text);
     std::cerr << "wrote " << path << "\n";
   }
   return 0;

@@ -27,9 +27,9 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "core/output_file.hpp"
-#include "core/report.hpp"
-#include "core/sweep.hpp"
+#include "studies/output_file.hpp"
+#include "studies/report.hpp"
+#include "studies/sweep.hpp"
 
 namespace cli {
 
@@ -121,8 +121,8 @@ int sweep_command(const Args& args) {
   if (ext != ".csv" && ext != ".jsonl")
     throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
 
-  const core::Sweep sweep = core::load_sweep(sweep_path);
-  core::check_writable_file(out);
+  const studies::Sweep sweep = studies::load_sweep(sweep_path);
+  studies::check_writable_file(out);
   const std::string log = log_path(out);
   std::set<std::size_t> done;
   for (const auto& line : complete_lines(log, true))
@@ -136,7 +136,7 @@ int sweep_command(const Args& args) {
     }
   const bool tty = ::isatty(STDERR_FILENO);
   if (todo.empty()) {
-    if (is_csv(out)) core::write_file_atomically(out, core::sweep_csv(read_rows(log)));
+    if (is_csv(out)) studies::write_file_atomically(out, studies::sweep_csv(read_rows(log)));
     if (tty) std::cerr << "sweep: all " << in_shard << " points of this shard are in " << log << "\n";
     return 0;
   }
@@ -166,7 +166,7 @@ int sweep_command(const Args& args) {
       try {
         if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
         for (std::size_t k = static_cast<std::size_t>(w); k < todo.size(); k += static_cast<std::size_t>(workers)) {
-          append_row(fd, log, core::run_sweep_point(sweep, sweep.points[todo[k]]));
+          append_row(fd, log, studies::run_sweep_point(sweep, sweep.points[todo[k]]));
           const char tick = 1;
           if (::write(progress[1], &tick, 1) != 1) break;
         }
@@ -199,7 +199,7 @@ int sweep_command(const Args& args) {
     std::cerr << "codesim sweep: " << failed << " worker(s) failed; rerun to resume\n";
     return 1;
   }
-  if (is_csv(out)) core::write_file_atomically(out, core::sweep_csv(read_rows(log)));
+  if (is_csv(out)) studies::write_file_atomically(out, studies::sweep_csv(read_rows(log)));
   if (tty) std::cerr << "sweep: " << finished << " points written to " << out << "\n";
   return 0;
 }
@@ -228,11 +228,11 @@ int merge_command(const Args& args) {
   for (auto& [point, row] : rows) sorted.push_back(std::move(row));
   std::string text;
   if (is_csv(out)) {
-    text = core::sweep_csv(sorted);
+    text = studies::sweep_csv(sorted);
   } else {
     for (const auto& row : sorted) text += row.dump() + "\n";
   }
-  core::write_file_atomically(out, text);
+  studies::write_file_atomically(out, text);
   std::cerr << "merged " << sorted.size() << " points into " << out << "\n";
   return 0;
 }

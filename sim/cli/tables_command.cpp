@@ -6,7 +6,7 @@
 #include "cli/options.hpp"
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
-#include "core/scenario.hpp"
+#include "studies/scenario.hpp"
 
 namespace cli {
 
@@ -40,30 +40,30 @@ int tables_command(const Args& args) {
     if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
 
-  std::vector<core::Scenario> scenarios;
+  std::vector<studies::Scenario> scenarios;
   std::vector<std::string> ids;
   for (const auto& f : files) {
-    scenarios.push_back(core::load_scenario(f));
+    scenarios.push_back(studies::load_scenario(f));
     if (std::find(ids.begin(), ids.end(), scenarios.back().table_id) == ids.end()) ids.push_back(scenarios.back().table_id);
   }
   if (!only.empty() && std::find(ids.begin(), ids.end(), only) == ids.end())
     throw core::InputError("--only", "'" + only + "' is not a table; " + core::allowed_list(only, ids));
 
-  std::vector<core::Report> reports;
+  std::vector<studies::Report> reports;
   for (const auto& s : scenarios)
     if (only.empty() || s.table_id == only) reports.push_back(s.run({}));
-  auto tables = core::merge_by_table(reports);
+  auto tables = studies::merge_by_table(reports);
   // The papers' order (ISCA'25 tables and figures, then the V3 report's), others after.
   const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
                                           "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline"};
-  auto rank = [&](const core::Report& t) {
+  auto rank = [&](const studies::Report& t) {
     return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin());
   };
   std::stable_sort(tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
-  std::cout << (format == "json" ? core::render_json(tables) : core::render_markdown(tables));
+  std::cout << (format == "json" ? studies::render_json(tables) : studies::render_markdown(tables));
   if (!vm["check"].as<bool>()) return 0;
   int failures = 0;
-  for (const auto& line : core::check_rows(tables, failures)) std::cerr << line << "\n";
+  for (const auto& line : studies::check_rows(tables, failures)) std::cerr << line << "\n";
   return failures ? 1 : 0;
 }
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/options.hpp"
-#include "core/scenario.hpp"
+#include "studies/scenario.hpp"
 
 namespace cli {
 
@@ -17,8 +17,8 @@ int validate_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim validate SCENARIO.json [--set /ptr=VALUE ...]", options, positional, vm))
     return 0;
-  const core::Scenario scenario = core::load_scenario(scenario_path, sets);
-  core::RunOptions dry;
+  const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
+  studies::RunOptions dry;
   dry.simulate = false;
   scenario.run(dry);  // closed-form parts only: checks that "expected" names real rows
   std::cout << scenario_path << ": valid " << scenario.kind << " scenario\n";

@@ -12,8 +12,6 @@
 #include <map>
 #include <set>
 
-#include "net/platform.hpp"
-
 namespace core {
 
 namespace {
@@ -104,7 +102,7 @@ class Executor {
   std::map<std::pair<int, std::string>, std::vector<TaskId>> streams_;
 };
 
-std::vector<TaskSpan> run_simgrid(const net::Platform& platform, const TaskGraph& graph) {
+std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& graph) {
   // CM02 is plain max-min sharing with no bandwidth or latency correction factors, and with
   // cross-traffic off a flow's acknowledgements take no reverse bandwidth: the flow model the
   // papers' bandwidth arithmetic assumes. TCP-gamma 0 removes the window limit.
@@ -149,11 +147,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, SimulationStats* stats) {
-  return simulate(net::StarPlatform(cluster), graph, stats);
-}
-
-Timeline simulate(const net::Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
+Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
   const auto started = std::chrono::steady_clock::now();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));

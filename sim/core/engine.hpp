@@ -6,10 +6,9 @@
 // SimGrid keeps one global engine per process that cannot be rebuilt, so each simulation runs
 // in a forked child that sends its spans back through a pipe: a process can run any number of
 // simulations, and a crash in one cannot corrupt the next.
+#include "core/platform.hpp"
 #include "core/task_graph.hpp"
 #include "core/timeline.hpp"
-#include "net/cluster.hpp"
-#include "net/platform.hpp"
 
 namespace core {
 
@@ -19,8 +18,6 @@ struct SimulationStats {
   std::size_t flows = 0;
 };
 
-Timeline simulate(const net::Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
-// The same on a StarPlatform of the cluster.
-Timeline simulate(const net::Cluster& cluster, const TaskGraph& graph, SimulationStats* stats = nullptr);
+Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
 
 }  // namespace core

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
@@ -208,6 +211,31 @@ void JsonReader::finish() const {
     if (known_keys_.count(key)) continue;
     const std::vector<std::string> known(known_keys_.begin(), known_keys_.end());
     throw InputError(pointer_of(key), "unknown key; " + allowed_list(key, known));
+  }
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  // A device or a pipe could be read forever, and a huge file is not a scenario: refuse both.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "is not a regular file");
+  constexpr std::uintmax_t kMaxBytes = 256u << 20;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxBytes)
+    throw InputError(path, std::to_string(size) + " bytes is more than a JSON input may hold (256 MiB)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open the file (missing or unreadable)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_json_text(text.str(), path);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers too large for a double
+    std::string what = e.what();
+    if (auto at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    throw InputError(origin, "malformed JSON: " + what);
   }
 }
 

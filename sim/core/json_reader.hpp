@@ -76,4 +76,10 @@ class JsonReader {
 std::string describe(const nlohmann::json& value);
 std::string describe_number(double x);
 
+// Reads a JSON file: InputError naming the path when it is missing, not a regular file, larger
+// than 256 MiB or malformed.
+nlohmann::json read_json_file(const std::string& path);
+// Parses JSON text; InputError naming `origin` when it is malformed.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
+
 }  // namespace core

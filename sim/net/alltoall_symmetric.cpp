@@ -3,6 +3,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "core/input_error.hpp"
+#include "net/platform.hpp"
 
 namespace net {
 
@@ -99,7 +100,7 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
         if (peer != src) flows.push_back({src, peer, S * s.nodes});  // 1 local + (nodes - 1) forwarded
       if (!flows.empty()) all.push_back(g.add_transfer("nvlink", src, "nvlink", std::move(flows), {}));
     }
-    if (!all.empty()) out.nvlink_stage_s = core::simulate(node, g).makespan_s();
+    if (!all.empty()) out.nvlink_stage_s = core::simulate(StarPlatform(node), g).makespan_s();
     out.flows += static_cast<std::size_t>(gpn) * (gpn - 1);
   }
   // Network stage of plane 0: every other node receives S x gpn from each node.

@@ -6,6 +6,7 @@
 
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
+#include "net/platform.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/layer_cost.hpp"
 #include "workload/moe_dispatch.hpp"
@@ -75,8 +76,8 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     if (cache && cache->count(tokens)) {
       std::tie(out.dispatch_s, out.combine_s) = cache->at(tokens);
     } else {
-      out.dispatch_s = core::simulate(*cluster, dispatch_graph(dispatch, scale, false)).makespan_s();
-      out.combine_s = core::simulate(*cluster, dispatch_graph(combine, scale, true)).makespan_s();
+      out.dispatch_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(dispatch, scale, false)).makespan_s();
+      out.combine_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(combine, scale, true)).makespan_s();
       if (cache) (*cache)[tokens] = {out.dispatch_s, out.combine_s};
     }
   } else {

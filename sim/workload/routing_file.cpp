@@ -4,7 +4,6 @@
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
-#include "core/scenario.hpp"
 
 namespace workload {
 

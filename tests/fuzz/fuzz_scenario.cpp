@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/input_error.hpp"
-#include "core/overrides.hpp"
-#include "core/scenario.hpp"
+#include "studies/overrides.hpp"
+#include "studies/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     nlohmann::json document = core::parse_json_text(text.substr(pos), "fuzz");
-    core::apply_overrides(document, sets);
-    core::parse_scenario(document, "fuzz");
+    studies::apply_overrides(document, sets);
+    studies::parse_scenario(document, "fuzz");
   } catch (const core::InputError&) {
   }
   return 0;

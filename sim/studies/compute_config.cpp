@@ -1,0 +1,39 @@
+#include "studies/compute_config.hpp"
+
+#include "core/input_error.hpp"
+#include "studies/report.hpp"
+
+namespace studies {
+
+workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
+  workload::CommKernels k;
+  k.sms = sms;
+  if (sms % k.sms_per_channel != 0)
+    throw core::InputError(c.pointer_of("communication_sms"), std::to_string(sms) + " is not allowed; communication SMs form channels of " +
+                                                            std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
+  k.ib_Bps_per_channel = c.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
+  k.nvlink_Bps_per_channel = c.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
+  return k;
+}
+
+ComputeConfig parse_compute(core::JsonReader c, int sm_count, int default_comm_sms) {
+  ComputeConfig out;
+  out.fp8_gemms = c.boolean("fp8_gemms", true);
+  auto fraction = [&](const char* key, double fallback) {
+    const double v = c.positive_number(key, fallback);
+    if (v > 1)
+      throw core::InputError(c.pointer_of(key), format_number(v) + " is not allowed; an efficiency is a fraction of the peak, at most 1");
+    return v;
+  };
+  auto& e = out.efficiency;
+  e.fp8_gemm = fraction("fp8_gemm_efficiency", e.fp8_gemm);
+  e.bf16_gemm = fraction("bf16_gemm_efficiency", e.bf16_gemm);
+  e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
+  e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
+  e.memory = fraction("memory_efficiency", e.memory);
+  out.kernels = read_comm_kernels(c, static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1)));
+  c.finish();
+  return out;
+}
+
+}  // namespace studies

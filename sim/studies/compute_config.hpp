@@ -1,0 +1,25 @@
+#pragma once
+// The scenario's "compute" section: the GEMM precision, the kernel efficiencies of the roofline
+// (each a fraction of a peak, from published kernel benchmarks) and the SMs communication takes.
+#include "core/json_reader.hpp"
+#include "workload/comm_kernels.hpp"
+#include "workload/roofline.hpp"
+
+namespace studies {
+
+struct ComputeConfig {
+  workload::KernelEfficiency efficiency;
+  bool fp8_gemms = true;
+  workload::CommKernels kernels;  // the SMs communication takes, and what they drive
+};
+
+// Reads {"fp8_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",
+// "attention_backward_efficiency", "memory_efficiency", "communication_sms",
+// "channel_ib_bandwidth_Bps", "channel_nvlink_bandwidth_Bps"}, all optional.
+ComputeConfig parse_compute(core::JsonReader c, int sm_count, int default_comm_sms);
+
+// The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
+// "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.
+workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms);
+
+}  // namespace studies

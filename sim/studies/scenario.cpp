@@ -1,0 +1,94 @@
+#include "studies/scenario.hpp"
+
+#include "core/did_you_mean.hpp"
+#include "core/input_error.hpp"
+#include "core/json_reader.hpp"
+#include "studies/overrides.hpp"
+#include "studies/study_registry.hpp"
+
+namespace studies {
+
+Scenario parse_scenario(const nlohmann::json& document, const std::string& origin) {
+  core::JsonReader root(document, "");
+  Scenario s;
+  s.origin = origin;
+  s.kind = root.one_of("kind", study_kinds());
+  s.title = root.string("title");
+  s.source = root.optional_string("source").value_or("");
+  s.label = root.optional_string("label").value_or("");
+  s.table_id = root.optional_string("table").value_or(s.kind);
+  if (const auto* notes = root.raw("notes")) {
+    if (!notes->is_array()) throw core::InputError("/notes", core::describe(*notes) + " is not allowed; expected an array of strings");
+    for (std::size_t i = 0; i < notes->size(); ++i) {
+      if (!(*notes)[i].is_string())
+        throw core::InputError("/notes/" + std::to_string(i), core::describe((*notes)[i]) + " is not allowed; expected a string");
+      s.notes.push_back((*notes)[i].get<std::string>());
+    }
+  }
+  if (auto expected = root.optional_object("expected")) {
+    for (const auto& [key, value] : document.at("expected").items()) s.expected[key] = expected->number(key);
+  }
+  if (root.has("tolerance")) {
+    s.tolerance_rel = root.positive_number("tolerance");
+    if (s.tolerance_rel > 1) throw core::InputError("/tolerance", format_number(s.tolerance_rel) + " is not allowed; a relative tolerance is at most 1");
+  }
+  if (auto misses = root.optional_object("known_misses")) {
+    for (const auto& [key, value] : document.at("known_misses").items()) s.known_misses[key] = misses->string(key);
+  }
+  if (auto fitted = root.optional_object("calibrated")) {
+    for (const auto& [key, value] : document.at("calibrated").items()) {
+      s.calibrated[key] = fitted->string(key);
+      if (s.known_misses.count(key))
+        throw core::InputError("/calibrated/" + key, "is also a known miss; a row is either fitted to the paper or misses it");
+    }
+  }
+  s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
+  root.finish();
+  return s;
+}
+
+Report Scenario::run(const RunOptions& options) const {
+  StudyResult result = study->run(options);
+  Report report;
+  report.table_id = table_id;
+  report.title = title;
+  report.source = source;
+  report.notes = notes;
+  report.notes.insert(report.notes.end(), result.notes.begin(), result.notes.end());
+  report.trace_json = std::move(result.trace_json);
+  std::vector<std::string> ids;
+  for (auto& row : result.rows) {
+    ids.push_back(row.id);
+    if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
+    RowCheck check{tolerance_rel, std::nullopt, std::nullopt};
+    if (auto it = known_misses.find(row.id); it != known_misses.end()) check.known_miss = it->second;
+    if (auto it = calibrated.find(row.id); it != calibrated.end()) check.calibrated = it->second;
+    report.checks.push_back(check);
+    if (!label.empty()) row.label = label + ": " + row.label;
+    report.rows.push_back(std::move(row));
+  }
+  for (const auto& [id, reason] : known_misses) {
+    bool found = false;
+    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
+    if (!found) throw core::InputError("/known_misses/" + id, "names no row with a paper figure; a known miss is a paper figure we do not match");
+  }
+  for (const auto& [id, input] : calibrated) {
+    bool found = false;
+    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
+    if (!found) throw core::InputError("/calibrated/" + id, "names no row with a paper figure; a calibration point is a paper figure an input was fitted to");
+  }
+  for (const auto& [id, value] : expected) {
+    bool found = false;
+    for (const auto& known : ids) found = found || known == id;
+    if (!found) throw core::InputError("/expected/" + id, "no row of this scenario has this id; " + core::allowed_list(id, ids));
+  }
+  return report;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  nlohmann::json document = core::read_json_file(path);
+  apply_overrides(document, overrides);
+  return parse_scenario(document, path);
+}
+
+}  // namespace studies

@@ -1,0 +1,34 @@
+#pragma once
+// A study is what a scenario of one kind computes: it is parsed from the scenario's JSON, then
+// run to rows and notes. A new kind is one new study file plus one line in study_registry.cpp.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "studies/report.hpp"
+
+namespace studies {
+
+struct RunOptions {
+  bool simulate = true;  // false: validate only, skipping the (slow) flow simulations
+  bool trace = false;    // keep a Chrome trace of the simulation
+};
+
+struct StudyResult {
+  std::vector<ReportRow> rows;  // paper values are filled in by the scenario
+  std::vector<std::string> notes;
+  std::optional<std::string> trace_json;
+};
+
+class Study {
+ public:
+  virtual ~Study() = default;
+  virtual StudyResult run(const RunOptions& options) const = 0;
+};
+
+// Parses the kind-specific parts of a scenario from its root object.
+using StudyParser = std::unique_ptr<Study> (*)(core::JsonReader& root);
+
+}  // namespace studies

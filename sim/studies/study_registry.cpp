@@ -1,0 +1,57 @@
+#include "studies/study_registry.hpp"
+
+#include <utility>
+
+#include "studies/study_chunk_overlap.hpp"
+#include "studies/study_collective.hpp"
+#include "studies/study_decode_bound.hpp"
+#include "studies/study_fp8.hpp"
+#include "studies/study_inference.hpp"
+#include "studies/study_kv_cache.hpp"
+#include "studies/study_latency.hpp"
+#include "studies/study_moe_dispatch.hpp"
+#include "studies/study_moe_routing.hpp"
+#include "studies/study_network_cost.hpp"
+#include "studies/study_pipeline.hpp"
+#include "studies/study_train_flops.hpp"
+#include "studies/study_training_step.hpp"
+
+namespace studies {
+
+namespace {
+
+const std::vector<std::pair<std::string, StudyParser>>& registry() {
+  static const std::vector<std::pair<std::string, StudyParser>> kinds = {
+      {"kv-cache", parse_kv_cache_study},
+      {"train-flops", parse_train_flops_study},
+      {"decode-bound", parse_decode_bound_study},
+      {"pipeline", parse_pipeline_study},
+      {"chunk-overlap", parse_chunk_overlap_study},
+      {"fp8-gemm", parse_fp8_gemm_study},
+      {"fp8-formats", parse_fp8_formats_study},
+      {"network-cost", parse_network_cost_study},
+      {"collective", parse_collective_study},
+      {"latency", parse_latency_study},
+      {"moe-routing", parse_moe_routing_study},
+      {"moe-dispatch", parse_moe_dispatch_study},
+      {"training-step", parse_training_step_study},
+      {"inference", parse_inference_study},
+  };
+  return kinds;
+}
+
+}  // namespace
+
+std::vector<std::string> study_kinds() {
+  std::vector<std::string> names;
+  for (const auto& [name, parser] : registry()) names.push_back(name);
+  return names;
+}
+
+StudyParser study_parser(const std::string& kind) {
+  for (const auto& [name, parser] : registry())
+    if (name == kind) return parser;
+  return nullptr;
+}
+
+}  // namespace studies

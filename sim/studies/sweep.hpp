@@ -1,0 +1,43 @@
+#pragma once
+// A sweep: a base scenario and the points to run it at. A sweep file names the base (a path
+// relative to the sweep file, or the scenario inline) and either a grid, every combination of
+// values for some JSON pointers, or an explicit list of points:
+//   {"base": "../paper/table4-mpft.json",
+//    "grid": {"/parallel/pp": [8, 16, 32], "/parallel/schedule": ["1f1b", "dualpipe"]}}
+//   {"base": {...}, "points": [{"/parallel/pp": 8}, {"/parallel/pp": 16, "/mode": "analytical"}]}
+// Each point runs the base with its values set, as `--set` would, and gives one row: its index,
+// its inputs and every report row's value (or the error that stopped it).
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace studies {
+
+struct SweepPoint {
+  std::size_t index = 0;
+  std::vector<std::pair<std::string, nlohmann::json>> values;  // pointer, value
+};
+
+struct Sweep {
+  nlohmann::json base;
+  std::string base_origin;            // for messages
+  std::vector<std::string> pointers;  // every pointer any point sets, in column order
+  std::vector<SweepPoint> points;
+};
+
+// Validates the sweep file (InputError naming the JSON pointer) and the base scenario, and
+// refuses more points than kMaxPoints before enumerating any.
+Sweep load_sweep(const std::string& path);
+inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
+// Runs one point: {"point", "inputs": {pointer: value}, "metrics": {row id: value}} and, when
+// the point's scenario is refused, "error" instead of metrics.
+nlohmann::json run_sweep_point(const Sweep& sweep, const SweepPoint& point);
+
+// Rows (sorted by point) as one CSV: point, every input pointer, every metric id (each in the
+// order first seen), error. Points that lack a column leave it empty.
+std::string sweep_csv(const std::vector<nlohmann::json>& rows);
+
+}  // namespace studies

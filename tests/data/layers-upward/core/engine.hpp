@@ -1,0 +1,2 @@
+#pragma once
+#include "net/fabric.hpp"  // upward: core may not include net
