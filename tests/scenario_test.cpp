@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -45,7 +47,13 @@ TEST_CASE("every shipped scenario loads and runs its closed-form part", "[scenar
     dry.simulate = false;
     const auto report = scenario.run(dry);
     CHECK_FALSE(report.rows.empty());
-    for (const auto& [id, value] : scenario.expected) CHECK(value == value);
+    // Every paper figure the scenario states lands on the row it names, unchanged.
+    for (const auto& [id, value] : scenario.expected) {
+      const auto row = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.id == id; });
+      REQUIRE(row != report.rows.end());
+      REQUIRE(row->paper);
+      CHECK(*row->paper == value);
+    }
     ++count;
   }
   CHECK(count >= 4);
@@ -294,4 +302,30 @@ TEST_CASE("dispatch on MPFT runs near IB line rate where NVLink keeps up", "[sce
   CHECK(v["ep64/dispatch_bw"] <= 50 + 1e-9);  // a NIC's rate is the ceiling
   CHECK(v["ep16/nvlink_per_ib"] > 3.2);       // two nodes: NVLink, not IB, limits
   CHECK(v["ep16/dispatch_bw"] < 40);
+}
+
+TEST_CASE("what a scenario says about its comparisons is validated", "[scenario][check]") {
+  using Catch::StartsWith;
+  // A known miss carries its reason and the delta it was recorded at.
+  CHECK_THAT(error_of(with("/known_misses={\"tpot\":\"slow\"}")),
+             StartsWith("/known_misses/tpot: \"slow\" (a string) is not an object"));
+  CHECK_THAT(error_of(with("/known_misses={\"tpot\":{\"reason\":\"slow\"}}")), StartsWith("/known_misses/tpot/delta"));
+  CHECK_THAT(error_of(with("/known_misses={\"tpot\":{\"reason\":\"slow\",\"delta\":0}}")),
+             StartsWith("/known_misses/tpot/delta: 0 is not allowed"));
+  CHECK(error_of(with("/known_misses={\"tpot\":{\"reason\":\"slow\",\"delta\":0.1}}")) == "no error");
+  // A paper figure of 0 needs an absolute tolerance.
+  CHECK_THAT(error_of(with("/expected/tpot=0")), StartsWith("/expected/tpot: 0 has no relative delta"));
+  json zero = with("/expected/tpot=0");
+  studies::apply_override(zero, "/tolerance_abs=0.5");
+  CHECK(error_of(zero) == "no error");
+  // A scenario may call a row a formula or an input, not simulated, and only a row it compares.
+  CHECK_THAT(error_of(with("/basis={\"tpot\":\"simulated\"}")), StartsWith("/basis/tpot: 'simulated' is unknown; allowed: formula, input"));
+  CHECK_THAT(error_of(with("/basis={\"nope\":\"input\"}")), StartsWith("/basis/nope: names no row with a paper figure"));
+  const auto restated = studies::parse_scenario(with("/basis={\"tpot\":\"input\"}"), "test").run({});
+  for (const auto& row : restated.rows)
+    if (row.id == "tpot") CHECK(row.basis == studies::Basis::kInput);
+  // A calibration point is a fit whatever the study says.
+  const auto fitted = studies::parse_scenario(with("/calibrated={\"tpot\":\"bandwidth fitted\"}"), "test").run({});
+  for (const auto& row : fitted.rows)
+    if (row.id == "tpot") CHECK(row.basis == studies::Basis::kFit);
 }

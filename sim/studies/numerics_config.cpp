@@ -40,9 +40,9 @@ std::vector<ReportRow> numerics_rows(const std::vector<GemmShape>& shapes, const
                               " x " + std::to_string(shape.k) + ", " + std::to_string(s.m) + " x " +
                               std::to_string(s.n) + " sampled)";
     rows.push_back({"numerics/" + shape.name + "/accumulation", label, "max error / output RMS, accumulation", "%",
-                    std::nullopt, 100 * r.accumulation.max_over_rms});
+                    std::nullopt, 100 * r.accumulation.max_over_rms, Basis::kSimulated});
     rows.push_back({"numerics/" + shape.name + "/total", label, "max error / output RMS, with quantisation", "%",
-                    std::nullopt, 100 * r.total.max_over_rms});
+                    std::nullopt, 100 * r.total.max_over_rms, Basis::kSimulated});
   }
   return rows;
 }

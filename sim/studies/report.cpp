@@ -7,6 +7,13 @@
 
 namespace studies {
 
+const std::vector<std::string>& basis_names() {
+  static const std::vector<std::string> names = {"simulated", "closed-form", "formula", "input", "fit"};
+  return names;
+}
+
+const std::string& basis_name(Basis basis) { return basis_names().at(static_cast<std::size_t>(basis)); }
+
 std::optional<double> ReportRow::delta_rel() const {
   if (!paper || *paper == 0) return std::nullopt;
   return (ours - *paper) / *paper;
@@ -39,14 +46,14 @@ std::string render_markdown(const std::vector<Report>& tables) {
     if (!out.empty()) out += "\n";
     out += "## " + t.table_id + ": " + t.title + "\n\n";
     if (!t.source.empty()) out += "Source: " + t.source + "\n\n";
-    out += "| row | metric | unit | paper | ours | delta |\n|---|---|---|---:|---:|---:|\n";
+    out += "| row | metric | unit | paper | ours | delta | basis |\n|---|---|---|---:|---:|---:|---|\n";
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const auto& r = t.rows[i];
       const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
-      // Mark the deltas that are not reproductions: a known miss, or a figure an input was fitted to.
-      const std::string mark = !r.paper ? "" : check.known_miss ? " (miss)" : check.calibrated ? " (fit)" : "";
+      const std::string mark = r.paper && check.known_miss ? " (miss)" : "";
       out += "| " + r.label + " | " + r.metric + " | " + r.unit + " | " + (r.paper ? format_number(*r.paper) : "–") +
-             " | " + format_number(r.ours) + " | " + format_delta(r.delta_rel()) + mark + " |\n";
+             " | " + format_number(r.ours) + " | " + format_delta(r.delta_rel()) + mark + " | " +
+             (r.paper ? basis_name(r.basis) : "–") + " |\n";
     }
     if (!t.notes.empty()) {
       out += "\n";
@@ -57,13 +64,13 @@ std::string render_markdown(const std::vector<Report>& tables) {
 }
 
 std::string render_csv(const std::vector<Report>& tables) {
-  std::string out = "table,id,label,metric,unit,paper,ours,delta_rel\n";
+  std::string out = "table,id,label,metric,unit,paper,ours,delta_rel,basis\n";
   for (const auto& t : tables)
     for (const auto& r : t.rows) {
       const auto d = r.delta_rel();
       out += csv_field(t.table_id) + "," + csv_field(r.id) + "," + csv_field(r.label) + "," + csv_field(r.metric) + "," +
              csv_field(r.unit) + "," + (r.paper ? format_number(*r.paper) : "") + "," + format_number(r.ours) + "," +
-             (d ? format_number(*d) : "") + "\n";
+             (d ? format_number(*d) : "") + "," + (r.paper ? basis_name(r.basis) : "") + "\n";
     }
   return out;
 }
@@ -81,37 +88,72 @@ std::string render_json(const std::vector<Report>& tables) {
                       {"unit", r.unit},
                       {"paper", r.paper ? json(*r.paper) : json(nullptr)},
                       {"ours", r.ours},
-                      {"delta_rel", d ? json(*d) : json(nullptr)}});
+                      {"delta_rel", d ? json(*d) : json(nullptr)},
+                      {"basis", r.paper ? json(basis_name(r.basis)) : json(nullptr)}});
     }
     out["tables"].push_back({{"id", t.table_id}, {"title", t.title}, {"source", t.source}, {"rows", rows}, {"notes", t.notes}});
   }
   return out.dump(2) + "\n";
 }
 
+namespace {
+
+bool same_sign(double a, double b) { return (a < 0) == (b < 0) || a == 0 || b == 0; }
+
+}  // namespace
+
 std::vector<std::string> check_rows(const std::vector<Report>& tables, int& failures) {
   std::vector<std::string> failed, missed;
-  int within = 0, calibrated = 0;
+  std::vector<int> within(basis_names().size(), 0);
   failures = 0;
+  auto fail = [&](const std::string& line) {
+    failed.push_back("  FAILED " + line);
+    ++failures;
+  };
   for (const auto& t : tables)
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const auto& r = t.rows[i];
+      if (!r.paper) continue;
       const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
-      const auto d = r.delta_rel();
-      if (!d) continue;
-      const std::string what = t.table_id + " / " + r.label + " / " + r.metric + ": paper " + format_number(*r.paper) +
-                               ", ours " + format_number(r.ours) + " (" + format_delta(d) + ")";
+      const std::string where = t.table_id + " / " + r.label + " / " + r.metric;
+      if (!std::isfinite(r.ours)) {
+        fail(where + ": ours is " + format_number(r.ours) + ", not a finite number");
+        continue;
+      }
+      // Relative where the paper's figure is not 0; there the scenario states an absolute bound.
+      const bool absolute = *r.paper == 0;
+      const double delta = absolute ? r.ours : (r.ours - *r.paper) / *r.paper;
+      auto shown = [&](double d) { return absolute ? format_number(d) + " absolute" : format_delta(d); };
+      const std::string what = where + ": paper " + format_number(*r.paper) + ", ours " + format_number(r.ours) + " (" + shown(delta) + ")";
+      if (absolute && !check.tolerance_abs) {
+        fail(what + ": a paper figure of 0 needs the scenario's tolerance_abs");
+        continue;
+      }
+      const double tolerance = absolute ? *check.tolerance_abs : check.tolerance_rel;
+      const bool in_tolerance = std::abs(delta) <= tolerance;
       if (check.known_miss) {
-        missed.push_back("  known miss, " + what + ": " + *check.known_miss);
-      } else if (std::abs(*d) > check.tolerance_rel) {
-        failed.push_back("  FAILED " + what + ", tolerance " + format_delta(check.tolerance_rel).substr(1));
-        ++failures;
+        const double recorded = check.known_miss->delta;
+        if (in_tolerance)
+          fail(what + " is a known miss within tolerance " + shown(tolerance).substr(absolute ? 0 : 1) + ": remove it from known_misses");
+        else if (!same_sign(delta, recorded) || std::abs(delta) > std::abs(recorded))
+          fail(what + ": the known miss was recorded at " + shown(recorded) + " and is now past it");
+        else
+          missed.push_back("  known miss, " + what + ": " + check.known_miss->reason);
+      } else if (!in_tolerance) {
+        fail(what + ", tolerance " + shown(tolerance).substr(absolute ? 0 : 1));
       } else {
-        ++(check.calibrated ? calibrated : within);
+        ++within[static_cast<std::size_t>(r.basis)];
       }
     }
-  std::vector<std::string> out = {"check: " + std::to_string(within) + " rows within tolerance, " + std::to_string(calibrated) +
-                                  " calibration points (an input was fitted to them), " + std::to_string(missed.size()) +
-                                  " known misses (explained in their tables' notes), " + std::to_string(failures) + " failed"};
+  int total = 0;
+  std::string by_basis;
+  for (std::size_t b = 0; b < within.size(); ++b) {
+    total += within[b];
+    by_basis += (b ? ", " : "") + std::to_string(within[b]) + " " + basis_names()[b];
+  }
+  std::vector<std::string> out = {"check: " + std::to_string(total) + " rows within tolerance (" + by_basis + "), " +
+                                  std::to_string(missed.size()) + " known misses (explained in their tables' notes), " +
+                                  std::to_string(failures) + " failed"};
   out.insert(out.end(), failed.begin(), failed.end());
   out.insert(out.end(), missed.begin(), missed.end());
   return out;

@@ -32,8 +32,18 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
     s.tolerance_rel = root.positive_number("tolerance");
     if (s.tolerance_rel > 1) throw core::InputError("/tolerance", format_number(s.tolerance_rel) + " is not allowed; a relative tolerance is at most 1");
   }
+  if (root.has("tolerance_abs")) s.tolerance_abs = root.non_negative_number("tolerance_abs");
+  for (const auto& [id, value] : s.expected)
+    if (value == 0 && !s.tolerance_abs)
+      throw core::InputError("/expected/" + id, "0 has no relative delta; give the scenario a \"tolerance_abs\" to check it against");
   if (auto misses = root.optional_object("known_misses")) {
-    for (const auto& [key, value] : document.at("known_misses").items()) s.known_misses[key] = misses->string(key);
+    for (const auto& [key, value] : document.at("known_misses").items()) {
+      core::JsonReader miss = misses->object(key);
+      KnownMiss m{miss.string("reason"), miss.number("delta")};
+      if (m.delta == 0) throw core::InputError(miss.pointer_of("delta"), "0 is not allowed; a miss is recorded at the delta it has");
+      miss.finish();
+      s.known_misses[key] = m;
+    }
   }
   if (auto fitted = root.optional_object("calibrated")) {
     for (const auto& [key, value] : document.at("calibrated").items()) {
@@ -41,6 +51,12 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
       if (s.known_misses.count(key))
         throw core::InputError("/calibrated/" + key, "is also a known miss; a row is either fitted to the paper or misses it");
     }
+  }
+  if (auto basis = root.optional_object("basis")) {
+    // A scenario may only say less of a row than its study: that the paper's figure is a formula
+    // or an input. Whether we simulated it is the study's to say, and fits are `calibrated`.
+    for (const auto& [key, value] : document.at("basis").items())
+      s.basis[key] = basis->one_of(key, {"formula", "input"}) == "formula" ? Basis::kFormula : Basis::kInput;
   }
   s.study = std::shared_ptr<const Study>(study_parser(s.kind)(root));
   root.finish();
@@ -60,9 +76,13 @@ Report Scenario::run(const RunOptions& options) const {
   for (auto& row : result.rows) {
     ids.push_back(row.id);
     if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
-    RowCheck check{tolerance_rel, std::nullopt, std::nullopt};
+    RowCheck check{tolerance_rel, tolerance_abs, std::nullopt, std::nullopt};
     if (auto it = known_misses.find(row.id); it != known_misses.end()) check.known_miss = it->second;
-    if (auto it = calibrated.find(row.id); it != calibrated.end()) check.calibrated = it->second;
+    if (auto it = basis.find(row.id); it != basis.end()) row.basis = it->second;
+    if (auto it = calibrated.find(row.id); it != calibrated.end()) {
+      check.calibrated = it->second;
+      row.basis = Basis::kFit;
+    }
     report.checks.push_back(check);
     if (!label.empty()) row.label = label + ": " + row.label;
     report.rows.push_back(std::move(row));
@@ -71,6 +91,11 @@ Report Scenario::run(const RunOptions& options) const {
     bool found = false;
     for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
     if (!found) throw core::InputError("/known_misses/" + id, "names no row with a paper figure; a known miss is a paper figure we do not match");
+  }
+  for (const auto& [id, b] : basis) {
+    bool found = false;
+    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
+    if (!found) throw core::InputError("/basis/" + id, "names no row with a paper figure; a basis says what a comparison with the paper means");
   }
   for (const auto& [id, input] : calibrated) {
     bool found = false;

@@ -4,6 +4,7 @@
 // everything; bad input raises InputError naming the JSON pointer.
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,8 +24,10 @@ struct Scenario {
   std::vector<std::string> notes;
   std::map<std::string, double> expected;  // row id -> the paper's figure
   double tolerance_rel = 0.05;             // for `tables --check`
-  std::map<std::string, std::string> known_misses;  // row id -> why it misses the paper
-  std::map<std::string, std::string> calibrated;    // row id -> the input fitted to the paper's figure
+  std::optional<double> tolerance_abs;     // for paper figures of 0
+  std::map<std::string, KnownMiss> known_misses;  // row id -> why it misses the paper, and by how much
+  std::map<std::string, std::string> calibrated;  // row id -> the input fitted to the paper's figure
+  std::map<std::string, Basis> basis;             // row id -> formula or input, where the study says more
   std::shared_ptr<const Study> study;
 
   // Runs the study; throws InputError when "expected" names a row the study does not produce.

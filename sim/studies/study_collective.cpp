@@ -81,9 +81,9 @@ class CollectiveStudy : public Study {
       }
       const std::string tag = format_number(size);
       const std::string row = label + ", " + format_number(size / 1048576.0) + " MiB";
-      r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6});
-      r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9});
-      r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9});
+      r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6, Basis::kSimulated});
+      r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9, Basis::kSimulated});
+      r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9, Basis::kSimulated});
     }
     const std::string network =
         topology ? std::to_string(ranks) + " endpoints of a " + topology->kind + " graph, one GPU each"

@@ -28,9 +28,9 @@ class Fp8GemmStudy : public Study {
       const auto with = hw::fp8::run_gemm_study(s).accumulation;
       const std::string tag = "k" + std::to_string(k);
       r.rows.push_back({tag + "/no_promotion", "K = " + std::to_string(k) + ", no promotion",
-                        "max error / output RMS", "%", std::nullopt, 100 * without.max_over_rms});
+                        "max error / output RMS", "%", std::nullopt, 100 * without.max_over_rms, Basis::kSimulated});
       r.rows.push_back({tag + "/promoted", "K = " + std::to_string(k) + ", promoted every " + std::to_string(promote_every),
-                        "max error / output RMS", "%", std::nullopt, 100 * with.max_over_rms});
+                        "max error / output RMS", "%", std::nullopt, 100 * with.max_over_rms, Basis::kSimulated});
       if (k == 4096) {
         without_at_4096 = without.max_over_rms;
         with_at_4096 = with.max_over_rms;
@@ -78,7 +78,7 @@ class Fp8FormatsStudy : public Study {
     const auto x = hw::fp8::activation_like(elements, seed);
     for (const auto& f : formats) {
       const auto e = hw::fp8::format_error(x, f);
-      r.rows.push_back({f + "/relative_rms", f, "relative RMS error", "%", std::nullopt, 100 * e.relative_rms});
+      r.rows.push_back({f + "/relative_rms", f, "relative RMS error", "%", std::nullopt, 100 * e.relative_rms, Basis::kSimulated});
     }
     r.notes.push_back(std::to_string(elements) + " Student-t (3 degrees of freedom) samples, seed " + std::to_string(seed) +
                       "; E4M3 and E5M2 scaled per 1x128 tile by amax, LogFMT per 1x128 tile, BF16 rounded directly. "

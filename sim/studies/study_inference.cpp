@@ -60,12 +60,12 @@ class InferenceStudy : public Study {
                                           : format_number(n) + " sequences, context " + format_number(len);
         if (prefill) {
           const double tokens = n * len;
-          r.rows.push_back({id + "/ttft", label, "time to first token", "ms", {}, step.step_s / core::kMillisecond});
-          r.rows.push_back({id + "/tokens_per_s", label, "prefill tokens/s per GPU", "tokens/s", {}, tokens / step.step_s / gpus});
+          r.rows.push_back({id + "/ttft", label, "time to first token", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+          r.rows.push_back({id + "/tokens_per_s", label, "prefill tokens/s per GPU", "tokens/s", {}, tokens / step.step_s / gpus, Basis::kSimulated});
         } else {
-          r.rows.push_back({id + "/tpot", label, "TPOT", "ms", {}, step.step_s / core::kMillisecond});
-          r.rows.push_back({id + "/user_tokens_per_s", label, "tokens/s per user", "tokens/s", {}, 1.0 / step.step_s});
-          r.rows.push_back({id + "/gpu_tokens_per_s", label, "tokens/s per GPU", "tokens/s", {}, n / step.step_s / gpus});
+          r.rows.push_back({id + "/tpot", label, "TPOT", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+          r.rows.push_back({id + "/user_tokens_per_s", label, "tokens/s per user", "tokens/s", {}, 1.0 / step.step_s, Basis::kSimulated});
+          r.rows.push_back({id + "/gpu_tokens_per_s", label, "tokens/s per GPU", "tokens/s", {}, n / step.step_s / gpus, Basis::kSimulated});
           if (!base.compute) add_bound_rows(r, id, label, n, step);
           if (mtp_acceptance) add_mtp_rows(r, id, label, step, roofline, q, simulate_on, cache);
         }
@@ -108,7 +108,7 @@ class InferenceStudy : public Study {
     const auto bound = workload::decode_bound(in);
     r.rows.push_back({id + "/bound_tpot", label, "TPOT bound, closed form (hidden " + std::to_string(model->hidden) + ")", "ms", {},
                       bound.tpot_s / core::kMillisecond});
-    r.rows.push_back({id + "/over_bound", label, "simulated / closed-form bound", "x", {}, step.step_s / bound.tpot_s});
+    r.rows.push_back({id + "/over_bound", label, "simulated / closed-form bound", "x", {}, step.step_s / bound.tpot_s, Basis::kSimulated});
   }
 
   // MTP speculative decoding: each step verifies the drafted token (two tokens per sequence) and
@@ -119,10 +119,10 @@ class InferenceStudy : public Study {
     q.mtp_draft = true;
     const auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
     const double tokens_per_step = 1 + *mtp_acceptance;
-    r.rows.push_back({id + "/mtp_step", label, "MTP: step (verify 2 tokens + draft)", "ms", {}, step.step_s / core::kMillisecond});
-    r.rows.push_back({id + "/mtp_user_tokens_per_s", label, "MTP: tokens/s per user", "tokens/s", {}, tokens_per_step / step.step_s});
+    r.rows.push_back({id + "/mtp_step", label, "MTP: step (verify 2 tokens + draft)", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_user_tokens_per_s", label, "MTP: tokens/s per user", "tokens/s", {}, tokens_per_step / step.step_s, Basis::kSimulated});
     r.rows.push_back({id + "/mtp_speedup", label, "MTP: speedup in tokens/s", "x", {},
-                      tokens_per_step / step.step_s * plain.step_s});
+                      tokens_per_step / step.step_s * plain.step_s, Basis::kSimulated});
   }
 };
 

@@ -41,7 +41,7 @@ class LatencyStudy : public Study {
     for (const auto& l : layers) {
       const net::LinkLatencies links = net::link_latencies(l.hops);
       auto row = [&](const std::string& where, const std::string& metric, double seconds, int switches) {
-        r.rows.push_back({l.label + "/" + where, l.label, metric, "us", std::nullopt, seconds / core::kMicrosecond});
+        r.rows.push_back({l.label + "/" + where, l.label, metric, "us", std::nullopt, seconds / core::kMicrosecond, Basis::kSimulated});
         r.notes.push_back(l.label + ", " + metric + ": " + std::to_string(switches) + " switch" + (switches == 1 ? "" : "es") +
                           ", model " + format_number(net::route_latency_s(l.hops, switches) / core::kMicrosecond) +
                           " us + serialisation of " + format_number(message_bytes) + " B at " +

@@ -64,14 +64,14 @@ class MoeDispatchStudy : public Study {
         const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes" +
                                   (one ? "" : ", " + std::to_string(k.sms) + " SMs") + ")";
         r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,
-                          ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9});
+                          ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9, Basis::kSimulated});
         r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt,
-                          ib_bytes_per_gpu(combine, scale) / t_combine / 1e9});
+                          ib_bytes_per_gpu(combine, scale) / t_combine / 1e9, Basis::kSimulated});
         if (&k == &kernels.front())  // the routing's, whatever drives it
           r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
-                            stats.nvlink_copies_per_token / stats.ib_copies_per_token});
-        r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6});
-        r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6});
+                            stats.nvlink_copies_per_token / stats.ib_copies_per_token, Basis::kSimulated});
+        r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6, Basis::kSimulated});
+        r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6, Basis::kSimulated});
       }
     }
     r.notes.push_back(std::to_string(tokens_per_gpu) + " tokens per GPU of " + model->display_name +

@@ -54,28 +54,28 @@ class MoeRoutingStudy : public Study {
     const std::string m = std::to_string(gate.groups_per_token);
     for (const auto& [tag, label, s] : {std::tuple{"limited", "node-limited (M = " + m + ")", with_limit},
                                         std::tuple{"unrestricted", std::string("unrestricted top-") + std::to_string(gate.top_k), without}}) {
-      r.rows.push_back({std::string(tag) + "/nodes_per_token", label, "nodes per token", "", std::nullopt, s.nodes_per_token});
-      r.rows.push_back({std::string(tag) + "/experts_per_node", label, "experts per target node", "", std::nullopt, s.experts_per_node});
+      r.rows.push_back({std::string(tag) + "/nodes_per_token", label, "nodes per token", "", std::nullopt, s.nodes_per_token, Basis::kSimulated});
+      r.rows.push_back({std::string(tag) + "/experts_per_node", label, "experts per target node", "", std::nullopt, s.experts_per_node, Basis::kSimulated});
       r.rows.push_back({std::string(tag) + "/ib_bytes_per_token", label, "IB bytes per token (dispatch)", "KB", std::nullopt,
-                        s.ib_copies_per_token * token_bytes / 1e3});
+                        s.ib_copies_per_token * token_bytes / 1e3, Basis::kSimulated});
       r.rows.push_back({std::string(tag) + "/nvlink_copies_per_token", label, "NVLink forwards per token", "", std::nullopt,
-                        s.nvlink_copies_per_token});
+                        s.nvlink_copies_per_token, Basis::kSimulated});
     }
     // Forwarding over NVLink stays hidden behind IB while a node forwards each arriving token to
     // no more GPUs than NVLink is faster than IB.
     const double ratio = cluster.cluster.scale_up_Bps / cluster.cluster.scale_out_Bps;
-    r.rows.push_back({"nvlink_over_ib", "NVLink / IB bandwidth per GPU", "experts per node at no extra cost", "", std::nullopt, ratio});
+    r.rows.push_back({"nvlink_over_ib", "NVLink / IB bandwidth per GPU", "experts per node at no extra cost", "", std::nullopt, ratio, Basis::kInput});
     r.rows.push_back({"max_experts_same_cost", "experts per token at the same IB cost", "M x NVLink/IB", "", std::nullopt,
-                      gate.groups_per_token * ratio});
+                      gate.groups_per_token * ratio, Basis::kInput});
     if (from_file) {
       const auto s = workload::dispatch_stats(*from_file, placement);
       const std::string label = "routing file (" + std::to_string(from_file->tokens) + " tokens)";
-      r.rows.push_back({"file/nodes_per_token", label, "nodes per token", "", std::nullopt, s.nodes_per_token});
-      r.rows.push_back({"file/experts_per_node", label, "experts per target node", "", std::nullopt, s.experts_per_node});
+      r.rows.push_back({"file/nodes_per_token", label, "nodes per token", "", std::nullopt, s.nodes_per_token, Basis::kSimulated});
+      r.rows.push_back({"file/experts_per_node", label, "experts per target node", "", std::nullopt, s.experts_per_node, Basis::kSimulated});
       r.rows.push_back({"file/ib_bytes_per_token", label, "IB bytes per token (dispatch)", "KB", std::nullopt,
-                        s.ib_copies_per_token * token_bytes / 1e3});
+                        s.ib_copies_per_token * token_bytes / 1e3, Basis::kSimulated});
       r.rows.push_back({"file/imbalance", label, "expert load max / mean", "", std::nullopt,
-                        imbalance(workload::expert_load(*from_file, moe.routed_experts))});
+                        imbalance(workload::expert_load(*from_file, moe.routed_experts)), Basis::kSimulated});
       r.notes.push_back("Routing file: " + routing_file + "; its tokens sit on GPU (token index mod EP size).");
     }
 
@@ -87,15 +87,15 @@ class MoeRoutingStudy : public Study {
       workload::update_bias(bias, workload::expert_load(workload::route_tokens(skewed, tokens, limited, bias), moe.routed_experts),
                             static_cast<float>(gamma));
     const double after = imbalance(workload::expert_load(workload::route_tokens(skewed, tokens, limited, bias), moe.routed_experts));
-    r.rows.push_back({"imbalance/no_bias", "expert load, skewed affinities, no bias", "max / mean", "", std::nullopt, before});
+    r.rows.push_back({"imbalance/no_bias", "expert load, skewed affinities, no bias", "max / mean", "", std::nullopt, before, Basis::kSimulated});
     // The same skewed load per GPU, without and with one redundant expert per GPU inside each node.
     const auto skewed_load = workload::expert_load(workload::route_tokens(skewed, tokens, limited, no_bias), moe.routed_experts);
     r.rows.push_back({"gpu_imbalance/no_bias", "GPU load, skewed affinities, no bias", "max / mean", "", std::nullopt,
-                      workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 0))});
+                      workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 0)), Basis::kSimulated});
     r.rows.push_back({"gpu_imbalance/redundant", "GPU load, + 1 redundant expert per GPU (in-node)", "max / mean", "", std::nullopt,
-                      workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 1))});
+                      workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 1)), Basis::kSimulated});
     r.rows.push_back({"imbalance/bias", "expert load after " + std::to_string(balance_steps) + " bias updates (gamma " +
-                                            format_number(gamma) + ")", "max / mean", "", std::nullopt, after});
+                                            format_number(gamma) + ")", "max / mean", "", std::nullopt, after, Basis::kSimulated});
     r.notes.push_back(model->display_name + " gate (" + std::to_string(moe.routed_experts) + " experts in " +
                       std::to_string(moe.groups) + " groups, top-" + std::to_string(moe.active_routed_experts) +
                       ") on " + std::to_string(tokens) + " tokens of seeded synthetic affinities over EP" +

@@ -62,11 +62,11 @@ class PipelineStudy : public Study {
                    (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_latency_s : c.scale_out_latency_s);
           });
       const auto m = workload::pipeline_metrics(schedule, pg, timeline);
-      r.rows.push_back({kind + "/bubble", label, "bubble (critical rank idle)", "s", f.bubble_s, m.bubble_s});
+      r.rows.push_back({kind + "/bubble", label, "bubble (critical rank idle)", "s", f.bubble_s, m.bubble_s, Basis::kFormula});
       r.rows.push_back({kind + "/activations", label, "peak in-flight activations", "chunks", f.activations,
-                        double(m.max_peak_activations)});
+                        double(m.max_peak_activations), Basis::kFormula});
       r.rows.push_back({kind + "/parameters", label, "parameter copies (stages per rank)", "x", f.parameter_copies,
-                        double(m.parameter_copies)});
+                        double(m.parameter_copies), Basis::kFormula});
       r.rows.push_back({kind + "/step", label, "step time", "s", std::nullopt, m.step_s});
       if (options.trace) r.trace_json = timeline.chrome_trace_json();
     }

@@ -1,5 +1,7 @@
 #include "studies/study_training_step.hpp"
 
+#include <tuple>
+
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
@@ -95,7 +97,7 @@ class TrainingStepStudy : public Study {
 
     StudyResult r;
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
-      r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v});
+      r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
     };
     row("tokens_per_day", "tokens/day", "B", tokens_per_day / 1e9);
     row("step", "time/step", "s", step_s);
@@ -113,6 +115,26 @@ class TrainingStepStudy : public Study {
     row("days_14_8t", "days for 14.8T tokens", "days", gpu_hours_per_trillion * 14.8 / par.gpus / 24);
 
     const auto& mid = step.stages()[step.stages().size() / 2];
+    // One MoE layer of a middle stage as the overlapped F&B pair runs it, named as DeepSeek's
+    // profile names its ops: compute beside the communication kernels runs on the SMs they leave.
+    if (!mid.layers.empty()) {
+      const auto& layer = mid.layers.back();
+      const double beside_comm = double(gpu->sm_count) / double(gpu->sm_count - kernels.sms);
+      const std::vector<std::tuple<std::string, std::string, double>> ops = {
+          {"attn(F)", "compute", layer.forward.attention_s * beside_comm},
+          {"mlp(F)", "compute", layer.forward.mlp_s * beside_comm},
+          {"dispatch(F)", "communication", layer.forward.dispatch_s},
+          {"combine(F)", "communication", layer.forward.combine_s},
+          {"attn(B)", "compute", layer.backward.attention_input_s * beside_comm},
+          {"attn(W)", "compute", layer.backward.attention_weight_s * beside_comm},
+          {"mlp(B)", "compute", layer.backward.mlp_input_s * beside_comm},
+          {"mlp(W)", "compute", layer.backward.mlp_weight_s * beside_comm},
+          {"dispatch(B)", "communication", layer.backward.dispatch_s},
+          {"combine(B)", "communication", layer.backward.combine_s}};
+      for (const auto& [op, stream, seconds] : ops)
+        r.rows.push_back({"op/" + op, model->display_name + ", MoE layer of stage " + std::to_string(step.stages().size() / 2),
+                          op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
+    }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
     auto ms = [](double s) { return format_number(s * 1e3); };
