@@ -9,16 +9,17 @@ namespace {
 const std::vector<Gpu>& catalogue() {
   static const std::vector<Gpu> gpus = {
       // H800 SXM: 132 SMs (ISCA'25 §4.1 and DeepSeek-V3 report §3.2.2); dense BF16 989.4 TFLOPS and
-      // FP8 1978.9 TFLOPS (NVIDIA H100/H800 SXM datasheet, without sparsity); HBM3 80 GB at 3.35 TB/s.
-      {"H800", 132, 989.4e12, 1978.9e12, 80e9, 3.35e12},
+      // FP8 1978.9 TFLOPS (NVIDIA H100/H800 SXM datasheet, without sparsity); HBM3 80 GB at 3.35 TB/s;
+      // peaks quoted at the 1830 MHz boost clock (NVIDIA H100 Tensor Core GPU Architecture, Table 3).
+      {"H800", 132, 989.4e12, 1978.9e12, 80e9, 3.35e12, 1830e6},
       // H100 SXM: same compute die and memory as H800 (NVIDIA H100 datasheet); only NVLink differs.
-      {"H100", 132, 989.4e12, 1978.9e12, 80e9, 3.35e12},
+      {"H100", 132, 989.4e12, 1978.9e12, 80e9, 3.35e12, 1830e6},
       // H200 SXM: H100 compute with HBM3e 141 GB at 4.8 TB/s (NVIDIA H200 datasheet).
-      {"H200", 132, 989.4e12, 1978.9e12, 141e9, 4.8e12},
+      {"H200", 132, 989.4e12, 1978.9e12, 141e9, 4.8e12, 1830e6},
       // B200 as in GB200 NVL72: per GPU 2.5 PFLOPS dense BF16, 5 PFLOPS dense FP8 (half the sparse
       // figures of the GB200 NVL72 datasheet: 180/360 PFLOPS sparse over 72 GPUs), 186 GB HBM3e
       // (13.4 TB over 72 GPUs) at 8 TB/s; 148 SMs (Blackwell B200).
-      {"GB200", 148, 2.5e15, 5.0e15, 186e9, 8.0e12},
+      {"GB200", 148, 2.5e15, 5.0e15, 186e9, 8.0e12, 0},
   };
   return gpus;
 }

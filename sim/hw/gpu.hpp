@@ -12,6 +12,7 @@ struct Gpu {
   double fp8_dense_flops_per_s = 0;
   double hbm_bytes = 0;
   double hbm_bandwidth_Bps = 0;
+  double boost_clock_Hz = 0;  // the clock the dense peaks are quoted at; 0 where not published
 };
 
 // Throws core::InputError naming `where` when the name is unknown.

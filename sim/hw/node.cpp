@@ -41,6 +41,8 @@ const std::vector<Node>& catalogue() {
 
 std::vector<std::string> node_names() { return core::names_of(catalogue()); }
 
+const Node& default_node() { return catalogue().front(); }
+
 const Node& node_by_name(const std::string& name, const std::string& where) {
   return core::find_by_name(catalogue(), name, "node", where);
 }

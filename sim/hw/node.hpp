@@ -24,6 +24,9 @@ struct Node {
 };
 
 const Node& node_by_name(const std::string& name, const std::string& where = "");
+// The node a scenario or a struct gets when it names none: DeepSeek's H800 node, the papers'
+// machine. Its figures are the one source of every default link rate.
+const Node& default_node();
 std::vector<std::string> node_names();
 
 }  // namespace hw

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/node.hpp"
 #include "net/platform.hpp"
 #include "net/topology.hpp"
 
@@ -39,9 +40,9 @@ struct FabricSpec {
   int nodes = 1;
   int gpus_per_node = 8;
   int radix = 64;
-  double nvlink_Bps = 160e9;  // per GPU, per direction
-  double nic_Bps = 50e9;
-  double switch_link_Bps = 50e9;
+  double nvlink_Bps = hw::default_node().scale_up_achieved_Bps;  // per GPU, per direction
+  double nic_Bps = hw::default_node().nic_Bps;
+  double switch_link_Bps = hw::default_node().nic_Bps;
   double pcie_Bps = 0;          // per GPU, between the GPU and its NIC; 0: not modelled
   double nvlink_latency_s = 0;  // per link
   double nic_latency_s = 0;

@@ -6,14 +6,15 @@
 #include <map>
 #include <vector>
 
+#include "hw/node.hpp"
 #include "net/fabric.hpp"
 #include "net/topology.hpp"
 
 namespace net {
 
 struct GraphLinks {
-  double endpoint_Bps = 50e9;
-  double switch_Bps = 50e9;
+  double endpoint_Bps = hw::default_node().nic_Bps;
+  double switch_Bps = hw::default_node().nic_Bps;
   double endpoint_latency_s = 0;
   double switch_latency_s = 0;
 };

@@ -60,7 +60,7 @@ std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool 
                                                    " fat tree has one " + (planes ? "plane" : "rail") + " per NIC of a node, and a node has " +
                                                    std::to_string(spec.gpus_per_node) + " NICs (gpus_per_node, one per GPU)");
     }
-    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", node ? node->scale_up_achieved_Bps : 160e9);
+    spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", (node ? *node : hw::default_node()).scale_up_achieved_Bps);
     spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
     spec.pcie_Bps = f.non_negative_number("pcie_bandwidth_Bps", node ? node->pcie_Bps : 0.0);
   }
@@ -93,7 +93,7 @@ std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool 
       r.finish();
     }
   }
-  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", node ? node->nic_Bps : 50e9);
+  spec.nic_Bps = f.positive_number("nic_bandwidth_Bps", (node ? *node : hw::default_node()).nic_Bps);
   spec.switch_link_Bps = f.positive_number("switch_link_bandwidth_Bps", spec.nic_Bps);
   spec.nic_latency_s = f.non_negative_number("nic_latency_s", 0.0);
   spec.switch_link_latency_s = f.non_negative_number("switch_link_latency_s", 0.0);

@@ -2,6 +2,7 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "hw/node.hpp"
 #include "net/platform.hpp"
 #include "workload/chunk_overlap.hpp"
 
@@ -61,7 +62,7 @@ std::unique_ptr<Study> parse_chunk_overlap_study(core::JsonReader& root) {
   bw.combine_s = b.non_negative_number("combine_s");
   bw.pp_s = b.non_negative_number("pp_s", 0.0);
   b.finish();
-  s->pair.sms = static_cast<int>(c.positive_integer("sms", 132, 100'000));
+  s->pair.sms = static_cast<int>(c.positive_integer("sms", hw::default_node().gpu_model().sm_count, 100'000));
   s->pair.comm_sms = static_cast<int>(c.non_negative_integer("comm_sms", 20, 100'000));
   if (s->pair.comm_sms >= s->pair.sms)
     throw core::InputError(c.pointer_of("comm_sms"), std::to_string(s->pair.comm_sms) +

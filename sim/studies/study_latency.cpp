@@ -3,6 +3,7 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "core/units.hpp"
+#include "hw/node.hpp"
 #include "net/fabric.hpp"
 #include "net/graph_platform.hpp"
 #include "net/latency_model.hpp"
@@ -17,7 +18,7 @@ struct LinkLayer {
   bool scale_up = false;  // NVLink: two GPUs of one node through its switch
   net::FabricKind fabric = net::FabricKind::kMultiPlane;
   int radix = 64;
-  double bandwidth_Bps = 50e9;
+  double bandwidth_Bps = hw::default_node().nic_Bps;
   net::HopLatencies hops;
   bool three_level = false;  // also a route across the pods of a three-level fat tree
 };
@@ -103,7 +104,7 @@ std::unique_ptr<Study> parse_latency_study(core::JsonReader& root) {
         throw core::InputError(l.pointer_of("radix"), std::to_string(layer.radix) + " is not allowed; an even switch radix from 4 to 1024");
       layer.three_level = l.boolean("three_level", false);
     }
-    layer.bandwidth_Bps = l.positive_number("bandwidth_Bps", 50e9);
+    layer.bandwidth_Bps = l.positive_number("bandwidth_Bps", hw::default_node().nic_Bps);
     layer.hops = read_hop_latencies(l);
     l.finish();
     s->layers.push_back(layer);

@@ -4,6 +4,7 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "hw/node.hpp"
 #include "net/fabric.hpp"
 #include "studies/compute_config.hpp"
 #include "workload/comm_kernels.hpp"
@@ -105,9 +106,9 @@ std::unique_ptr<Study> parse_moe_dispatch_study(core::JsonReader& root) {
   s->seed = static_cast<std::uint64_t>(d.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   s->fabric.kind = net::FabricKind::kMultiPlane;
   s->fabric.routing = net::Routing::kDModK;
-  s->fabric.nic_Bps = d.positive_number("nic_bandwidth_Bps", 50e9);
+  s->fabric.nic_Bps = d.positive_number("nic_bandwidth_Bps", hw::default_node().nic_Bps);
   s->fabric.switch_link_Bps = s->fabric.nic_Bps;
-  s->fabric.nvlink_Bps = d.positive_number("nvlink_bandwidth_Bps", 160e9);
+  s->fabric.nvlink_Bps = d.positive_number("nvlink_bandwidth_Bps", hw::default_node().scale_up_achieved_Bps);
   // One SM count or several (a curve of bandwidth against SMs), in whole channels of two.
   std::vector<double> sms = {20};
   if (const auto* raw = d.raw("communication_sms"); raw && raw->is_array()) {

@@ -28,6 +28,8 @@ class TrainFlopsStudy : public Study {
                         "GFLOPs", {}, full.total() / core::kGiga});
       r.rows.push_back({name + "/attention_flops", m.display_name, "of which attention (causal)", "GFLOPs", {},
                         causal.attention / core::kGiga});
+      r.rows.push_back({name + "/weight_flops", m.display_name, "of which weights (6 per active non-embedding weight)", "GFLOPs",
+                        {}, (causal.layers_matmul + causal.lm_head) / core::kGiga});
       r.rows.push_back({name + "/params_total", m.display_name, "parameters, total", "B", {}, params.total() / core::kGiga});
       r.rows.push_back({name + "/params_active", m.display_name, "parameters, active per token", "B", {},
                         params.active() / core::kGiga});
@@ -37,11 +39,6 @@ class TrainFlopsStudy : public Study {
         "projections, dense FFN or shared + top-k experts + gate), 2 per LM-head weight, and QK^T + AV over the "
         "mean context: (s+1)/2 keys for a causal mask, s for a full one, s = " + format_number(sequence_tokens) +
         ". Embedding lookups, norms, softmax and the MTP module are not counted; total parameters exclude MTP.");
-    r.notes.push_back(
-        "The same rules give DeepSeek-V2 and V3 within 1% of the paper with a causal mask. The paper does not state "
-        "how it counted the dense rows: with these rules Qwen2.5-72B comes out about 13% above its 394 (6 x 70.2B "
-        "non-embedding weights alone give 421 GFLOPs, already above 394, so the paper must have counted fewer "
-        "weights, perhaps an older or smaller Qwen-72B configuration); LLaMA-3.1-405B comes out about 1% above 2448.");
     return r;
   }
 };

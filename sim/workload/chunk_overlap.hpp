@@ -5,6 +5,7 @@
 // stream and a communication stream. Communication kernels hold `comm_sms` of the GPU's SMs,
 // so compute that runs beside them slows by sms / (sms - comm_sms).
 #include "core/task_graph.hpp"
+#include "hw/node.hpp"
 
 namespace workload {
 
@@ -20,7 +21,7 @@ struct BackwardChunk {
 struct ChunkPair {
   ForwardChunk forward;
   BackwardChunk backward;
-  int sms = 132;
+  int sms = hw::default_node().gpu_model().sm_count;
   int comm_sms = 20;
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/timeline.hpp"
+#include "hw/node.hpp"
 #include "net/cluster.hpp"
 #include "workload/model.hpp"
 #include "workload/moe_gate.hpp"
@@ -29,18 +30,18 @@ struct ServingDeployment {
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
   int micro_batches = 2;
   int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
-  int sms = 132;
+  int sms = hw::default_node().gpu_model().sm_count;
 
   int attention_dp() const { return gpus / attention_tp; }
   int shared_gpus() const { return gpus - routed_gpus; }
 };
 
 struct ServingLinks {
-  double nvlink_Bps = 160e9;
-  double ib_Bps = 50e9;
+  double nvlink_Bps = hw::default_node().scale_up_achieved_Bps;
+  double ib_Bps = hw::default_node().nic_Bps;
   double nvlink_latency_s = 0;
   double ib_latency_s = 0;
-  double pcie_Bps = 64e9;
+  double pcie_Bps = hw::default_node().pcie_Bps;
 };
 
 struct ServingRequest {
