@@ -87,21 +87,17 @@ Report Scenario::run(const RunOptions& options) const {
     if (!label.empty()) row.label = label + ": " + row.label;
     report.rows.push_back(std::move(row));
   }
-  for (const auto& [id, reason] : known_misses) {
-    bool found = false;
-    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
-    if (!found) throw core::InputError("/known_misses/" + id, "names no row with a paper figure; a known miss is a paper figure we do not match");
-  }
-  for (const auto& [id, b] : basis) {
-    bool found = false;
-    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
-    if (!found) throw core::InputError("/basis/" + id, "names no row with a paper figure; a basis says what a comparison with the paper means");
-  }
-  for (const auto& [id, input] : calibrated) {
-    bool found = false;
-    for (const auto& row : report.rows) found = found || (row.id == id && row.paper);
-    if (!found) throw core::InputError("/calibrated/" + id, "names no row with a paper figure; a calibration point is a paper figure an input was fitted to");
-  }
+  // Each of these maps names rows with a paper figure; a name that matches none is a typo.
+  auto require_compared = [&](const auto& by_row, const std::string& key, const std::string& what) {
+    for (const auto& entry : by_row) {
+      bool found = false;
+      for (const auto& row : report.rows) found = found || (row.id == entry.first && row.paper);
+      if (!found) throw core::InputError("/" + key + "/" + entry.first, "names no row with a paper figure; " + what);
+    }
+  };
+  require_compared(known_misses, "known_misses", "a known miss is a paper figure we do not match");
+  require_compared(basis, "basis", "a basis says what a comparison with the paper means");
+  require_compared(calibrated, "calibrated", "a calibration point is a paper figure an input was fitted to");
   for (const auto& [id, value] : expected) {
     bool found = false;
     for (const auto& known : ids) found = found || known == id;
