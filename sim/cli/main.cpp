@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
+    "  calibrate TRACE.json  per-op GPU times of a PyTorch profiler trace, and a calibration file\n"
     "\n"
     "  codesim <command> --help   options of a command\n"
     "  codesim --version\n";
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (all[0] == "sweep") return cli::sweep_command(rest);
     if (all[0] == "merge") return cli::merge_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
+    if (all[0] == "calibrate") return cli::calibrate_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
     return core::kInputErrorExitCode;
   } catch (const core::InputError& e) {

@@ -44,6 +44,7 @@ class TrainingStepStudy : public Study {
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
   bool flow = true;
+  bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
@@ -97,7 +98,7 @@ class TrainingStepStudy : public Study {
 
     StudyResult r;
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
-      r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
+      if (step_rows) r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
     };
     row("tokens_per_day", "tokens/day", "B", tokens_per_day / 1e9);
     row("step", "time/step", "s", step_s);
@@ -132,7 +133,7 @@ class TrainingStepStudy : public Study {
           {"dispatch(B)", "communication", layer.backward.dispatch_s},
           {"combine(B)", "communication", layer.backward.combine_s}};
       for (const auto& [op, stream, seconds] : ops)
-        r.rows.push_back({"op/" + op, model->display_name + ", MoE layer of stage " + std::to_string(step.stages().size() / 2),
+        r.rows.push_back({"op/" + op, "MoE layer of stage " + std::to_string(step.stages().size() / 2),
                           op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
     }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
@@ -164,6 +165,7 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study trains an MoE model");
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
+  s->step_rows = root.one_of("rows", {"all", "ops"}, "all") == "all";
 
   core::JsonReader f = root.object("fabric");
   s->fabric.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
