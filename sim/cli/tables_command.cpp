@@ -55,7 +55,8 @@ int tables_command(const Args& args) {
   auto tables = studies::merge_by_table(reports);
   // The papers' order (ISCA'25 tables and figures, then the V3 report's), others after.
   const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
-                                          "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline"};
+                                          "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline",
+                                          "kernels",  "profile"};
   auto rank = [&](const studies::Report& t) {
     return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin());
   };

@@ -6,6 +6,7 @@
 #include "studies/study_collective.hpp"
 #include "studies/study_decode_bound.hpp"
 #include "studies/study_fp8.hpp"
+#include "studies/study_gemm_kernels.hpp"
 #include "studies/study_inference.hpp"
 #include "studies/study_kv_cache.hpp"
 #include "studies/study_latency.hpp"
@@ -36,6 +37,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"moe-dispatch", parse_moe_dispatch_study},
       {"training-step", parse_training_step_study},
       {"inference", parse_inference_study},
+      {"gemm-kernels", parse_gemm_kernels_study},
   };
   return kinds;
 }

@@ -1,0 +1,88 @@
+#include "hw/gemm_kernel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace hw {
+
+namespace {
+
+constexpr double kBlockK = 128;            // the K step: one scale per 128 elements
+constexpr double kScaleBytesPerByte = 1.0 / 32;  // a 4-byte FP32 scale per 128 FP8 elements
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+}  // namespace
+
+const GemmCalibration& deepgemm_on_hopper() {
+  static const GemmCalibration c;
+  return c;
+}
+
+GemmTiling gemm_tiling(const GemmShape& s, int sms) {
+  // DeepGEMM's choice (get_best_configs): BLOCK_M 64 for up to 64 rows, else 128 or 256 (the
+  // contiguous layout aligns groups to 128); BLOCK_N from 16 to 256 in steps of 8, at most 128
+  // beside BLOCK_M 256. Fewest waves first, then the most tiles in the last wave, then the
+  // smaller block where one dimension is equal, else the longer BLOCK_N.
+  const bool contiguous = s.kind == GemmKind::kGroupedContiguous;
+  const double rows = contiguous ? s.m * s.groups : s.m;
+  const double groups = contiguous ? 1 : s.groups;
+  std::vector<int> block_ms = contiguous ? std::vector<int>{128} : rows <= 64 ? std::vector<int>{64} : std::vector<int>{128, 256};
+  auto tiles = [&](int bm, int bn) { return ceil_div(rows, bm) * ceil_div(s.n, bn) * groups; };
+  auto waves = [&](int bm, int bn) { return ceil_div(tiles(bm, bn), sms); };
+  auto last_wave = [&](int bm, int bn) {
+    const double r = std::fmod(tiles(bm, bn), sms);
+    return r == 0 ? sms : r;
+  };
+  int best_m = 0, best_n = 0;
+  for (int bm : block_ms)
+    for (int bn = 16; bn <= 256; bn += 8) {
+      if (bm > 128 && bn > 128) continue;
+      bool better = best_m == 0;
+      if (!better) {
+        const double w = waves(bm, bn), best_w = waves(best_m, best_n);
+        if (w < best_w) better = true;
+        else if (w == best_w) {
+          const double u = last_wave(bm, bn), best_u = last_wave(best_m, best_n);
+          better = u > best_u;
+          if (u == best_u)
+            better = (bm == best_m && bn < best_n) || (bn == best_n && bm < best_m) || (bm != best_m && bn > best_n);
+        }
+      }
+      if (better) best_m = bm, best_n = bn;
+    }
+  GemmTiling t;
+  t.block_m = best_m;
+  t.block_n = best_n;
+  t.tiles = tiles(best_m, best_n);
+  t.waves = waves(best_m, best_n);
+  t.multicast = rows >= 1024 && groups == 1 ? 2 : 1;
+  return t;
+}
+
+double fp8_gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
+  const GemmTiling t = gemm_tiling(s, sms);
+  const double efficiency = s.kind == GemmKind::kWeightGradient ? c.weight_gradient_efficiency
+                            : s.kind == GemmKind::kGroupedMasked ? c.masked_mma_efficiency
+                                                                  : c.mma_efficiency;
+  const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
+  const double sm_flops_per_s = gpu.fp8_dense_flops_per_s / gpu.sm_count * efficiency;
+  const double hbm_Bps = gpu.hbm_bandwidth_Bps * c.hbm_efficiency;
+  const double k_steps = ceil_div(s.k, kBlockK);
+  const double mma_step_s = 2 * t.block_m * t.block_n * kBlockK / sm_flops_per_s;
+  double seconds = 0, left = t.tiles;
+  for (double w = 0; w < t.waves; ++w) {
+    const double in_wave = std::min<double>(sms, left);
+    left -= in_wave;
+    const double load_step_s = in_wave * (t.block_m + t.block_n / t.multicast) * kBlockK * (1 + kScaleBytesPerByte) / c.l2_Bps;
+    const double output_s = in_wave * t.block_m * t.block_n * out_bytes / hbm_Bps;
+    seconds += c.tile_fill_s + k_steps * std::max(mma_step_s, load_step_s) + output_s;
+  }
+  const double rows = s.m * s.groups;
+  const double unique_bytes = (rows * s.k + s.groups * s.n * s.k) * (1 + kScaleBytesPerByte) + rows * s.n * out_bytes;
+  return c.launch_s + std::max(seconds, unique_bytes / hbm_Bps);
+}
+
+}  // namespace hw

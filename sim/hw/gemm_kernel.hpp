@@ -1,0 +1,51 @@
+#pragma once
+// Time of an FP8 GEMM with fine-grained scaling on a Hopper GPU, as DeepGEMM runs it: output
+// tiles of BLOCK_M x BLOCK_N chosen as DeepGEMM chooses them (fewest waves over the free SMs,
+// then the fullest last wave), waves of tiles over the SMs, each tile a K loop of 128-wide steps
+// bound by its tensor cores or by loading its operands from L2, a fill per tile and its output
+// written to HBM; never faster than the unique bytes over HBM. Kinds: dense, grouped with
+// contiguous rows (the MoE in training and prefill), grouped masked (decode) and the
+// weight-gradient GEMM (FP32 output, its own kernel).
+#include "hw/gpu.hpp"
+
+namespace hw {
+
+enum class GemmKind { kDense, kGroupedContiguous, kGroupedMasked, kWeightGradient };
+
+// out (m x n) = a (m x k) . b (n x k)^T, per group; for the grouped kinds m is each group's rows
+// (masked: the padded maximum), and every group has its own b.
+struct GemmShape {
+  double m = 0, n = 0, k = 0;
+  int groups = 1;
+  GemmKind kind = GemmKind::kDense;
+  double flops() const { return 2 * m * n * k * groups; }
+};
+
+// DeepGEMM's constants on Hopper, fitted once, all together, to every row of its published
+// table on H800 (dense, grouped contiguous, grouped masked, weight gradient; ../shared/notes/
+// kernels.md): `codesim tables --only kernels` shows the fit row by row. Calibrated, not
+// datasheet figures: efficiencies are of the per-SM FP8 peak at the boost clock in the K loop
+// (the fine-grained scales' promotion and the clock under load are in them); the L2 rate is the
+// effective one of operand loads with TMA multicast.
+struct GemmCalibration {
+  double mma_efficiency = 0.80;              // dense and grouped contiguous
+  double masked_mma_efficiency = 0.60;       // grouped masked
+  double weight_gradient_efficiency = 0.62;  // weight-gradient kernel
+  double tile_fill_s = 1.0e-6;               // per tile: the pipeline's first loads
+  double hbm_efficiency = 0.90;
+  double l2_Bps = 14e12;
+  double launch_s = 2.2e-6;
+};
+const GemmCalibration& deepgemm_on_hopper();
+
+struct GemmTiling {
+  int block_m = 0, block_n = 0;
+  double tiles = 0, waves = 0;
+  int multicast = 1;  // TMA multicast of the b tile to 2 SMs (large M)
+};
+
+// `sms`: the SMs the GEMM runs on (all, or what communication kernels leave).
+GemmTiling gemm_tiling(const GemmShape& shape, int sms);
+double fp8_gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c = deepgemm_on_hopper());
+
+}  // namespace hw

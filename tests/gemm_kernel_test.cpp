@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include "hw/gemm_kernel.hpp"
+#include "hw/gpu.hpp"
+
+using namespace hw;
+
+TEST_CASE("GEMM tiles are chosen as DeepGEMM chooses them", "[kernels]") {
+  // 4096 x 7168: 32 x 28 tiles of 128 x 256 make 896 tiles, 7 waves on 132 SMs; nothing makes fewer.
+  const auto big = gemm_tiling({4096, 7168, 16384}, 132);
+  CHECK(big.block_m == 128);
+  CHECK(big.block_n == 256);
+  CHECK(big.waves == 7);
+  CHECK(big.multicast == 2);
+  // 64 rows: one row of tiles, as narrow as fills the SMs in one wave.
+  const auto small = gemm_tiling({64, 2112, 7168}, 132);
+  CHECK(small.block_m == 64);
+  CHECK(small.waves == 1);
+  CHECK(small.tiles <= 132);
+  // The contiguous layout aligns each group to 128 rows.
+  CHECK(gemm_tiling({4096, 4096, 7168, 8, GemmKind::kGroupedContiguous}, 132).block_m == 128);
+}
+
+TEST_CASE("GEMM time respects the GPU's limits", "[kernels]") {
+  const auto& h800 = gpu_by_name("H800");
+  for (const GemmShape& s : {GemmShape{64, 2112, 7168}, GemmShape{4096, 7168, 16384}, GemmShape{128, 32768, 512},
+                             GemmShape{512, 4096, 7168, 8, GemmKind::kGroupedContiguous},
+                             GemmShape{7168, 2112, 4096, 1, GemmKind::kWeightGradient}}) {
+    const double t = fp8_gemm_seconds(h800, s, 132);
+    // Never above the FP8 peak, never faster than reading the operands once.
+    CHECK(s.flops() / t < h800.fp8_dense_flops_per_s);
+    CHECK(t > (s.m * s.groups * s.k + s.groups * s.n * s.k) / h800.hbm_bandwidth_Bps);
+    // Fewer SMs (communication holding 20) is never faster where the tensor cores bind. (A
+    // one-wave GEMM may be: fewer, wider tiles re-read the shared rows from L2 less often.)
+    if (gemm_tiling(s, 132).waves > 1) CHECK(fp8_gemm_seconds(h800, s, 112) >= t);
+    // A longer K loop is never shorter.
+    GemmShape longer = s;
+    longer.k *= 2;
+    CHECK(fp8_gemm_seconds(h800, longer, 132) > t);
+  }
+  // A 64-row GEMM is bound by its weight bytes: doubling the rows costs far less than double.
+  const double m64 = fp8_gemm_seconds(h800, {64, 7168, 16384}, 132);
+  CHECK(fp8_gemm_seconds(h800, {128, 7168, 16384}, 132) < 1.5 * m64);
+  // A large one is bound by the tensor cores: double the rows, about double the time.
+  const double m4k = fp8_gemm_seconds(h800, {4096, 7168, 16384}, 132);
+  CHECK(fp8_gemm_seconds(h800, {8192, 7168, 16384}, 132) == Approx(2 * m4k).epsilon(0.1));
+}
