@@ -4,6 +4,7 @@
 
 #include "core/analytic_engine.hpp"
 #include "workload/layer_cost.hpp"
+#include "workload/layer_gemms.hpp"
 #include "workload/schedule_generators.hpp"
 
 namespace workload {
@@ -126,19 +127,29 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
                      double(a.kv_lora_rank) * a.heads * (a.qk_nope_head_dim + a.v_head_dim));
   const double norm_bytes = (8.0 * m.hidden + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
 
+  // FP8 GEMMs from the kernel model, shape by shape; BF16 recipes from the roofline.
+  const bool kernels = r.fp8_gemms();
+  const hw::Gpu& gpu = r.gpu();
+  const GemmSeconds attn = kernels ? dense_gemm_seconds(gpu, attention_weights(m), tokens, sms_)
+                                   : GemmSeconds{r.linear_s(attn_linear), r.linear_s(attn_linear), r.linear_s(attn_linear)};
+  const double recompute_s =
+      kernels ? dense_gemm_seconds(gpu, attention_up_projections(m), tokens, sms_).forward_s : r.linear_s(up_projection);
+
   LayerChunks c;
-  c.forward.attention_s = r.linear_s(attn_linear) + r.attention_forward_s(core * tokens) + r.memory_s(attn_bytes);
+  c.forward.attention_s = attn.forward_s + r.attention_forward_s(core * tokens) + r.memory_s(attn_bytes);
   // FlashAttention's backward runs five GEMMs to the forward's two.
-  c.backward.attention_input_s = r.linear_s(attn_linear) + r.attention_backward_s(2.5 * core * tokens) +
-                                 r.memory_s(2 * attn_bytes + norm_bytes) + r.linear_s(up_projection);
-  c.backward.attention_weight_s = r.linear_s(attn_linear);
+  c.backward.attention_input_s = attn.input_gradient_s + r.attention_backward_s(2.5 * core * tokens) +
+                                 r.memory_s(2 * attn_bytes + norm_bytes) + recompute_s;
+  c.backward.attention_weight_s = attn.weight_gradient_s;
 
   const double ffn_bytes = ffn_side_bytes(m, moe) * tokens;
   if (!moe) {
     const double ffn = 2 * params.ffn_active * tokens;
-    c.forward.mlp_s = r.linear_s(ffn) + r.memory_s(ffn_bytes);
-    c.backward.mlp_input_s = r.linear_s(ffn) + r.memory_s(2 * ffn_bytes);
-    c.backward.mlp_weight_s = r.linear_s(ffn);
+    const GemmSeconds g = kernels ? dense_gemm_seconds(gpu, gated_ffn_weights(m, m.dense_ffn), tokens, sms_)
+                                  : GemmSeconds{r.linear_s(ffn), r.linear_s(ffn), r.linear_s(ffn)};
+    c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes);
+    c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes);
+    c.backward.mlp_weight_s = g.weight_gradient_s;
     return c;
   }
   const Moe& e = *m.moe;
@@ -146,9 +157,20 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
   // The all-to-all waits for the GPU with the most routed tokens; shared experts are local.
   const double experts = expert_flops * (e.active_routed_experts * ep_.expert_imbalance + e.shared_experts);
   const double gate = 2.0 * m.hidden * e.routed_experts * tokens;  // BF16, as the recipe keeps the gate
-  c.forward.mlp_s = r.linear_s(experts) + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes);
-  c.backward.mlp_input_s = r.linear_s(experts) + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes);
-  c.backward.mlp_weight_s = r.linear_s(experts) + r.bf16_gemm_s(gate);
+  GemmSeconds g{r.linear_s(experts), r.linear_s(experts), r.linear_s(experts)};
+  if (kernels) {
+    // The busiest GPU's experts: each GPU of the EP group sends its micro-batch's tokens to
+    // top-k experts, so an expert gets tokens x top-k x EP / experts rows, the busiest more.
+    const int local_experts = e.routed_experts / par_.ep;
+    const double rows = tokens * e.active_routed_experts * par_.ep / e.routed_experts * ep_.expert_imbalance;
+    const auto routed = grouped_gemm_seconds(gpu, gated_ffn_weights(m, e.expert_ffn), local_experts, rows, sms_);
+    const auto shared = dense_gemm_seconds(gpu, gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tokens, sms_);
+    g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
+         routed.weight_gradient_s + shared.weight_gradient_s};
+  }
+  c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes);
+  c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes);
+  c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
   c.forward.dispatch_s = ep_.dispatch_forward_s;
   c.forward.combine_s = ep_.combine_forward_s;
   c.backward.combine_s = ep_.combine_backward_s;

@@ -1,0 +1,62 @@
+#include "workload/layer_gemms.hpp"
+
+#include <cmath>
+
+namespace workload {
+
+std::vector<Weight> attention_weights(const Model& m) {
+  const Attention& a = m.attention;
+  const double h = m.hidden;
+  if (a.kind == AttentionKind::kMla) {
+    std::vector<Weight> w;
+    const double kv_down = a.kv_lora_rank + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      w.push_back({a.q_lora_rank + kv_down, h});  // q_a and kv_a share their input: one GEMM
+      w.push_back({double(a.heads) * a.qk_head_dim(), double(a.q_lora_rank)});
+    } else {
+      w.push_back({double(a.heads) * a.qk_head_dim() + kv_down, h});
+    }
+    w.push_back({double(a.heads) * (a.qk_nope_head_dim + a.v_head_dim), double(a.kv_lora_rank)});
+    w.push_back({h, double(a.heads) * a.v_head_dim});
+    return w;
+  }
+  return {{double(a.heads + 2 * a.kv_heads) * a.head_dim, h}, {h, double(a.heads) * a.head_dim}};
+}
+
+std::vector<Weight> attention_up_projections(const Model& m) {
+  const Attention& a = m.attention;
+  if (a.kind != AttentionKind::kMla) return {};
+  std::vector<Weight> w;
+  if (a.q_lora_rank > 0) w.push_back({double(a.heads) * a.qk_head_dim(), double(a.q_lora_rank)});
+  w.push_back({double(a.heads) * (a.qk_nope_head_dim + a.v_head_dim), double(a.kv_lora_rank)});
+  return w;
+}
+
+std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate) {
+  return {{2 * intermediate, double(m.hidden)}, {double(m.hidden), intermediate}};
+}
+
+GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms) {
+  GemmSeconds t;
+  if (rows <= 0) return t;
+  for (const auto& w : weights) {
+    t.forward_s += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in}, sms);
+    t.input_gradient_s += hw::fp8_gemm_seconds(gpu, {rows, w.in, w.out}, sms);
+    t.weight_gradient_s += hw::fp8_gemm_seconds(gpu, {w.out, w.in, rows, 1, hw::GemmKind::kWeightGradient}, sms);
+  }
+  return t;
+}
+
+GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms) {
+  GemmSeconds t;
+  if (rows_per_group <= 0 || groups <= 0) return t;
+  const double rows = std::ceil(rows_per_group / 128) * 128;  // each group aligned to the layout's 128 rows
+  for (const auto& w : weights) {
+    t.forward_s += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in, groups, hw::GemmKind::kGroupedContiguous}, sms);
+    t.input_gradient_s += hw::fp8_gemm_seconds(gpu, {rows, w.in, w.out, groups, hw::GemmKind::kGroupedContiguous}, sms);
+    t.weight_gradient_s += hw::fp8_gemm_seconds(gpu, {w.out, w.in, rows_per_group, groups, hw::GemmKind::kWeightGradient}, sms);
+  }
+  return t;
+}
+
+}  // namespace workload

@@ -1,0 +1,34 @@
+#pragma once
+// The GEMMs of one transformer layer as the kernels run them, for the kernel model
+// (hw/gemm_kernel.hpp): each weight matrix as (out features, in features), fused where
+// DeepSeek's kernels fuse them (MLA's query and KV down-projections, an expert's gate and up),
+// and the three GEMMs a weight costs in training: forward (rows x out x in), input gradient
+// (rows x in x out) and weight gradient (out x in x rows, its own kernel).
+#include <vector>
+
+#include "hw/gemm_kernel.hpp"
+#include "workload/model.hpp"
+
+namespace workload {
+
+struct Weight {
+  double out = 0, in = 0;
+};
+
+// Attention's projections: MLA's fused q_a + kv_a, q_b, kv_b and o; GQA's fused qkv and o.
+std::vector<Weight> attention_weights(const Model& m);
+// MLA's up-projections (q_b, kv_b), which the backward recomputes (DeepSeek-V3 report §3.2.3).
+std::vector<Weight> attention_up_projections(const Model& m);
+// A gated FFN (SwiGLU) of `intermediate`: the fused gate + up, then down.
+std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate);
+
+struct GemmSeconds {
+  double forward_s = 0, input_gradient_s = 0, weight_gradient_s = 0;
+};
+
+// `rows` tokens through the weights, on `sms` SMs of `gpu`, one kernel per weight.
+GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms);
+// `groups` experts' weights, `rows_per_group` tokens each (padded to the contiguous layout's 128).
+GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms);
+
+}  // namespace workload
