@@ -1,5 +1,6 @@
 #include "studies/study_training_step.hpp"
 
+#include <filesystem>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -12,6 +13,7 @@
 #include "studies/fabric_config.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
+#include "workload/profile_trace.hpp"
 #include "workload/schedule_generators.hpp"
 #include "workload/training_flops.hpp"
 #include "workload/training_step.hpp"
@@ -44,7 +46,9 @@ class TrainingStepStudy : public Study {
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
   bool flow = true;
-  bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
+  bool step_rows = true;
+  std::optional<workload::OpCalibration> calibration;
+  std::string calibration_source;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
@@ -64,7 +68,7 @@ class TrainingStepStudy : public Study {
     ep_setup.flow = use_flow;
     const auto ep = workload::expert_parallel_comm(ep_setup);
 
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms);
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration);
     const auto pg = step.pipeline_graph();
     net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB
     pp_cluster.nodes = step.schedule().ranks;
@@ -117,19 +121,18 @@ class TrainingStepStudy : public Study {
 
     const auto& mid = step.stages()[step.stages().size() / 2];
     // One MoE layer of a middle stage as the overlapped F&B pair runs it, named as DeepSeek's
-    // profile names its ops: compute beside the communication kernels runs on the SMs they leave.
+    // profile names its ops (compute already timed beside the communication kernels).
     if (!mid.layers.empty()) {
       const auto& layer = mid.layers.back();
-      const double beside_comm = double(gpu->sm_count) / double(gpu->sm_count - kernels.sms);
       const std::vector<std::tuple<std::string, std::string, double>> ops = {
-          {"attn(F)", "compute", layer.forward.attention_s * beside_comm},
-          {"mlp(F)", "compute", layer.forward.mlp_s * beside_comm},
+          {"attn(F)", "compute", layer.forward.attention_s},
+          {"mlp(F)", "compute", layer.forward.mlp_s},
           {"dispatch(F)", "communication", layer.forward.dispatch_s},
           {"combine(F)", "communication", layer.forward.combine_s},
-          {"attn(B)", "compute", layer.backward.attention_input_s * beside_comm},
-          {"attn(W)", "compute", layer.backward.attention_weight_s * beside_comm},
-          {"mlp(B)", "compute", layer.backward.mlp_input_s * beside_comm},
-          {"mlp(W)", "compute", layer.backward.mlp_weight_s * beside_comm},
+          {"attn(B)", "compute", layer.backward.attention_input_s},
+          {"attn(W)", "compute", layer.backward.attention_weight_s},
+          {"mlp(B)", "compute", layer.backward.mlp_input_s},
+          {"mlp(W)", "compute", layer.backward.mlp_weight_s},
           {"dispatch(B)", "communication", layer.backward.dispatch_s},
           {"combine(B)", "communication", layer.backward.combine_s}};
       for (const auto& [op, stream, seconds] : ops)
@@ -152,6 +155,13 @@ class TrainingStepStudy : public Study {
         ". Breakdown of rank " +
         std::to_string(b.rank) + " (the most idle). opt = gradient reduce-scatter " + ms(dp.reduce_scatter_s) +
         " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather " + ms(dp.all_gather_s) + " ms.");
+    if (calibration)
+      r.notes.push_back(label + ": calibrated with " + calibration_source + ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
+                        "mlp(B) and mlp(W) of every MoE layer, each scaled by the model from the profiled " +
+                        format_number(calibration->micro_batch_tokens) + "-token micro-batch with " +
+                        std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
+                        format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
+                        "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
     if (options.trace) r.trace_json = timeline.chrome_trace_json();
     return r;
   }
@@ -166,6 +176,35 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
   s->step_rows = root.one_of("rows", {"all", "ops"}, "all") == "all";
+  if (auto file = root.optional_string("calibration")) {
+    // As given, else from the source tree (the shipped calibration files, wherever codesim runs).
+    std::string path = *file;
+    if (!std::filesystem::exists(path) && std::filesystem::path(path).is_relative() &&
+        std::filesystem::exists(std::filesystem::path(CODESIM_SOURCE_DIR) / path))
+      path = (std::filesystem::path(CODESIM_SOURCE_DIR) / path).string();
+    const auto profile = workload::read_calibration(path);
+    const std::string& gpu_name = s->gpu->name;
+    if (profile.device.find(gpu_name) == std::string::npos)
+      throw core::InputError(path + ": /device", "'" + profile.device + "' is not allowed; the scenario runs on " + gpu_name +
+                                                     " (a calibration holds for the GPU it was taken on)");
+    if (profile.workload.micro_batch_tokens <= 0 || profile.workload.communication_sms < 0)
+      throw core::InputError(path + ": /workload", "needs micro_batch_tokens and communication_sms (calibrate --micro-batch-tokens N "
+                                                   "--communication-sms N) to scale the measured ops");
+    workload::OpCalibration cal;
+    cal.micro_batch_tokens = profile.workload.micro_batch_tokens;
+    cal.communication_sms = profile.workload.communication_sms;
+    for (const auto& op : workload::OpCalibration::op_names()) {
+      const auto it = profile.ops.find(op);
+      if (it == profile.ops.end() || it->second.busy_ms <= 0)
+        throw core::InputError(path + ": /ops/" + op, "missing; a training step's calibration needs attn(F), mlp(F), attn(B), attn(W), mlp(B) and mlp(W)");
+      cal.op_s[op] = it->second.busy_ms / 1e3;
+    }
+    if (cal.communication_sms >= s->gpu->sm_count)
+      throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
+                                                                       std::to_string(s->gpu->sm_count) + " SMs");
+    s->calibration = cal;
+    s->calibration_source = *file + " (" + profile.device + ")";
+  }
 
   core::JsonReader f = root.object("fabric");
   s->fabric.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;

@@ -22,11 +22,20 @@ class Roofline {
 
   // A linear layer's GEMM: FP8 where the recipe runs it in FP8, else BF16.
   double linear_s(double flops) const { return fp8_gemms_ ? fp8_gemm_s(flops) : bf16_gemm_s(flops); }
-  double fp8_gemm_s(double flops) const { return flops / (gpu_->fp8_dense_flops_per_s * eff_.fp8_gemm); }
-  double bf16_gemm_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.bf16_gemm); }
-  double attention_forward_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward); }
-  double attention_backward_s(double flops) const { return flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_backward); }
-  double memory_s(double bytes) const { return bytes / (gpu_->hbm_bandwidth_Bps * eff_.memory); }
+  double fp8_gemm_s(double flops) const { return slow_ * flops / (gpu_->fp8_dense_flops_per_s * eff_.fp8_gemm); }
+  double bf16_gemm_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.bf16_gemm); }
+  double attention_forward_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward); }
+  double attention_backward_s(double flops) const {
+    return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_backward);
+  }
+  double memory_s(double bytes) const { return slow_ * bytes / (gpu_->hbm_bandwidth_Bps * eff_.memory); }
+
+  // The same kernels on a GPU shared with others: every time `factor` longer.
+  Roofline slowed_by(double factor) const {
+    Roofline r = *this;
+    r.slow_ = slow_ * factor;
+    return r;
+  }
 
   const hw::Gpu& gpu() const { return *gpu_; }
   bool fp8_gemms() const { return fp8_gemms_; }
@@ -35,6 +44,7 @@ class Roofline {
   const hw::Gpu* gpu_;
   KernelEfficiency eff_;
   bool fp8_gemms_;
+  double slow_ = 1;
 };
 
 }  // namespace workload

@@ -63,7 +63,8 @@ double StageChunks::weight_s() const {
 }
 
 TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism,
-                           TrainingBatch batch, StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms)
+                           TrainingBatch batch, StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
+                           std::optional<OpCalibration> calibration)
     : model_(&model),
       roofline_(roofline),
       par_(std::move(parallelism)),
@@ -71,7 +72,8 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
       layout_(std::move(layout)),
       ep_(ep_comm),
       sms_(sms),
-      comm_sms_(comm_sms) {
+      comm_sms_(comm_sms),
+      calibration_(std::move(calibration)) {
   const int n_stages = static_cast<int>(layout_.layers.size());
   const double tokens = batch_.micro_batch_tokens();
   const double h = model.hidden, vocab = model.vocab;
@@ -85,7 +87,7 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
   for (int s = 0; s < n_stages; ++s) {
     StageChunks st;
     for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l)
-      st.layers.push_back(layer_chunks(costs[static_cast<std::size_t>(l)]));
+      st.layers.push_back(calibrated_chunks(costs[static_cast<std::size_t>(l)]));
     if (s == 0) {  // embedding lookup, and its gradient scattered back
       st.extra_forward_s += r.memory_s(4 * h * tokens);
       st.extra_weight_s += r.memory_s(8 * h * tokens);
@@ -100,7 +102,7 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
         st.extra_forward_s += r.memory_s(8 * h * tokens) + r.linear_s(projection) + head_forward;
         st.extra_input_s += r.memory_s(16 * h * tokens) + r.linear_s(projection) + head_input;
         st.extra_weight_s += r.linear_s(projection) + head_weight;
-        st.layers.push_back(layer_chunks(costs.back()));  // the MTP module's layer is an MoE layer
+        st.layers.push_back(calibrated_chunks(costs.back()));  // the MTP module's layer is an MoE layer
       }
     }
     stages_.push_back(std::move(st));
@@ -109,11 +111,41 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
   schedule_ = schedule_for({par_.schedule, par_.pp, micro_batches, 1});
 }
 
-LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
+const std::vector<std::string>& OpCalibration::op_names() {
+  static const std::vector<std::string> names = {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"};
+  return names;
+}
+
+LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
+  LayerChunks c = layer_chunks(cost, batch_.micro_batch_tokens(), comm_sms_);
+  if (!calibration_) return c;
+  const OpCalibration& cal = *calibration_;
+  // The model's op at the profiled shape, beside the profiled communication.
+  const LayerChunks at = layer_chunks(cost, cal.micro_batch_tokens, cal.communication_sms);
+  auto scale = [&](double& op, double model_at_profile, const char* name) {
+    if (model_at_profile > 0) op *= cal.op_s.at(name) / model_at_profile;
+  };
+  scale(c.forward.attention_s, at.forward.attention_s, "attn(F)");
+  scale(c.backward.attention_input_s, at.backward.attention_input_s, "attn(B)");
+  scale(c.backward.attention_weight_s, at.backward.attention_weight_s, "attn(W)");
+  if (cost.moe) {
+    scale(c.forward.mlp_s, at.forward.mlp_s, "mlp(F)");
+    scale(c.backward.mlp_input_s, at.backward.mlp_input_s, "mlp(B)");
+    scale(c.backward.mlp_weight_s, at.backward.mlp_weight_s, "mlp(W)");
+  }
+  return c;
+}
+
+LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double tokens, int comm_sms) const {
   const Model& m = *model_;
-  const Roofline& r = roofline_;
+  // Every compute op as DeepSeek's framework runs it while communication kernels hold
+  // `comm_sms` SMs: GEMMs launched on the SMs left (the profile's GEMM grids are 112 blocks),
+  // other kernels sharing the GPU with communication, so slower by sms / (sms - comm_sms). The
+  // same in overlapped pairs and alone.
+  const int gemm_sms = sms_ - comm_sms;
+  const double beside = double(sms_) / double(gemm_sms);
+  const Roofline r = roofline_.slowed_by(beside);
   const Attention& a = m.attention;
-  const double tokens = batch_.micro_batch_tokens();
   const bool moe = cost.moe;
   const auto& params = cost.params;
   const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
@@ -130,10 +162,10 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
   // FP8 GEMMs from the kernel model, shape by shape; BF16 recipes from the roofline.
   const bool kernels = r.fp8_gemms();
   const hw::Gpu& gpu = r.gpu();
-  const GemmSeconds attn = kernels ? dense_gemm_seconds(gpu, attention_weights(m), tokens, sms_)
+  const GemmSeconds attn = kernels ? dense_gemm_seconds(gpu, attention_weights(m), tokens, gemm_sms)
                                    : GemmSeconds{r.linear_s(attn_linear), r.linear_s(attn_linear), r.linear_s(attn_linear)};
   const double recompute_s =
-      kernels ? dense_gemm_seconds(gpu, attention_up_projections(m), tokens, sms_).forward_s : r.linear_s(up_projection);
+      kernels ? dense_gemm_seconds(gpu, attention_up_projections(m), tokens, gemm_sms).forward_s : r.linear_s(up_projection);
 
   LayerChunks c;
   c.forward.attention_s = attn.forward_s + r.attention_forward_s(core * tokens) + r.memory_s(attn_bytes);
@@ -145,7 +177,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
   const double ffn_bytes = ffn_side_bytes(m, moe) * tokens;
   if (!moe) {
     const double ffn = 2 * params.ffn_active * tokens;
-    const GemmSeconds g = kernels ? dense_gemm_seconds(gpu, gated_ffn_weights(m, m.dense_ffn), tokens, sms_)
+    const GemmSeconds g = kernels ? dense_gemm_seconds(gpu, gated_ffn_weights(m, m.dense_ffn), tokens, gemm_sms)
                                   : GemmSeconds{r.linear_s(ffn), r.linear_s(ffn), r.linear_s(ffn)};
     c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes);
     c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes);
@@ -163,8 +195,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost) const {
     // top-k experts, so an expert gets tokens x top-k x EP / experts rows, the busiest more.
     const int local_experts = e.routed_experts / par_.ep;
     const double rows = tokens * e.active_routed_experts * par_.ep / e.routed_experts * ep_.expert_imbalance;
-    const auto routed = grouped_gemm_seconds(gpu, gated_ffn_weights(m, e.expert_ffn), local_experts, rows, sms_);
-    const auto shared = dense_gemm_seconds(gpu, gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tokens, sms_);
+    const auto routed = grouped_gemm_seconds(gpu, gated_ffn_weights(m, e.expert_ffn), local_experts, rows, gemm_sms);
+    const auto shared = dense_gemm_seconds(gpu, gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tokens, gemm_sms);
     g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
          routed.weight_gradient_s + shared.weight_gradient_s};
   }
@@ -195,7 +227,8 @@ double TrainingStep::pair_seconds(int fs, int bs, bool with_weight) const {
       if (!with_weight) back.attention_weight_s = back.mlp_weight_s = 0;
     }
     if (has_f && has_b) {
-      ChunkPair pair{f.layers[i].forward, back, sms_, comm_sms_};
+      // The ops are already timed beside communication (layer_chunks): no further slowdown.
+      ChunkPair pair{f.layers[i].forward, back, sms_, 0};
       t += core::evaluate_analytically(overlapped_chunk_pair(pair)).makespan_s();
     } else if (has_f) {
       const auto& x = f.layers[i].forward;

@@ -10,6 +10,7 @@
 // Every data-parallel replica runs the same pipeline, so one pipeline of `pp` ranks stands for
 // all of them; the EP and DP collectives are timed on the whole fabric.
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -94,10 +95,23 @@ struct StepBreakdown {
   double bubble_s = 0;      // idle
 };
 
+// Measured times of one MoE layer's compute ops, as a profile of an overlapped F&B pair gives
+// them (DeepSeek's names: attn(F), mlp(F), attn(B), attn(W), mlp(B), mlp(W)), per instance, on
+// the SMs the communication kernels left. Each replaces the model's op, scaled by the model
+// where the step differs from the profiled one: op = model(step) x measured / model(profiled).
+// Attention ops apply to every layer; MLP ops to MoE layers (the dense FFN keeps the model).
+struct OpCalibration {
+  std::map<std::string, double> op_s;
+  double micro_batch_tokens = 0;  // of the profiled run
+  int communication_sms = 0;      // of the profiled run
+  static const std::vector<std::string>& op_names();
+};
+
 class TrainingStep {
  public:
   TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism, TrainingBatch batch,
-               StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms);
+               StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
+               std::optional<OpCalibration> calibration = std::nullopt);
 
   const std::vector<StageChunks>& stages() const { return stages_; }
   const Schedule& schedule() const { return schedule_; }
@@ -111,7 +125,8 @@ class TrainingStep {
   RankParameters rank_parameters() const;
 
  private:
-  LayerChunks layer_chunks(const LayerCost& layer) const;
+  LayerChunks layer_chunks(const LayerCost& layer, double tokens, int comm_sms) const;
+  LayerChunks calibrated_chunks(const LayerCost& layer) const;
   double pair_seconds(int forward_stage, int backward_stage, bool with_weight) const;
 
   const Model* model_;
@@ -121,6 +136,7 @@ class TrainingStep {
   StageLayout layout_;
   EpCommTimes ep_;
   int sms_, comm_sms_;
+  std::optional<OpCalibration> calibration_;
   std::vector<StageChunks> stages_;
   Schedule schedule_;
   mutable std::map<std::tuple<int, int, bool>, double> pair_cache_;
