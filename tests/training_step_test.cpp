@@ -215,3 +215,42 @@ TEST_CASE("skewed routing without balancing loads the busiest expert GPU far pas
   const auto skewed = expert_parallel_comm(s);
   CHECK(skewed.expert_imbalance > 2 * uniform);
 }
+
+TEST_CASE("a calibration replaces each op by its measured time, scaled by the model", "[training][calibrate]") {
+  TrainingParallelism par;
+  TrainingBatch batch;
+  const auto layout = balanced_stage_layout(v3(), par.pp, true, 4096, "/pp");
+  const TrainingStep model(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20);
+  // An MoE layer of a middle stage, as the model times its ops.
+  const auto& layer = model.stages()[8].layers.back();
+  const double attn_f = layer.forward.attention_s, mlp_w = layer.backward.mlp_weight_s;
+  OpCalibration cal;
+  cal.micro_batch_tokens = batch.micro_batch_tokens();
+  cal.communication_sms = 20;
+  cal.op_s = {{"attn(F)", 2 * attn_f},
+              {"mlp(F)", layer.forward.mlp_s},
+              {"attn(B)", layer.backward.attention_input_s},
+              {"attn(W)", layer.backward.attention_weight_s},
+              {"mlp(B)", layer.backward.mlp_input_s},
+              {"mlp(W)", 3 * mlp_w}};
+  // Same shape: the measured times themselves.
+  const TrainingStep same(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20, cal);
+  const auto& c = same.stages()[8].layers.back();
+  CHECK(c.forward.attention_s == Approx(2 * attn_f));
+  CHECK(c.backward.mlp_weight_s == Approx(3 * mlp_w));
+  CHECK(c.forward.mlp_s == Approx(layer.forward.mlp_s));
+  // The dense layers keep the model's FFN but take the measured attention's factor.
+  const auto& dense = same.stages()[0].layers.front();
+  const auto& dense_model = model.stages()[0].layers.front();
+  CHECK(dense.forward.mlp_s == Approx(dense_model.forward.mlp_s));
+  CHECK(dense.forward.attention_s == Approx(2 * dense_model.forward.attention_s));
+  // Profiled at half the micro-batch: the measured factor carries over to the model's time here.
+  OpCalibration half = cal;
+  half.micro_batch_tokens = batch.micro_batch_tokens() / 2;
+  TrainingBatch small = batch;
+  small.sequence_tokens /= 2;
+  const TrainingStep at_half(v3(), h800_roofline(true), par, small, layout, some_ep_comm(), 132, 20);
+  const double model_half = at_half.stages()[8].layers.back().backward.mlp_weight_s;
+  const TrainingStep scaled(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20, half);
+  CHECK(scaled.stages()[8].layers.back().backward.mlp_weight_s == Approx(mlp_w * 3 * mlp_w / model_half));
+}
