@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
@@ -253,4 +254,28 @@ TEST_CASE("a calibration replaces each op by its measured time, scaled by the mo
   const double model_half = at_half.stages()[8].layers.back().backward.mlp_weight_s;
   const TrainingStep scaled(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20, half);
   CHECK(scaled.stages()[8].layers.back().backward.mlp_weight_s == Approx(mlp_w * 3 * mlp_w / model_half));
+}
+
+TEST_CASE("a step's ops carry DeepSeek's names and fill the step", "[training]") {
+  const auto step = v3_step("dualpipe", some_ep_comm(), 20);
+  const Step pair{{{Pass::kForward, 0, 0, 0, 8}, {Pass::kBackward, 1, 0, 0, 8}}};
+  const auto ops = step.step_ops(pair);
+  std::set<std::string> names;
+  double end = 0, compute_busy = 0;
+  for (const auto& op : ops) {
+    names.insert(op.name);
+    end = std::max(end, op.end_s);
+    if (op.stream != "communication") compute_busy += op.end_s - op.start_s;
+  }
+  CHECK(names == std::set<std::string>{"attn(F)", "mlp(F)", "dispatch(F)", "combine(F)", "attn(B)", "attn(W)", "mlp(B)",
+                                       "mlp(W)", "dispatch(B)", "combine(B)"});
+  CHECK(end == Approx(step.step_seconds(pair)));
+  // Compute and weight-gradient ops share the GPU's compute stream: they never overlap, so
+  // their busy time is at most the step.
+  CHECK(compute_busy <= end * (1 + 1e-12));
+  // A forward chunk alone: its layers' four ops each, end to end.
+  const Step alone{{{Pass::kForward, 0, 0, 0, 8}}};
+  const auto f = step.step_ops(alone);
+  CHECK(f.size() == 4 * step.stages()[8].layers.size());
+  CHECK(f.back().end_s == Approx(step.step_seconds(alone)));
 }

@@ -1,6 +1,8 @@
 #include "studies/study_training_step.hpp"
 
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -27,6 +29,30 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
   return std::to_string(k.sms) + " SMs in " + std::to_string(k.channels()) + " channels drive the EP all-to-all at " +
          format_number(k.ib_Bps(f.nic_Bps) / 1e9) + " GB/s IB and " + format_number(k.nvlink_Bps(f.nvlink_Bps) / 1e9) +
          " GB/s NVLink per GPU";
+}
+
+// The pipeline's trace, each rank's steps on their tracks, and below them the ops inside each
+// step (named as DeepSeek's profile names them) on compute, weight-gradient and communication
+// tracks.
+std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const core::Timeline& timeline) {
+  auto trace = nlohmann::json::parse(timeline.chrome_trace_json());
+  auto& events = trace["traceEvents"];
+  std::map<std::pair<int, std::string>, int> tracks;
+  for (std::size_t rank = 0; rank < pg.step_tasks.size(); ++rank)
+    for (std::size_t i = 0; i < pg.step_tasks[rank].size(); ++i) {
+      const auto span = timeline.span(pg.step_tasks[rank][i]);
+      for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
+        const int pid = static_cast<int>(rank);
+        auto [it, added] = tracks.try_emplace({pid, op.stream}, 1000 + static_cast<int>(tracks.size()));
+        if (added)
+          events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", "ops: " + op.stream}}}});
+        nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", it->second},
+                            {"ts", (span.start_s + op.start_s) * 1e6}, {"dur", (op.end_s - op.start_s) * 1e6}};
+        if (op.layer >= 0) e["args"] = {{"layer", op.layer}};
+        events.push_back(std::move(e));
+      }
+    }
+  return trace.dump();
 }
 
 class TrainingStepStudy : public Study {
@@ -162,7 +188,7 @@ class TrainingStepStudy : public Study {
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
                         "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
-    if (options.trace) r.trace_json = timeline.chrome_trace_json();
+    if (options.trace) r.trace_json = op_trace(step, pg, timeline);
     return r;
   }
 };

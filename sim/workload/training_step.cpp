@@ -1,6 +1,7 @@
 #include "workload/training_step.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/analytic_engine.hpp"
 #include "workload/layer_cost.hpp"
@@ -257,6 +258,98 @@ double TrainingStep::step_seconds(const Step& step) const {
     case Pass::kWeight: return st.weight_s();
   }
   return 0;
+}
+
+namespace {
+
+// "ATTN (F)" -> "attn(F)": chunk_overlap.hpp's task names as DeepSeek's profile writes them.
+std::string profile_name(const std::string& task) {
+  std::string out;
+  bool inside = false;
+  for (char ch : task) {
+    if (ch == ' ') continue;
+    inside = inside || ch == '(';
+    out += inside ? ch : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return out;
+}
+
+std::string op_stream(const std::string& name, const std::string& stream) {
+  return name.find("(W)") != std::string::npos ? "weight-gradient" : stream;
+}
+
+}  // namespace
+
+std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
+  std::vector<OpSpan> ops;
+  double t = 0;
+  auto add = [&](const std::string& name, const std::string& stream, int layer, double seconds) {
+    if (seconds <= 0) return;
+    ops.push_back({name, op_stream(name, stream), layer, t, t + seconds});
+    t += seconds;
+  };
+  auto layer_of = [&](int stage, std::size_t i) {
+    return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
+  };
+  auto forward = [&](const ForwardChunk& x, int layer) {
+    add("attn(F)", "compute", layer, x.attention_s);
+    add("dispatch(F)", "communication", layer, x.dispatch_s);
+    add("mlp(F)", "compute", layer, x.mlp_s);
+    add("combine(F)", "communication", layer, x.combine_s);
+  };
+  auto backward = [&](const BackwardChunk& x, int layer, bool input, bool weight) {
+    if (input) add("combine(B)", "communication", layer, x.combine_s);
+    if (input) add("mlp(B)", "compute", layer, x.mlp_input_s);
+    if (weight) add("mlp(W)", "compute", layer, x.mlp_weight_s);
+    if (input) add("dispatch(B)", "communication", layer, x.dispatch_s);
+    if (input) add("attn(B)", "compute", layer, x.attention_input_s);
+    if (weight) add("attn(W)", "compute", layer, x.attention_weight_s);
+  };
+  if (step.chunks.size() == 2) {
+    const Chunk& fc = step.chunks[0].pass == Pass::kForward ? step.chunks[0] : step.chunks[1];
+    const Chunk& bc = step.chunks[0].pass == Pass::kForward ? step.chunks[1] : step.chunks[0];
+    const bool with_weight = bc.pass == Pass::kBackward;
+    const StageChunks& f = stages_[static_cast<std::size_t>(fc.position)];
+    const StageChunks& b = stages_[static_cast<std::size_t>(bc.position)];
+    add("other", "compute", -1, f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0));
+    const std::size_t n = std::max(f.layers.size(), b.layers.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool has_f = i < f.layers.size(), has_b = i < b.layers.size();
+      const std::size_t bi = has_b ? b.layers.size() - 1 - i : 0;
+      if (has_f && has_b) {
+        BackwardChunk back = b.layers[bi].backward;
+        if (!with_weight) back.attention_weight_s = back.mlp_weight_s = 0;
+        const auto graph = overlapped_chunk_pair({f.layers[i].forward, back, sms_, 0});
+        const auto tl = core::evaluate_analytically(graph);
+        for (std::size_t k = 0; k < graph.tasks().size(); ++k) {
+          const auto& task = graph.tasks()[k];
+          const auto span = tl.span(static_cast<core::TaskId>(k));
+          if (span.end_s <= span.start_s) continue;
+          const std::string name = profile_name(task.name);
+          const bool is_forward = name.find("(F)") != std::string::npos;
+          ops.push_back({name, op_stream(name, task.stream), is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi),
+                         t + span.start_s, t + span.end_s});
+        }
+        t += tl.makespan_s();
+      } else if (has_f) {
+        forward(f.layers[i].forward, layer_of(fc.position, i));
+      } else {
+        backward(b.layers[bi].backward, layer_of(bc.position, bi), true, with_weight);
+      }
+    }
+    return ops;
+  }
+  const Chunk& c = step.chunks[0];
+  const StageChunks& st = stages_[static_cast<std::size_t>(c.position)];
+  const bool input = c.pass != Pass::kWeight, weight = c.pass == Pass::kBackward || c.pass == Pass::kWeight;
+  if (c.pass == Pass::kForward) {
+    add("other", "compute", -1, st.extra_forward_s);
+    for (std::size_t i = 0; i < st.layers.size(); ++i) forward(st.layers[i].forward, layer_of(c.position, i));
+    return ops;
+  }
+  add("other", "compute", -1, (input ? st.extra_input_s : 0.0) + (weight ? st.extra_weight_s : 0.0));
+  for (std::size_t i = st.layers.size(); i-- > 0;) backward(st.layers[i].backward, layer_of(c.position, i), input, weight);
+  return ops;
 }
 
 double TrainingStep::pp_transfer_bytes() const { return 2.0 * model_->hidden * batch_.micro_batch_tokens(); }

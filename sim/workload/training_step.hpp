@@ -85,6 +85,16 @@ struct DataParallelTimes {
   double total() const { return reduce_scatter_s + optimizer_s + all_gather_s; }
 };
 
+// One op of a step, named as DeepSeek's profile names it (attn(F), dispatch(F), mlp(F),
+// combine(F), attn(B), attn(W), mlp(B), mlp(W), dispatch(B), combine(B), pp(F), pp(B); "other"
+// for the embedding, head and MTP projection), on its stream, from the step's start.
+struct OpSpan {
+  std::string name;
+  std::string stream;  // compute, weight-gradient or communication
+  int layer = -1;      // the model's layer (the MTP module's after the last); -1 for other
+  double start_s = 0, end_s = 0;
+};
+
 // Where the critical rank's pipeline time goes (ISCA'25 Table 4's rows).
 struct StepBreakdown {
   int rank = 0;
@@ -117,6 +127,9 @@ class TrainingStep {
   const Schedule& schedule() const { return schedule_; }
   // Seconds of one step of the schedule on its rank (a chunk, or an overlapped pair).
   double step_seconds(const Step& step) const;
+  // The ops of one step of the schedule, laid out as the step runs them (an overlapped pair as
+  // chunk_overlap.hpp orders it, layer by layer); they end when step_seconds(step) does.
+  std::vector<OpSpan> step_ops(const Step& step) const;
   // The activation (or its gradient) one micro-batch sends to the next stage, in BF16.
   double pp_transfer_bytes() const;
   PipelineGraph pipeline_graph() const;
