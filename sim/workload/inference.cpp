@@ -6,9 +6,11 @@
 
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
+#include "hw/gemm_kernel.hpp"
 #include "net/platform.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/layer_cost.hpp"
+#include "workload/layer_gemms.hpp"
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
 
@@ -149,17 +151,33 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double expert = 3.0 * h * moe.expert_ffn;
   const int per_gpu = moe.routed_experts / d.routed_gpus;
   // Experts of the busiest routed GPU: each of its experts' weights read once, its token copies
-  // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens.
-  double expert_s = per_gpu * weight_gemm_s(r, expert, traffic.busiest_expert_tokens / per_gpu);
+  // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens. FP8
+  // recipes take the kernel model: grouped GEMMs over the GPU's experts (masked in decode,
+  // contiguous in prefill), a dense GEMM for the shared expert; BF16 the roofline.
+  auto routed_s = [&](double rows_per_expert) {
+    if (!r.fp8_gemms()) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
+    if (rows_per_expert <= 0) return 0.0;
+    const auto kind = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
+    const double rows = q.prefill ? std::ceil(rows_per_expert / 128) * 128 : std::ceil(rows_per_expert);
+    double t = 0;
+    for (const auto& w : gated_ffn_weights(m, moe.expert_ffn)) t += hw::fp8_gemm_seconds(r.gpu(), {rows, w.out, w.in, per_gpu, kind}, d.sms);
+    return t;
+  };
+  auto dense_s = [&](double intermediate, double rows) {
+    if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
+    return dense_gemm_seconds(r.gpu(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms).forward_s;
+  };
+  double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
+  const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
   if (d.dedicated_shared && d.shared_gpus() > 0)
-    expert_s = std::max(expert_s, weight_gemm_s(r, expert * moe.shared_experts, double(ceil_div(mb_tokens, d.shared_gpus()))));
+    expert_s = std::max(expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
   else
-    expert_s += weight_gemm_s(r, expert * moe.shared_experts, gpu_tokens);
+    expert_s += dense_s(shared_ffn, gpu_tokens);
   expert_s += r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);  // the gate
 
   const MicroBatchCosts moe_layer{kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s};
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
-  const double dense_ffn_s = weight_gemm_s(r, 3.0 * h * m.dense_ffn / tp, group_tokens);
+  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens);
   for (int l = 0; l < m.layers; ++l)
     out.layers.push_back(m.is_moe_layer(l) ? moe_layer : MicroBatchCosts{kv_fetch_s, attention_s, 0, dense_ffn_s, 0});
   if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
