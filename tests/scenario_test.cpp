@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -328,4 +329,22 @@ TEST_CASE("what a scenario says about its comparisons is validated", "[scenario]
   const auto fitted = studies::parse_scenario(with("/calibrated={\"tpot\":\"bandwidth fitted\"}"), "test").run({});
   for (const auto& row : fitted.rows)
     if (row.id == "tpot") CHECK(row.basis == studies::Basis::kFit);
+}
+
+TEST_CASE("validation names every row and simulates nothing", "[scenario]") {
+  for (const char* file : {"/paper/routing-allgather-ecmp.json", "/paper/latency.json", "/paper/moe-2-dispatch-mpft.json",
+                           "/paper/fp8-1-gemm-accumulation.json"}) {
+    INFO(file);
+    const auto scenario = studies::load_scenario(kScenarios + file);
+    studies::RunOptions dry;
+    dry.simulate = false;
+    const auto rows = scenario.run(dry).rows;
+    const auto full = scenario.run({}).rows;
+    REQUIRE(rows.size() == full.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      CHECK(rows[i].id == full[i].id);
+      CHECK(std::isnan(rows[i].ours));  // not simulated
+      CHECK(std::isfinite(full[i].ours));
+    }
+  }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A study is what a scenario of one kind computes: it is parsed from the scenario's JSON, then
 // run to rows and notes. A new kind is one new study file plus one line in study_registry.cpp.
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,9 +13,12 @@
 namespace studies {
 
 struct RunOptions {
-  bool simulate = true;  // false: validate only, skipping the (slow) flow simulations
+  bool simulate = true;  // false: validate only; a study runs no simulation, routing or GEMM emulation
   bool trace = false;    // keep a Chrome trace of the simulation
 };
+
+// The value of a row whose simulation validation skipped: the row is named, its value is not.
+inline constexpr double kNotRun = std::numeric_limits<double>::quiet_NaN();
 
 struct StudyResult {
   std::vector<ReportRow> rows;  // paper values are filled in by the scenario

@@ -60,10 +60,10 @@ class CollectiveStudy : public Study {
     const int n_nodes = topology ? ranks : fabric.nodes, gpn = gpus_per_node();
     for (double size : sizes_bytes) {
       const net::AllToAllSpec a{n_nodes, gpn, size / ranks, pxn && !topology, true, {}};
-      double seconds = 0;
-      if (symmetric) {
+      double seconds = kNotRun;  // validation simulates nothing
+      if (options.simulate && symmetric) {
         seconds = net::alltoall_symmetric(fabric, a.bytes_per_pair).seconds;
-      } else {
+      } else if (options.simulate) {
         const auto graph = collective == "alltoall" ? net::alltoall_graph(a)
                            : tree                   ? net::tree_allreduce_graph(rings(n_nodes, gpn), size, tree_chunks)
                                                     : net::ring_graph(rings(n_nodes, gpn), size, collective == "allreduce" ? 2 : 1);

@@ -1,6 +1,7 @@
 #include "studies/study_moe_dispatch.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
@@ -33,7 +34,7 @@ class MoeDispatchStudy : public Study {
   net::FabricSpec fabric;
   std::vector<workload::CommKernels> kernels;  // one per SM count asked for
 
-  StudyResult run(const RunOptions&) const override {
+  StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const auto& moe = *model->moe;
     const double dispatch_bytes = model->hidden + model->hidden / 128.0 * 4;  // FP8 + scales
@@ -42,32 +43,42 @@ class MoeDispatchStudy : public Study {
     for (int ep : ep_sizes) {
       net::FabricSpec spec = fabric;
       spec.nodes = ep / spec.gpus_per_node;
-      const int tokens = simulated_tokens_per_gpu * ep;
-      const auto affinities = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
-      // Node-limited routing over the nodes the EP group has (at most the gate's M).
-      workload::GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
-                                std::min(moe.groups_per_token, moe.groups), 2.5};
-      const auto routing = workload::route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
-      const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
-      const auto dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
-      const auto combine = workload::dispatch_traffic(routing, placement, combine_bytes);
-      const auto stats = workload::dispatch_stats(routing, placement);
+      // Validation routes and simulates nothing: the rows are named, their values not a number.
+      std::optional<workload::DispatchTraffic> dispatch, combine;
+      workload::DispatchStats stats{kNotRun, kNotRun, kNotRun, kNotRun};
+      if (options.simulate) {
+        const int tokens = simulated_tokens_per_gpu * ep;
+        const auto affinities = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
+        // Node-limited routing over the nodes the EP group has (at most the gate's M).
+        workload::GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
+                                  std::min(moe.groups_per_token, moe.groups), 2.5};
+        const auto routing = workload::route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+        const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
+        dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
+        combine = workload::dispatch_traffic(routing, placement, combine_bytes);
+        stats = workload::dispatch_stats(routing, placement);
+      }
       for (const auto& k : kernels) {
         // The SMs' channels cap what each GPU's NIC and NVLink carry.
         net::FabricSpec driven = spec;
         driven.nic_Bps = k.ib_Bps(spec.nic_Bps);
         driven.nvlink_Bps = k.nvlink_Bps(spec.nvlink_Bps);
-        const net::FabricPlatform platform(driven);
-        const double t_dispatch = core::simulate(platform, workload::dispatch_graph(dispatch, scale, false)).makespan_s();
-        const double t_combine = core::simulate(platform, workload::dispatch_graph(combine, scale, true)).makespan_s();
+        double t_dispatch = kNotRun, t_combine = kNotRun, dispatch_bw = kNotRun, combine_bw = kNotRun;
+        if (options.simulate) {
+          const net::FabricPlatform platform(driven);
+          t_dispatch = core::simulate(platform, workload::dispatch_graph(*dispatch, scale, false)).makespan_s();
+          t_combine = core::simulate(platform, workload::dispatch_graph(*combine, scale, true)).makespan_s();
+          dispatch_bw = ib_bytes_per_gpu(*dispatch, scale) / t_dispatch;
+          combine_bw = ib_bytes_per_gpu(*combine, scale) / t_combine;
+        }
         const bool one = kernels.size() == 1;
         const std::string tag = "ep" + std::to_string(ep) + (one ? "" : "-sms" + std::to_string(k.sms));
         const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes" +
                                   (one ? "" : ", " + std::to_string(k.sms) + " SMs") + ")";
-        r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt,
-                          ib_bytes_per_gpu(dispatch, scale) / t_dispatch / 1e9, Basis::kSimulated});
-        r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt,
-                          ib_bytes_per_gpu(combine, scale) / t_combine / 1e9, Basis::kSimulated});
+        r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt, dispatch_bw / 1e9,
+                          Basis::kSimulated});
+        r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt, combine_bw / 1e9,
+                          Basis::kSimulated});
         if (&k == &kernels.front())  // the routing's, whatever drives it
           r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
                             stats.nvlink_copies_per_token / stats.ib_copies_per_token, Basis::kSimulated});

@@ -57,7 +57,7 @@ class PipelineStudy : public Study {
       net::Cluster c = cluster;
       c.nodes = (schedule.ranks + c.gpus_per_node - 1) / c.gpus_per_node;
       const core::Timeline timeline =
-          flow ? core::simulate(net::StarPlatform(c), pg.graph) : core::evaluate_analytically(pg.graph, [&c](const core::Flow& f) {
+          flow && options.simulate ? core::simulate(net::StarPlatform(c), pg.graph) : core::evaluate_analytically(pg.graph, [&c](const core::Flow& f) {
             return f.bytes / (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_Bps : c.scale_out_Bps) +
                    (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_latency_s : c.scale_out_latency_s);
           });

@@ -92,7 +92,8 @@ class TrainingStepStudy : public Study {
     ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
     ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
     ep_setup.flow = use_flow;
-    const auto ep = workload::expert_parallel_comm(ep_setup);
+    // Validation routes no token and sends nothing: the step's structure is checked, not timed.
+    const auto ep = options.simulate ? workload::expert_parallel_comm(ep_setup) : workload::EpCommTimes{};
 
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration);
     const auto pg = step.pipeline_graph();
