@@ -348,3 +348,19 @@ TEST_CASE("validation names every row and simulates nothing", "[scenario]") {
     }
   }
 }
+
+TEST_CASE("a scenario's model may be a HuggingFace config.json", "[scenario][huggingface]") {
+  json named = core::read_json_file(kScenarios + "/paper/table4-mpft.json");
+  named["mode"] = "analytical";
+  named["moe"]["simulated_tokens_per_gpu"] = 64;
+  json from_config = named;
+  from_config["model"] = {{"huggingface_config", "tests/data/huggingface/deepseek-v3/config.json"}};
+  const auto a = studies::parse_scenario(named, "named").run({}).rows;
+  const auto b = studies::parse_scenario(from_config, "config").run({}).rows;
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i].ours == b[i].ours);
+  from_config["model"] = {{"huggingface_config", "tests/data/huggingface/llama-3.1-405b/config.json"}};
+  CHECK_THAT(error_of(from_config), Catch::Contains("is dense"));
+  from_config["model"] = {{"huggingface_config", "nowhere/config.json"}};
+  CHECK_THAT(error_of(from_config), Catch::StartsWith("nowhere/config.json: cannot open the file"));
+}

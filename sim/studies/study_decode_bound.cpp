@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 #include "net/platform.hpp"
 #include "studies/cluster_config.hpp"
+#include "studies/model_config.hpp"
 #include "studies/numerics_config.hpp"
 #include "workload/decode_bound.hpp"
 #include "workload/decode_step.hpp"
@@ -93,7 +94,7 @@ class DecodeBoundStudy : public Study {
 
 std::unique_ptr<Study> parse_decode_bound_study(core::JsonReader& root) {
   auto s = std::make_unique<DecodeBoundStudy>();
-  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  s->model = &read_model(root);
   s->cluster = parse_cluster(root.object("cluster"));
   core::JsonReader d = root.object("decode");
   const workload::Model& m = *s->model;

@@ -6,6 +6,7 @@
 #include "studies/affinity_config.hpp"
 #include "studies/cluster_config.hpp"
 #include "studies/compute_config.hpp"
+#include "studies/model_config.hpp"
 #include "workload/decode_bound.hpp"
 #include "workload/inference.hpp"
 
@@ -130,7 +131,7 @@ class InferenceStudy : public Study {
 
 std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   auto s = std::make_unique<InferenceStudy>();
-  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  s->model = &read_model(root);
   if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study serves an MoE model");
   s->cluster = parse_cluster(root.object("cluster"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";

@@ -8,6 +8,7 @@
 #include "hw/node.hpp"
 #include "net/fabric.hpp"
 #include "studies/compute_config.hpp"
+#include "studies/model_config.hpp"
 #include "workload/comm_kernels.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/model.hpp"
@@ -109,7 +110,7 @@ class MoeDispatchStudy : public Study {
 
 std::unique_ptr<Study> parse_moe_dispatch_study(core::JsonReader& root) {
   auto s = std::make_unique<MoeDispatchStudy>();
-  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  s->model = &read_model(root);
   if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; dispatch needs an MoE model");
   core::JsonReader d = root.object("moe_dispatch");
   s->tokens_per_gpu = static_cast<int>(d.positive_integer("tokens_per_gpu", 4096, 1 << 20));

@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "studies/affinity_config.hpp"
 #include "studies/cluster_config.hpp"
+#include "studies/model_config.hpp"
 #include "workload/model.hpp"
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
@@ -111,7 +112,7 @@ class MoeRoutingStudy : public Study {
 
 std::unique_ptr<Study> parse_moe_routing_study(core::JsonReader& root) {
   auto s = std::make_unique<MoeRoutingStudy>();
-  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  s->model = &read_model(root);
   if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; MoE routing needs an MoE model");
   s->cluster = parse_cluster(root.object("cluster"));
   core::JsonReader m = root.object("moe_routing");

@@ -1,6 +1,5 @@
 #include "studies/study_training_step.hpp"
 
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -13,6 +12,8 @@
 #include "studies/affinity_config.hpp"
 #include "studies/compute_config.hpp"
 #include "studies/fabric_config.hpp"
+#include "studies/input_file.hpp"
+#include "studies/model_config.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/profile_trace.hpp"
@@ -198,17 +199,13 @@ class TrainingStepStudy : public Study {
 
 std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   auto s = std::make_unique<TrainingStepStudy>();
-  s->model = &workload::model_by_name(root.one_of("model", workload::model_names()), root.pointer_of("model"));
+  s->model = &read_model(root);
   if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study trains an MoE model");
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
   s->step_rows = root.one_of("rows", {"all", "ops"}, "all") == "all";
   if (auto file = root.optional_string("calibration")) {
-    // As given, else from the source tree (the shipped calibration files, wherever codesim runs).
-    std::string path = *file;
-    if (!std::filesystem::exists(path) && std::filesystem::path(path).is_relative() &&
-        std::filesystem::exists(std::filesystem::path(CODESIM_SOURCE_DIR) / path))
-      path = (std::filesystem::path(CODESIM_SOURCE_DIR) / path).string();
+    const std::string path = resolve_input_file(*file);
     const auto profile = workload::read_calibration(path);
     const std::string& gpu_name = s->gpu->name;
     if (profile.device.find(gpu_name) == std::string::npos)

@@ -79,7 +79,7 @@ double mean_context_tokens(double s, AttentionMask mask) { return mask == Attent
 ModelParameters model_parameters(const Model& m) {
   ModelParameters p;
   p.embedding = double(m.vocab) * m.hidden;
-  p.lm_head = double(m.vocab) * m.hidden;
+  p.lm_head = m.tied_embeddings ? 0.0 : double(m.vocab) * m.hidden;  // a tied head is the embedding
   p.final_norm = m.hidden;
   for (const auto& layer : layer_costs(m)) {
     p.layers_total += layer.params.total();

@@ -47,6 +47,7 @@ struct Model {
   std::optional<Moe> moe;
   int vocab = 0;
   int mtp_modules = 0;  // multi-token-prediction modules, one transformer layer each
+  bool tied_embeddings = false;  // the LM head reuses the embedding matrix
 
   bool is_moe_layer(int layer) const { return moe.has_value() && layer >= dense_layers; }
 };

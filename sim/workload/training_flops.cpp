@@ -9,7 +9,7 @@ TrainingFlops training_flops_per_token(const Model& model, double sequence_token
     f.layers_matmul += kTrainingToForwardFlops * layer.matmul_flops_per_token;
     f.attention += kTrainingToForwardFlops * layer.attention_flops_per_token(context);
   }
-  f.lm_head = kTrainingToForwardFlops * 2.0 * model_parameters(model).lm_head;
+  f.lm_head = kTrainingToForwardFlops * 2.0 * double(model.vocab) * model.hidden;  // tied or not, the head multiplies
   return f;
 }
 
