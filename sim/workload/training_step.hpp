@@ -1,11 +1,13 @@
 #pragma once
 // One training step of a pipeline-parallel, expert-parallel MoE model (DeepSeek-V3 report §3.2,
 // ISCA'25 Table 4): every stage's forward, backward-for-input and weight chunks costed per layer
-// from a roofline (FP8 GEMMs, BF16 attention, memory-bound element-wise work, recomputation of
-// RMSNorm and MLA's up-projections in the backward), the EP all-to-all of each MoE layer from
-// ep_comm.hpp, DualPipe's overlap of a forward and a backward chunk (chunk_overlap.hpp, layer by
-// layer, communication SMs taken from compute), the pipeline schedule run over the stages, then
-// ZeRO-1's gradient reduce-scatter, optimizer step and parameter all-gather.
+// (FP8 GEMMs shape by shape from the kernel model, layer_gemms.hpp; BF16 attention, memory-bound
+// element-wise work and the recomputation of RMSNorm and MLA's up-projections from the roofline),
+// each op timed as it runs while communication kernels hold their SMs, or taken from a measured
+// profile (OpCalibration); the EP all-to-all of each MoE layer from ep_comm.hpp, DualPipe's
+// overlap of a forward and a backward chunk (chunk_overlap.hpp, layer by layer), the pipeline
+// schedule run over the stages, then ZeRO-1's gradient reduce-scatter, optimizer step and
+// parameter all-gather.
 //
 // Every data-parallel replica runs the same pipeline, so one pipeline of `pp` ranks stands for
 // all of them; the EP and DP collectives are timed on the whole fabric.
