@@ -21,12 +21,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
 #include "studies/output_file.hpp"
 #include "studies/report.hpp"
 #include "studies/sweep.hpp"
@@ -87,15 +89,6 @@ void append_row(int fd, const std::string& path, const nlohmann::json& row) {
   ::flock(fd, LOCK_EX);
   write_all(fd, row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path);
   ::flock(fd, LOCK_UN);
-}
-
-void show_progress(std::size_t done, std::size_t total, double elapsed_s) {
-  const int width = 30;
-  const int filled = total ? static_cast<int>(width * done / total) : width;
-  const double eta = done ? elapsed_s / done * (total - done) : 0;
-  std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0f s elapsed, ETA %.0f s ", std::string(filled, '#').c_str(),
-               std::string(width - filled, '.').c_str(), done, total, elapsed_s, eta);
-  std::fflush(stderr);
 }
 
 }  // namespace
@@ -179,13 +172,14 @@ int sweep_command(const Args& args) {
     pids.push_back(pid);
   }
   ::close(progress[1]);
-  const auto start = std::chrono::steady_clock::now();
   std::size_t finished = 0;
+  std::optional<core::ProgressBar> bar;
+  if (tty) bar.emplace("sweep", double(todo.size()), 0.0);
   char buffer[256];
   ssize_t n;
   while ((n = ::read(progress[0], buffer, sizeof buffer)) > 0) {
     finished += static_cast<std::size_t>(n);
-    if (tty) show_progress(finished, todo.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (bar) bar->update(double(finished));
   }
   ::close(progress[0]);
   int failed = 0;
@@ -194,7 +188,7 @@ int sweep_command(const Args& args) {
     ::waitpid(pid, &status, 0);
     failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  if (tty) std::cerr << "\n";
+  bar.reset();
   if (failed) {
     std::cerr << "codesim sweep: " << failed << " worker(s) failed; rerun to resume\n";
     return 1;

@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include "core/progress_bar.hpp"
+
 namespace core {
 
 namespace {
@@ -49,6 +51,14 @@ class Executor {
       if (graph_.tasks()[i].kind == TaskKind::kJoin && remaining_[i] == 0) finish(static_cast<TaskId>(i), 0.0, 0.0);
   }
 
+  // Progress counts compute tasks and flows, each when it ends: flows are where the time goes.
+  void show_progress(ProgressBar* bar) { bar_ = bar; }
+  static double work_units(const TaskGraph& graph) {
+    double units = 0;
+    for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kCompute ? 1.0 : double(t.flows.size());
+    return units;
+  }
+
   std::vector<TaskSpan> spans() const {
     for (std::size_t i = 0; i < done_.size(); ++i)
       if (!done_[i]) throw std::logic_error("task '" + graph_.tasks()[i].name + "' never ran");
@@ -67,12 +77,16 @@ class Executor {
       const double start = sg4::Engine::get_clock();
       if (t.kind == TaskKind::kCompute) {
         if (t.seconds > 0) sg4::this_actor::sleep_for(t.seconds);
+        advance();
       } else {
         std::vector<sg4::CommPtr> comms;
         comms.reserve(t.flows.size());
         for (const auto& f : t.flows)
           comms.push_back(sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5)));
-        for (auto& c : comms) c->wait();
+        for (auto& c : comms) {
+          c->wait();
+          advance();
+        }
       }
       finish(id, start, sg4::Engine::get_clock());
     }
@@ -100,6 +114,12 @@ class Executor {
   std::vector<std::vector<TaskId>> successors_;
   std::vector<sg4::SemaphorePtr> semaphores_;
   std::map<std::pair<int, std::string>, std::vector<TaskId>> streams_;
+  ProgressBar* bar_ = nullptr;
+  double finished_ = 0;
+
+  void advance() {
+    if (bar_) bar_->update(++finished_);
+  }
 };
 
 std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& graph) {
@@ -122,6 +142,8 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   const auto hosts = platform.build(routes);
 
   Executor executor(graph, hosts);
+  ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", Executor::work_units(graph));
+  executor.show_progress(&bar);
   executor.start_actors();
   engine.run();
   return executor.spans();
