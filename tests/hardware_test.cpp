@@ -15,9 +15,16 @@ TEST_CASE("Hopper peaks follow from SMs, the boost clock and the tensor cores' r
     CHECK(g.bf16_dense_flops_per_s == Approx(g.sm_count * g.boost_clock_Hz * kBf16FlopsPerClockPerSm).epsilon(1e-4));
     CHECK(g.fp8_dense_flops_per_s == Approx(2 * g.bf16_dense_flops_per_s).epsilon(1e-4));
   }
-  // Blackwell also doubles FP8 over BF16.
-  const auto& b = hw::gpu_by_name("GB200");
-  CHECK(b.fp8_dense_flops_per_s == Approx(2 * b.bf16_dense_flops_per_s));
+  // Ampere: 4 tensor cores per SM, each 256 dense BF16 FMAs (512 FLOPs) per clock, no FP8.
+  const auto& a100 = hw::gpu_by_name("A100");
+  CHECK(a100.bf16_dense_flops_per_s == Approx(a100.sm_count * a100.boost_clock_Hz * 4 * 512).epsilon(1e-3));
+  CHECK(a100.fp8_dense_flops_per_s == 0);
+  // Hopper's H20 and Blackwell also double FP8 over BF16.
+  for (const char* name : {"H20", "B200", "GB200"}) {
+    INFO(name);
+    const auto& g = hw::gpu_by_name(name);
+    CHECK(g.fp8_dense_flops_per_s == Approx(2 * g.bf16_dense_flops_per_s));
+  }
 }
 
 TEST_CASE("node link rates follow from their line rates", "[hw]") {
@@ -30,6 +37,10 @@ TEST_CASE("node link rates follow from their line rates", "[hw]") {
   CHECK(n.pcie_Bps == Approx(16 * 32e9 / 8 * 128 / 130));
   CHECK(hw::node_by_name("h100").scale_up_nominal_Bps * 2 == Approx(900e9));  // NVLink 4
   CHECK(hw::node_by_name("gb200-nvl72").gpus == 72);
+  CHECK(hw::node_by_name("dgx-a100").nic_Bps * 8 == Approx(200e9));             // HDR InfiniBand
+  CHECK(hw::node_by_name("dgx-a100").scale_up_nominal_Bps * 2 == Approx(600e9));  // NVLink 3
+  CHECK(hw::node_by_name("dgx-a100").pcie_Bps == Approx(16 * 16e9 / 8 * 128 / 130));  // Gen4 x16
+  CHECK(hw::node_by_name("hgx-b200").scale_up_nominal_Bps * 2 == Approx(1800e9));  // NVLink 5
   CHECK(&hw::default_node() == &hw::node_by_name("h800"));
 }
 

@@ -28,6 +28,23 @@ const std::vector<Node>& catalogue() {
       // H200 HGX node: H100's NVLink and NICs (NVIDIA H200 datasheet).
       {"h200", "H200", 8, 450 * kGBps, 360 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
        3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // DGX A100: 8 GPUs on NVLink 3 at 600 GB/s bidirectional = 300 GB/s per direction, achieved
+      // share assumed as on H800 (80%); 8 x ConnectX-6 200 Gb/s HDR InfiniBand for compute; PCIe
+      // Gen4 x16 (half of Gen5's rate); latencies assumed as on H800 (NVIDIA DGX A100 user guide).
+      {"dgx-a100", "A100", 8, 300 * kGBps, 240 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(200),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps / 2},
+      // DGX H100: NVLink 4 at 900 GB/s bidirectional, 8 x ConnectX-7 400 Gb/s (NVIDIA DGX H100
+      // user guide); the HGX H100 node above with DGX's name.
+      {"dgx-h100", "H100", 8, 450 * kGBps, 360 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // H20 HGX node: NVLink 4 at 900 GB/s bidirectional (NVIDIA H20 product brief), 8 x 400 Gb/s
+      // NICs as on H100 nodes.
+      {"h20", "H20", 8, 450 * kGBps, 360 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
+      // HGX B200: NVLink 5 at 1.8 TB/s bidirectional = 900 GB/s per direction, 8 x ConnectX-7
+      // 400 Gb/s (NVIDIA HGX B200 datasheet); achieved share assumed 80%.
+      {"hgx-b200", "B200", 8, 900 * kGBps, 720 * kGBps, 3.33 * kMicrosecond, 8, gbit_per_s_to_Bps(400),
+       3.7 * kMicrosecond, kPcieGen5x16_Bps},
       // GB200 NVL72 rack as one scale-up domain: 72 GPUs at 900 GB/s unidirectional each (ISCA'25
       // §2.3.2; NVLink 5 is 1.8 TB/s bidirectional). Scale-out: one 400 Gb/s ConnectX-7 per GPU
       // (GB200 NVL72 reference design); latencies assumed as on H800 until measured figures exist.

@@ -16,9 +16,12 @@ workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
   return k;
 }
 
-ComputeConfig parse_compute(core::JsonReader c, int sm_count, int default_comm_sms) {
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms) {
   ComputeConfig out;
-  out.fp8_gemms = c.boolean("fp8_gemms", true);
+  out.fp8_gemms = c.boolean("fp8_gemms", gpu.fp8_dense_flops_per_s > 0);
+  if (out.fp8_gemms && gpu.fp8_dense_flops_per_s <= 0)
+    throw core::InputError(c.pointer_of("fp8_gemms"), "true is not allowed; the " + gpu.name + " has no FP8 tensor cores");
+  const int sm_count = gpu.sm_count;
   auto fraction = [&](const char* key, double fallback) {
     const double v = c.positive_number(key, fallback);
     if (v > 1)

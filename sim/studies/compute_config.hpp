@@ -2,6 +2,7 @@
 // The scenario's "compute" section: the GEMM precision, the kernel efficiencies of the roofline
 // (each a fraction of a peak, from published kernel benchmarks) and the SMs communication takes.
 #include "core/json_reader.hpp"
+#include "hw/gpu.hpp"
 #include "workload/comm_kernels.hpp"
 #include "workload/roofline.hpp"
 
@@ -16,7 +17,8 @@ struct ComputeConfig {
 // Reads {"fp8_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",
 // "attention_backward_efficiency", "memory_efficiency", "communication_sms",
 // "channel_ib_bandwidth_Bps", "channel_nvlink_bandwidth_Bps"}, all optional.
-ComputeConfig parse_compute(core::JsonReader c, int sm_count, int default_comm_sms);
+// FP8 GEMMs by default where the GPU has FP8 tensor cores; refused where it has none.
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms);
 
 // The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
 // "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.

@@ -167,7 +167,7 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
   d.finish();
-  const auto compute = parse_compute(root.object("compute"), dep.sms, 0);
+  const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0);
   s->compute = compute;
   dep.comm_sms = compute.kernels.sms;
 

@@ -283,7 +283,7 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   }
   p.finish();
 
-  const auto compute = parse_compute(root.object("compute"), s->gpu->sm_count, 20);
+  const auto compute = parse_compute(root.object("compute"), *s->gpu, 20);
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
   s->kernels = compute.kernels;
