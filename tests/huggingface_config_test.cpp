@@ -13,36 +13,32 @@ const std::string kConfigs = std::string(CODESIM_SOURCE_DIR) + "/tests/data/hugg
 
 }  // namespace
 
-TEST_CASE("the shipped models' config.json give the catalogue's models", "[huggingface]") {
-  for (const char* name : {"deepseek-v3", "deepseek-v2", "qwen2.5-72b", "llama-3.1-405b"}) {
+TEST_CASE("the models in data/ have their published sizes", "[huggingface]") {
+  // Total and active parameters as their authors publish them (MTP modules apart).
+  struct Published {
+    const char* name;
+    double total_B, active_B;
+  };
+  for (const auto& p : {Published{"deepseek-v3", 671, 37}, Published{"deepseek-v2", 236, 21}, Published{"qwen2.5-72b", 72.7, 72.7},
+                        Published{"llama-3.1-405b", 405, 405}}) {
+    INFO(p.name);
+    const auto params = model_parameters(model_by_name(p.name));
+    CHECK(params.total() / 1e9 == Approx(p.total_B).epsilon(0.01));
+    CHECK(params.active() / 1e9 == Approx(p.active_B).epsilon(0.03));
+  }
+  CHECK(model_by_name("deepseek-v3").mtp_modules == 1);
+  CHECK(model_by_name("deepseek-v3").display_name == "DeepSeek-V3");
+}
+
+TEST_CASE("a user's config.json gives the model the shipped data gives", "[huggingface]") {
+  for (const char* name : {"deepseek-v3", "llama-3.1-405b"}) {
     INFO(name);
     const Model hf = read_huggingface_config(kConfigs + name + "/config.json");
     const Model& m = model_by_name(name);
-    CHECK(hf.name == m.name);
     CHECK(hf.layers == m.layers);
     CHECK(hf.dense_layers == m.dense_layers);
     CHECK(hf.hidden == m.hidden);
-    CHECK(hf.dense_ffn == m.dense_ffn);
-    CHECK(hf.vocab == m.vocab);
-    CHECK(hf.mtp_modules == m.mtp_modules);
-    CHECK(hf.attention.kind == m.attention.kind);
-    CHECK(hf.attention.heads == m.attention.heads);
     CHECK(hf.attention.qk_head_dim() == m.attention.qk_head_dim());
-    CHECK(hf.attention.value_head_dim() == m.attention.value_head_dim());
-    CHECK(hf.attention.kv_heads == m.attention.kv_heads);
-    CHECK(hf.attention.qkv_bias == m.attention.qkv_bias);
-    CHECK(hf.attention.q_lora_rank == m.attention.q_lora_rank);
-    CHECK(hf.attention.kv_lora_rank == m.attention.kv_lora_rank);
-    REQUIRE(hf.moe.has_value() == m.moe.has_value());
-    if (m.moe) {
-      CHECK(hf.moe->routed_experts == m.moe->routed_experts);
-      CHECK(hf.moe->shared_experts == m.moe->shared_experts);
-      CHECK(hf.moe->active_routed_experts == m.moe->active_routed_experts);
-      CHECK(hf.moe->expert_ffn == m.moe->expert_ffn);
-      CHECK(hf.moe->groups == m.moe->groups);
-      CHECK(hf.moe->groups_per_token == m.moe->groups_per_token);
-    }
-    // The same model: the same parameters, to the weight.
     CHECK(model_parameters(hf).total() == model_parameters(m).total());
   }
 }

@@ -72,7 +72,7 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
   CHECK_THAT(error_of(with("/cluster/node=h900")), StartsWith("/cluster/node: 'h900' is unknown; allowed: h800"));
   CHECK_THAT(error_of(with("/cluster/gpu=B300")), StartsWith("/cluster/gpu: 'B300' is unknown; allowed: H800"));
   CHECK_THAT(error_of(with("/cluster/nodes=0")), StartsWith("/cluster/nodes: 0 (a number) is not allowed"));
-  CHECK_THAT(error_of(with("/model=deepseek-v4")), Catch::Contains("did you mean 'deepseek-v3'?"));
+  CHECK_THAT(error_of(with("/model=deepseek-v4")), Catch::Contains("did you mean 'deepseek-v2'?"));
   CHECK_THAT(error_of(with("/model=llama-3.1-405b")), StartsWith("/model: 'llama-3.1-405b' is dense"));
   CHECK_THAT(error_of(with("/kind=decode-bond")), StartsWith("/kind: 'decode-bond' is unknown"));
   CHECK_THAT(error_of(with("/decode/tokens_per_device=0")), StartsWith("/decode/tokens_per_device: 0"));

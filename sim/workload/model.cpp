@@ -1,54 +1,45 @@
 #include "workload/model.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "core/catalogue.hpp"
+#include "core/input_error.hpp"
+#include "core/json_reader.hpp"
+#include "workload/huggingface_config.hpp"
 
 namespace workload {
 
 namespace {
 
-Attention mla(int heads, int q_lora, int kv_lora, int nope, int rope, int v) {
-  Attention a;
-  a.kind = AttentionKind::kMla;
-  a.heads = heads;
-  a.q_lora_rank = q_lora;
-  a.kv_lora_rank = kv_lora;
-  a.qk_nope_head_dim = nope;
-  a.qk_rope_head_dim = rope;
-  a.v_head_dim = v;
-  return a;
-}
-
-Attention gqa(int heads, int kv_heads, int head_dim, bool qkv_bias) {
-  Attention a;
-  a.kind = AttentionKind::kGqa;
-  a.heads = heads;
-  a.kv_heads = kv_heads;
-  a.head_dim = head_dim;
-  a.qkv_bias = qkv_bias;
-  return a;
-}
-
+// Every model in data/models/: {"display_name", "source", "huggingface_config": {...}}, named by
+// its file, read once.
 const std::vector<Model>& catalogue() {
-  static const std::vector<Model> models = {
-      // deepseek-ai/DeepSeek-V3 config.json: 61 layers (first_k_dense_replace 3), hidden 7168, MLA
-      // 128 heads, q_lora 1536, kv_lora 512, qk_nope 128, qk_rope 64, v_head 128; dense FFN 18432;
-      // 1 shared + 256 routed experts of 2048, 8 active, 8 groups, topk_group 4; vocab 129280;
-      // num_nextn_predict_layers 1.
-      {"deepseek-v3", "DeepSeek-V3", 61, 3, 7168, mla(128, 1536, 512, 128, 64, 128), 18432,
-       Moe{256, 1, 8, 2048, 8, 4}, 129280, 1},
-      // deepseek-ai/DeepSeek-V2 config.json: 60 layers (first_k_dense_replace 1), hidden 5120, same
-      // MLA dims; dense FFN 12288; 2 shared + 160 routed experts of 1536, 6 active, 8 groups, 3 per
-      // token; vocab 102400.
-      {"deepseek-v2", "DeepSeek-V2", 60, 1, 5120, mla(128, 1536, 512, 128, 64, 128), 12288,
-       Moe{160, 2, 6, 1536, 8, 3}, 102400, 0},
-      // Qwen/Qwen2.5-72B config.json: 80 layers, hidden 8192, 64 heads, 8 KV heads, head dim 128,
-      // q/k/v biases, intermediate 29568, vocab 152064.
-      {"qwen2.5-72b", "Qwen2.5-72B", 80, 80, 8192, gqa(64, 8, 128, true), 29568, std::nullopt, 152064, 0},
-      // meta-llama/Llama-3.1-405B config.json: 126 layers, hidden 16384, 128 heads, 8 KV heads,
-      // head dim 128, intermediate 53248, vocab 128256.
-      {"llama-3.1-405b", "LLaMA-3.1-405B", 126, 126, 16384, gqa(128, 8, 128, false), 53248, std::nullopt, 128256,
-       0},
-  };
+  static const std::vector<Model> models = [] {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(CODESIM_SOURCE_DIR) / "data" / "models";
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    std::vector<Model> out;
+    for (const auto& path : files) {
+      const nlohmann::json doc = core::read_json_file(path);
+      core::JsonReader r(doc, path + ": ");
+      const std::string display_name = r.string("display_name");
+      r.string("source");
+      const nlohmann::json* config = r.raw("huggingface_config");
+      if (!config) throw core::InputError(r.pointer_of("huggingface_config"), "missing; a model's data is its config.json");
+      r.finish();
+      Model m = model_from_huggingface_config(*config, path + ": /huggingface_config");
+      m.name = fs::path(path).stem().string();
+      m.display_name = display_name;
+      out.push_back(std::move(m));
+    }
+    if (out.empty()) throw core::InputError(dir.string(), "holds no model (*.json); the source tree's data/ folder is missing");
+    return out;
+  }();
   return models;
 }
 
