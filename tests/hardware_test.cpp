@@ -47,5 +47,5 @@ TEST_CASE("node link rates follow from their line rates", "[hw]") {
 TEST_CASE("every node names a known GPU", "[hw]") {
   for (const auto& name : hw::node_names()) CHECK_NOTHROW(hw::node_by_name(name).gpu_model());
   CHECK_THROWS_AS(hw::gpu_by_name("H900"), core::InputError);
-  CHECK_THROWS_WITH(hw::node_by_name("h80", "/cluster/node"), Catch::Contains("did you mean 'h800'?"));
+  CHECK_THROWS_WITH(hw::node_by_name("h8000", "/cluster/node"), Catch::Contains("did you mean 'h800'?"));
 }

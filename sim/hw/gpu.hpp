@@ -1,5 +1,6 @@
 #pragma once
-// One GPU model as data: compute peaks and memory. Every figure carries its source in gpu.cpp.
+// One GPU model as data: compute peaks and memory, read from data/gpus/*.json, where every figure
+// carries its source.
 #include <string>
 #include <vector>
 

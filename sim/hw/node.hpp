@@ -1,6 +1,7 @@
 #pragma once
 // One server (or scale-up domain) as data: its GPUs, the scale-up fabric joining them (NVLink),
-// the scale-out NICs (one per GPU) and PCIe. Every figure carries its source in node.cpp.
+// the scale-out NICs (one per GPU) and PCIe, read from data/nodes/*.json, where every figure
+// carries its source.
 #include <string>
 #include <vector>
 
