@@ -73,9 +73,9 @@ class TrainingStepStudy : public Study {
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
   bool flow = true;
-  bool step_rows = true;
-  std::optional<workload::OpCalibration> calibration;
-  std::string calibration_source;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
+  bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
+  std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
+  std::string calibration_source;
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
