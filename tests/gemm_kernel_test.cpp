@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "hw/attention_kernel.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "hw/gpu.hpp"
 
@@ -44,4 +45,16 @@ TEST_CASE("GEMM time respects the GPU's limits", "[kernels]") {
   // A large one is bound by the tensor cores: double the rows, about double the time.
   const double m4k = fp8_gemm_seconds(h800, {4096, 7168, 16384}, 132);
   CHECK(fp8_gemm_seconds(h800, {8192, 7168, 16384}, 132) == Approx(2 * m4k).epsilon(0.1));
+}
+
+TEST_CASE("FlashMLA decode runs at its published rates on H800, bound by KV bytes or by compute", "[kernels]") {
+  const auto& h800 = gpu_by_name("H800");
+  // Memory-bound: 3000 GB/s of KV cache; compute-bound: 660 TFLOPS (notes/kernels.md).
+  CHECK(flash_mla_decode_seconds(h800, 3e9, 1e9) == Approx(1e-3));
+  CHECK(flash_mla_decode_seconds(h800, 1e6, 660e9) == Approx(1e-3));
+  // The larger of the two bounds.
+  CHECK(flash_mla_decode_seconds(h800, 3e9, 660e9 * 2) == Approx(2e-3));
+  // On another GPU the same shares of its HBM and BF16 peak.
+  const auto& h200 = gpu_by_name("H200");
+  CHECK(flash_mla_decode_seconds(h200, 4.8e9 * 3000 / 3350, 0) == Approx(1e-3));
 }

@@ -6,6 +6,7 @@
 
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
+#include "hw/attention_kernel.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "net/platform.hpp"
 #include "workload/ep_comm.hpp"
@@ -132,13 +133,18 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       }
     }
     const double weights = params.attention / tp;
-    const double compute = r.linear_s(2 * weights * group_tokens) + r.attention_forward_s(core_flops) + r.bf16_gemm_s(extra_bf16_flops);
+    // Absorbed MLA in decode is FlashMLA's kernel, timed alone: its KV reads or its tensor
+    // cores. Otherwise the attention core shares the roofline with the projections.
+    const bool flash_mla = !q.prefill && a.kind == AttentionKind::kMla;
+    const double flash_mla_s = flash_mla ? hw::flash_mla_decode_seconds(r.gpu(), kv_bytes, core_flops) : 0.0;
+    const double compute = r.linear_s(2 * weights * group_tokens) + (flash_mla ? 0.0 : r.attention_forward_s(core_flops)) +
+                           r.bf16_gemm_s(extra_bf16_flops);
     // Element-wise work (norms, residuals, quantisation: about 24 bytes per hidden element) on
     // the GPU's share of tokens, the weights, and the KV cache read once.
-    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + kv_bytes + 24 * h * gpu_tokens);
+    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes) + 24 * h * gpu_tokens);
     // Sequence parallelism: all-gather the group's tokens before attention, reduce-scatter after.
     const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
-    attention_s = std::max(compute, memory) + tp_comm;
+    attention_s = std::max(compute, memory) + flash_mla_s + tp_comm;
     kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
   }
 
