@@ -211,43 +211,16 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double tokens, int
   return c;
 }
 
-double TrainingStep::pair_seconds(int fs, int bs, bool with_weight) const {
-  const auto key = std::make_tuple(fs, bs, with_weight);
-  if (auto it = pair_cache_.find(key); it != pair_cache_.end()) return it->second;
-  const StageChunks& f = stages_[static_cast<std::size_t>(fs)];
-  const StageChunks& b = stages_[static_cast<std::size_t>(bs)];
-  // Layer by layer: the forward runs its layers first to last, the backward last to first; the
-  // i-th of each overlap as in Figure 4. A chunk with more layers runs its rest alone.
-  double t = f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0);
-  const std::size_t n = std::max(f.layers.size(), b.layers.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool has_f = i < f.layers.size(), has_b = i < b.layers.size();
-    BackwardChunk back;
-    if (has_b) {
-      back = b.layers[b.layers.size() - 1 - i].backward;
-      if (!with_weight) back.attention_weight_s = back.mlp_weight_s = 0;
-    }
-    if (has_f && has_b) {
-      // The ops are already timed beside communication (layer_chunks): no further slowdown.
-      ChunkPair pair{f.layers[i].forward, back, sms_, 0};
-      t += core::evaluate_analytically(overlapped_chunk_pair(pair)).makespan_s();
-    } else if (has_f) {
-      const auto& x = f.layers[i].forward;
-      t += x.attention_s + x.dispatch_s + x.mlp_s + x.combine_s;
-    } else {
-      t += back.combine_s + back.mlp_input_s + back.mlp_weight_s + back.dispatch_s + back.attention_input_s +
-           back.attention_weight_s;
-    }
-  }
-  pair_cache_[key] = t;
-  return t;
-}
-
 double TrainingStep::step_seconds(const Step& step) const {
   if (step.chunks.size() == 2) {
+    // An overlapped pair lasts until its last op ends; the same stages pair up many times.
     const Chunk& f = step.chunks[0].pass == Pass::kForward ? step.chunks[0] : step.chunks[1];
     const Chunk& b = step.chunks[0].pass == Pass::kForward ? step.chunks[1] : step.chunks[0];
-    return pair_seconds(f.position, b.position, b.pass == Pass::kBackward);
+    const auto key = std::make_tuple(f.position, b.position, b.pass == Pass::kBackward);
+    if (auto it = pair_cache_.find(key); it != pair_cache_.end()) return it->second;
+    double end = 0;
+    for (const auto& op : step_ops(step)) end = std::max(end, op.end_s);
+    return pair_cache_[key] = end;
   }
   const Chunk& c = step.chunks[0];
   const StageChunks& st = stages_[static_cast<std::size_t>(c.position)];
@@ -312,6 +285,9 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
     const StageChunks& f = stages_[static_cast<std::size_t>(fc.position)];
     const StageChunks& b = stages_[static_cast<std::size_t>(bc.position)];
     add("other", "compute", -1, f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0));
+    // Layer by layer: the forward runs its layers first to last, the backward last to first; the
+    // i-th of each overlap as in Figure 4 (already timed beside communication: no slowdown
+    // there). A chunk with more layers runs its rest alone.
     const std::size_t n = std::max(f.layers.size(), b.layers.size());
     for (std::size_t i = 0; i < n; ++i) {
       const bool has_f = i < f.layers.size(), has_b = i < b.layers.size();

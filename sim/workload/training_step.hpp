@@ -142,7 +142,6 @@ class TrainingStep {
  private:
   LayerChunks layer_chunks(const LayerCost& layer, double tokens, int comm_sms) const;
   LayerChunks calibrated_chunks(const LayerCost& layer) const;
-  double pair_seconds(int forward_stage, int backward_stage, bool with_weight) const;
 
   const Model* model_;
   Roofline roofline_;
