@@ -162,16 +162,12 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // contiguous in prefill), a dense GEMM for the shared expert; BF16 the roofline.
   auto routed_s = [&](double rows_per_expert) {
     if (!r.fp8_gemms()) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
-    if (rows_per_expert <= 0) return 0.0;
-    const auto kind = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-    const double rows = q.prefill ? std::ceil(rows_per_expert / 128) * 128 : std::ceil(rows_per_expert);
-    double t = 0;
-    for (const auto& w : gated_ffn_weights(m, moe.expert_ffn)) t += hw::fp8_gemm_seconds(r.gpu(), {rows, w.out, w.in, per_gpu, kind}, d.sms);
-    return t;
+    const auto layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
+    return grouped_forward_seconds(r.gpu(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms);
   };
   auto dense_s = [&](double intermediate, double rows) {
     if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
-    return dense_gemm_seconds(r.gpu(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms).forward_s;
+    return dense_forward_seconds(r.gpu(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
   };
   double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
   const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;

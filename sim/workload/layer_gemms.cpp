@@ -36,23 +36,39 @@ std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate) {
   return {{2 * intermediate, double(m.hidden)}, {double(m.hidden), intermediate}};
 }
 
+double dense_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms) {
+  double t = 0;
+  if (rows > 0)
+    for (const auto& w : weights) t += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in}, sms);
+  return t;
+}
+
 GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms) {
   GemmSeconds t;
   if (rows <= 0) return t;
+  t.forward_s = dense_forward_seconds(gpu, weights, rows, sms);
   for (const auto& w : weights) {
-    t.forward_s += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in}, sms);
     t.input_gradient_s += hw::fp8_gemm_seconds(gpu, {rows, w.in, w.out}, sms);
     t.weight_gradient_s += hw::fp8_gemm_seconds(gpu, {w.out, w.in, rows, 1, hw::GemmKind::kWeightGradient}, sms);
   }
   return t;
 }
 
+double grouped_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group,
+                               hw::GemmKind layout, int sms) {
+  if (rows_per_group <= 0 || groups <= 0) return 0;
+  const double rows = layout == hw::GemmKind::kGroupedContiguous ? std::ceil(rows_per_group / 128) * 128 : std::ceil(rows_per_group);
+  double t = 0;
+  for (const auto& w : weights) t += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in, groups, layout}, sms);
+  return t;
+}
+
 GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms) {
   GemmSeconds t;
   if (rows_per_group <= 0 || groups <= 0) return t;
+  t.forward_s = grouped_forward_seconds(gpu, weights, groups, rows_per_group, hw::GemmKind::kGroupedContiguous, sms);
   const double rows = std::ceil(rows_per_group / 128) * 128;  // each group aligned to the layout's 128 rows
   for (const auto& w : weights) {
-    t.forward_s += hw::fp8_gemm_seconds(gpu, {rows, w.out, w.in, groups, hw::GemmKind::kGroupedContiguous}, sms);
     t.input_gradient_s += hw::fp8_gemm_seconds(gpu, {rows, w.in, w.out, groups, hw::GemmKind::kGroupedContiguous}, sms);
     t.weight_gradient_s += hw::fp8_gemm_seconds(gpu, {w.out, w.in, rows_per_group, groups, hw::GemmKind::kWeightGradient}, sms);
   }

@@ -166,7 +166,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double tokens, int
   const GemmSeconds attn = kernels ? dense_gemm_seconds(gpu, attention_weights(m), tokens, gemm_sms)
                                    : GemmSeconds{r.linear_s(attn_linear), r.linear_s(attn_linear), r.linear_s(attn_linear)};
   const double recompute_s =
-      kernels ? dense_gemm_seconds(gpu, attention_up_projections(m), tokens, gemm_sms).forward_s : r.linear_s(up_projection);
+      kernels ? dense_forward_seconds(gpu, attention_up_projections(m), tokens, gemm_sms) : r.linear_s(up_projection);
 
   LayerChunks c;
   c.forward.attention_s = attn.forward_s + r.attention_forward_s(core * tokens) + r.memory_s(attn_bytes);
