@@ -46,9 +46,9 @@ class EventReader {
     if (args == e_.end() || !args->is_object()) throw core::InputError(where_ + "/args", "missing; expected an object");
     return number(*args, key, "/args");
   }
-  // Chrome traces give pid and tid as numbers or as strings (names); either identifies it.
-  long long thread_key(const char* key) const {
-    const auto it = e_.find(key);
+  // Chrome traces give the pid as a number or as a string (a name); either identifies it.
+  long long process_id() const {
+    const auto it = e_.find("pid");
     if (it == e_.end()) return 0;
     if (it->is_number()) return it->get<long long>();
     return static_cast<long long>(std::hash<std::string>{}(it->dump()));
@@ -97,11 +97,11 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
       const auto name = e.find("name");
       if (name == e.end() || !name->is_string() || profiler_step(name->get<std::string>())) continue;
       const double ts = r.number("ts");
-      annotations[r.thread_key("pid")].push_back({name->get<std::string>(), ts, ts + r.number("dur")});
+      annotations[r.process_id()].push_back({name->get<std::string>(), ts, ts + r.number("dur")});
     } else if (c == "cuda_runtime" || c == "cuda_driver") {
       const auto args = e.find("args");
       if (args == e.end() || !args->is_object() || !args->contains("correlation")) continue;
-      launches[static_cast<long long>(r.arg("correlation"))] = {r.number("ts"), r.thread_key("pid")};
+      launches[static_cast<long long>(r.arg("correlation"))] = {r.number("ts"), r.process_id()};
     } else if (c == "kernel") {
       const double ts = r.number("ts");
       kernels[static_cast<int>(r.arg("device"))].push_back(
@@ -130,7 +130,7 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
         p.sms = d.value("numSms", 0);
       }
 
-  for (auto& [thread, list] : annotations)
+  for (auto& [process, list] : annotations)
     std::sort(list.begin(), list.end(), [](const Annotation& a, const Annotation& b) {
       return std::tie(a.start_us, b.end_us) < std::tie(b.start_us, a.end_us);  // parents before children
     });
@@ -145,14 +145,14 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
       continue;
     }
     const Launch& l = launch->second;
-    const auto thread = annotations.find(l.pid);
-    if (thread == annotations.end()) {
+    const auto process = annotations.find(l.pid);
+    if (process == annotations.end()) {
       ++p.unattributed;
       continue;
     }
     // Properly nested ranges: the innermost one holding the launch starts last among those
     // that hold it.
-    const auto& ranges = thread->second;
+    const auto& ranges = process->second;
     auto it = std::upper_bound(ranges.begin(), ranges.end(), l.ts_us,
                                [](double t, const Annotation& a) { return t < a.start_us; });
     std::optional<std::size_t> holder;
@@ -167,11 +167,11 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
       ++p.unattributed;
       continue;
     }
-    instances[{thread->first, *holder}].push_back(&k);
+    instances[{process->first, *holder}].push_back(&k);
   }
 
   std::map<std::string, int> counts;
-  for (const auto& [thread, list_of] : annotations)
+  for (const auto& [process, list_of] : annotations)
     for (const auto& a : list_of) ++counts[a.name];
   for (const auto& [key, ks] : instances) {
     const std::string& name = annotations.at(key.first)[key.second].name;
