@@ -34,7 +34,7 @@ TrainingStep v3_step(const std::string& schedule, EpCommTimes ep, int comm_sms, 
   TrainingParallelism par;
   par.schedule = schedule;
   TrainingBatch batch;
-  batch.sequences = sequences;
+  batch.global_sequences = sequences;
   return TrainingStep(v3(), h800_roofline(fp8), par, batch, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), ep,
                       132, comm_sms);
 }
@@ -182,7 +182,9 @@ TEST_CASE("ZeRO-1 synchronisation: the ring closed form equals the flow simulati
   TrainingParallelism par;
   par.gpus = 64;  // 8 nodes: 4 stages of 2 nodes, EP 8
   par.pp = 4;
+  par.dp = 16;
   par.ep = 8;
+  par.order = {"tp", "cp", "ep", "dp", "pp"};
   DataParallelSetup s{{1e9, 4e8}, par, OptimizerSetup{}, net::FabricSpec{}, true};
   s.fabric.kind = net::FabricKind::kMultiRail;
   const auto flow = data_parallel_times(s, h800_roofline());

@@ -1,5 +1,6 @@
 #include "studies/study_training_step.hpp"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -81,29 +82,41 @@ class TrainingStepStudy : public Study {
     const bool use_flow = flow && options.simulate;
     const workload::Roofline roofline(*gpu, efficiency, fp8_gemms);
 
-    workload::EpCommSetup ep_setup;
-    ep_setup.model = model;
-    ep_setup.ep = par.ep;
-    ep_setup.tokens_per_gpu = static_cast<int>(batch.micro_batch_tokens());
-    ep_setup.simulated_tokens_per_gpu = simulated_tokens_per_gpu;
-    ep_setup.seed = seed;
-    ep_setup.affinity = affinity;
-    ep_setup.fp8_dispatch = fp8_gemms;
-    ep_setup.fabric = fabric;
-    ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
-    ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
-    ep_setup.flow = use_flow;
-    // Validation routes no token and sends nothing: the step's structure is checked, not timed.
-    const auto ep = options.simulate ? workload::expert_parallel_comm(ep_setup) : workload::EpCommTimes{};
+    const workload::RankGrid grid = par.grid();
+    // Whether a group's GPUs share a node decides its links: members per node of the first group.
+    auto per_node = [&](const std::string& dim) {
+      return workload::RankGrid::members_per_node(grid.groups({dim}).front(), par.gpus_per_node);
+    };
+    workload::EpCommTimes ep;
+    if (model->moe && par.ep > 1 && options.simulate) {
+      // Validation routes no token and sends nothing: the step's structure is checked, not timed.
+      workload::EpCommSetup ep_setup;
+      ep_setup.model = model;
+      ep_setup.ep = par.ep;
+      // Each GPU dispatches its sequence-parallel shard of its CP shard; experts cut over TP take
+      // the TP group's tokens on every shard.
+      ep_setup.tokens_per_gpu = static_cast<int>(batch.micro_batch_tokens() * par.etp / (par.tp * par.cp));
+      ep_setup.simulated_tokens_per_gpu = simulated_tokens_per_gpu;
+      ep_setup.seed = seed;
+      ep_setup.affinity = affinity;
+      ep_setup.fp8_dispatch = fp8_gemms;
+      ep_setup.fabric = fabric;
+      ep_setup.fabric.gpus_per_node = per_node("ep");  // the EP group's GPUs that share a node
+      ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
+      ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
+      ep_setup.flow = use_flow;
+      ep = workload::expert_parallel_comm(ep_setup);
+    }
 
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration);
+    const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links);
     const auto pg = step.pipeline_graph();
-    net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB
+    net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB unless its ranks share a node
     pp_cluster.nodes = step.schedule().ranks;
     pp_cluster.gpus_per_node = 1;
     pp_cluster.gpu_flops_per_s = 1e15;
     pp_cluster.scale_up_Bps = fabric.nvlink_Bps;
-    pp_cluster.scale_out_Bps = fabric.nic_Bps;
+    pp_cluster.scale_out_Bps = per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
     pp_cluster.scale_out_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
     const core::Timeline timeline =
         use_flow ? core::simulate(net::StarPlatform(pp_cluster), pg.graph)
@@ -117,7 +130,7 @@ class TrainingStepStudy : public Study {
 
     const double pipeline_s = timeline.makespan_s();
     const double step_s = pipeline_s + dp.total();
-    const double tokens = double(batch.sequences) * batch.sequence_tokens;
+    const double tokens = double(batch.global_sequences) * batch.sequence_tokens;
     const double tokens_per_day = tokens / step_s * 86400;
     auto tflops = [&](workload::AttentionMask mask) {
       return workload::training_flops_per_token(*model, batch.sequence_tokens, mask).total() * tokens /
@@ -148,11 +161,12 @@ class TrainingStepStudy : public Study {
     row("days_14_8t", "days for 14.8T tokens", "days", gpu_hours_per_trillion * 14.8 / par.gpus / 24);
 
     const auto& mid = step.stages()[step.stages().size() / 2];
-    // One MoE layer of a middle stage as the overlapped F&B pair runs it, named as DeepSeek's
-    // profile names its ops (compute already timed beside the communication kernels).
+    const std::string layer_kind = model->moe ? "MoE" : "dense";
+    // One layer of a middle stage as the overlapped F&B pair (or the chunk alone) runs it, named
+    // as DeepSeek's profile names its ops (compute already timed beside the communication kernels).
     if (!mid.layers.empty()) {
       const auto& layer = mid.layers.back();
-      const std::vector<std::tuple<std::string, std::string, double>> ops = {
+      std::vector<std::tuple<std::string, std::string, double>> ops = {
           {"attn(F)", "compute", layer.forward.attention_s},
           {"mlp(F)", "compute", layer.forward.mlp_s},
           {"dispatch(F)", "communication", layer.forward.dispatch_s},
@@ -163,26 +177,54 @@ class TrainingStepStudy : public Study {
           {"mlp(W)", "compute", layer.backward.mlp_weight_s},
           {"dispatch(B)", "communication", layer.backward.dispatch_s},
           {"combine(B)", "communication", layer.backward.combine_s}};
+      if (!model->moe) ops.erase(std::remove_if(ops.begin(), ops.end(), [](const auto& op) { return std::get<0>(op).find("ombine") != std::string::npos ||
+                                                                                                    std::get<0>(op).find("ispatch") != std::string::npos; }),
+                                 ops.end());
+      // Exposed TP and CP communication, of which the attention and MLP ops above hold.
+      if (par.tp > 1) {
+        ops.push_back({"tp(F)", "compute, of which", layer.tp_forward_s});
+        ops.push_back({"tp(B)", "compute, of which", layer.tp_backward_s});
+      }
+      if (par.cp > 1) {
+        ops.push_back({"cp(F)", "compute, of which", layer.cp_forward_s});
+        ops.push_back({"cp(B)", "compute, of which", layer.cp_backward_s});
+      }
       for (const auto& [op, stream, seconds] : ops)
-        r.rows.push_back({"op/" + op, "MoE layer of stage " + std::to_string(step.stages().size() / 2),
+        r.rows.push_back({"op/" + op, layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2),
                           op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
     }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
     auto ms = [](double s) { return format_number(s * 1e3); };
-    r.notes.push_back(
-        label + ": " + std::to_string(par.gpus) + " " + gpu->name + " GPUs, PP " + std::to_string(par.pp) + " (" +
-        step.schedule().kind + ", " + std::to_string(step.schedule().micro_batches) + " micro-batches of " +
-        std::to_string(batch.micro_batch_sequences) + " x " + std::to_string(batch.sequence_tokens) + " tokens), EP " +
-        std::to_string(par.ep) + ", ZeRO-1 DP " + std::to_string(par.dp()) + "; " + (use_flow ? "flow" : "analytical") +
-        " mode. A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " + ms(mid.forward_s()) + " ms, B* " +
-        ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms, F&B " + ms(step.step_seconds(pair)) +
-        " ms. Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " +
-        ms(ep.combine_forward_s) + " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) +
-        " ms); busiest expert GPU " + format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) +
-        ". Breakdown of rank " +
-        std::to_string(b.rank) + " (the most idle). opt = gradient reduce-scatter " + ms(dp.reduce_scatter_s) +
-        " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather " + ms(dp.all_gather_s) + " ms.");
+    const std::string recompute[] = {"none", "selective", "full"};
+    std::string layout_text = std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
+                              (par.tp > 1 && par.sequence_parallel ? " with SP" : "") + ", CP " + std::to_string(par.cp) + ", PP " +
+                              std::to_string(par.pp) + " (" + step.schedule().kind +
+                              (par.vpp > 1 ? ", " + std::to_string(par.vpp) + " virtual stages" : "") + ", " +
+                              std::to_string(step.schedule().micro_batches) + " micro-batches of " +
+                              std::to_string(batch.micro_batch_sequences) + " x " + std::to_string(batch.sequence_tokens) +
+                              " tokens), DP " + std::to_string(par.dp) + " with ZeRO-" + std::to_string(par.zero) +
+                              (model->moe ? ", EP " + std::to_string(par.ep) + (par.etp > 1 ? " (experts cut over TP)" : "") : "") +
+                              ", recompute " + recompute[static_cast<int>(par.recompute)] + ", placement " +
+                              [&] { std::string o; for (const auto& d : par.order) o += (o.empty() ? "" : "-") + d; return o; }() + "; " +
+                              (use_flow ? "flow" : "analytical") + " mode";
+    std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " +
+                       ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
+    if (step.schedule().kind.rfind("dualpipe", 0) == 0) note += ", F&B " + ms(step.step_seconds(pair)) + " ms";
+    note += ".";
+    if (model->moe && par.ep > 1)
+      note += " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " + ms(ep.combine_forward_s) +
+              " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms); busiest expert GPU " +
+              format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
+    if (par.tp > 1 || par.cp > 1)
+      note += std::string(" TP collectives over ") + (links.tp_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs") +
+              (par.cp > 1 ? std::string(", CP's K/V ring over ") + (links.cp_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs") : "") +
+              " (ring closed forms at the link's rate).";
+    note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient " +
+            (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms."
+                           : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather" +
+                                 (par.zero == 3 ? "s (forward and backward) " : " ") + ms(dp.all_gather_s) + " ms.");
+    r.notes.push_back(note);
     if (calibration)
       r.notes.push_back(label + ": calibrated with " + calibration_source + ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
                         "mlp(B) and mlp(W) of every MoE layer, each scaled by the model from the profiled " +
@@ -197,10 +239,127 @@ class TrainingStepStudy : public Study {
 
 }  // namespace
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names, const std::string& sep) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : text) {
+    if (c == sep) out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+// "parallel" and "batch": sizes whose product is the GPUs, each dividing what it cuts.
+void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
+  using core::InputError;
+  auto& par = s.par;
+  const workload::Model& model = *s.model;
+  const std::string gpus = std::to_string(par.gpus);
+  core::JsonReader p = root.object("parallel");
+  auto size = [&](const char* key, long long fallback) { return static_cast<int>(p.positive_integer(key, fallback, 1 << 20)); };
+  par.tp = size("tp", 1);
+  par.sequence_parallel = p.boolean("sequence_parallel", par.tp > 1);
+  par.cp = size("cp", 1);
+  par.pp = size("pp", 1);
+  par.vpp = size("vpp", 1);
+  par.ep = size("ep", 1);
+  par.etp = size("etp", 1);
+  par.zero = static_cast<int>(p.non_negative_integer("zero", 1, 3));
+  const auto recompute = p.one_of("recompute", {"none", "selective", "full"}, "selective");
+  par.recompute = recompute == "none" ? workload::Recompute::kNone
+                  : recompute == "full" ? workload::Recompute::kFull : workload::Recompute::kSelective;
+  par.tp_comm_overlap = p.boolean("tp_comm_overlap", false);
+  const auto schedule = p.one_of("schedule", {"1f1b", "interleaved", "zb1p", "dualpipe", "dualpipev"}, "1f1b");
+  par.schedule = schedule == "interleaved" ? "1f1b-interleaved" : schedule;
+  if (auto order = p.optional_string("order")) {
+    const auto names = split(*order, '-');
+    auto sorted = names, allowed = workload::placement_dimensions();
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(allowed.begin(), allowed.end());
+    if (sorted != allowed || names.front() != "tp")
+      throw InputError(p.pointer_of("order"), "'" + *order + "' is not allowed; expected the dimensions " +
+                                                joined(workload::placement_dimensions(), ", ") +
+                                                " once each, innermost first, joined by '-', starting with tp (e.g. \"tp-cp-ep-pp-dp\")");
+    par.order = names;
+  }
+  const int model_parallel = par.tp * par.cp * par.pp;
+  if (par.gpus % model_parallel != 0) {
+    const char* field = par.gpus % par.tp != 0 ? "tp" : par.gpus % (par.tp * par.cp) != 0 ? "cp" : "pp";
+    const int value = field[0] == 't' ? par.tp : field[0] == 'c' ? par.cp : par.pp;
+    throw InputError(p.pointer_of(field), std::to_string(value) + " is not allowed; tp x cp x pp = " + std::to_string(model_parallel) +
+                                            " does not divide the " + gpus + " GPUs (/fabric/nodes x gpus_per_node), which tp x cp x pp x dp must equal");
+  }
+  par.dp = static_cast<int>(p.positive_integer("dp", par.gpus / model_parallel, 1 << 20));
+  if (static_cast<long long>(model_parallel) * par.dp != par.gpus)
+    throw InputError(p.pointer_of("dp"), std::to_string(par.dp) + " is not allowed; tp x cp x pp x dp = " +
+                                           std::to_string(static_cast<long long>(model_parallel) * par.dp) + ", the GPUs are " + gpus);
+  const auto& a = model.attention;
+  if (par.tp > par.gpus_per_node)
+    throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " is not allowed; TP stays inside a node of " +
+                                           std::to_string(par.gpus_per_node) + " GPUs");
+  if (a.heads % par.tp != 0)
+    throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " does not divide the " + std::to_string(a.heads) + " attention heads of " +
+                                           model.display_name);
+  if (par.vpp > 1 && par.schedule != "1f1b-interleaved")
+    throw InputError(p.pointer_of("vpp"), std::to_string(par.vpp) + " is not allowed with schedule '" + schedule +
+                                            "'; virtual stages need \"interleaved\"");
+  if (model.moe) {
+    const int experts = model.moe->routed_experts;
+    if (par.dp % par.ep != 0)
+      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide dp " + std::to_string(par.dp) +
+                                             "; EP is carved from the data-parallel GPUs");
+    if (experts % par.ep != 0)
+      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide the " + std::to_string(experts) + " routed experts");
+    if (par.etp != 1 && par.etp != par.tp)
+      throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; experts are whole (1) or cut like the rest over TP (" +
+                                              std::to_string(par.tp) + ")");
+  } else {
+    if (par.ep != 1) throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; " + model.display_name + " is dense (ep 1)");
+    if (par.etp != 1) throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; " + model.display_name + " is dense (etp 1)");
+  }
+  const bool mtp = p.boolean("mtp", model.mtp_modules > 0);
+
+  core::JsonReader bt = root.object("batch");
+  auto& batch = s.batch;
+  batch.global_sequences = static_cast<int>(bt.positive_integer("global_sequences", 1 << 24));
+  batch.sequence_tokens = static_cast<int>(bt.positive_integer("sequence_tokens", 1 << 20));
+  batch.micro_batch_sequences = static_cast<int>(bt.positive_integer("micro_batch_sequences", 1, 1 << 16));
+  bt.finish();
+  if (batch.sequence_tokens % (2 * par.cp) != 0)
+    throw InputError(p.pointer_of("cp"), std::to_string(par.cp) + " is not allowed; CP cuts each sequence into 2 x cp chunks (causal "
+                                           "balance), and 2 x " + std::to_string(par.cp) + " does not divide /batch/sequence_tokens " +
+                                           std::to_string(batch.sequence_tokens));
+  const long long per_replica = batch.global_sequences / par.dp;
+  if (batch.global_sequences % par.dp != 0 || per_replica % batch.micro_batch_sequences != 0)
+    throw InputError(bt.pointer_of("global_sequences"),
+                     std::to_string(batch.global_sequences) + " sequences do not split into " + std::to_string(par.dp) +
+                         " data-parallel replicas of whole micro-batches of " + std::to_string(batch.micro_batch_sequences));
+  workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, par.vpp}, p.pointer() + "/");
+  const int stages = par.stages();
+  if (p.has("layers_per_stage")) {
+    const auto sizes = p.number_list("layers_per_stage", {0, 1e6, true, 0});
+    if (static_cast<int>(sizes.size()) != stages)
+      throw InputError(p.pointer_of("layers_per_stage"), std::to_string(sizes.size()) + " entries is not allowed; one per stage (" +
+                                                           std::to_string(stages) + ")");
+    s.layout = workload::explicit_stage_layout(model, std::vector<int>(sizes.begin(), sizes.end()), mtp, p.pointer_of("layers_per_stage"));
+  } else {
+    s.layout = workload::balanced_stage_layout(model, stages, mtp, batch.sequence_tokens, p.pointer_of("pp"));
+  }
+  p.finish();
+}
+
+}  // namespace
+
 std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   auto s = std::make_unique<TrainingStepStudy>();
   s->model = &read_model(root);
-  if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study trains an MoE model");
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
   s->step_rows = root.one_of("rows", {"all", "ops"}, "all") == "all";
@@ -242,47 +401,7 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   par.gpus_per_node = s->fabric.gpus_per_node;
   par.gpus = s->fabric.nodes * par.gpus_per_node;
   s->label = root.optional_string("label").value_or(s->fabric.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
-
-  core::JsonReader p = root.object("parallel");
-  par.pp = static_cast<int>(p.positive_integer("pp", 1024));
-  par.ep = static_cast<int>(p.positive_integer("ep", 1024));
-  par.schedule = p.one_of("schedule", {"dualpipe", "1f1b", "zb1p"}, "dualpipe");
-  const bool mtp = p.boolean("mtp", s->model->mtp_modules > 0);
-  const int experts = s->model->moe->routed_experts;
-  const int stage_gpus = par.gpus / par.pp;
-  if (par.gpus % par.pp != 0 || stage_gpus % par.gpus_per_node != 0)
-    throw core::InputError(p.pointer_of("pp"), std::to_string(par.pp) + " stages do not split the " + std::to_string(par.gpus) +
-                                             " GPUs (/fabric/nodes x gpus_per_node) into whole nodes per stage");
-  if (par.ep % par.gpus_per_node != 0 || stage_gpus % par.ep != 0)
-    throw core::InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; an EP group is whole nodes and divides "
-                                             "the " + std::to_string(stage_gpus) + " GPUs of a stage (PP x EP x expert DP = GPUs)");
-  if (experts % par.ep != 0)
-    throw core::InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide the " + std::to_string(experts) + " routed experts");
-
-  core::JsonReader bt = root.object("batch");
-  auto& batch = s->batch;
-  batch.sequences = static_cast<int>(bt.positive_integer("sequences", 1 << 24));
-  batch.sequence_tokens = static_cast<int>(bt.positive_integer("sequence_tokens", 1 << 20));
-  batch.micro_batch_sequences = static_cast<int>(bt.positive_integer("micro_batch_sequences", 1, 1 << 16));
-  bt.finish();
-  const long long per_replica = batch.sequences / par.dp();
-  if (batch.sequences % par.dp() != 0 || per_replica % batch.micro_batch_sequences != 0)
-    throw core::InputError(bt.pointer_of("sequences"),
-                           std::to_string(batch.sequences) + " sequences do not split into " + std::to_string(par.dp()) +
-                         " data-parallel replicas of whole micro-batches of " + std::to_string(batch.micro_batch_sequences));
-  workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, 1}, p.pointer() + "/");
-  if (p.has("layers_per_stage")) {
-    const auto sizes = p.number_list("layers_per_stage", {0, 1e6, true, 0});
-    if (static_cast<int>(sizes.size()) != par.pp)
-      throw core::InputError(p.pointer_of("layers_per_stage"), std::to_string(sizes.size()) + " entries is not allowed; one per stage (" +
-                                                             std::to_string(par.pp) + ")");
-    s->layout = workload::explicit_stage_layout(*s->model, std::vector<int>(sizes.begin(), sizes.end()), mtp,
-                                                p.pointer_of("layers_per_stage"));
-  } else {
-    s->layout = workload::balanced_stage_layout(*s->model, par.pp, mtp, batch.sequence_tokens, p.pointer_of("pp"));
-  }
-  p.finish();
-
+  parse_parallel(root, *s);
   const auto compute = parse_compute(root.object("compute"), *s->gpu, 20);
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
@@ -302,6 +421,7 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     s->optimizer.gradient_bytes = o->positive_number("gradient_bytes", 4);
     s->optimizer.parameter_bytes = o->positive_number("parameter_bytes", 2);
     s->optimizer.state_bytes_per_parameter = o->positive_number("state_bytes_per_parameter", 22);
+    s->optimizer.master_and_moment_bytes = o->non_negative_number("master_and_moment_bytes", 12);
     o->finish();
   }
   return s;

@@ -1,5 +1,6 @@
 #include "workload/data_parallel_sync.hpp"
 
+#include <map>
 #include <optional>
 
 #include "core/engine.hpp"
@@ -20,54 +21,67 @@ double closed_form_s(const RingSet& set, double size) {
   return (n - 1) / n * size / set.bandwidth_Bps;
 }
 
+// A group's hierarchical rings: inside each node, then across nodes (one ring per in-node
+// index, carrying 1 / members-per-node of the bytes).
+struct Hierarchy {
+  RingSet in_node, across_nodes;
+  int per_node = 1;
+};
+
+Hierarchy hierarchy(const std::vector<std::vector<int>>& groups, int gpus_per_node, const net::FabricSpec& f) {
+  Hierarchy h{{{}, f.nvlink_Bps}, {{}, f.nic_Bps}, 1};
+  for (const auto& group : groups) {
+    std::map<int, net::Ring> by_node;
+    for (int r : group) by_node[r / gpus_per_node].push_back(r);
+    h.per_node = static_cast<int>(by_node.begin()->second.size());
+    for (const auto& [node, ring] : by_node) h.in_node.rings.push_back(ring);
+    for (int i = 0; i < h.per_node; ++i) {
+      net::Ring across;
+      for (const auto& [node, ring] : by_node) across.push_back(ring[static_cast<std::size_t>(i)]);
+      h.across_nodes.rings.push_back(across);
+    }
+  }
+  return h;
+}
+
 }  // namespace
 
 DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline& roofline) {
   const auto& par = s.parallelism;
-  const int gpn = par.gpus_per_node;
-  const int nodes = par.gpus / gpn;
-  const int stage_nodes = nodes / par.pp;
-  const int ep_nodes = par.ep / gpn;
   net::FabricSpec spec = s.fabric;
-  spec.nodes = nodes;
+  spec.nodes = par.gpus / par.gpus_per_node;
+  const RankGrid grid = par.grid();
+  const Hierarchy dense = hierarchy(grid.groups(par.dense_dp_dims()), par.gpus_per_node, spec);
+  const Hierarchy experts = hierarchy(grid.groups(par.expert_dp_dims()), par.gpus_per_node, spec);
 
-  RingSet in_node{{}, spec.nvlink_Bps}, across_nodes{{}, spec.nic_Bps}, experts{{}, spec.nic_Bps};
-  for (int n = 0; n < nodes; ++n) {
-    net::Ring ring;
-    for (int g = 0; g < gpn; ++g) ring.push_back(n * gpn + g);
-    in_node.rings.push_back(ring);
-  }
-  for (int stage = 0; stage < par.pp; ++stage)
-    for (int g = 0; g < gpn; ++g) {
-      net::Ring ring;
-      for (int n = 0; n < stage_nodes; ++n) ring.push_back((stage * stage_nodes + n) * gpn + g);
-      across_nodes.rings.push_back(ring);
-      for (int first = 0; first < ep_nodes; ++first) {  // the replicas of the experts on node `first` of each EP group
-        net::Ring replicas;
-        for (int n = first; n < stage_nodes; n += ep_nodes) replicas.push_back((stage * stage_nodes + n) * gpn + g);
-        experts.rings.push_back(replicas);
-      }
-    }
-
-  const double dense_gradients = s.parameters.dense * s.optimizer.gradient_bytes;
-  const double expert_gradients = s.parameters.expert * s.optimizer.gradient_bytes;
-  const double to_weights = s.optimizer.parameter_bytes / s.optimizer.gradient_bytes;
   std::optional<net::FabricPlatform> platform;  // built only for flow mode: 2048 GPUs take a second
   if (s.flow) platform.emplace(spec);
   auto phase_s = [&](const RingSet& set, double size) {
-    if (set.rings.front().size() < 2 || size <= 0) return 0.0;
+    if (set.rings.empty() || set.rings.front().size() < 2 || size <= 0) return 0.0;
     if (!s.flow) return closed_form_s(set, size);
     return core::simulate(*platform, net::ring_graph(set.rings, size)).makespan_s();
   };
-  auto sync_s = [&](double scale) {
-    return phase_s(in_node, dense_gradients * scale) + phase_s(across_nodes, dense_gradients * scale / gpn) +
-           phase_s(experts, expert_gradients * scale);
+  // One pass of reduce-scatter (or all-gather) of `bytes_per_parameter` over both groups.
+  auto sync_s = [&](double bytes_per_parameter) {
+    double t = 0;
+    for (const auto& [h, parameters] : {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
+      const double size = parameters * bytes_per_parameter;
+      t += phase_s(h->in_node, size) + phase_s(h->across_nodes, size / h->per_node);
+    }
+    return t;
   };
   DataParallelTimes t;
-  t.reduce_scatter_s = sync_s(1.0);
-  t.all_gather_s = sync_s(to_weights);
-  const double shard = s.parameters.dense / par.dp() + s.parameters.expert / par.expert_dp();
-  t.optimizer_s = roofline.memory_s(shard * s.optimizer.state_bytes_per_parameter);
+  const auto& o = s.optimizer;
+  t.reduce_scatter_s = sync_s(o.gradient_bytes);
+  if (par.zero == 0) {
+    // An all-reduce: the reduce-scatter, then the reduced gradients all-gathered.
+    t.all_gather_s = sync_s(o.gradient_bytes);
+    t.optimizer_s = roofline.memory_s((s.parameters.dense + s.parameters.expert) * o.state_bytes_per_parameter);
+    return t;
+  }
+  t.all_gather_s = sync_s(o.parameter_bytes) * (par.zero == 3 ? 2 : 1);
+  const double shard = s.parameters.dense / par.dense_dp() + s.parameters.expert / par.expert_dp();
+  t.optimizer_s = roofline.memory_s(shard * o.state_bytes_per_parameter);
   return t;
 }
 

@@ -1,10 +1,13 @@
 #pragma once
-// ZeRO-1 data parallelism at the end of a step: gradients reduce-scattered over the replicas,
-// each GPU's optimizer updating its shard, weights all-gathered back. Dense weights have one
-// replica per GPU of a pipeline stage, hierarchically: a ring inside each node over NVLink, then
-// rings of the stage's nodes over IB, one per in-node index (plane or rail). Routed experts have
-// `expert_dp` replicas, on nodes of the same stage with the same in-node index. The phases run
-// one after the other, timed on the whole fabric (flow mode) or by the ring's closed form.
+// Data parallelism at the end of a step, by ZeRO stage: gradients reduce-scattered over the
+// replicas and the weights all-gathered back after each GPU's optimizer updates its shard
+// (ZeRO 1 and 2; ZeRO 2 also keeps only its shard of the gradients), gradients all-reduced and
+// every GPU updating all its weights (ZeRO 0), or ZeRO 1's traffic plus the all-gather of every
+// layer's weights again for the backward (ZeRO 3, which keeps no whole weights between layers;
+// counted exposed, without prefetch). Each group (the dense weights' replicas, and each expert
+// shard's) is placed by the rank grid and synchronised hierarchically: a ring over NVLink among
+// the members that share a node, then rings over the fabric, one per in-node index. The phases
+// run one after the other, timed on the whole fabric (flow mode) or by the ring's closed form.
 #include "net/fabric.hpp"
 #include "workload/roofline.hpp"
 #include "workload/training_step.hpp"
@@ -12,10 +15,10 @@
 namespace workload {
 
 struct DataParallelSetup {
-  RankParameters parameters;  // of the rank that holds the most
+  RankParameters parameters;  // of the GPU that holds the most
   TrainingParallelism parallelism;
   OptimizerSetup optimizer;
-  net::FabricSpec fabric;  // the whole cluster: gpus / gpus_per_node nodes, stages on consecutive nodes
+  net::FabricSpec fabric;  // the whole cluster: gpus / gpus_per_node nodes
   bool flow = true;
 };
 

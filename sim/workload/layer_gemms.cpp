@@ -36,6 +36,14 @@ std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate) {
   return {{2 * intermediate, double(m.hidden)}, {double(m.hidden), intermediate}};
 }
 
+std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, bool first_replicated) {
+  for (std::size_t i = first_replicated ? 1 : 0; i < weights.size(); ++i) {
+    if (i + 1 == weights.size()) weights[i].in /= tp;
+    else weights[i].out /= tp;
+  }
+  return weights;
+}
+
 double dense_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms) {
   double t = 0;
   if (rows > 0)

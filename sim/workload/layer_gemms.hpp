@@ -22,6 +22,12 @@ std::vector<Weight> attention_up_projections(const Model& m);
 // A gated FFN (SwiGLU) of `intermediate`: the fused gate + up, then down.
 std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate);
 
+// One GPU's shard of a block's weights under tensor parallelism (Megatron's column then row
+// parallel linears): the last weight cut along its input, the others along their output; with
+// `first_replicated`, the first is whole on every GPU (MLA's down-projections, which Megatron
+// does not split).
+std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, bool first_replicated);
+
 struct GemmSeconds {
   double forward_s = 0, input_gradient_s = 0, weight_gradient_s = 0;
 };

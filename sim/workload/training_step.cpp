@@ -17,32 +17,57 @@ namespace {
 //   RMSNorm: read and write h (4h); a residual add: read two, write one (6h); quantising a GEMM
 //   input to FP8: read 2, write 1 byte per element; SwiGLU: read gate and up, write the product
 //   (6 bytes per intermediate element) and quantise it (3 more).
-double attention_side_bytes(const Model& m) {
+// `hidden` is the part on full hidden vectors (norm, residual), which sequence parallelism cuts
+// over TP and which is otherwise repeated on every TP rank; `heads` the part TP always cuts.
+struct SideBytes {
+  double hidden = 0, heads = 0;
+  double per_gpu(int tp, bool sequence_parallel) const { return (sequence_parallel ? hidden / tp : hidden) + heads / tp; }
+};
+
+SideBytes attention_side_bytes(const Model& m) {
   const Attention& a = m.attention;
   const double h = m.hidden;
   const double out_in = double(a.heads) * a.value_head_dim();
-  double bytes = 4 * h + 6 * h + 3 * (h + out_in);
+  SideBytes b{4 * h + 6 * h + 3 * h, 3 * out_in};
   if (a.kind == AttentionKind::kMla) {
-    bytes += 3 * (a.q_lora_rank + a.kv_lora_rank) + 4 * (a.q_lora_rank + a.kv_lora_rank);  // latent quantise + norms
-    bytes += 4.0 * (a.heads + 1) * a.qk_rope_head_dim;                                   // RoPE on q and k
+    b.heads += 3 * (a.q_lora_rank + a.kv_lora_rank) + 4 * (a.q_lora_rank + a.kv_lora_rank);  // latent quantise + norms
+    b.heads += 4.0 * (a.heads + 1) * a.qk_rope_head_dim;                                   // RoPE on q and k
   }
-  return bytes;
+  return b;
 }
 
-double ffn_side_bytes(const Model& m, bool moe) {
+SideBytes ffn_side_bytes(const Model& m, bool moe) {
   const double h = m.hidden;
-  double bytes = 4 * h + 6 * h + 3 * h;
-  if (!moe) return bytes + 9.0 * m.dense_ffn;
+  SideBytes b{4 * h + 6 * h + 3 * h, 0};
+  if (!moe) {
+    b.heads = 9.0 * m.dense_ffn;
+    return b;
+  }
   const Moe& e = *m.moe;
   const int active = e.active_routed_experts + e.shared_experts;
-  bytes += 9.0 * e.expert_ffn * active;
+  b.heads = 9.0 * e.expert_ffn * active;
   // Permute the dispatched FP8 copies into expert order, and combine: read k BF16 outputs,
   // write their weighted sum.
-  bytes += e.active_routed_experts * (2 * h + 2 * h) + 2 * h;
-  return bytes;
+  b.heads += e.active_routed_experts * (2 * h + 2 * h) + 2 * h;
+  return b;
+}
+
+// A ring all-gather or reduce-scatter of `bytes` per GPU (the whole, before the cut) over `n` GPUs.
+double ring_s(double bytes, int n, double link_Bps) {
+  if (n < 2 || link_Bps <= 0) return 0;
+  return (n - 1.0) / n * bytes / link_Bps;
 }
 
 }  // namespace
+
+GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
+  const RankGrid grid = par.grid();
+  auto link = [&](const std::string& dim) {
+    const auto group = grid.groups({dim}).front();
+    return RankGrid::members_per_node(group, par.gpus_per_node) == static_cast<int>(group.size()) ? nvlink_Bps : nic_Bps;
+  };
+  return {link("tp"), link("cp")};
+}
 
 double StageChunks::forward_s() const {
   double t = extra_forward_s;
@@ -65,7 +90,7 @@ double StageChunks::weight_s() const {
 
 TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism,
                            TrainingBatch batch, StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
-                           std::optional<OpCalibration> calibration)
+                           std::optional<OpCalibration> calibration, GroupLinks links)
     : model_(&model),
       roofline_(roofline),
       par_(std::move(parallelism)),
@@ -74,15 +99,19 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
       ep_(ep_comm),
       sms_(sms),
       comm_sms_(comm_sms),
-      calibration_(std::move(calibration)) {
+      calibration_(std::move(calibration)),
+      links_(links) {
   const int n_stages = static_cast<int>(layout_.layers.size());
-  const double tokens = batch_.micro_batch_tokens();
-  const double h = model.hidden, vocab = model.vocab;
+  // One GPU's share of the work outside layers: its CP shard of the tokens, and its TP shard of
+  // the vocabulary (Megatron's vocabulary-parallel embedding, head and loss).
+  const double tokens = batch_.micro_batch_tokens() / par_.cp;
+  const double h = model.hidden, vocab = double(model.vocab) / par_.tp;
+  const double seq_shard = par_.sequence_parallel ? par_.tp : 1;
   const Roofline& r = roofline_;
   // The head and the loss: a BF16 GEMM (the recipe keeps the output head in BF16), the final
   // norm, and a softmax over the vocabulary (BF16 logits written, read and their gradient written).
-  const double head_forward = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((4 * h + 6 * vocab) * tokens);
-  const double head_input = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((8 * h + 6 * vocab) * tokens);
+  const double head_forward = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((4 * h / seq_shard + 6 * vocab) * tokens);
+  const double head_input = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((8 * h / seq_shard + 6 * vocab) * tokens);
   const double head_weight = r.bf16_gemm_s(2 * h * vocab * tokens);
   const auto costs = layer_costs(model);
   for (int s = 0; s < n_stages; ++s) {
@@ -90,8 +119,8 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
     for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l)
       st.layers.push_back(calibrated_chunks(costs[static_cast<std::size_t>(l)]));
     if (s == 0) {  // embedding lookup, and its gradient scattered back
-      st.extra_forward_s += r.memory_s(4 * h * tokens);
-      st.extra_weight_s += r.memory_s(8 * h * tokens);
+      st.extra_forward_s += r.memory_s(4 * h * tokens / seq_shard);
+      st.extra_weight_s += r.memory_s(8 * h * tokens / seq_shard);
     }
     if (s == n_stages - 1) {
       st.extra_forward_s += head_forward;
@@ -99,17 +128,17 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
       st.extra_weight_s += head_weight;
       if (layout_.mtp) {
         // The MTP module: norms of its two inputs, the 2h x h projection, one layer, the shared head.
-        const double projection = 2 * 2 * h * h * tokens;
-        st.extra_forward_s += r.memory_s(8 * h * tokens) + r.linear_s(projection) + head_forward;
-        st.extra_input_s += r.memory_s(16 * h * tokens) + r.linear_s(projection) + head_input;
+        const double projection = 2 * 2 * h * h * tokens / par_.tp;
+        st.extra_forward_s += r.memory_s(8 * h * tokens / seq_shard) + r.linear_s(projection) + head_forward;
+        st.extra_input_s += r.memory_s(16 * h * tokens / seq_shard) + r.linear_s(projection) + head_input;
         st.extra_weight_s += r.linear_s(projection) + head_weight;
         st.layers.push_back(calibrated_chunks(costs.back()));  // the MTP module's layer is an MoE layer
       }
     }
     stages_.push_back(std::move(st));
   }
-  const int micro_batches = batch_.micro_batches(par_.dp());
-  schedule_ = schedule_for({par_.schedule, par_.pp, micro_batches, 1});
+  const int micro_batches = batch_.micro_batches(par_.dp);
+  schedule_ = schedule_for({par_.schedule, par_.pp, micro_batches, par_.vpp});
 }
 
 const std::vector<std::string>& OpCalibration::op_names() {
@@ -137,8 +166,10 @@ LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
   return c;
 }
 
-LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double tokens, int comm_sms) const {
+LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch_tokens, int comm_sms) const {
   const Model& m = *model_;
+  const int tp = par_.tp, cp = par_.cp;
+  const bool sp = par_.sequence_parallel;
   // Every compute op as DeepSeek's framework runs it while communication kernels hold
   // `comm_sms` SMs: GEMMs launched on the SMs left (the profile's GEMM grids are 112 blocks),
   // other kernels sharing the GPU with communication, so slower by sms / (sms - comm_sms). The
@@ -148,66 +179,122 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double tokens, int
   const Roofline r = roofline_.slowed_by(beside);
   const Attention& a = m.attention;
   const bool moe = cost.moe;
-  const auto& params = cost.params;
+  // This GPU's tokens: its CP shard of the micro-batch, every one of them through its TP shard
+  // of the weights (gathered from the sequence-parallel shards first).
+  const double tokens = micro_batch_tokens / cp;
   const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
-  const double attn_linear = 2 * params.attention * tokens;
-  const double attn_bytes = attention_side_bytes(m) * tokens;
-  // Recomputed in the backward (report §3.2.3): every RMSNorm and MLA's up-projections.
+  const double core_flops = core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
+  const double attn_bytes = attention_side_bytes(m).per_gpu(tp, sp) * tokens;
+  const bool mla = a.kind == AttentionKind::kMla;
+  const bool selective = par_.recompute == Recompute::kSelective;
+  // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
+  // MLA's up-projections.
   double up_projection = 0;
-  if (a.kind == AttentionKind::kMla)
-    up_projection = 2.0 * tokens *
+  if (mla)
+    up_projection = 2.0 * tokens / tp *
                     (double(a.q_lora_rank) * a.heads * a.qk_head_dim() +
                      double(a.kv_lora_rank) * a.heads * (a.qk_nope_head_dim + a.v_head_dim));
-  const double norm_bytes = (8.0 * m.hidden + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
+  const double norm_bytes = (8.0 * m.hidden / (sp ? tp : 1) + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
 
   // FP8 GEMMs from the kernel model, shape by shape; BF16 recipes from the roofline.
   const bool kernels = r.fp8_gemms();
   const hw::Gpu& gpu = r.gpu();
-  const GemmSeconds attn = kernels ? dense_gemm_seconds(gpu, attention_weights(m), tokens, gemm_sms)
-                                   : GemmSeconds{r.linear_s(attn_linear), r.linear_s(attn_linear), r.linear_s(attn_linear)};
-  const double recompute_s =
-      kernels ? dense_forward_seconds(gpu, attention_up_projections(m), tokens, gemm_sms) : r.linear_s(up_projection);
+  auto gemms = [&](const std::vector<Weight>& weights, double rows) {
+    if (kernels) return dense_gemm_seconds(gpu, weights, rows, gemm_sms);
+    double flops = 0;
+    for (const auto& w : weights) flops += 2 * w.out * w.in * rows;
+    return GemmSeconds{r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
+  };
+  const GemmSeconds attn = gemms(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
+  std::vector<Weight> up = attention_up_projections(m);
+  for (auto& w : up) w.out /= tp;
+  const double recompute_s = !selective ? 0.0 : kernels ? dense_forward_seconds(gpu, up, tokens, gemm_sms) : r.linear_s(up_projection);
+
+  // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
+  // or its output all-reduced (the same bytes) without; the backward mirrors it. Where the
+  // scenario overlaps them with the block's GEMMs, only what outlasts those is exposed.
+  const double block_tp_s = 2 * ring_s(2.0 * m.hidden * tokens, tp, links_.tp_Bps);
+  auto exposed = [&](double comm_s, double hidden_behind_s) {
+    return par_.tp_comm_overlap ? std::max(0.0, comm_s - hidden_behind_s) : comm_s;
+  };
+  // CP: each GPU's K and V pass the ring (cp - 1 steps of one shard), behind the attention
+  // kernels; the backward passes K, V and their gradients. MLA's K and V are per head.
+  const double kv_bytes_per_token =
+      mla ? 2.0 * a.heads * (a.qk_head_dim() + a.v_head_dim) / tp : 2.0 * 2 * a.kv_heads * a.head_dim / std::min(tp, std::max(1, a.kv_heads));
+  const double cp_ring_s = ring_s(kv_bytes_per_token * micro_batch_tokens, cp, links_.cp_Bps);
 
   LayerChunks c;
-  c.forward.attention_s = attn.forward_s + r.attention_forward_s(core * tokens) + r.memory_s(attn_bytes);
+  const double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
+  c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
+  c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);
+  const double attn_tp_forward = exposed(block_tp_s, attn.forward_s), attn_tp_backward = exposed(block_tp_s, attn.input_gradient_s);
+  c.forward.attention_s = attn.forward_s + core_forward_s + r.memory_s(attn_bytes) + attn_tp_forward + c.cp_forward_s;
   // FlashAttention's backward runs five GEMMs to the forward's two.
-  c.backward.attention_input_s = attn.input_gradient_s + r.attention_backward_s(2.5 * core * tokens) +
-                                 r.memory_s(2 * attn_bytes + norm_bytes) + recompute_s;
+  c.backward.attention_input_s = attn.input_gradient_s + core_backward_s +
+                                 r.memory_s(2 * attn_bytes + (selective ? norm_bytes : 0.0)) + recompute_s +
+                                 attn_tp_backward + c.cp_backward_s;
   c.backward.attention_weight_s = attn.weight_gradient_s;
+  c.tp_forward_s = attn_tp_forward;
+  c.tp_backward_s = attn_tp_backward;
 
-  const double ffn_bytes = ffn_side_bytes(m, moe) * tokens;
+  const double ffn_bytes = ffn_side_bytes(m, moe).per_gpu(tp, sp) * tokens;
   if (!moe) {
-    const double ffn = 2 * params.ffn_active * tokens;
-    const GemmSeconds g = kernels ? dense_gemm_seconds(gpu, gated_ffn_weights(m, m.dense_ffn), tokens, gemm_sms)
-                                  : GemmSeconds{r.linear_s(ffn), r.linear_s(ffn), r.linear_s(ffn)};
-    c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes);
-    c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes);
+    const GemmSeconds g = gemms(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false), tokens);
+    const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
+    c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes) + tp_forward;
+    c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
-    return c;
+    c.tp_forward_s += tp_forward;
+    c.tp_backward_s += tp_backward;
+  } else {
+    const Moe& e = *m.moe;
+    const int etp = par_.etp, ep = par_.ep;
+    // Rows of one expert shard: the routed rows of every replica's micro-batch, shared over the
+    // expert's copies (expert_dp) and held by the shard on this GPU; the busiest GPU's, more.
+    const double rows = micro_batch_tokens * e.active_routed_experts * etp * ep / (double(e.routed_experts) * tp * cp) *
+                        ep_.expert_imbalance;
+    const int local_experts = e.routed_experts / ep;
+    const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, false);
+    const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, false);
+    GemmSeconds g;
+    if (kernels) {
+      const auto routed = grouped_gemm_seconds(gpu, expert_weights, local_experts, rows, gemm_sms);
+      const auto shared = e.shared_experts > 0 ? dense_gemm_seconds(gpu, shared_weights, tokens, gemm_sms) : GemmSeconds{};
+      g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
+           routed.weight_gradient_s + shared.weight_gradient_s};
+    } else {
+      double flops = 0;
+      for (const auto& w : expert_weights) flops += 2 * w.out * w.in * rows * local_experts;
+      if (e.shared_experts > 0)
+        for (const auto& w : shared_weights) flops += 2 * w.out * w.in * tokens;
+      g = {r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
+    }
+    // The gate on the sequence-parallel shard, in BF16 as the recipe keeps it.
+    const double gate = 2.0 * m.hidden * e.routed_experts * tokens / (sp ? tp : 1);
+    // TP around the MoE block: experts cut over TP gather and scatter like a dense block; whole
+    // experts take tokens from the sequence shards, and only the shared experts need TP's.
+    const bool block_tp = etp > 1 || e.shared_experts > 0;
+    const double tp_forward = block_tp ? exposed(block_tp_s, g.forward_s) : 0.0;
+    const double tp_backward = block_tp ? exposed(block_tp_s, g.input_gradient_s) : 0.0;
+    c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes) + tp_forward;
+    c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes) + tp_backward;
+    c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
+    c.forward.dispatch_s = ep_.dispatch_forward_s;
+    c.forward.combine_s = ep_.combine_forward_s;
+    c.backward.combine_s = ep_.combine_backward_s;
+    c.backward.dispatch_s = ep_.dispatch_backward_s;
+    c.tp_forward_s += tp_forward;
+    c.tp_backward_s += tp_backward;
   }
-  const Moe& e = *m.moe;
-  const double expert_flops = 2.0 * 3 * m.hidden * e.expert_ffn * tokens;
-  // The all-to-all waits for the GPU with the most routed tokens; shared experts are local.
-  const double experts = expert_flops * (e.active_routed_experts * ep_.expert_imbalance + e.shared_experts);
-  const double gate = 2.0 * m.hidden * e.routed_experts * tokens;  // BF16, as the recipe keeps the gate
-  GemmSeconds g{r.linear_s(experts), r.linear_s(experts), r.linear_s(experts)};
-  if (kernels) {
-    // The busiest GPU's experts: each GPU of the EP group sends its micro-batch's tokens to
-    // top-k experts, so an expert gets tokens x top-k x EP / experts rows, the busiest more.
-    const int local_experts = e.routed_experts / par_.ep;
-    const double rows = tokens * e.active_routed_experts * par_.ep / e.routed_experts * ep_.expert_imbalance;
-    const auto routed = grouped_gemm_seconds(gpu, gated_ffn_weights(m, e.expert_ffn), local_experts, rows, gemm_sms);
-    const auto shared = dense_gemm_seconds(gpu, gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tokens, gemm_sms);
-    g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
-         routed.weight_gradient_s + shared.weight_gradient_s};
+  if (par_.recompute == Recompute::kFull) {
+    // The layer's forward, communication included, rerun before its backward.
+    c.backward.attention_input_s += c.forward.attention_s;
+    c.backward.mlp_input_s += c.forward.mlp_s;
+    c.backward.combine_s += c.forward.combine_s;
+    c.backward.dispatch_s += c.forward.dispatch_s;
+    c.tp_backward_s += c.tp_forward_s;
+    c.cp_backward_s += c.cp_forward_s;
   }
-  c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes);
-  c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes);
-  c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
-  c.forward.dispatch_s = ep_.dispatch_forward_s;
-  c.forward.combine_s = ep_.combine_forward_s;
-  c.backward.combine_s = ep_.combine_backward_s;
-  c.backward.dispatch_s = ep_.dispatch_backward_s;
   return c;
 }
 
@@ -328,7 +415,9 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
   return ops;
 }
 
-double TrainingStep::pp_transfer_bytes() const { return 2.0 * model_->hidden * batch_.micro_batch_tokens(); }
+double TrainingStep::pp_transfer_bytes() const {
+  return 2.0 * model_->hidden * batch_.micro_batch_tokens() / par_.cp / (par_.sequence_parallel ? par_.tp : 1);
+}
 
 PipelineGraph TrainingStep::pipeline_graph() const {
   return workload::pipeline_graph(schedule_, [this](const Step& s) { return step_seconds(s); }, pp_transfer_bytes());
@@ -362,18 +451,19 @@ RankParameters TrainingStep::rank_parameters() const {
       double routed = 0;
       if (moe) routed = 3.0 * m.hidden * m.moe->expert_ffn * m.moe->routed_experts;
       p.dense += lp.total() - routed;
-      p.expert += routed / par_.ep;
+      p.expert += routed / (par_.ep * par_.etp);
     }
     if (s == 0) p.dense += double(m.vocab) * m.hidden;
     if (s == n_stages - 1) {
-      p.dense += double(m.vocab) * m.hidden + m.hidden;
+      p.dense += (m.tied_embeddings && n_stages == 1 ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;
       if (layout_.mtp) {
         const auto lp = layer_parameters(m, m.moe.has_value());
         const double routed = m.moe ? 3.0 * m.hidden * m.moe->expert_ffn * m.moe->routed_experts : 0.0;
         p.dense += lp.total() - routed + 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
-        p.expert += routed / par_.ep;
+        p.expert += routed / (par_.ep * par_.etp);
       }
     }
+    p.dense /= par_.tp;  // TP's shard (norm weights and MLA's small down-projections are whole: ignored)
     return p;
   };
   RankParameters most;

@@ -1,16 +1,17 @@
 #pragma once
-// One training step of a pipeline-parallel, expert-parallel MoE model (DeepSeek-V3 report §3.2,
-// ISCA'25 Table 4): every stage's forward, backward-for-input and weight chunks costed per layer
-// (FP8 GEMMs shape by shape from the kernel model, layer_gemms.hpp; BF16 attention, memory-bound
-// element-wise work and the recomputation of RMSNorm and MLA's up-projections from the roofline),
-// each op timed as it runs while communication kernels hold their SMs, or taken from a measured
-// profile (OpCalibration); the EP all-to-all of each MoE layer from ep_comm.hpp, DualPipe's
-// overlap of a forward and a backward chunk (chunk_overlap.hpp, layer by layer), the pipeline
-// schedule run over the stages, then ZeRO-1's gradient reduce-scatter, optimizer step and
-// parameter all-gather.
+// One training step of a dense or MoE transformer under any mix of TP (with sequence
+// parallelism), CP, PP (any schedule, virtual stages), DP (ZeRO 0-3) and EP
+// (training_parallelism.hpp): every stage's forward, backward-for-input and weight chunks costed
+// per layer on one GPU's shards (GEMMs shape by shape from the kernel model for FP8 recipes,
+// layer_gemms.hpp; attention, BF16 GEMMs and memory-bound work from the roofline), each op timed
+// as it runs while communication kernels hold their SMs, or taken from a measured profile
+// (OpCalibration); per layer the TP all-gathers and reduce-scatters (or all-reduces), CP's ring
+// of K/V behind attention and the EP all-to-all (ep_comm.hpp); DualPipe's overlap of a forward
+// and a backward chunk (chunk_overlap.hpp, layer by layer); the pipeline schedule run over the
+// stages; then the data-parallel synchronisation by ZeRO stage (data_parallel_sync.hpp).
 //
-// Every data-parallel replica runs the same pipeline, so one pipeline of `pp` ranks stands for
-// all of them; the EP and DP collectives are timed on the whole fabric.
+// Every data-parallel, TP and CP peer runs the same pipeline, so one pipeline of `pp` ranks
+// stands for all of them; the EP and DP collectives are timed on the whole fabric.
 #include <map>
 #include <optional>
 #include <string>
@@ -26,32 +27,31 @@
 #include "workload/pipeline_simulation.hpp"
 #include "workload/roofline.hpp"
 #include "workload/stage_layout.hpp"
+#include "workload/training_parallelism.hpp"
 
 namespace workload {
 
-struct TrainingParallelism {
-  int gpus = 2048;
-  int gpus_per_node = 8;
-  int pp = 16;
-  int ep = 64;  // the routed experts of a layer are spread over this many GPUs of a stage
-  std::string schedule = "dualpipe";
-
-  int dp() const { return gpus / pp; }              // replicas of the dense weights (ZeRO-1 group)
-  int expert_dp() const { return gpus / pp / ep; }  // replicas of each expert
-};
-
 struct TrainingBatch {
-  int sequences = 15360;  // per step, all replicas together
+  int global_sequences = 15360;  // per step, all replicas together
   int sequence_tokens = 4096;
   int micro_batch_sequences = 1;
 
-  int micro_batches(int dp) const { return sequences / dp / micro_batch_sequences; }
+  int micro_batches(int dp) const { return global_sequences / dp / micro_batch_sequences; }
+  // Tokens of one micro-batch, before CP cuts its sequences.
   double micro_batch_tokens() const { return double(micro_batch_sequences) * sequence_tokens; }
 };
 
+// What the per-layer collectives of a group cross: NVLink when the group's GPUs share a node,
+// else each GPU's NIC (rates per GPU and direction).
+struct GroupLinks {
+  double tp_Bps = 0, cp_Bps = 0;
+};
+GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps);
+
 struct OptimizerSetup {
   double gradient_bytes = 4;   // FP32 gradients reduce-scattered
-  double parameter_bytes = 2;  // BF16 weights all-gathered
+  double parameter_bytes = 2;  // BF16 weights all-gathered, and held
+  double master_and_moment_bytes = 12;  // FP32 master weights and two FP32 AdamW moments
   // AdamW over FP32 master weights with BF16 moments: read weight, gradient and two moments,
   // write weight, moments and the BF16 copy (4 + 4 + 2 + 2 + 4 + 2 + 2 + 2).
   double state_bytes_per_parameter = 22;
@@ -61,6 +61,8 @@ struct OptimizerSetup {
 struct LayerChunks {
   ForwardChunk forward;
   BackwardChunk backward;
+  // Exposed TP and CP communication, already inside the attention and MLP ops above.
+  double tp_forward_s = 0, tp_backward_s = 0, cp_forward_s = 0, cp_backward_s = 0;
 };
 
 // A stage's chunks: its layers (the MTP module's layer last on the last stage) and the work
@@ -74,9 +76,9 @@ struct StageChunks {
   double weight_s() const;          // W
 };
 
-// Parameters a rank keeps, for the data-parallel synchronisation.
+// Parameters a GPU keeps (its TP and EP shards), for the data-parallel synchronisation.
 struct RankParameters {
-  double dense = 0;   // replicated over dp(): attention, dense FFN, shared experts, gates, embedding, head
+  double dense = 0;   // replicated over dense_dp(): attention, dense FFN, shared experts, gates, embedding, head
   double expert = 0;  // routed experts, replicated over expert_dp()
 };
 
@@ -123,7 +125,7 @@ class TrainingStep {
  public:
   TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism, TrainingBatch batch,
                StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
-               std::optional<OpCalibration> calibration = std::nullopt);
+               std::optional<OpCalibration> calibration = std::nullopt, GroupLinks links = {});
 
   const std::vector<StageChunks>& stages() const { return stages_; }
   const Schedule& schedule() const { return schedule_; }
@@ -132,7 +134,7 @@ class TrainingStep {
   // The ops of one step of the schedule, laid out as the step runs them (an overlapped pair as
   // chunk_overlap.hpp orders it, layer by layer); they end when step_seconds(step) does.
   std::vector<OpSpan> step_ops(const Step& step) const;
-  // The activation (or its gradient) one micro-batch sends to the next stage, in BF16.
+  // The activation (or its gradient) one micro-batch sends to the next stage, in BF16, per GPU.
   double pp_transfer_bytes() const;
   PipelineGraph pipeline_graph() const;
   StepBreakdown breakdown(const PipelineGraph& graph, const core::Timeline& timeline) const;
@@ -151,6 +153,7 @@ class TrainingStep {
   EpCommTimes ep_;
   int sms_, comm_sms_;
   std::optional<OpCalibration> calibration_;
+  GroupLinks links_;
   std::vector<StageChunks> stages_;
   Schedule schedule_;
   mutable std::map<std::tuple<int, int, bool>, double> pair_cache_;
