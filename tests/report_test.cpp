@@ -15,8 +15,8 @@ TEST_CASE("numbers and deltas are formatted stably", "[report]") {
 }
 
 TEST_CASE("tables merge by id and render in every format", "[report]") {
-  studies::Report a{"t", "Title", "src A", {{"x", "X", "m", "us", 2.0, 2.2}}, {"note"}, std::nullopt, {}};
-  studies::Report b{"t", "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"}, std::nullopt, {}};
+  studies::Report a{"t", "Title", "src A", {{"x", "X", "m", "us", 2.0, 2.2}}, {"note"}, std::nullopt, {}, {}};
+  studies::Report b{"t", "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"}, std::nullopt, {}, {}};
   const auto tables = studies::merge_by_table({a, b});
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].rows.size() == 2);
@@ -43,7 +43,7 @@ using studies::RowCheck;
 // One table of one row for the checker: the paper's figure, ours, and the row's check.
 studies::Report one_row(double paper, double ours, RowCheck check = {}, Basis basis = Basis::kSimulated) {
   studies::ReportRow row{"r", "row", "metric", "s", paper, ours, basis};
-  return {"t", "Title", "", {row}, {}, std::nullopt, {check}};
+  return {"t", "Title", "", {row}, {}, std::nullopt, {check}, {}};
 }
 
 struct Outcome {
@@ -136,6 +136,6 @@ TEST_CASE("the checker counts rows within tolerance by basis", "[report][check]"
         "check: 6 rows within tolerance (1 simulated, 2 closed-form, 1 formula, 1 input, 1 fit), 0 known misses "
         "(explained in their tables' notes), 0 failed");
   // Rows without a paper figure are not counted at all.
-  studies::Report none{"t", "T", "", {{"r", "row", "m", "s", std::nullopt, 1.0}}, {}, std::nullopt, {RowCheck{}}};
+  studies::Report none{"t", "T", "", {{"r", "row", "m", "s", std::nullopt, 1.0}}, {}, std::nullopt, {RowCheck{}}, {}};
   CHECK_THAT(check({none}).lines[0], Catch::StartsWith("check: 0 rows within tolerance"));
 }

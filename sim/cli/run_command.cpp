@@ -1,4 +1,4 @@
-// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE]
+// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE] [--strict]
 #include <filesystem>
 #include <iostream>
 
@@ -27,7 +27,8 @@ int run_command(const Args& args) {
       "set", po::value(&sets)->composing(), "override a field: /json/pointer=VALUE (repeatable)")(
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
-      "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation");
+      "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation")(
+      "strict", "make a warning (a layout that does not fit in memory) an error");
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
@@ -42,6 +43,8 @@ int run_command(const Args& args) {
   studies::RunOptions run;
   run.trace = !trace_path.empty();
   const studies::Report report = scenario.run(run);
+  if (vm.count("strict") && !report.warnings.empty()) throw core::InputError(scenario_path, report.warnings.front());
+  for (const auto& w : report.warnings) std::cerr << "codesim: warning: " << w << "\n";
   if (run.trace && !report.trace_json)
     throw core::InputError("--trace", "scenario kind '" + scenario.kind + "' runs no simulation, so it has no trace");
 

@@ -57,6 +57,7 @@ struct Report {
   std::vector<std::string> notes;
   std::optional<std::string> trace_json;
   std::vector<RowCheck> checks;  // one per row
+  std::vector<std::string> warnings;
 };
 
 // Number formatting shared by every output: six significant digits, no exponent for

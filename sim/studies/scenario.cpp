@@ -72,6 +72,7 @@ Report Scenario::run(const RunOptions& options) const {
   report.notes = notes;
   report.notes.insert(report.notes.end(), result.notes.begin(), result.notes.end());
   report.trace_json = std::move(result.trace_json);
+  report.warnings = std::move(result.warnings);
   std::vector<std::string> ids;
   for (auto& row : result.rows) {
     ids.push_back(row.id);

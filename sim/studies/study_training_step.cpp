@@ -20,6 +20,7 @@
 #include "workload/profile_trace.hpp"
 #include "workload/schedule_generators.hpp"
 #include "workload/training_flops.hpp"
+#include "workload/training_memory.hpp"
 #include "workload/training_step.hpp"
 
 namespace studies {
@@ -77,6 +78,9 @@ class TrainingStepStudy : public Study {
   bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
+  // What the runtime holds besides the model's tensors: the CUDA context (~0.5 GB), NCCL's and
+  // DeepEP's buffers (~1-2 GB) and the caching allocator's slack; an assumption, overridable.
+  double reserved_bytes = 3e9;
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
@@ -159,6 +163,21 @@ class TrainingStepStudy : public Study {
     row("mfu_causal", "MFU (causal)", "%", 100 * tf_causal / peak_tf);
     row("gpu_hours_per_trillion", "GPU hours per trillion tokens", "K", gpu_hours_per_trillion / 1e3);
     row("days_14_8t", "days for 14.8T tokens", "days", gpu_hours_per_trillion * 14.8 / par.gpus / 24);
+    row("tokens_per_s", "tokens/s", "M", tokens / step_s / 1e6);
+
+    const auto mem = workload::training_memory(step, optimizer, fp8_gemms, reserved_bytes);
+    const double hbm = gpu->hbm_bytes;
+    row("memory_weights", "memory: weights", "GB", mem.weights_B / 1e9);
+    row("memory_gradients", "memory: gradients", "GB", mem.gradients_B / 1e9);
+    row("memory_optimizer", "memory: optimizer states", "GB", mem.optimizer_B / 1e9);
+    row("memory_activations", "memory: activations (" + std::to_string(mem.peak_micro_batches) + " micro-batches in flight)", "GB",
+        mem.activations_B / 1e9);
+    row("memory_reserved", "memory: runtime and buffers", "GB", mem.reserved_B / 1e9);
+    row("memory_total", "memory per GPU", "GB", mem.total_B() / 1e9);
+    row("memory_free", "HBM left", "GB", (hbm - mem.total_B()) / 1e9);
+    if (mem.total_B() > hbm)
+      r.warnings.push_back(label + ": the layout does not fit: " + format_number(mem.total_B() / 1e9) + " GB per GPU against " +
+                           format_number(hbm / 1e9) + " GB of HBM on " + gpu->name);
 
     const auto& mid = step.stages()[step.stages().size() / 2];
     const std::string layer_kind = model->moe ? "MoE" : "dense";
@@ -420,9 +439,16 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   if (auto o = root.optional_object("optimizer")) {
     s->optimizer.gradient_bytes = o->positive_number("gradient_bytes", 4);
     s->optimizer.parameter_bytes = o->positive_number("parameter_bytes", 2);
-    s->optimizer.state_bytes_per_parameter = o->positive_number("state_bytes_per_parameter", 22);
     s->optimizer.master_and_moment_bytes = o->non_negative_number("master_and_moment_bytes", 12);
+    // AdamW reads the master weight, moments and gradient and writes the first three and the
+    // weights it holds.
+    s->optimizer.state_bytes_per_parameter = o->positive_number(
+        "state_bytes_per_parameter", 2 * s->optimizer.master_and_moment_bytes + s->optimizer.gradient_bytes + s->optimizer.parameter_bytes);
     o->finish();
+  }
+  if (auto m = root.optional_object("memory")) {
+    s->reserved_bytes = m->non_negative_number("reserved_bytes", s->reserved_bytes);
+    m->finish();
   }
   return s;
 }

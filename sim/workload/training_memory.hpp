@@ -8,8 +8,10 @@ namespace workload {
 
 // Bytes one GPU keeps from a layer's forward for its backward, for one micro-batch: the GEMM
 // inputs (which the weight-gradient pass needs, and which FP8 recipes keep in FP8, as DeepSeek-V3
-// does, report §3.3.2) and the rest (norm inputs, attention outputs and statistics, SwiGLU's
-// inputs) in BF16. Flash attention keeps no score matrix.
+// does, report §3.3.2, with its experts' SwiGLU inputs in FP8 and their outputs recomputed) and
+// the rest (norm inputs, attention statistics, SwiGLU's inputs) in BF16. Flash attention keeps no
+// score matrix. With TP and sequence parallelism this is Korthikanti et al.'s 34·s·b·h/t per
+// layer for a GPT layer (2022, Table 2, with flash attention's 5·a·s/h term gone).
 struct ActivationBytes {
   double gemm_inputs = 0, other = 0;
   double total() const { return gemm_inputs + other; }

@@ -440,45 +440,44 @@ StepBreakdown TrainingStep::breakdown(const PipelineGraph& graph, const core::Ti
   return b;
 }
 
-RankParameters TrainingStep::rank_parameters() const {
+std::vector<int> TrainingStep::stages_of_rank(int rank) const {
+  std::vector<int> held;
+  for (const auto& path : schedule_.paths)
+    for (std::size_t pos = 0; pos < path.size(); ++pos)
+      if (path[pos] == rank && std::find(held.begin(), held.end(), int(pos)) == held.end()) held.push_back(int(pos));
+  std::sort(held.begin(), held.end());
+  return held;
+}
+
+RankParameters TrainingStep::rank_parameters(int rank) const {
   const Model& m = *model_;
   const int n_stages = static_cast<int>(layout_.layers.size());
-  auto stage_parameters = [&](int s) {
-    RankParameters p;
-    for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l) {
-      const bool moe = m.is_moe_layer(l);
-      const auto lp = layer_parameters(m, moe);
-      double routed = 0;
-      if (moe) routed = 3.0 * m.hidden * m.moe->expert_ffn * m.moe->routed_experts;
-      p.dense += lp.total() - routed;
-      p.expert += routed / (par_.ep * par_.etp);
-    }
+  const double routed = m.moe ? 3.0 * m.hidden * m.moe->expert_ffn * m.moe->routed_experts : 0.0;
+  RankParameters p;
+  auto add_layer = [&](bool moe) {
+    p.dense += layer_parameters(m, moe).total() - (moe ? routed : 0.0);
+    p.expert += (moe ? routed : 0.0) / (par_.ep * par_.etp);
+  };
+  for (int s : stages_of_rank(rank)) {
+    for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l) add_layer(m.is_moe_layer(l));
     if (s == 0) p.dense += double(m.vocab) * m.hidden;
     if (s == n_stages - 1) {
+      // A tied head is the embedding, held here too unless the first stage is this one.
       p.dense += (m.tied_embeddings && n_stages == 1 ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;
       if (layout_.mtp) {
-        const auto lp = layer_parameters(m, m.moe.has_value());
-        const double routed = m.moe ? 3.0 * m.hidden * m.moe->expert_ffn * m.moe->routed_experts : 0.0;
-        p.dense += lp.total() - routed + 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
-        p.expert += routed / (par_.ep * par_.etp);
+        add_layer(m.moe.has_value());
+        p.dense += 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
       }
     }
-    p.dense /= par_.tp;  // TP's shard (norm weights and MLA's small down-projections are whole: ignored)
-    return p;
-  };
+  }
+  p.dense /= par_.tp;  // TP's shard (norm weights and MLA's small down-projections are whole: ignored)
+  return p;
+}
+
+RankParameters TrainingStep::rank_parameters() const {
   RankParameters most;
   for (int r = 0; r < schedule_.ranks; ++r) {
-    RankParameters p;
-    // The stages whose chunks run on rank r.
-    std::vector<int> held;
-    for (const auto& path : schedule_.paths)
-      for (std::size_t pos = 0; pos < path.size(); ++pos)
-        if (path[pos] == r && std::find(held.begin(), held.end(), int(pos)) == held.end()) held.push_back(int(pos));
-    for (int s : held) {
-      const auto sp = stage_parameters(s);
-      p.dense += sp.dense;
-      p.expert += sp.expert;
-    }
+    const RankParameters p = rank_parameters(r);
     if (p.dense + p.expert > most.dense + most.expert) most = p;
   }
   return most;

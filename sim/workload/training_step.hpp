@@ -49,12 +49,12 @@ struct GroupLinks {
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps);
 
 struct OptimizerSetup {
-  double gradient_bytes = 4;   // FP32 gradients reduce-scattered
+  double gradient_bytes = 4;   // FP32 gradients reduce-scattered, and held
   double parameter_bytes = 2;  // BF16 weights all-gathered, and held
-  double master_and_moment_bytes = 12;  // FP32 master weights and two FP32 AdamW moments
-  // AdamW over FP32 master weights with BF16 moments: read weight, gradient and two moments,
-  // write weight, moments and the BF16 copy (4 + 4 + 2 + 2 + 4 + 2 + 2 + 2).
-  double state_bytes_per_parameter = 22;
+  double master_and_moment_bytes = 12;  // held per parameter: FP32 master weight and moments (DeepSeek-V3's BF16 moments: 8)
+  // What AdamW's step reads and writes per parameter: master, moments and gradient read; master,
+  // moments and the held weight written (2 x 12 + 4 + 2; DeepSeek-V3's: 22).
+  double state_bytes_per_parameter = 30;
 };
 
 // The seconds of one layer's components for one micro-batch, as chunk_overlap.hpp takes them.
@@ -138,8 +138,16 @@ class TrainingStep {
   double pp_transfer_bytes() const;
   PipelineGraph pipeline_graph() const;
   StepBreakdown breakdown(const PipelineGraph& graph, const core::Timeline& timeline) const;
-  // The largest any rank holds (a DualPipe rank holds two stages).
+  // The largest any rank holds (a DualPipe rank holds two stages), and one rank's.
   RankParameters rank_parameters() const;
+  RankParameters rank_parameters(int rank) const;
+  // The stage positions whose chunks run on `rank`.
+  std::vector<int> stages_of_rank(int rank) const;
+
+  const Model& model() const { return *model_; }
+  const TrainingParallelism& parallelism() const { return par_; }
+  const TrainingBatch& batch() const { return batch_; }
+  const StageLayout& layout() const { return layout_; }
 
  private:
   LayerChunks layer_chunks(const LayerCost& layer, double tokens, int comm_sms) const;
