@@ -1,0 +1,166 @@
+#include "cli/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
+#include "studies/output_file.hpp"
+
+namespace cli {
+
+namespace {
+
+// The complete lines of an output file; a trailing partial line (a killed write) is cut off.
+std::vector<std::string> complete_lines(const std::string& path, bool truncate_partial) {
+  std::vector<std::string> lines;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return lines;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t start = 0, end;
+  while ((end = text.find('\n', start)) != std::string::npos) {
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (start < text.size() && truncate_partial) std::filesystem::resize_file(path, start);
+  return lines;
+}
+
+// A finished row, parsed, with its point index; nullopt for anything else.
+std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::string& line) {
+  try {
+    auto row = nlohmann::json::parse(line);
+    const auto point = row.at("point").get<std::size_t>();
+    return std::pair{point, std::move(row)};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> read_sweep_rows(const std::string& path) {
+  std::map<std::size_t, nlohmann::json> rows;
+  for (const auto& line : complete_lines(path, false))
+    if (auto row = parse_row(line)) rows.emplace(row->first, std::move(row->second));
+  std::vector<nlohmann::json> out;
+  for (auto& [point, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+namespace {
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    throw core::InputError(path, "cannot append to the file (disk full?)");
+}
+
+// Appends one finished point to the log.
+void append_row(int fd, const std::string& path, const nlohmann::json& row) {
+  ::flock(fd, LOCK_EX);
+  write_all(fd, row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path);
+  ::flock(fd, LOCK_UN);
+}
+
+}  // namespace
+
+std::string sweep_log_path(const std::string& out) {
+  return is_csv(out) ? std::filesystem::path(out).replace_extension(".jsonl").string() : out;
+}
+
+bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, std::size_t shard_i, std::size_t shard_n,
+               const std::string& what) {
+  studies::check_writable_file(out);
+  const std::string log = sweep_log_path(out);
+  std::set<std::size_t> done;
+  for (const auto& line : complete_lines(log, true))
+    if (auto row = parse_row(line)) done.insert(row->first);
+  std::vector<std::size_t> todo;
+  std::size_t in_shard = 0;
+  for (const auto& p : sweep.points)
+    if (p.index % shard_n == shard_i) {
+      ++in_shard;
+      if (!done.count(p.index)) todo.push_back(p.index);
+    }
+  const bool tty = ::isatty(STDERR_FILENO);
+  if (todo.empty()) {
+    if (is_csv(out)) studies::write_file_atomically(out, studies::sweep_csv(read_sweep_rows(log)));
+    if (tty) std::cerr << what << ": all " << in_shard << " points of this shard are in " << log << "\n";
+    return true;
+  }
+
+  {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+    ::close(fd);
+  }
+  int progress[2];
+  if (::pipe(progress) != 0) throw std::runtime_error("pipe failed");
+  const int workers = std::min<int>(jobs, static_cast<int>(todo.size()));
+  std::vector<pid_t> pids;
+  std::cout.flush();
+  std::cerr.flush();
+  for (int w = 0; w < workers; ++w) {
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its workers with it
+      if (::getppid() == 1) ::_exit(1);
+      ::close(progress[0]);
+      int code = 0;
+      // Each worker opens the log itself: flock excludes open file descriptions, and one
+      // inherited through fork would be shared by every worker.
+      const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+      try {
+        if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+        for (std::size_t k = static_cast<std::size_t>(w); k < todo.size(); k += static_cast<std::size_t>(workers)) {
+          append_row(fd, log, studies::run_sweep_point(sweep, sweep.points[todo[k]]));
+          const char tick = 1;
+          if (::write(progress[1], &tick, 1) != 1) break;
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "codesim " << what << ": " << e.what() << "\n";
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    pids.push_back(pid);
+  }
+  ::close(progress[1]);
+  std::size_t finished = 0;
+  std::optional<core::ProgressBar> bar;
+  if (tty) bar.emplace(what, double(todo.size()), 0.0);
+  char buffer[256];
+  ssize_t n;
+  while ((n = ::read(progress[0], buffer, sizeof buffer)) > 0) {
+    finished += static_cast<std::size_t>(n);
+    if (bar) bar->update(double(finished));
+  }
+  ::close(progress[0]);
+  int failed = 0;
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  bar.reset();
+  if (failed) {
+    std::cerr << "codesim " << what << ": " << failed << " worker(s) failed; rerun to resume\n";
+    return false;
+  }
+  if (is_csv(out)) studies::write_file_atomically(out, studies::sweep_csv(read_sweep_rows(log)));
+  if (tty) std::cerr << what << ": " << finished << " points written to " << out << "\n";
+  return true;
+}
+
+}  // namespace cli
