@@ -177,3 +177,10 @@ TEST_CASE("ZeRO shards the optimizer states (1), then the gradients (2), then th
   // Unsharded, 2 + 4 + 12 bytes per parameter.
   CHECK(by_stage[0].weights_B / 2 == Approx(by_stage[0].optimizer_B / 12));
 }
+
+TEST_CASE("a rank's group holds the ranks its grid's groups put with it", "[layout]") {
+  const RankGrid grid({{"tp", 4}, {"cp", 2}, {"ep", 2}, {"dp", 3}, {"pp", 2}});
+  for (const std::vector<std::string>& varying : {std::vector<std::string>{"tp"}, {"cp", "ep", "dp"}, {"pp"}, {"cp", "dp"}})
+    for (const auto& group : grid.groups(varying))
+      for (int r : group) CHECK(grid.group_of(r, varying) == group);
+}

@@ -17,6 +17,7 @@ int schedule_command(const Args& args);
 int fp8_command(const Args& args);
 int sweep_command(const Args& args);
 int merge_command(const Args& args);
+int plan_command(const Args& args);
 int calibrate_command(const Args& args);
 
 }  // namespace cli

@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  tables                regenerate the paper's tables from the shipped scenarios\n"
     "  sweep SWEEP.json      run a scenario over a grid of parameters, in parallel, resumable\n"
     "  merge --out FILE ...  join the results of sweep shards\n"
+    "  plan SCENARIO.json    rank every training layout that fits in memory by tokens per second\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (all[0] == "schedule") return cli::schedule_command(rest);
     if (all[0] == "sweep") return cli::sweep_command(rest);
     if (all[0] == "merge") return cli::merge_command(rest);
+    if (all[0] == "plan") return cli::plan_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
     if (all[0] == "calibrate") return cli::calibrate_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;

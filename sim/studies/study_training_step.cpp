@@ -89,7 +89,7 @@ class TrainingStepStudy : public Study {
     const workload::RankGrid grid = par.grid();
     // Whether a group's GPUs share a node decides its links: members per node of the first group.
     auto per_node = [&](const std::string& dim) {
-      return workload::RankGrid::members_per_node(grid.groups({dim}).front(), par.gpus_per_node);
+      return workload::RankGrid::members_per_node(grid.group_of(0, {dim}), par.gpus_per_node);
     };
     workload::EpCommTimes ep;
     if (model->moe && par.ep > 1 && options.simulate) {

@@ -51,8 +51,12 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
   net::FabricSpec spec = s.fabric;
   spec.nodes = par.gpus / par.gpus_per_node;
   const RankGrid grid = par.grid();
-  const Hierarchy dense = hierarchy(grid.groups(par.dense_dp_dims()), par.gpus_per_node, spec);
-  const Hierarchy experts = hierarchy(grid.groups(par.expert_dp_dims()), par.gpus_per_node, spec);
+  // Flow mode runs every group at once on the fabric; the closed form needs one (all are alike).
+  auto groups = [&](const std::vector<std::string>& dims) {
+    return s.flow ? grid.groups(dims) : std::vector<std::vector<int>>{grid.group_of(0, dims)};
+  };
+  const Hierarchy dense = hierarchy(groups(par.dense_dp_dims()), par.gpus_per_node, spec);
+  const Hierarchy experts = hierarchy(groups(par.expert_dp_dims()), par.gpus_per_node, spec);
 
   std::optional<net::FabricPlatform> platform;  // built only for flow mode: 2048 GPUs take a second
   if (s.flow) platform.emplace(spec);

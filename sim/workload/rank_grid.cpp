@@ -1,7 +1,6 @@
 #include "workload/rank_grid.hpp"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 namespace workload {
@@ -25,17 +24,32 @@ int RankGrid::stride(const std::string& dim) const { return strides_[static_cast
 std::vector<std::vector<int>> RankGrid::groups(const std::vector<std::string>& varying) const {
   std::vector<bool> varies(dims_.size(), false);
   for (const auto& v : varying) varies[static_cast<std::size_t>(index(v))] = true;
-  // Key each rank by its coordinates in the fixed dimensions.
-  std::map<std::vector<int>, std::vector<int>> by_key;
+  // Number each group by its coordinates in the fixed dimensions; ranks arrive in order.
+  int n_groups = 1;
+  for (std::size_t i = 0; i < dims_.size(); ++i)
+    if (!varies[i]) n_groups *= dims_[i].size;
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(n_groups));
   for (int r = 0; r < ranks_; ++r) {
-    std::vector<int> key;
-    for (std::size_t i = 0; i < dims_.size(); ++i)
-      if (!varies[i]) key.push_back(r / strides_[i] % dims_[i].size);
-    by_key[key].push_back(r);
+    int key = 0;
+    for (std::size_t i = dims_.size(); i-- > 0;)
+      if (!varies[i]) key = key * dims_[i].size + r / strides_[i] % dims_[i].size;
+    out[static_cast<std::size_t>(key)].push_back(r);
   }
-  std::vector<std::vector<int>> out;
-  for (auto& [key, members] : by_key) out.push_back(std::move(members));
   return out;
+}
+
+std::vector<int> RankGrid::group_of(int rank, const std::vector<std::string>& varying) const {
+  std::vector<int> members = {rank};
+  for (const auto& v : varying) {
+    const auto i = static_cast<std::size_t>(index(v));
+    const int base = -(members.front() / strides_[i] % dims_[i].size) * strides_[i];
+    std::vector<int> grown;
+    for (int m : members)
+      for (int k = 0; k < dims_[i].size; ++k) grown.push_back(m + base + k * strides_[i]);
+    members = std::move(grown);
+  }
+  std::sort(members.begin(), members.end());
+  return members;
 }
 
 int RankGrid::members_per_node(const std::vector<int>& group, int gpus_per_node) {

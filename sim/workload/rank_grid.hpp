@@ -24,6 +24,8 @@ class RankGrid {
   int stride(const std::string& dim) const;
   // Every group of ranks that differ only in `varying`, each sorted; together they cover all ranks.
   std::vector<std::vector<int>> groups(const std::vector<std::string>& varying) const;
+  // The group of `rank`: the ranks that differ from it only in `varying`, sorted.
+  std::vector<int> group_of(int rank, const std::vector<std::string>& varying) const;
   // Members of one such group that share a node (a group's members are spread evenly over nodes).
   static int members_per_node(const std::vector<int>& group, int gpus_per_node);
 

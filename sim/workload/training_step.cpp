@@ -63,7 +63,7 @@ double ring_s(double bytes, int n, double link_Bps) {
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
   const RankGrid grid = par.grid();
   auto link = [&](const std::string& dim) {
-    const auto group = grid.groups({dim}).front();
+    const auto group = grid.group_of(0, {dim});
     return RankGrid::members_per_node(group, par.gpus_per_node) == static_cast<int>(group.size()) ? nvlink_Bps : nic_Bps;
   };
   return {link("tp"), link("cp")};
