@@ -26,12 +26,14 @@ TrainingParallelism dense_layout(int tp, int cp, int pp, int dp) {
   return par;
 }
 
-// A middle layer of a step on H100s in BF16 (the roofline: every kernel's time is linear in its work).
-LayerChunks layer_of(const TrainingParallelism& par, GroupLinks links, Recompute recompute = Recompute::kNone) {
+// A middle layer of a step in BF16: on A100s every kernel is the roofline's, linear in its work;
+// on H100s GEMMs come from the kernel model, in tiles and waves.
+LayerChunks layer_of(const TrainingParallelism& par, GroupLinks links, Recompute recompute = Recompute::kNone,
+                     const std::string& gpu = "A100") {
   TrainingParallelism p = par;
   p.recompute = recompute;
   TrainingBatch batch{p.dp * 4, 8192, 1};
-  const Roofline roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, false);
+  const Roofline roofline(hw::gpu_by_name(gpu), KernelEfficiency{}, false);
   const TrainingStep step(llama(), roofline, p, batch, balanced_stage_layout(llama(), p.stages(), false, 8192, "/pp"), {}, 132, 0,
                           std::nullopt, links);
   return step.stages()[1].layers[1];
@@ -63,6 +65,11 @@ TEST_CASE("TP and CP cut a layer's compute exactly when their communication is f
   const LayerChunks cp2 = layer_of(dense_layout(1, 2, 4, 1), {kFree, kFree});
   CHECK(cp2.forward.attention_s == Approx(one.forward.attention_s / 2));
   CHECK(cp2.backward.attention_input_s == Approx(one.backward.attention_input_s / 2));
+  // Tiles and waves: shards are never faster than a perfect cut, and close to it at these sizes.
+  const LayerChunks h100_one = layer_of(dense_layout(1, 1, 4, 1), {kFree, kFree}, Recompute::kNone, "H100");
+  const LayerChunks h100_tp4 = layer_of(dense_layout(4, 1, 4, 1), {kFree, kFree}, Recompute::kNone, "H100");
+  CHECK(h100_tp4.forward.mlp_s >= h100_one.forward.mlp_s / 4);
+  CHECK(h100_tp4.forward.mlp_s < 1.1 * h100_one.forward.mlp_s / 4);
 }
 
 TEST_CASE("TP's collectives move each block's activations twice per pass", "[layout]") {

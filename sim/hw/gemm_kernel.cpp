@@ -61,14 +61,16 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms) {
   return t;
 }
 
-double fp8_gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
+double gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
   const GemmTiling t = gemm_tiling(s, sms);
   const double efficiency = s.kind == GemmKind::kWeightGradient ? c.weight_gradient_efficiency
                             : s.kind == GemmKind::kGroupedMasked ? c.masked_mma_efficiency
                                                                   : c.mma_efficiency;
   const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
-  const double sm_flops_per_s = gpu.fp8_dense_flops_per_s / gpu.sm_count * efficiency;
+  const bool fp8 = s.precision == GemmPrecision::kFp8;
+  const double sm_flops_per_s = (fp8 ? gpu.fp8_dense_flops_per_s : gpu.bf16_dense_flops_per_s) / gpu.sm_count * efficiency;
+  const double operand_bytes = fp8 ? 1 + kScaleBytesPerByte : 2;
   const double hbm_Bps = gpu.hbm_bandwidth_Bps * c.hbm_efficiency;
   const double k_steps = ceil_div(s.k, kBlockK);
   const double mma_step_s = 2 * t.block_m * t.block_n * kBlockK / sm_flops_per_s;
@@ -76,12 +78,12 @@ double fp8_gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmC
   for (double w = 0; w < t.waves; ++w) {
     const double in_wave = std::min<double>(sms, left);
     left -= in_wave;
-    const double load_step_s = in_wave * (t.block_m + t.block_n / t.multicast) * kBlockK * (1 + kScaleBytesPerByte) / c.l2_Bps;
+    const double load_step_s = in_wave * (t.block_m + t.block_n / t.multicast) * kBlockK * operand_bytes / c.l2_Bps;
     const double output_s = in_wave * t.block_m * t.block_n * out_bytes / hbm_Bps;
     seconds += c.tile_fill_s + k_steps * std::max(mma_step_s, load_step_s) + output_s;
   }
   const double rows = s.m * s.groups;
-  const double unique_bytes = (rows * s.k + s.groups * s.n * s.k) * (1 + kScaleBytesPerByte) + rows * s.n * out_bytes;
+  const double unique_bytes = (rows * s.k + s.groups * s.n * s.k) * operand_bytes + rows * s.n * out_bytes;
   return c.launch_s + std::max(seconds, unique_bytes / hbm_Bps);
 }
 

@@ -12,12 +12,20 @@ namespace hw {
 
 enum class GemmKind { kDense, kGroupedContiguous, kGroupedMasked, kWeightGradient };
 
+// The operands: FP8 with a 4-byte scale per 128 elements, or BF16 (the same tiles, at the BF16
+// tensor-core rate, two bytes per element and no scales). The constants are fitted to FP8
+// kernels; most of their efficiency is the clock under load (about 1600 of 1830 MHz, kernels.md),
+// which BF16 kernels share, so BF16 GEMMs take them as they are: an assumption, as no BF16 GEMM
+// table is published beside DeepGEMM's.
+enum class GemmPrecision { kFp8, kBf16 };
+
 // out (m x n) = a (m x k) . b (n x k)^T, per group; for the grouped kinds m is each group's rows
 // (masked: the padded maximum), and every group has its own b.
 struct GemmShape {
   double m = 0, n = 0, k = 0;
   int groups = 1;
   GemmKind kind = GemmKind::kDense;
+  GemmPrecision precision = GemmPrecision::kFp8;
   double flops() const { return 2 * m * n * k * groups; }
 };
 
@@ -46,6 +54,6 @@ struct GemmTiling {
 
 // `sms`: the SMs the GEMM runs on (all, or what communication kernels leave).
 GemmTiling gemm_tiling(const GemmShape& shape, int sms);
-double fp8_gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c = deepgemm_on_hopper());
+double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c = deepgemm_on_hopper());
 
 }  // namespace hw

@@ -22,7 +22,7 @@ class GemmKernelsStudy : public Study {
     StudyResult r;
     for (const auto& [kind, s] : shapes) {
       const auto t = hw::gemm_tiling(s, sms);
-      const double seconds = hw::fp8_gemm_seconds(*gpu, s, sms);
+      const double seconds = hw::gemm_seconds(*gpu, s, sms);
       auto dim = [](double x) { return format_number(x); };
       const std::string shape = (s.groups > 1 ? dim(s.groups) + " x " : "") + dim(s.m) + " x " + dim(s.n) + " x " + dim(s.k);
       const std::string id = kind + "/" + (s.groups > 1 ? dim(s.groups) + "x" : "") + dim(s.m) + "x" + dim(s.n) + "x" + dim(s.k);

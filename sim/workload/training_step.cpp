@@ -196,11 +196,13 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
                      double(a.kv_lora_rank) * a.heads * (a.qk_nope_head_dim + a.v_head_dim));
   const double norm_bytes = (8.0 * m.hidden / (sp ? tp : 1) + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
 
-  // FP8 GEMMs from the kernel model, shape by shape; BF16 recipes from the roofline.
-  const bool kernels = r.fp8_gemms();
+  // GEMMs from the kernel model, shape by shape, in the recipe's precision, on GPUs of the family
+  // its constants were fitted on (those with FP8 tensor cores); from the roofline elsewhere.
   const hw::Gpu& gpu = r.gpu();
+  const bool kernels = gpu.fp8_dense_flops_per_s > 0;
+  const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
   auto gemms = [&](const std::vector<Weight>& weights, double rows) {
-    if (kernels) return dense_gemm_seconds(gpu, weights, rows, gemm_sms);
+    if (kernels) return dense_gemm_seconds(gpu, weights, rows, gemm_sms, precision);
     double flops = 0;
     for (const auto& w : weights) flops += 2 * w.out * w.in * rows;
     return GemmSeconds{r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
@@ -208,7 +210,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const GemmSeconds attn = gemms(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
-  const double recompute_s = !selective ? 0.0 : kernels ? dense_forward_seconds(gpu, up, tokens, gemm_sms) : r.linear_s(up_projection);
+  const double recompute_s = !selective ? 0.0 : kernels ? dense_forward_seconds(gpu, up, tokens, gemm_sms, precision) : r.linear_s(up_projection);
 
   // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
   // or its output all-reduced (the same bytes) without; the backward mirrors it. Where the
@@ -258,8 +260,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, false);
     GemmSeconds g;
     if (kernels) {
-      const auto routed = grouped_gemm_seconds(gpu, expert_weights, local_experts, rows, gemm_sms);
-      const auto shared = e.shared_experts > 0 ? dense_gemm_seconds(gpu, shared_weights, tokens, gemm_sms) : GemmSeconds{};
+      const auto routed = grouped_gemm_seconds(gpu, expert_weights, local_experts, rows, gemm_sms, precision);
+      const auto shared = e.shared_experts > 0 ? dense_gemm_seconds(gpu, shared_weights, tokens, gemm_sms, precision) : GemmSeconds{};
       g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
            routed.weight_gradient_s + shared.weight_gradient_s};
     } else {
