@@ -20,7 +20,8 @@ TEST_CASE("the models in data/ have their published sizes", "[huggingface]") {
     double total_B, active_B;
   };
   for (const auto& p : {Published{"deepseek-v3", 671, 37}, Published{"deepseek-v2", 236, 21}, Published{"qwen2.5-72b", 72.7, 72.7},
-                        Published{"llama-3.1-405b", 405, 405}}) {
+                        Published{"llama-3.1-405b", 405, 405}, Published{"mixtral-8x7b", 46.7, 12.9},
+                        Published{"qwen3-30b-a3b", 30.5, 3.3}, Published{"gpt-3-175b", 175, 175}}) {
     INFO(p.name);
     const auto params = model_parameters(model_by_name(p.name));
     CHECK(params.total() / 1e9 == Approx(p.total_B).epsilon(0.01));
@@ -31,7 +32,7 @@ TEST_CASE("the models in data/ have their published sizes", "[huggingface]") {
 }
 
 TEST_CASE("a user's config.json gives the model the shipped data gives", "[huggingface]") {
-  for (const char* name : {"deepseek-v3", "llama-3.1-405b"}) {
+  for (const char* name : {"deepseek-v3", "llama-3.1-405b", "mixtral-8x7b", "qwen3-30b-a3b"}) {
     INFO(name);
     const Model hf = read_huggingface_config(kConfigs + name + "/config.json");
     const Model& m = model_by_name(name);

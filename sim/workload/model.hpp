@@ -1,6 +1,7 @@
 #pragma once
 // A transformer model as data, from its public configuration file: attention (MLA or GQA),
 // dense and MoE feed-forward layers, vocabulary. Costs are derived in layer_cost.hpp.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct Model {
 };
 
 const Model& model_by_name(const std::string& name, const std::string& where = "");
+// A model's data as data/models/ holds it: {"display_name", "source", "huggingface_config":
+// {...}}; errors name `where` (a file and pointer) and the field.
+Model model_from_data(const nlohmann::json& doc, const std::string& where, const std::string& name);
 std::vector<std::string> model_names();
 
 }  // namespace workload
