@@ -191,3 +191,14 @@ TEST_CASE("a rank's group holds the ranks its grid's groups put with it", "[layo
     for (const auto& group : grid.groups(varying))
       for (int r : group) CHECK(grid.group_of(r, varying) == group);
 }
+
+TEST_CASE("overlapped DP traffic shows only where it outlasts the chunks it hides behind", "[layout]") {
+  const DataParallelTimes t{0.3, 0.01, 0.15};  // reduce-scatter, optimizer, all-gather
+  CHECK(exposed_data_parallel_s(t, 1, false, 0.1, 0.2) == Approx(0.46));
+  // ZeRO 1: 0.3 behind a 0.2 s backward, 0.15 behind a 0.1 s forward.
+  CHECK(exposed_data_parallel_s(t, 1, true, 0.1, 0.2) == Approx(0.1 + 0.01 + 0.05));
+  CHECK(exposed_data_parallel_s(t, 1, true, 1.0, 1.0) == Approx(0.01));
+  // ZeRO 0: the whole all-reduce behind the backward; ZeRO 3: half the gathers in each pass.
+  CHECK(exposed_data_parallel_s(t, 0, true, 1.0, 0.2) == Approx(0.25 + 0.01));
+  CHECK(exposed_data_parallel_s(t, 3, true, 0.0, 0.2) == Approx(0.175 + 0.01 + 0.075));
+}

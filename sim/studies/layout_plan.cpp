@@ -49,7 +49,7 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
 
   // Keep the scenario's placement and options; the layout is the plan's.
   nlohmann::json parallel = nlohmann::json::object();
-  for (const char* key : {"order", "mtp", "tp_comm_overlap", "sequence_parallel"})
+  for (const char* key : {"order", "mtp", "tp_comm_overlap", "dp_comm_overlap", "sequence_parallel"})
     if (base["parallel"].contains(key)) parallel[key] = base["parallel"][key];
   base["parallel"] = parallel;
   base["mode"] = "analytical";

@@ -133,7 +133,10 @@ class TrainingStepStudy : public Study {
     const auto dp = workload::data_parallel_times(dp_setup, roofline);
 
     const double pipeline_s = timeline.makespan_s();
-    const double step_s = pipeline_s + dp.total();
+    const auto& first = step.stages().front();
+    const double dp_s = workload::exposed_data_parallel_s(dp, par.zero, par.dp_comm_overlap, first.forward_s(),
+                                                           first.input_backward_s() + first.weight_s());
+    const double step_s = pipeline_s + dp_s;
     const double tokens = double(batch.global_sequences) * batch.sequence_tokens;
     const double tokens_per_day = tokens / step_s * 86400;
     auto tflops = [&](workload::AttentionMask mask) {
@@ -156,7 +159,7 @@ class TrainingStepStudy : public Study {
     row("backward", "1B", "s", b.backward_s);
     row("weight", "1W", "s", b.weight_s);
     row("overlapped", "1F1B", "s", b.overlapped_s);
-    row("optimizer", "opt", "s", dp.total());
+    row("optimizer", "opt", "s", dp_s);
     row("tflops_full", "TFLOPS (non-causal)", "TFLOPS", tf_full);
     row("tflops_causal", "TFLOPS (causal)", "TFLOPS", tf_causal);
     row("mfu_full", "MFU (non-causal)", "%", 100 * tf_full / peak_tf);
@@ -240,9 +243,10 @@ class TrainingStepStudy : public Study {
               (par.cp > 1 ? std::string(", CP's K/V ring over ") + (links.cp_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs") : "") +
               " (ring closed forms at the link's rate).";
     note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient " +
-            (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms."
+            (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms"
                            : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather" +
-                                 (par.zero == 3 ? "s (forward and backward) " : " ") + ms(dp.all_gather_s) + " ms.");
+                                 (par.zero == 3 ? "s (forward and backward) " : " ") + ms(dp.all_gather_s) + " ms") +
+            (par.dp_comm_overlap ? ", of which " + ms(dp_s) + " ms are exposed beside the first stage's chunks." : ".");
     r.notes.push_back(note);
     if (calibration)
       r.notes.push_back(label + ": calibrated with " + calibration_source + ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
@@ -295,6 +299,7 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
   par.recompute = recompute == "none" ? workload::Recompute::kNone
                   : recompute == "full" ? workload::Recompute::kFull : workload::Recompute::kSelective;
   par.tp_comm_overlap = p.boolean("tp_comm_overlap", false);
+  par.dp_comm_overlap = p.boolean("dp_comm_overlap", false);
   const auto schedule = p.one_of("schedule", {"1f1b", "interleaved", "zb1p", "dualpipe", "dualpipev"}, "1f1b");
   par.schedule = schedule == "interleaved" ? "1f1b-interleaved" : schedule;
   if (auto order = p.optional_string("order")) {

@@ -1,5 +1,6 @@
 #include "workload/data_parallel_sync.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -87,6 +88,15 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
   const double shard = s.parameters.dense / par.dense_dp() + s.parameters.expert / par.expert_dp();
   t.optimizer_s = roofline.memory_s(shard * o.state_bytes_per_parameter);
   return t;
+}
+
+double exposed_data_parallel_s(const DataParallelTimes& t, int zero, bool overlap, double forward_s, double backward_s) {
+  if (!overlap) return t.total();
+  auto beyond = [](double comm_s, double behind_s) { return std::max(0.0, comm_s - behind_s); };
+  if (zero == 0) return beyond(t.reduce_scatter_s + t.all_gather_s, backward_s) + t.optimizer_s;
+  const double gather_forward = zero == 3 ? t.all_gather_s / 2 : t.all_gather_s;
+  const double gather_backward = t.all_gather_s - gather_forward;
+  return beyond(t.reduce_scatter_s + gather_backward, backward_s) + t.optimizer_s + beyond(gather_forward, forward_s);
 }
 
 }  // namespace workload

@@ -24,4 +24,11 @@ struct DataParallelSetup {
 
 DataParallelTimes data_parallel_times(const DataParallelSetup& setup, const Roofline& roofline);
 
+// What of them the step waits for. Without overlap, all. With it (dp_comm_overlap), on the rank
+// that finishes last (the first stage's): the gradient reduce-scatter (or ZeRO 0's all-reduce,
+// and ZeRO 3's backward all-gather) behind its last backward chunk, the weight all-gather behind
+// the next step's first forward chunk; the optimizer step between them stays exposed.
+double exposed_data_parallel_s(const DataParallelTimes& t, int zero, bool overlap, double forward_chunk_s,
+                               double backward_chunk_s);
+
 }  // namespace workload

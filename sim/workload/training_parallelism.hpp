@@ -33,6 +33,10 @@ struct TrainingParallelism {
   int zero = 1;
   Recompute recompute = Recompute::kSelective;
   bool tp_comm_overlap = false;  // TP collectives hidden behind the block's GEMMs where they fit
+  // DP traffic bucket by bucket behind compute, as Megatron-LM's overlap_grad_reduce and
+  // overlap_param_gather (and FSDP's prefetch) run it: gradients behind the backward, weights
+  // behind the forward; see data_parallel_sync.hpp.
+  bool dp_comm_overlap = false;
   // Placement, innermost first: consecutive ranks differ in the first dimension.
   std::vector<std::string> order = {"tp", "cp", "ep", "pp", "dp"};
 
