@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "hw/attention_kernel.hpp"
+#include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "hw/gpu.hpp"
 
@@ -70,4 +71,25 @@ TEST_CASE("FlashMLA decode runs at its published rates on H800, bound by KV byte
   // On another GPU the same shares of its HBM and BF16 peak.
   const auto& h200 = gpu_by_name("H200");
   CHECK(flash_mla_decode_seconds(h200, 4.8e9 * 3000 / 3350, 0) == Approx(1e-3));
+}
+
+TEST_CASE("FlashAttention-3's model: a causal mask halves long sequences' work, fewer SMs stretch it", "[kernels]") {
+  const auto& h100 = gpu_by_name("H100");
+  AttentionShape full{1, 16, 16384, 16384, 128, 128, false};
+  AttentionShape causal = full;
+  causal.causal = true;
+  const double f = flash_attention_forward_seconds(h100, full, 132);
+  const double c = flash_attention_forward_seconds(h100, causal, 132);
+  CHECK(c / f > 0.5);
+  CHECK(c / f < 0.56);
+  // Work spread evenly over the SMs: 112 of them take 132/112 as long.
+  CHECK(flash_attention_forward_seconds(h100, full, 112) == Approx(f * 132 / 112).epsilon(0.01));
+  // The backward does 2.5 times the work, at a lower rate.
+  CHECK(flash_attention_backward_seconds(h100, full, 132) > 2.5 * f);
+  // A chunk of queries after its context costs what its pairs cost: the last 4096 of 16,384
+  // queries under the mask see 3.5 / 8 of the full square's pairs, as 4096 x 14,336 full ones.
+  AttentionShape tail = causal;
+  tail.queries = 4096;
+  CHECK(tail.forward_flops() == Approx(full.forward_flops() * (4096.0 * (16384 - 4096) + 4096.0 * 4097 / 2) / (16384.0 * 16384)));
+  CHECK(flash_attention_forward_seconds(h100, tail, 132) < c);
 }

@@ -6,6 +6,7 @@
 #include "studies/study_collective.hpp"
 #include "studies/study_decode_bound.hpp"
 #include "studies/study_fp8.hpp"
+#include "studies/study_attention_kernels.hpp"
 #include "studies/study_gemm_kernels.hpp"
 #include "studies/study_inference.hpp"
 #include "studies/study_kv_cache.hpp"
@@ -38,6 +39,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"training-step", parse_training_step_study},
       {"inference", parse_inference_study},
       {"gemm-kernels", parse_gemm_kernels_study},
+      {"attention-kernels", parse_attention_kernels_study},
   };
   return kinds;
 }
