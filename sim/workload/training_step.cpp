@@ -5,6 +5,7 @@
 
 #include "core/analytic_engine.hpp"
 #include "workload/layer_cost.hpp"
+#include "hw/flash_attention.hpp"
 #include "workload/layer_gemms.hpp"
 #include "workload/schedule_generators.hpp"
 
@@ -226,7 +227,21 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const double cp_ring_s = ring_s(kv_bytes_per_token * micro_batch_tokens, cp, links_.cp_Bps);
 
   LayerChunks c;
-  const double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
+  double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
+  if (kernels) {
+    // FlashAttention-3 on the SMs communication leaves. With CP each GPU holds two chunks of
+    // S / 2cp (causal balance) and meets every other GPU's K and V once around the ring: its own
+    // step under the mask, the cp - 1 others half visible on average.
+    const double s = batch_.sequence_tokens, chunk = s / cp;
+    hw::AttentionShape own{double(batch_.micro_batch_sequences), double(a.heads) / tp, chunk, chunk,
+                           double(a.qk_head_dim()), double(a.value_head_dim()), true};
+    hw::AttentionShape other = own;
+    other.causal = false;
+    core_forward_s = hw::flash_attention_forward_seconds(gpu, own, gemm_sms) +
+                     (cp - 1) * hw::flash_attention_forward_seconds(gpu, other, gemm_sms) / 2;
+    core_backward_s = hw::flash_attention_backward_seconds(gpu, own, gemm_sms) +
+                      (cp - 1) * hw::flash_attention_backward_seconds(gpu, other, gemm_sms) / 2;
+  }
   c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
   c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);
   const double attn_tp_forward = exposed(block_tp_s, attn.forward_s), attn_tp_backward = exposed(block_tp_s, attn.input_gradient_s);
