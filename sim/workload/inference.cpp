@@ -7,6 +7,7 @@
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
 #include "hw/attention_kernel.hpp"
+#include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "net/platform.hpp"
 #include "workload/ep_comm.hpp"
@@ -137,8 +138,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // cores. Otherwise the attention core shares the roofline with the projections.
     const bool flash_mla = !q.prefill && a.kind == AttentionKind::kMla;
     const double flash_mla_s = flash_mla ? hw::flash_mla_decode_seconds(r.gpu(), kv_bytes, core_flops) : 0.0;
-    const double compute = r.linear_s(2 * weights * group_tokens) + (flash_mla ? 0.0 : r.attention_forward_s(core_flops)) +
-                           r.bf16_gemm_s(extra_bf16_flops);
+    // Prefill on Hopper-class GPUs: FlashAttention-3's kernel model over the group's prompts.
+    double core_s = flash_mla ? 0.0 : r.attention_forward_s(core_flops);
+    if (q.prefill && r.gpu().fp8_dense_flops_per_s > 0) {
+      const double s = q.tokens_per_sequence;
+      core_s = hw::flash_attention_forward_seconds(
+          r.gpu(), {double(group_sequences), double(a.heads) / tp, s, s, double(a.qk_head_dim()), double(a.value_head_dim()), true},
+          d.sms - d.comm_sms) * double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
+    }
+    const double compute = r.linear_s(2 * weights * group_tokens) + core_s + r.bf16_gemm_s(extra_bf16_flops);
     // Element-wise work (norms, residuals, quantisation: about 24 bytes per hidden element) on
     // the GPU's share of tokens, the weights, and the KV cache read once.
     const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes) + 24 * h * gpu_tokens);
