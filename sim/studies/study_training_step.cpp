@@ -27,6 +27,21 @@ namespace studies {
 
 namespace {
 
+std::string joined(const std::vector<std::string>& names, const std::string& sep) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : text) {
+    if (c == sep) out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
 std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricSpec& f) {
   if (k.offloaded()) return "EP communication offloaded to hardware (no SMs), links at full rate";
   return std::to_string(k.sms) + " SMs in " + std::to_string(k.channels()) + " channels drive the EP all-to-all at " +
@@ -199,9 +214,8 @@ class TrainingStepStudy : public Study {
           {"mlp(W)", "compute", layer.backward.mlp_weight_s},
           {"dispatch(B)", "communication", layer.backward.dispatch_s},
           {"combine(B)", "communication", layer.backward.combine_s}};
-      if (!model->moe) ops.erase(std::remove_if(ops.begin(), ops.end(), [](const auto& op) { return std::get<0>(op).find("ombine") != std::string::npos ||
-                                                                                                    std::get<0>(op).find("ispatch") != std::string::npos; }),
-                                 ops.end());
+      if (!model->moe)  // a dense layer has no all-to-all
+        ops.erase(std::remove_if(ops.begin(), ops.end(), [](const auto& op) { return std::get<1>(op) == "communication"; }), ops.end());
       // Exposed TP and CP communication, of which the attention and MLP ops above hold.
       if (par.tp > 1) {
         ops.push_back({"tp(F)", "compute, of which", layer.tp_forward_s});
@@ -228,7 +242,7 @@ class TrainingStepStudy : public Study {
                               " tokens), DP " + std::to_string(par.dp) + " with ZeRO-" + std::to_string(par.zero) +
                               (model->moe ? ", EP " + std::to_string(par.ep) + (par.etp > 1 ? " (experts cut over TP)" : "") : "") +
                               ", recompute " + recompute[static_cast<int>(par.recompute)] + ", placement " +
-                              [&] { std::string o; for (const auto& d : par.order) o += (o.empty() ? "" : "-") + d; return o; }() + "; " +
+                              joined(par.order, "-") + "; " +
                               (use_flow ? "flow" : "analytical") + " mode";
     std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " +
                        ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
@@ -238,10 +252,9 @@ class TrainingStepStudy : public Study {
       note += " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " + ms(ep.combine_forward_s) +
               " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms); busiest expert GPU " +
               format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
-    if (par.tp > 1 || par.cp > 1)
-      note += std::string(" TP collectives over ") + (links.tp_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs") +
-              (par.cp > 1 ? std::string(", CP's K/V ring over ") + (links.cp_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs") : "") +
-              " (ring closed forms at the link's rate).";
+    auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
+    if (par.tp > 1) note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
+    if (par.cp > 1) note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
     note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient " +
             (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms"
                            : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather" +
@@ -263,21 +276,6 @@ class TrainingStepStudy : public Study {
 }  // namespace
 
 namespace {
-
-std::string joined(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out(1);
-  for (char c : text) {
-    if (c == sep) out.emplace_back();
-    else out.back() += c;
-  }
-  return out;
-}
 
 // "parallel" and "batch": sizes whose product is the GPUs, each dividing what it cuts.
 void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
