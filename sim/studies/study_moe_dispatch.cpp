@@ -18,11 +18,12 @@ namespace studies {
 
 namespace {
 
-double ib_bytes_per_gpu(const workload::DispatchTraffic& t, double scale) {
+// Mean bytes per GPU of one stage of the traffic (IB between nodes, or NVLink inside them).
+double bytes_per_gpu(const std::vector<std::vector<double>>& matrix, double scale) {
   double total = 0;
-  for (const auto& row : t.ib)
+  for (const auto& row : matrix)
     for (double b : row) total += b;
-  return total * scale / static_cast<double>(t.ib.size());
+  return total * scale / static_cast<double>(matrix.size());
 }
 
 class MoeDispatchStudy : public Study {
@@ -68,30 +69,42 @@ class MoeDispatchStudy : public Study {
         // As DeepEP prints it: (token, target node) pairs, the sender's own node counted too,
         // times one token's bytes, over the kernel's time (notes/kernels.md).
         double dispatch_logical = kNotRun, combine_logical = kNotRun;
+        // "NVL" as DeepEP prints it: the bytes a GPU receives over NVLink, over the kernel's time.
+        double dispatch_nvl = kNotRun, combine_nvl = kNotRun;
         if (options.simulate) {
           const net::FabricPlatform platform(driven);
           t_dispatch = core::simulate(platform, workload::dispatch_graph(*dispatch, scale, false)).makespan_s();
           t_combine = core::simulate(platform, workload::dispatch_graph(*combine, scale, true)).makespan_s();
-          dispatch_bw = ib_bytes_per_gpu(*dispatch, scale) / t_dispatch;
-          combine_bw = ib_bytes_per_gpu(*combine, scale) / t_combine;
+          dispatch_bw = bytes_per_gpu(dispatch->ib, scale) / t_dispatch;
+          combine_bw = bytes_per_gpu(combine->ib, scale) / t_combine;
           dispatch_logical = tokens_per_gpu * stats.nodes_per_token * dispatch_bytes / t_dispatch;
           combine_logical = tokens_per_gpu * stats.nodes_per_token * combine_bytes / t_combine;
+          dispatch_nvl = bytes_per_gpu(dispatch->nvlink, scale) / t_dispatch;
+          combine_nvl = bytes_per_gpu(combine->nvlink, scale) / t_combine;
         }
         const bool one = kernels.size() == 1;
         const std::string tag = "ep" + std::to_string(ep) + (one ? "" : "-sms" + std::to_string(k.sms));
         const std::string label = "EP" + std::to_string(ep) + " (" + std::to_string(spec.nodes) + " nodes" +
                                   (one ? "" : ", " + std::to_string(k.sms) + " SMs") + ")";
-        r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt, dispatch_bw / 1e9,
-                          Basis::kSimulated});
-        r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt, combine_bw / 1e9,
-                          Basis::kSimulated});
-        r.rows.push_back({tag + "/dispatch_rdma_logical", label, "dispatch RDMA bandwidth as DeepEP counts it", "GB/s", std::nullopt,
-                          dispatch_logical / 1e9, Basis::kSimulated});
-        r.rows.push_back({tag + "/combine_rdma_logical", label, "combine RDMA bandwidth as DeepEP counts it", "GB/s", std::nullopt,
-                          combine_logical / 1e9, Basis::kSimulated});
-        if (&k == &kernels.front())  // the routing's, whatever drives it
-          r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
-                            stats.nvlink_copies_per_token / stats.ib_copies_per_token, Basis::kSimulated});
+        // One node: DeepEP's intranode kernels, NVLink only; more: its internode kernels.
+        const bool internode = spec.nodes > 1;
+        if (internode) {
+          r.rows.push_back({tag + "/dispatch_bw", label, "dispatch IB bandwidth per GPU", "GB/s", std::nullopt, dispatch_bw / 1e9,
+                            Basis::kSimulated});
+          r.rows.push_back({tag + "/combine_bw", label, "combine IB bandwidth per GPU", "GB/s", std::nullopt, combine_bw / 1e9,
+                            Basis::kSimulated});
+          r.rows.push_back({tag + "/dispatch_rdma_logical", label, "dispatch RDMA bandwidth as DeepEP counts it", "GB/s", std::nullopt,
+                            dispatch_logical / 1e9, Basis::kSimulated});
+          r.rows.push_back({tag + "/combine_rdma_logical", label, "combine RDMA bandwidth as DeepEP counts it", "GB/s", std::nullopt,
+                            combine_logical / 1e9, Basis::kSimulated});
+          if (&k == &kernels.front())  // the routing's, whatever drives it
+            r.rows.push_back({tag + "/nvlink_per_ib", label, "NVLink forwards per IB copy", "", std::nullopt,
+                              stats.nvlink_copies_per_token / stats.ib_copies_per_token, Basis::kSimulated});
+        }
+        r.rows.push_back({tag + "/dispatch_nvl_logical", label, "dispatch NVL bandwidth as DeepEP counts it", "GB/s", std::nullopt,
+                          dispatch_nvl / 1e9, Basis::kSimulated});
+        r.rows.push_back({tag + "/combine_nvl_logical", label, "combine NVL bandwidth as DeepEP counts it", "GB/s", std::nullopt,
+                          combine_nvl / 1e9, Basis::kSimulated});
         r.rows.push_back({tag + "/dispatch_time", label, "dispatch time", "us", std::nullopt, t_dispatch * 1e6, Basis::kSimulated});
         r.rows.push_back({tag + "/combine_time", label, "combine time", "us", std::nullopt, t_combine * 1e6, Basis::kSimulated});
       }
