@@ -424,6 +424,12 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   par.gpus = s->fabric.nodes * par.gpus_per_node;
   s->label = root.optional_string("label").value_or(s->fabric.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
   parse_parallel(root, *s);
+  // The profiled ops are scaled by the model between token counts and SM shares, not between
+  // layouts that cut each layer differently.
+  if (s->calibration && (par.tp > 1 || par.cp > 1))
+    throw core::InputError(root.pointer_of("parallel") + "/" + (par.tp > 1 ? "tp" : "cp"),
+                           std::to_string(par.tp > 1 ? par.tp : par.cp) + " is not allowed with a calibration; its ops were profiled "
+                           "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
   const auto compute = parse_compute(root.object("compute"), *s->gpu, 20);
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
