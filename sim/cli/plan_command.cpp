@@ -42,11 +42,9 @@ int plan_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim plan SCENARIO.json [options]", options, positional, vm)) return 0;
   if (top < 1) throw core::InputError("--top", std::to_string(top) + " is not allowed; at least 1");
-  if (jobs < 1 || jobs > 256) throw core::InputError("--jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
+  check_jobs(jobs);
   if (!out.empty()) {
-    const std::string ext = std::filesystem::path(out).extension().string();
-    if (ext != ".csv" && ext != ".jsonl")
-      throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
+    check_results_path(out);
     studies::check_writable_file(out);
   }
 

@@ -33,10 +33,8 @@ int sweep_command(const Args& args) {
   std::size_t shard_i = 0, shard_n = 1;
   if (std::sscanf(shard.c_str(), "%zu/%zu", &shard_i, &shard_n) != 2 || shard_n == 0 || shard_i >= shard_n)
     throw core::InputError("--shard", "'" + shard + "' is not allowed; expected i/N with 0 <= i < N, e.g. 0/4");
-  if (jobs < 1 || jobs > 256) throw core::InputError("--jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
-  const std::string ext = std::filesystem::path(out).extension().string();
-  if (ext != ".csv" && ext != ".jsonl")
-    throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
+  check_jobs(jobs);
+  check_results_path(out);
 
   const studies::Sweep sweep = studies::load_sweep(sweep_path);
   return run_sweep(sweep, out, jobs, shard_i, shard_n, "sweep") ? 0 : 1;
@@ -53,8 +51,7 @@ int merge_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim merge --out FILE SHARD.jsonl...", options, positional, vm)) return 0;
   if (inputs.empty()) throw core::InputError("merge", "no shard logs given");
-  if (const auto ext = std::filesystem::path(out).extension(); ext != ".csv" && ext != ".jsonl")
-    throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
+  check_results_path(out);
   std::map<std::size_t, nlohmann::json> rows;  // shards never overlap; a point seen twice is kept once
   for (const auto& path : inputs) {
     if (std::filesystem::path(path).extension() != ".jsonl")

@@ -74,6 +74,15 @@ void append_row(int fd, const std::string& path, const nlohmann::json& row) {
 
 }  // namespace
 
+void check_results_path(const std::string& out) {
+  if (const auto ext = std::filesystem::path(out).extension(); ext != ".csv" && ext != ".jsonl")
+    throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
+}
+
+void check_jobs(int jobs) {
+  if (jobs < 1 || jobs > 256) throw core::InputError("--jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
+}
+
 std::string sweep_log_path(const std::string& out) {
   return is_csv(out) ? std::filesystem::path(out).replace_extension(".jsonl").string() : out;
 }

@@ -19,6 +19,10 @@ namespace cli {
 
 inline bool is_csv(const std::string& path) { return std::filesystem::path(path).extension() == ".csv"; }
 
+// InputError for --out not ending in .csv or .jsonl, and for --jobs outside 1-256.
+void check_results_path(const std::string& out);
+void check_jobs(int jobs);
+
 // The log that holds `out`'s rows: out itself, or the .jsonl beside a .csv.
 std::string sweep_log_path(const std::string& out);
 

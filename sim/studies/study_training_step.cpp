@@ -101,11 +101,6 @@ class TrainingStepStudy : public Study {
     const bool use_flow = flow && options.simulate;
     const workload::Roofline roofline(*gpu, efficiency, fp8_gemms);
 
-    const workload::RankGrid grid = par.grid();
-    // Whether a group's GPUs share a node decides its links: members per node of the first group.
-    auto per_node = [&](const std::string& dim) {
-      return workload::RankGrid::members_per_node(grid.group_of(0, {dim}), par.gpus_per_node);
-    };
     workload::EpCommTimes ep;
     if (model->moe && par.ep > 1 && options.simulate) {
       // Validation routes no token and sends nothing: the step's structure is checked, not timed.
@@ -120,7 +115,7 @@ class TrainingStepStudy : public Study {
       ep_setup.affinity = affinity;
       ep_setup.fp8_dispatch = fp8_gemms;
       ep_setup.fabric = fabric;
-      ep_setup.fabric.gpus_per_node = per_node("ep");  // the EP group's GPUs that share a node
+      ep_setup.fabric.gpus_per_node = par.members_per_node("ep");  // the EP group's GPUs that share a node
       ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
       ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
       ep_setup.flow = use_flow;
@@ -135,7 +130,7 @@ class TrainingStepStudy : public Study {
     pp_cluster.gpus_per_node = 1;
     pp_cluster.gpu_flops_per_s = 1e15;
     pp_cluster.scale_up_Bps = fabric.nvlink_Bps;
-    pp_cluster.scale_out_Bps = per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
+    pp_cluster.scale_out_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
     pp_cluster.scale_out_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
     const core::Timeline timeline =
         use_flow ? core::simulate(net::StarPlatform(pp_cluster), pg.graph)

@@ -44,6 +44,12 @@ std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, b
   return weights;
 }
 
+double forward_flops(const std::vector<Weight>& weights, double rows) {
+  double flops = 0;
+  for (const auto& w : weights) flops += 2 * w.out * w.in * rows;
+  return flops;
+}
+
 double dense_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms, hw::GemmPrecision p) {
   double t = 0;
   if (rows > 0)

@@ -28,6 +28,9 @@ std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate);
 // does not split).
 std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, bool first_replicated);
 
+// FLOPs of `rows` tokens through the weights (2 per multiply-add).
+double forward_flops(const std::vector<Weight>& weights, double rows);
+
 struct GemmSeconds {
   double forward_s = 0, input_gradient_s = 0, weight_gradient_s = 0;
 };

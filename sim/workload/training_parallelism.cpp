@@ -22,6 +22,10 @@ RankGrid TrainingParallelism::grid() const {
   return RankGrid(dims);
 }
 
+int TrainingParallelism::members_per_node(const std::string& dim) const {
+  return RankGrid::members_per_node(grid().group_of(0, {dim}), gpus_per_node);
+}
+
 std::vector<std::string> TrainingParallelism::expert_dp_dims() const {
   // Experts cut over TP hold one shard per TP rank; whole experts are copied on every TP rank.
   if (etp == 1 && tp > 1) return {"tp", "cp", "dp"};

@@ -46,6 +46,9 @@ struct TrainingParallelism {
   int stages() const;
   // The GPUs as a grid of dimensions tp, cp, ep, dp (dp / ep of them: EP is carved from DP) and pp.
   RankGrid grid() const;
+  // GPUs of one group of `dim` that share a node (every group alike): the group's links are
+  // NVLink when it is all of them, else the fabric.
+  int members_per_node(const std::string& dim) const;
   std::vector<std::string> dense_dp_dims() const { return {"cp", "ep", "dp"}; }
   std::vector<std::string> expert_dp_dims() const;
 };

@@ -63,10 +63,7 @@ double ring_s(double bytes, int n, double link_Bps) {
 
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
   const RankGrid grid = par.grid();
-  auto link = [&](const std::string& dim) {
-    const auto group = grid.group_of(0, {dim});
-    return RankGrid::members_per_node(group, par.gpus_per_node) == static_cast<int>(group.size()) ? nvlink_Bps : nic_Bps;
-  };
+  auto link = [&](const std::string& dim) { return par.members_per_node(dim) == grid.size(dim) ? nvlink_Bps : nic_Bps; };
   return {link("tp"), link("cp")};
 }
 
@@ -190,11 +187,6 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const bool selective = par_.recompute == Recompute::kSelective;
   // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
   // MLA's up-projections.
-  double up_projection = 0;
-  if (mla)
-    up_projection = 2.0 * tokens / tp *
-                    (double(a.q_lora_rank) * a.heads * a.qk_head_dim() +
-                     double(a.kv_lora_rank) * a.heads * (a.qk_nope_head_dim + a.v_head_dim));
   const double norm_bytes = (8.0 * m.hidden / (sp ? tp : 1) + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
 
   // GEMMs from the kernel model, shape by shape, in the recipe's precision, on GPUs of the family
@@ -204,14 +196,15 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
   auto gemms = [&](const std::vector<Weight>& weights, double rows) {
     if (kernels) return dense_gemm_seconds(gpu, weights, rows, gemm_sms, precision);
-    double flops = 0;
-    for (const auto& w : weights) flops += 2 * w.out * w.in * rows;
+    const double flops = forward_flops(weights, rows);
     return GemmSeconds{r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
   };
   const GemmSeconds attn = gemms(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
-  const double recompute_s = !selective ? 0.0 : kernels ? dense_forward_seconds(gpu, up, tokens, gemm_sms, precision) : r.linear_s(up_projection);
+  const double recompute_s = !selective ? 0.0
+                             : kernels  ? dense_forward_seconds(gpu, up, tokens, gemm_sms, precision)
+                                        : r.linear_s(forward_flops(up, tokens));
 
   // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
   // or its output all-reduced (the same bytes) without; the backward mirrors it. Where the
@@ -280,10 +273,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
            routed.weight_gradient_s + shared.weight_gradient_s};
     } else {
-      double flops = 0;
-      for (const auto& w : expert_weights) flops += 2 * w.out * w.in * rows * local_experts;
-      if (e.shared_experts > 0)
-        for (const auto& w : shared_weights) flops += 2 * w.out * w.in * tokens;
+      const double flops = forward_flops(expert_weights, rows) * local_experts +
+                           (e.shared_experts > 0 ? forward_flops(shared_weights, tokens) : 0.0);
       g = {r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
     }
     // The gate on the sequence-parallel shard, in BF16 as the recipe keeps it.
