@@ -122,6 +122,25 @@ class Executor {
   }
 };
 
+// The platform's network as one SimGrid zone: a host per GPU, a link per network link (each one
+// direction, shared max-min), a route per pair.
+std::vector<sg4::Host*> build_zone(const Platform& platform, const Network& net) {
+  auto* zone = sg4::create_full_zone("platform");
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < platform.gpus(); ++g) hosts.push_back(zone->create_host("gpu" + std::to_string(g), platform.gpu_flops_per_s()));
+  std::vector<sg4::Link*> links;
+  for (std::size_t l = 0; l < net.links().size(); ++l)
+    links.push_back(zone->create_link("l" + std::to_string(l), net.links()[l].Bps)->set_latency(net.links()[l].latency_s));
+  for (std::size_t r = 0; r < net.routes(); ++r) {
+    std::vector<sg4::LinkInRoute> path;
+    for (auto [l, end] = net.route_links(r); l != end; ++l) path.emplace_back(links[static_cast<std::size_t>(*l)]);
+    const auto [src, dst] = net.pair(r);
+    zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
+  }
+  zone->seal();
+  return hosts;
+}
+
 std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& graph) {
   // CM02 is plain max-min sharing with no bandwidth or latency correction factors, and with
   // cross-traffic off a flow's acknowledgements take no reverse bandwidth: the flow model the
@@ -136,10 +155,10 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   if (graph.max_rank() >= platform.gpus())
     throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
                            std::to_string(platform.gpus()) + " GPUs");
-  std::set<std::pair<int, int>> routes;
+  RoutePairs pairs;
   for (const auto& t : graph.tasks())
-    for (const auto& f : t.flows) routes.insert({f.src_rank, f.dst_rank});
-  const auto hosts = platform.build(routes);
+    for (const auto& f : t.flows) pairs.insert({f.src_rank, f.dst_rank});
+  const auto hosts = build_zone(platform, platform.network(pairs));
 
   Executor executor(graph, hosts);
   ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", Executor::work_units(graph));

@@ -1,27 +1,66 @@
 #pragma once
-// What the engine simulates on: a SimGrid platform of GPU hosts with links and routes between
-// them. Implementations (net/) build the zone, hosts and links inside a live
-// simgrid::s4u::Engine, and add a route only for the (src, dst) GPU pairs the work uses: a full
-// table is quadratic in the GPUs.
+// What the engines simulate on: GPU hosts joined by one-directional links, and the route (the
+// links in order) between each pair of GPUs the work uses. Implementations (net/) describe
+// their fabric here; the engines build from it (SimGrid's zone, or the fluid engine's links).
+// Routes are asked for only for the pairs the work uses: a full table is quadratic in the GPUs.
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
 
-namespace simgrid::s4u {
-class Host;
-}
-
 namespace core {
 
 using RoutePairs = std::set<std::pair<int, int>>;
+
+struct NetworkLink {
+  double Bps = 0;  // one direction
+  double latency_s = 0;
+};
+
+// Links, and one route per asked-for pair, held flat: a 2,048-GPU all-to-all has 500,000 routes.
+class Network {
+ public:
+  int add_link(double Bps, double latency_s) {
+    links_.push_back({Bps, latency_s});
+    return static_cast<int>(links_.size()) - 1;
+  }
+  // Routes must be added in increasing (src, dst) order, as a RoutePairs set iterates.
+  void add_route(int src, int dst, const std::vector<int>& links) {
+    pairs_.push_back({src, dst});
+    begin_.push_back(route_links_.size());
+    route_links_.insert(route_links_.end(), links.begin(), links.end());
+  }
+
+  const std::vector<NetworkLink>& links() const { return links_; }
+  std::size_t routes() const { return pairs_.size(); }
+  std::pair<int, int> pair(std::size_t route) const { return pairs_[route]; }
+  // The route's index; throws std::out_of_range when the pair has none.
+  std::size_t route_of(int src, int dst) const;
+  // The route's links, in order.
+  std::pair<const int*, const int*> route_links(std::size_t route) const {
+    const std::size_t end = route + 1 < begin_.size() ? begin_[route + 1] : route_links_.size();
+    return {route_links_.data() + begin_[route], route_links_.data() + end};
+  }
+  double route_latency_s(std::size_t route) const {
+    double s = 0;
+    for (auto [l, end] = route_links(route); l != end; ++l) s += links_[static_cast<std::size_t>(*l)].latency_s;
+    return s;
+  }
+
+ private:
+  std::vector<NetworkLink> links_;
+  std::vector<std::pair<int, int>> pairs_;
+  std::vector<std::size_t> begin_;
+  std::vector<int> route_links_;
+};
 
 class Platform {
  public:
   virtual ~Platform() = default;
   virtual int gpus() const = 0;
   virtual double gpu_flops_per_s() const = 0;
-  // The hosts, GPU by GPU, with a route for each pair in `pairs`.
-  virtual std::vector<simgrid::s4u::Host*> build(const RoutePairs& pairs) const = 0;
+  // The links, with a route for each pair in `pairs`.
+  virtual Network network(const RoutePairs& pairs) const = 0;
 };
 
 }  // namespace core

@@ -1,15 +1,11 @@
 #include "net/alltoall_symmetric.hpp"
 
-#include <simgrid/s4u.hpp>
-
 #include "core/input_error.hpp"
 #include "net/platform.hpp"
 
 namespace net {
 
 namespace {
-
-namespace sg4 = simgrid::s4u;
 
 // Plane 0 of an MPFT with one merged source per leaf. Receivers are the nodes' plane-0 NICs,
 // ranks [0, receivers); ranks [receivers, receivers + leaves) are the merged senders.
@@ -30,41 +26,35 @@ class MergedPlanePlatform : public Platform {
   int gpus() const override { return receivers() + leaves_; }
   double gpu_flops_per_s() const override { return s_.gpu_flops_per_s; }
 
-  std::vector<sg4::Host*> build(const RoutePairs& pairs) const override {
-    auto* zone = sg4::create_full_zone("plane0");
-    std::vector<sg4::Host*> hosts;
-    std::vector<sg4::Link*> nic(receivers()), merged(leaves_);
-    for (int r = 0; r < receivers(); ++r) {
-      hosts.push_back(zone->create_host("nic" + std::to_string(r), s_.gpu_flops_per_s));
-      nic[r] = zone->create_split_duplex_link("nic" + std::to_string(r), s_.nic_Bps)->set_latency(s_.nic_latency_s);
-    }
+  core::Network network(const RoutePairs& pairs) const override {
+    core::Network net;
+    std::vector<int> nic(receivers()), merged(leaves_);
+    for (int r = 0; r < receivers(); ++r) nic[r] = net.add_link(s_.nic_Bps, s_.nic_latency_s);  // into the NIC
     for (int l = 0; l < leaves_; ++l) {
-      hosts.push_back(zone->create_host("leaf" + std::to_string(l), s_.gpu_flops_per_s));
       const double senders = one_position_ ? nodes_under(l) / double(per_leaf_) : nodes_under(l);
-      merged[l] = zone->create_split_duplex_link("merged" + std::to_string(l), s_.nic_Bps * senders)->set_latency(s_.nic_latency_s);
+      merged[l] = net.add_link(s_.nic_Bps * senders, s_.nic_latency_s);
     }
-    // Leaf-spine links, one per (leaf, spine), as in the fabric.
-    std::vector<std::vector<sg4::Link*>> up(leaves_);
+    // Leaf-spine links, one per (leaf, spine) and direction, as in the fabric.
+    std::vector<std::vector<int>> up(leaves_), down(leaves_);
     if (leaves_ > 1)
       for (int l = 0; l < leaves_; ++l)
-        for (int sp = 0; sp < (one_position_ ? 1 : per_leaf_); ++sp)
-          up[l].push_back(zone->create_split_duplex_link("up" + std::to_string(l) + "-" + std::to_string(sp), s_.switch_link_Bps)
-                              ->set_latency(s_.switch_link_latency_s));
-    using Dir = sg4::LinkInRoute::Direction;
+        for (int sp = 0; sp < (one_position_ ? 1 : per_leaf_); ++sp) {
+          up[l].push_back(net.add_link(s_.switch_link_Bps, s_.switch_link_latency_s));
+          down[l].push_back(net.add_link(s_.switch_link_Bps, s_.switch_link_latency_s));
+        }
     for (const auto& [src, dst] : pairs) {
       const int leaf = src - receivers();  // a merged sender
       const int node = node_of_receiver(dst);
-      std::vector<sg4::LinkInRoute> path = {sg4::LinkInRoute(merged[leaf], Dir::UP)};
+      std::vector<int> path = {merged[leaf]};
       if (leaf_of(node) != leaf) {
         const int spine = node % per_leaf_;  // d-mod-k, as FabricPlatform routes it
-        path.emplace_back(up[leaf][spine], Dir::UP);
-        path.emplace_back(up[leaf_of(node)][spine], Dir::DOWN);
+        path.push_back(up[leaf][spine]);
+        path.push_back(down[leaf_of(node)][spine]);
       }
-      path.emplace_back(nic[dst], Dir::DOWN);
-      zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
+      path.push_back(nic[dst]);
+      net.add_route(src, dst, path);
     }
-    zone->seal();
-    return hosts;
+    return net;
   }
 
  private:

@@ -1,15 +1,12 @@
 #include "net/fabric.hpp"
 
 #include <map>
-#include <simgrid/s4u.hpp>
 #include <stdexcept>
 
 #include "core/input_error.hpp"
 #include "net/flow_hash.hpp"
 
 namespace net {
-
-namespace sg4 = simgrid::s4u;
 
 namespace {
 
@@ -144,48 +141,46 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
   return {a, spine, b};
 }
 
-std::vector<sg4::Host*> FabricPlatform::build(const RoutePairs& pairs) const {
-  auto* zone = sg4::create_full_zone("fabric");
-  const int n = gpus();
-  std::vector<sg4::Host*> hosts;
-  std::vector<sg4::Link*> nvlink(n), nic(n), pcie(n);
-  for (int g = 0; g < n; ++g) {
-    const std::string id = std::to_string(g);
-    hosts.push_back(zone->create_host("gpu" + id, spec_.gpu_flops_per_s));
-    nvlink[g] = zone->create_split_duplex_link("nvl" + id, spec_.nvlink_Bps)->set_latency(spec_.nvlink_latency_s);
-    nic[g] = zone->create_split_duplex_link("nic" + id, spec_.nic_Bps)->set_latency(spec_.nic_latency_s);
-    if (spec_.pcie_Bps > 0) pcie[g] = zone->create_split_duplex_link("pcie" + id, spec_.pcie_Bps);
+core::Network FabricPlatform::network(const RoutePairs& pairs) const {
+  core::Network net;
+  // Per GPU, each direction: NVLink, NIC, PCIe (only where modelled).
+  struct Ports {
+    int nvlink_out, nvlink_in, nic_out, nic_in, pcie_out = -1, pcie_in = -1;
+  };
+  std::vector<Ports> ports;
+  for (int g = 0; g < gpus(); ++g) {
+    Ports p{net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s), net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s),
+            net.add_link(spec_.nic_Bps, spec_.nic_latency_s), net.add_link(spec_.nic_Bps, spec_.nic_latency_s)};
+    if (spec_.pcie_Bps > 0) {
+      p.pcie_out = net.add_link(spec_.pcie_Bps, 0);
+      p.pcie_in = net.add_link(spec_.pcie_Bps, 0);
+    }
+    ports.push_back(p);
   }
-  // One split-duplex link per switch-to-switch edge; "up" runs from the lower vertex id.
-  std::map<std::pair<VertexId, VertexId>, sg4::Link*> links;
+  // One link per direction of each switch-to-switch edge.
+  std::map<std::pair<VertexId, VertexId>, int> links;
   for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
-    VertexId u = boost::source(*e, graph_), v = boost::target(*e, graph_);
+    const VertexId u = boost::source(*e, graph_), v = boost::target(*e, graph_);
     if (graph_[u].kind != VertexKind::kSwitch || graph_[v].kind != VertexKind::kSwitch) continue;
-    if (u > v) std::swap(u, v);
-    links[{u, v}] = zone->create_split_duplex_link("sw" + std::to_string(u) + "-" + std::to_string(v), spec_.switch_link_Bps)
-                        ->set_latency(spec_.switch_link_latency_s);
+    links[{u, v}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
+    links[{v, u}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
   }
-  using Dir = sg4::LinkInRoute::Direction;
   for (const auto& [src, dst] : pairs) {
-    std::vector<sg4::LinkInRoute> path;
+    std::vector<int> path;
     if (src / spec_.gpus_per_node == dst / spec_.gpus_per_node) {
-      path = {sg4::LinkInRoute(nvlink[src], Dir::UP), sg4::LinkInRoute(nvlink[dst], Dir::DOWN)};
+      path = {ports[src].nvlink_out, ports[dst].nvlink_in};
     } else {
       // GPU -> PCIe -> NIC -> switches -> NIC -> PCIe -> GPU (PCIe only where modelled).
-      if (pcie[src]) path.emplace_back(pcie[src], Dir::UP);
-      path.emplace_back(nic[src], Dir::UP);
+      if (ports[src].pcie_out >= 0) path.push_back(ports[src].pcie_out);
+      path.push_back(ports[src].nic_out);
       const auto switches = route(src, dst);
-      for (std::size_t i = 0; i + 1 < switches.size(); ++i) {
-        const VertexId u = switches[i], v = switches[i + 1];
-        path.emplace_back(links.at({std::min(u, v), std::max(u, v)}), u < v ? Dir::UP : Dir::DOWN);
-      }
-      path.emplace_back(nic[dst], Dir::DOWN);
-      if (pcie[dst]) path.emplace_back(pcie[dst], Dir::DOWN);
+      for (std::size_t i = 0; i + 1 < switches.size(); ++i) path.push_back(links.at({switches[i], switches[i + 1]}));
+      path.push_back(ports[dst].nic_in);
+      if (ports[dst].pcie_in >= 0) path.push_back(ports[dst].pcie_in);
     }
-    zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, path, false);
+    net.add_route(src, dst, path);
   }
-  zone->seal();
-  return hosts;
+  return net;
 }
 
 }  // namespace net

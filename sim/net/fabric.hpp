@@ -64,7 +64,7 @@ class FabricPlatform : public Platform {
 
   int gpus() const override { return spec_.nodes * spec_.gpus_per_node; }
   double gpu_flops_per_s() const override { return spec_.gpu_flops_per_s; }
-  std::vector<simgrid::s4u::Host*> build(const RoutePairs& pairs) const override;
+  core::Network network(const RoutePairs& pairs) const override;
 
   const FabricSpec& spec() const { return spec_; }
   const Graph& graph() const { return graph_; }

@@ -1,13 +1,10 @@
 #include "net/graph_platform.hpp"
 
-#include <simgrid/s4u.hpp>
 #include <stdexcept>
 
 #include "net/flow_hash.hpp"
 
 namespace net {
-
-namespace sg4 = simgrid::s4u;
 
 GraphPlatform::GraphPlatform(Graph graph, GraphLinks links, Routing routing)
     : graph_(std::move(graph)), links_(links), routing_(routing) {
@@ -71,31 +68,25 @@ std::vector<VertexId> GraphPlatform::route(int src, int dst) const {
   return path;
 }
 
-std::vector<sg4::Host*> GraphPlatform::build(const RoutePairs& pairs) const {
-  auto* zone = sg4::create_full_zone("graph");
-  std::vector<sg4::Host*> hosts;
-  for (std::size_t g = 0; g < endpoints_.size(); ++g) hosts.push_back(zone->create_host("gpu" + std::to_string(g), 1e15));
-  std::map<std::pair<VertexId, VertexId>, sg4::Link*> links;
+core::Network GraphPlatform::network(const RoutePairs& pairs) const {
+  core::Network net;
+  // One link per direction of each graph edge the routes use.
+  std::map<std::pair<VertexId, VertexId>, int> links;
   auto link = [&](VertexId u, VertexId v) {
-    const auto key = std::make_pair(std::min(u, v), std::max(u, v));
-    auto it = links.find(key);
+    auto it = links.find({u, v});
     if (it != links.end()) return it->second;
     const bool endpoint = graph_[u].kind == VertexKind::kEndpoint || graph_[v].kind == VertexKind::kEndpoint;
-    auto* l = zone->create_split_duplex_link("l" + std::to_string(key.first) + "-" + std::to_string(key.second),
-                                             endpoint ? links_.endpoint_Bps : links_.switch_Bps)
-                  ->set_latency(endpoint ? links_.endpoint_latency_s : links_.switch_latency_s);
-    return links.emplace(key, l).first->second;
+    const int id = endpoint ? net.add_link(links_.endpoint_Bps, links_.endpoint_latency_s)
+                            : net.add_link(links_.switch_Bps, links_.switch_latency_s);
+    return links.emplace(std::make_pair(u, v), id).first->second;
   };
-  using Dir = sg4::LinkInRoute::Direction;
   for (const auto& [src, dst] : pairs) {
     const auto path = route(src, dst);
-    std::vector<sg4::LinkInRoute> hops;
-    for (std::size_t i = 0; i + 1 < path.size(); ++i)
-      hops.emplace_back(link(path[i], path[i + 1]), path[i] < path[i + 1] ? Dir::UP : Dir::DOWN);
-    zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, hops, false);
+    std::vector<int> hops;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) hops.push_back(link(path[i], path[i + 1]));
+    net.add_route(src, dst, hops);
   }
-  zone->seal();
-  return hosts;
+  return net;
 }
 
 }  // namespace net

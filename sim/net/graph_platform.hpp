@@ -25,7 +25,7 @@ class GraphPlatform : public Platform {
 
   int gpus() const override { return static_cast<int>(endpoints_.size()); }
   double gpu_flops_per_s() const override { return 1e15; }
-  std::vector<simgrid::s4u::Host*> build(const RoutePairs& pairs) const override;
+  core::Network network(const RoutePairs& pairs) const override;
 
   // The vertices from one GPU's endpoint to another's, both included.
   std::vector<VertexId> route(int src_gpu, int dst_gpu) const;

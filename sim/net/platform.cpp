@@ -1,35 +1,24 @@
 #include "net/platform.hpp"
 
-#include <simgrid/s4u.hpp>
-#include <string>
-
 namespace net {
 
-namespace sg4 = simgrid::s4u;
-
-std::vector<sg4::Host*> StarPlatform::build(const RoutePairs& routes) const {
+core::Network StarPlatform::network(const RoutePairs& routes) const {
   const Cluster& c = cluster_;
-  auto* zone = sg4::create_full_zone("cluster");
-  std::vector<sg4::Host*> hosts;
-  std::vector<sg4::Link*> scale_up;
-  std::vector<sg4::Link*> nic;
-  const int gpus = c.gpus();
-  hosts.reserve(gpus);
-  for (int g = 0; g < gpus; ++g) {
-    const std::string id = std::to_string(g);
-    hosts.push_back(zone->create_host("gpu" + id, c.gpu_flops_per_s));
-    scale_up.push_back(zone->create_split_duplex_link("scaleup" + id, c.scale_up_Bps)->set_latency(c.scale_up_latency_s / 2));
-    nic.push_back(zone->create_split_duplex_link("nic" + id, c.scale_out_Bps)->set_latency(c.scale_out_latency_s / 2));
-  }
-  using Dir = sg4::LinkInRoute::Direction;
+  core::Network net;
+  // Per GPU: scale-up out, scale-up in, NIC out, NIC in; each takes half the path's latency.
+  struct Ports {
+    int up_out, up_in, nic_out, nic_in;
+  };
+  std::vector<Ports> ports;
+  for (int g = 0; g < c.gpus(); ++g)
+    ports.push_back({net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2), net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2),
+                     net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2), net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2)});
   for (const auto& [src, dst] : routes) {
     const bool same_node = c.node_of(src) == c.node_of(dst);
-    const auto& links = same_node ? scale_up : nic;
-    zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr,
-                    {sg4::LinkInRoute(links[src], Dir::UP), sg4::LinkInRoute(links[dst], Dir::DOWN)}, false);
+    net.add_route(src, dst, same_node ? std::vector<int>{ports[src].up_out, ports[dst].up_in}
+                                      : std::vector<int>{ports[src].nic_out, ports[dst].nic_in});
   }
-  zone->seal();
-  return hosts;
+  return net;
 }
 
 }  // namespace net

@@ -18,7 +18,7 @@ class StarPlatform : public Platform {
   explicit StarPlatform(Cluster cluster) : cluster_(cluster) {}
   int gpus() const override { return cluster_.gpus(); }
   double gpu_flops_per_s() const override { return cluster_.gpu_flops_per_s; }
-  std::vector<simgrid::s4u::Host*> build(const RoutePairs& pairs) const override;
+  core::Network network(const RoutePairs& pairs) const override;
 
  private:
   Cluster cluster_;
