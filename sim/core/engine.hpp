@@ -1,11 +1,11 @@
 #pragma once
-// Runs a TaskGraph on a Platform with SimGrid's flow-level network model (max-min fair sharing,
-// link latency, no TCP effects) and returns the Timeline. Compute tasks become Execs, flows
-// become Comms between GPU hosts, dependencies become SimGrid activity dependencies.
-//
-// SimGrid keeps one global engine per process that cannot be rebuilt, so each simulation runs
-// in a forked child that sends its spans back through a pipe: a process can run any number of
-// simulations, and a crash in one cannot corrupt the next.
+// Runs a TaskGraph on a Platform with the flow-level network model (max-min fair sharing over
+// the platform's routes, link latency, no TCP effects) and returns the Timeline. Two engines
+// share that model:
+//  - fluid (the default, core/fluid_engine): bundles interchangeable flows and solves the rates
+//    once per instant the traffic changes; scales to whole-cluster collectives;
+//  - simgrid (core/simgrid_engine): SimGrid, one Comm per flow; the reference the fluid engine
+//    is tested against, and slower by orders of magnitude past a few thousand flows.
 #include "core/platform.hpp"
 #include "core/task_graph.hpp"
 #include "core/timeline.hpp"
@@ -16,8 +16,12 @@ struct SimulationStats {
   double wall_s = 0;
   std::size_t tasks = 0;
   std::size_t flows = 0;
+  std::size_t solves = 0;  // rate solves (fluid engine)
 };
 
-Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
+enum class EngineKind { kFluid, kSimGrid };
+
+Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr,
+                  EngineKind engine = EngineKind::kFluid);
 
 }  // namespace core

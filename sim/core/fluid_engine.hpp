@@ -1,0 +1,20 @@
+#pragma once
+// Runs a TaskGraph on a Platform with the flow-level model of SimGrid's CM02 (simgrid_engine):
+// a flow first waits its route's latency, then shares every link of its route by weighted
+// max-min fairness, its weight the inverse of its route's latency (1 for a route without
+// latency), as SimGrid's penalties make it. Solved for the structure of the traffic, not flow
+// by flow, so that it scales to whole-cluster collectives:
+//  - flows that are interchangeable (same route, same bytes, entering the network at the same
+//    instant) are one bundle standing for n flows, with n times the share on every link;
+//  - the rates are solved by progressive filling (water-filling the links in the order they
+//    saturate) once per instant at which the set of flows changes: the flows of a
+//    bulk-synchronous collective that end together cost one solve, not one each.
+// Same sharing and same times as simulate_simgrid, but for flows that end within 3e-4 of their
+// time in the network of one another, which end together (tests hold them within 1e-3).
+#include "core/engine.hpp"
+
+namespace core {
+
+Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
+
+}  // namespace core

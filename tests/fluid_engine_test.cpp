@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "core/simgrid_engine.hpp"
+#include "core/fluid_engine.hpp"
+#include "net/alltoall.hpp"
+#include "net/fabric.hpp"
+#include "net/graph_platform.hpp"
+#include "net/platform.hpp"
+#include "net/ring.hpp"
+#include "net/topology.hpp"
+
+namespace {
+
+// Every task's start and end, fluid against SimGrid flow by flow, within `rel` of the makespan.
+void check_same_spans(const core::Platform& platform, const core::TaskGraph& graph, double rel) {
+  const auto reference = core::simulate_simgrid(platform, graph);
+  const auto fluid = core::simulate_fluid(platform, graph);
+  const double tolerance = rel * reference.makespan_s();
+  REQUIRE(reference.makespan_s() > 0);
+  CHECK(fluid.makespan_s() == Approx(reference.makespan_s()).epsilon(rel));
+  for (std::size_t i = 0; i < graph.tasks().size(); ++i) {
+    INFO("task " << i << " '" << graph.tasks()[i].name << "'");
+    CHECK(std::abs(fluid.spans()[i].start_s - reference.spans()[i].start_s) <= tolerance);
+    CHECK(std::abs(fluid.spans()[i].end_s - reference.spans()[i].end_s) <= tolerance);
+  }
+}
+
+net::FabricSpec fabric(net::FabricKind kind, int nodes, net::Routing routing, int radix = 16) {
+  net::FabricSpec s;
+  s.kind = kind;
+  s.routing = routing;
+  s.nodes = nodes;
+  s.gpus_per_node = 8;
+  s.radix = radix;
+  s.nvlink_latency_s = 0.5e-6;  // latencies make SimGrid's sharing weighted: they must agree on that too
+  s.nic_latency_s = 1e-6;
+  s.switch_link_latency_s = 0.3e-6;
+  return s;
+}
+
+// Random all-to-allv: each GPU's tokens to experts drawn at random, so every pair differs.
+std::vector<std::vector<double>> random_matrix(int gpus, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::gamma_distribution<double> load(2.0, 1.0);
+  std::vector<std::vector<double>> bytes(gpus, std::vector<double>(gpus, 0));
+  for (int s = 0; s < gpus; ++s)
+    for (int d = 0; d < gpus; ++d)
+      if (s != d) bytes[s][d] = std::floor(load(rng) * 64 * 7168);  // tokens of 7,168 bytes
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "[fluid]") {
+  net::Cluster c;
+  c.nodes = 2;
+  c.gpus_per_node = 2;
+  c.gpu_flops_per_s = 1e15;
+  c.scale_up_Bps = 100e9;
+  c.scale_up_latency_s = 1e-6;
+  c.scale_out_Bps = 10e9;
+  c.scale_out_latency_s = 3e-6;
+  core::TaskGraph g;
+  const auto a = g.add_compute("a", 0, "compute", 1e-3, {});
+  const auto t = g.add_transfer("t", 0, "comm", {{0, 2, 10e6}, {0, 3, 5e6}, {0, 1, 40e6}}, {a});
+  const auto u = g.add_transfer("u", 1, "comm", {{1, 2, 10e6}}, {});
+  const auto b = g.add_compute("b", 2, "compute", 2e-3, {t});
+  g.add_compute("b2", 2, "compute", 0, {u});  // same stream: waits for b
+  const auto j = g.add_join("j", {b, u});
+  g.add_transfer("empty", 3, "comm", {}, {j});
+  g.add_transfer("zero", 3, "comm", {{3, 0, 0}}, {j});
+  const net::StarPlatform platform(c);
+  check_same_spans(platform, g, 1e-3);
+  const auto fluid = core::simulate_fluid(platform, g);
+  // 10 MB and 5 MB leave one 10 GB/s NIC together: 5 MB at 5 GB/s, then the rest alone.
+  CHECK(fluid.span(t).end_s == Approx(1e-3 + 3e-6 + 1e-3 + 0.5e-3));
+}
+
+TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[fluid]") {
+  net::Cluster c;
+  c.nodes = 4;
+  c.gpus_per_node = 4;
+  c.gpu_flops_per_s = 1e15;
+  c.scale_up_Bps = 150e9;
+  c.scale_up_latency_s = 2e-6;
+  c.scale_out_Bps = 40e9;
+  c.scale_out_latency_s = 4e-6;
+  const net::StarPlatform platform(c);
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> rank(0, c.gpus() - 1), count(1, 6);
+    std::uniform_real_distribution<double> bytes(1e3, 50e6), seconds(0, 1e-3);
+    core::TaskGraph g;
+    for (int i = 0; i < 60; ++i) {
+      std::vector<core::TaskId> deps;
+      if (i > 0)
+        for (int d = 0; d < 2; ++d) deps.push_back(std::uniform_int_distribution<int>(0, i - 1)(rng));
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      const int r = rank(rng);
+      if (rng() % 2 == 0) {
+        g.add_compute("c" + std::to_string(i), r, "compute", seconds(rng), deps);
+      } else {
+        std::vector<core::Flow> flows;
+        for (int k = count(rng); k > 0; --k) {
+          int dst = rank(rng);
+          if (dst == r) dst = (dst + 1) % c.gpus();
+          flows.push_back({r, dst, std::floor(bytes(rng))});
+        }
+        g.add_transfer("t" + std::to_string(i), r, "comm", flows, deps);
+      }
+    }
+    INFO("seed " << seed);
+    check_same_spans(platform, g, 1e-3);
+  }
+}
+
+TEST_CASE("fluid engine: all-to-all on MPFT and MRFT under every routing, 128 and 256 GPUs", "[fluid][slow]") {
+  for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
+    for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp, net::Routing::kAdaptive})
+      for (int nodes : {16, 32}) {
+        const auto spec = fabric(kind, nodes, routing, nodes == 16 ? 16 : 32);
+        INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes);
+        const net::FabricPlatform platform(spec);
+        check_same_spans(platform, net::alltoall_graph({nodes, 8, 1 << 20, true, true, {}}), 1e-3);
+      }
+}
+
+TEST_CASE("fluid engine: MoE-like all-to-allv with random matrices", "[fluid][slow]") {
+  for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp}) {
+    const auto spec = fabric(net::FabricKind::kMultiRail, 16, routing);
+    const net::FabricPlatform platform(spec);
+    for (unsigned seed : {7u, 8u}) {
+      net::AllToAllSpec a{16, 8, 0, true, true, random_matrix(128, seed)};
+      INFO("routing " << int(routing) << " seed " << seed);
+      check_same_spans(platform, net::alltoall_graph(a), 1e-3);
+    }
+  }
+}
+
+TEST_CASE("fluid engine: rings on a Slim Fly graph", "[fluid]") {
+  const net::GraphPlatform platform(net::slim_fly(5), {50e9, 50e9, 1e-6, 0.3e-6}, net::Routing::kEcmp);
+  std::vector<net::Ring> rings = {{0, 7, 13, 21, 30, 44}, {1, 9, 17, 25}};
+  check_same_spans(platform, net::ring_graph(rings, 64e6, 2), 1e-3);
+}
