@@ -84,7 +84,7 @@ class InferenceStudy : public Study {
         "; " + (deployment.direct_comm ? "point-to-point dispatch and combine (IBGDA)" : "dispatch over IB once per node, then NVLink") +
         ", " + std::to_string(deployment.comm_sms) + " SMs for communication; " + std::to_string(deployment.micro_batches) +
         " micro-batches overlapped; " +
-        (simulate_on ? "all-to-all simulated flow by flow up to two tokens per GPU per micro-batch, from the busiest port above"
+        (simulate_on ? "all-to-all flow-simulated at every batch"
                      : "all-to-all from the busiest port") +
         ". First point, one MoE layer and micro-batch: attention " + us(c.attention_s) + " us" +
         (c.kv_fetch_s > 0 ? ", KV fetch over PCIe " + us(c.kv_fetch_s) + " us" : "") + ", dispatch " + us(c.dispatch_s) +

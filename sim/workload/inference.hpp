@@ -69,9 +69,8 @@ struct ServingStep {
   core::TaskGraph graph;
 };
 
-// `cluster`: where to simulate the all-to-all flow by flow, for micro-batches of up to two
-// tokens per GPU; otherwise, and without it, the busiest port's bytes over its bandwidth plus
-// one latency.
+// `cluster`: where to flow-simulate the all-to-all; without it, the busiest port's bytes over its
+// bandwidth plus one latency.
 // `cache`: flow-simulated all-to-all times by tokens per micro-batch, kept across calls that
 // share the model, deployment, links and seed (the traffic does not depend on the context).
 using AllToAllCache = std::map<long long, std::pair<double, double>>;
