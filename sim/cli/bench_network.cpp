@@ -1,8 +1,13 @@
 // codesim bench network: building fabrics and their routes, and all-to-all flow simulations.
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 #include "cli/options.hpp"
 #include "core/engine.hpp"
@@ -61,14 +66,63 @@ int bench_moe_command(const Args& args) {
   return 0;
 }
 
+namespace {
+
+struct AllToAllRun {
+  double simulated_s = 0, wall_s = 0;
+  std::size_t flows = 0, solves = 0;
+  long peak_rss_mib = 0;
+};
+
+// One all-to-all in a child process, so that each run's peak memory is its own.
+AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("cannot create a pipe");
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    AllToAllRun r;
+    const auto start = std::chrono::steady_clock::now();
+    const net::FabricPlatform fabric(spec);
+    const int gpus = fabric.gpus();
+    core::SimulationStats stats;
+    r.simulated_s = core::simulate(fabric, net::alltoall_graph({spec.nodes, spec.gpus_per_node, bytes_per_gpu / gpus, true, true, {}}), &stats)
+                        .makespan_s();
+    r.wall_s = seconds_since(start);
+    r.flows = stats.flows;
+    r.solves = stats.solves;
+    const bool ok = ::write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(fds[1]);
+  AllToAllRun r;
+  const bool got = ::read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+  ::close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("an all-to-all benchmark run failed");
+  r.peak_rss_mib = usage.ru_maxrss / 1024;
+  return r;
+}
+
+}  // namespace
+
 int bench_network_command(const Args& args) {
   po::options_description options("options");
-  std::vector<int> alltoall_nodes;
-  options.add_options()("alltoall-nodes", po::value(&alltoall_nodes)->multitoken(),
-                        "node counts for the all-to-all runs (default 16 32 64)");
+  std::vector<int> alltoall_gpus;
+  int repeat = 3;
+  options.add_options()("alltoall-gpus", po::value(&alltoall_gpus)->multitoken(),
+                        "GPU counts for the all-to-all runs (default 1024 2048)")(
+      "repeat", po::value(&repeat)->default_value(3), "runs of each all-to-all; the median is reported");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench network [options]", options, {}, vm)) return 0;
-  if (alltoall_nodes.empty()) alltoall_nodes = {16, 32, 64};
+  if (alltoall_gpus.empty()) alltoall_gpus = {1024, 2048};
+  for (int g : alltoall_gpus)
+    if (g < 16 || g % 8 != 0 || g > 16384)
+      throw core::InputError("--alltoall-gpus", std::to_string(g) + " is not allowed; a multiple of 8 from 16 to 16384");
+  if (repeat < 1 || repeat > 100) throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 100");
 
   std::cout << "| fabric | GPUs | build [s] | routes | routes [s] | peak RSS [MiB] |\n|---|---:|---:|---:|---:|---:|\n";
   for (int nodes : {256, 2048}) {
@@ -92,18 +146,32 @@ int bench_network_command(const Args& args) {
     std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << studies::format_number(build) << " | " << routes << " | "
               << studies::format_number(routing) << " | " << peak_rss_mib() << " |\n";
   }
-  std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN | GPUs | flows | simulated [ms] | wall [s] |\n"
-               "|---|---:|---:|---:|---:|\n";
-  for (int nodes : alltoall_nodes) {
-    net::FabricSpec spec;
-    spec.nodes = nodes;
-    const net::FabricPlatform fabric(spec);
-    const net::AllToAllSpec a{nodes, 8, 64e6 / (nodes * 8), true, true, {}};
-    core::SimulationStats stats;
-    const double t = core::simulate(fabric, net::alltoall_graph(a), &stats).makespan_s();
-    std::cout << "| aggregated | " << fabric.gpus() << " | " << stats.flows << " | " << studies::format_number(t * 1e3)
-              << " | " << studies::format_number(stats.wall_s) << " |\n";
-  }
+
+  std::cout << "\n| all-to-all with PXN, fluid engine | GPUs | per GPU | routing | flows | solves | simulated [ms] | wall [s] (median of "
+            << repeat << ") | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
+  const std::pair<net::Routing, const char*> routings[] = {
+      {net::Routing::kDModK, "d-mod-k"}, {net::Routing::kEcmp, "ECMP"}, {net::Routing::kAdaptive, "adaptive"}};
+  for (int gpus : alltoall_gpus)
+    for (double bytes : {double(1 << 20), 64.0 * (1 << 20)})
+      for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
+        for (const auto& [routing, routing_name] : routings) {
+          net::FabricSpec spec;
+          spec.kind = kind;
+          spec.routing = routing;
+          spec.nodes = gpus / 8;
+          // MRFT: the rails' leaves under shared spines need a larger radix past 2,048 GPUs.
+          while (kind == net::FabricKind::kMultiRail && (spec.nodes + spec.radix / 2 - 1) / (spec.radix / 2) * 8 > spec.radix)
+            spec.radix *= 2;
+          std::vector<AllToAllRun> runs;
+          for (int i = 0; i < repeat; ++i) runs.push_back(run_alltoall(spec, bytes));
+          std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.wall_s < b.wall_s; });
+          const AllToAllRun& median = runs[runs.size() / 2];
+          std::cout << "| " << (kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT") << " " << spec.radix << "-port | " << gpus
+                    << " | " << (bytes < (64 << 20) ? "1 MiB" : "64 MiB") << " | " << routing_name << " | " << median.flows
+                    << " | " << median.solves << " | " << studies::format_number(median.simulated_s * 1e3) << " | "
+                    << studies::format_number(median.wall_s) << " | " << median.peak_rss_mib << " |" << std::endl;
+        }
+
   std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, d-mod-k | GPUs | flows | simulated [ms] | wall [s] |\n"
                "|---|---:|---:|---:|---:|\n";
   for (int nodes : {16, 256, 2048}) {
