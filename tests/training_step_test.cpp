@@ -178,6 +178,46 @@ TEST_CASE("EP all-to-all: the analytical bound equals the flow simulation on an 
   CHECK(flow.expert_imbalance >= 1.0);
 }
 
+TEST_CASE("EP all-to-all on the whole fabric: groups contend only where they share links", "[training]") {
+  EpCommSetup s;
+  s.model = &v3();
+  s.ep = 16;  // 2 nodes a group
+  s.simulated_tokens_per_gpu = 64;
+  s.fabric.kind = net::FabricKind::kMultiPlane;
+  s.fabric.nodes = 8;  // 4 groups
+  s.fabric.radix = 8;  // 4 nodes a leaf: a group's two nodes under one leaf, or across two
+  const auto one = expert_parallel_comm(s);  // one group on a fabric of its own
+  // Groups of consecutive nodes stay under their leaves: nothing is shared, the slowest of the
+  // four routings sets the time, and the first group's routing is the single group's.
+  for (int g = 0; g < 4; ++g) {
+    s.groups.emplace_back();
+    for (int r = 0; r < 16; ++r) s.groups.back().push_back(g * 16 + r);
+  }
+  const auto apart = expert_parallel_comm(s);
+  CHECK(apart.groups_simulated == 4);
+  CHECK(apart.dispatch_forward_s >= one.dispatch_forward_s * (1 - 1e-6));
+  CHECK(apart.dispatch_forward_s <= one.dispatch_forward_s * 1.2);
+  s.groups.resize(1);
+  CHECK(expert_parallel_comm(s).dispatch_forward_s == Approx(one.dispatch_forward_s).epsilon(1e-3));
+  // Groups of nodes 0 and 4, 1 and 5, ...: every group crosses the spines, which two leaves of
+  // 4 NICs per plane reach through 4 spines; d-mod-k takes node n's traffic down spine n mod 4.
+  s.groups.clear();
+  for (int g = 0; g < 4; ++g) {
+    s.groups.emplace_back();
+    for (int node : {g, g + 4})
+      for (int r = 0; r < 8; ++r) s.groups.back().push_back(node * 8 + r);
+  }
+  const auto across = expert_parallel_comm(s);
+  CHECK(across.dispatch_forward_s >= apart.dispatch_forward_s * (1 - 1e-3));
+  // Halve the leaf-spine links (2:1 oversubscription): groups across leaves now contend, on
+  // IB's share of the time (NVLink forwarding is the rest).
+  s.fabric.switch_link_Bps /= 2;
+  CHECK(expert_parallel_comm(s).dispatch_forward_s > 1.1 * across.dispatch_forward_s);
+  s.flow = false;  // analytically there is no whole fabric: one group
+  s.fabric.nodes = 2;
+  CHECK(expert_parallel_comm(s).groups_simulated == 1);
+}
+
 TEST_CASE("ZeRO-1 synchronisation: the ring closed form equals the flow simulation", "[training]") {
   TrainingParallelism par;
   par.gpus = 64;  // 8 nodes: 4 stages of 2 nodes, EP 8

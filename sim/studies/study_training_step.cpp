@@ -115,10 +115,16 @@ class TrainingStepStudy : public Study {
       ep_setup.affinity = affinity;
       ep_setup.fp8_dispatch = fp8_gemms;
       ep_setup.fabric = fabric;
-      ep_setup.fabric.gpus_per_node = par.members_per_node("ep");  // the EP group's GPUs that share a node
       ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
       ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
       ep_setup.flow = use_flow;
+      // Flow mode: every EP group of the cluster at once on the whole fabric, where groups that
+      // share leaves and spines contend; analytically, one group on a fabric of its own.
+      if (use_flow) {
+        ep_setup.groups = par.grid().groups({"ep"});
+      } else {
+        ep_setup.fabric.gpus_per_node = par.members_per_node("ep");  // the EP group's GPUs that share a node
+      }
       ep = workload::expert_parallel_comm(ep_setup);
     }
 
@@ -245,7 +251,11 @@ class TrainingStepStudy : public Study {
     note += ".";
     if (model->moe && par.ep > 1)
       note += " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " + ms(ep.combine_forward_s) +
-              " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms); busiest expert GPU " +
+              " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms" +
+              (ep.groups_simulated > 1 ? "; the slowest of " + std::to_string(ep.groups_simulated) +
+                                             " EP groups, all on the fabric at once"
+                                       : "") +
+              "); busiest expert GPU " +
               format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
     if (par.tp > 1) note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";

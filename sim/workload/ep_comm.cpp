@@ -4,24 +4,31 @@
 #include <numeric>
 
 #include "core/engine.hpp"
+#include "workload/rank_grid.hpp"
 
 namespace workload {
 
-core::TaskGraph dispatch_graph(const DispatchTraffic& t, double scale, bool reverse) {
-  core::TaskGraph g;
+void add_dispatch(core::TaskGraph& g, const DispatchTraffic& t, double scale, bool reverse, const std::vector<int>& ranks,
+                  std::vector<core::TaskId>& tasks) {
   const int n = static_cast<int>(t.ib.size());
-  std::vector<core::TaskId> all;
+  auto rank = [&](int local) { return ranks.empty() ? local : ranks[static_cast<std::size_t>(local)]; };
   for (const auto* stage : {&t.ib, &t.nvlink})
     for (int sender = 0; sender < n; ++sender) {
       std::vector<core::Flow> flows;
       for (int other = 0; other < n; ++other) {
         const double bytes = (reverse ? (*stage)[other][sender] : (*stage)[sender][other]) * scale;
-        if (bytes > 0) flows.push_back({sender, other, bytes});
+        if (bytes > 0) flows.push_back({rank(sender), rank(other), bytes});
       }
       if (!flows.empty())
-        all.push_back(g.add_transfer(stage == &t.ib ? "IB" : "NVLink", sender, stage == &t.ib ? "ib" : "nvlink",
-                                     std::move(flows), {}));
+        tasks.push_back(g.add_transfer(stage == &t.ib ? "IB" : "NVLink", rank(sender), stage == &t.ib ? "ib" : "nvlink",
+                                       std::move(flows), {}));
     }
+}
+
+core::TaskGraph dispatch_graph(const DispatchTraffic& t, double scale, bool reverse) {
+  core::TaskGraph g;
+  std::vector<core::TaskId> all;
+  add_dispatch(g, t, scale, reverse, {}, all);
   g.add_join("done", all);
   return g;
 }
@@ -44,26 +51,44 @@ double dispatch_bound_s(const DispatchTraffic& t, double scale, double ib_Bps, d
 EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
   const Model& model = *s.model;
   const Moe& moe = *model.moe;
+  const bool whole_fabric = s.flow && !s.groups.empty();
   net::FabricSpec spec = s.fabric;
-  spec.nodes = s.ep / spec.gpus_per_node;
+  if (!whole_fabric) spec.nodes = s.ep / spec.gpus_per_node;
+  const int groups = whole_fabric ? static_cast<int>(s.groups.size()) : 1;
   const int tokens = s.simulated_tokens_per_gpu * s.ep;
-  const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed);
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
                         std::min(moe.groups_per_token, moe.groups), 2.5};
-  const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
-  const ExpertPlacement placement{s.ep, spec.gpus_per_node, moe.routed_experts};
-
+  const int members_per_node = whole_fabric ? RankGrid::members_per_node(s.groups[0], spec.gpus_per_node) : spec.gpus_per_node;
+  const ExpertPlacement placement{s.ep, members_per_node, moe.routed_experts};
   const double bf16_bytes = 2.0 * model.hidden;
   const double dispatch_bytes = s.fp8_dispatch ? model.hidden + model.hidden / 128.0 * 4 : bf16_bytes;
-  const auto forward = dispatch_traffic(routing, placement, dispatch_bytes);
-  const auto gradients = dispatch_traffic(routing, placement, bf16_bytes);
   const double scale = double(s.tokens_per_gpu) / s.simulated_tokens_per_gpu;  // the flow model is linear in bytes
 
+  // Groups route their own tokens (seed + index) so that their loads differ as real
+  // micro-batches do, and the slowest sets the layer's time. Routing is most of the cost (a
+  // 2,048-GPU cluster has 32 groups of 16K simulated tokens), so four draws are taken and the
+  // groups cycle through them: every group's traffic is on the fabric, four distinct loads.
+  constexpr int kDistinctRoutings = 4;
+  std::vector<DispatchTraffic> forward, gradients;
+  Routing first_routing;
+  for (int g = 0; g < std::min(groups, kDistinctRoutings); ++g) {
+    const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed + g);
+    auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+    forward.push_back(dispatch_traffic(routing, placement, dispatch_bytes));
+    gradients.push_back(dispatch_traffic(routing, placement, bf16_bytes));
+    if (g == 0) first_routing = std::move(routing);
+  }
+
   EpCommTimes out;
-  auto time = [&](const DispatchTraffic& t, bool reverse) {
-    if (!s.flow) return dispatch_bound_s(t, scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
+  auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse) {
+    if (!s.flow) return dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
     const net::FabricPlatform platform(spec);
-    return core::simulate(platform, dispatch_graph(t, scale, reverse)).makespan_s();
+    if (!whole_fabric) return core::simulate(platform, dispatch_graph(t[0], scale, reverse)).makespan_s();
+    core::TaskGraph graph;
+    std::vector<core::TaskId> all;
+    for (std::size_t g = 0; g < s.groups.size(); ++g) add_dispatch(graph, t[g % t.size()], scale, reverse, s.groups[g], all);
+    graph.add_join("done", all);
+    return core::simulate(platform, graph).makespan_s();
   };
   out.dispatch_forward_s = time(forward, false);
   out.combine_forward_s = time(gradients, true);
@@ -71,14 +96,16 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
   // dispatch's backward the combine direction.
   out.combine_backward_s = s.fp8_dispatch ? time(gradients, false) : out.dispatch_forward_s;
   out.dispatch_backward_s = out.combine_forward_s;
+  out.groups_simulated = whole_fabric ? groups : 1;
 
+  const auto& routing = first_routing;
   std::vector<double> per_gpu(static_cast<std::size_t>(s.ep), 0.0);
   const auto load = expert_load(routing, moe.routed_experts);
   for (int e = 0; e < moe.routed_experts; ++e) per_gpu[placement.gpu_of_expert(e)] += load[e];
   const double mean = std::accumulate(per_gpu.begin(), per_gpu.end(), 0.0) / s.ep;
   out.expert_imbalance = *std::max_element(per_gpu.begin(), per_gpu.end()) / mean;
   double ib = 0;
-  for (const auto& row : forward.ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
+  for (const auto& row : forward[0].ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
   out.ib_bytes_per_gpu_dispatch = ib * scale / s.ep;
   return out;
 }

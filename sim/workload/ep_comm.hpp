@@ -22,8 +22,12 @@ struct EpCommSetup {
   std::uint64_t seed = 1;
   AffinityDistribution affinity;       // of the synthetic tokens the gate routes
   bool fp8_dispatch = true;            // FP8 with a 4-byte scale per 128 channels, else BF16
-  net::FabricSpec fabric;              // its node count is set from ep
+  net::FabricSpec fabric;              // one EP group's: its node count is set from ep
   bool flow = true;                    // flow simulation, else the analytical bound
+  // Flow simulation on the whole fabric: every EP group of the cluster, as its global ranks on
+  // `fabric` (then the cluster's, nodes included), all at once, routed with four seeds (seed,
+  // seed + 1, ...) in turn; the slowest group's times. Empty: one group on a fabric of its own.
+  std::vector<std::vector<int>> groups;
 };
 
 struct EpCommTimes {
@@ -33,6 +37,7 @@ struct EpCommTimes {
   double dispatch_backward_s = 0;  // combine direction, BF16 gradients
   double expert_imbalance = 1;     // max / mean expert-token assignments per GPU
   double ib_bytes_per_gpu_dispatch = 0;
+  int groups_simulated = 1;        // EP groups in the flow simulation (the whole fabric's, or one)
 };
 
 EpCommTimes expert_parallel_comm(const EpCommSetup& setup);
