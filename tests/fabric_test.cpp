@@ -126,6 +126,15 @@ TEST_CASE("ECMP collides where adaptive routing spreads", "[fabric]") {
   const double t_adaptive = core::simulate(adaptive, ring_graph(rings_across(adaptive), 64e6)).makespan_s();
   CHECK(t_adaptive == Approx(31 * (64e6 / 32) / 50e9));  // every NIC at full rate
   CHECK(t_ecmp > 2 * t_adaptive);
+  // Packet spraying spreads every flow over all spines: NIC speed too, however routes collide.
+  s.routing = Routing::kSpray;
+  const FabricPlatform spray(s);
+  CHECK(core::simulate(spray, ring_graph(rings_across(spray), 64e6)).makespan_s() == Approx(t_adaptive));
+  // With the leaf-spine links at a quarter of a NIC, what leaves a leaf goes at the leaf's
+  // uplinks' summed rate: a leaf of 16 nodes on one rail has 16 NICs and 16 uplinks at 12.5 GB/s.
+  s.switch_link_Bps = 50e9 / 4;
+  const FabricPlatform thin(s);
+  CHECK(core::simulate(thin, ring_graph(rings_across(thin), 64e6)).makespan_s() == Approx(4 * t_adaptive));
 }
 
 TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {

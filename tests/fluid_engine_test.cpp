@@ -119,7 +119,7 @@ TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[
 
 TEST_CASE("fluid engine: all-to-all on MPFT and MRFT under every routing, 128 and 256 GPUs", "[fluid][slow]") {
   for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
-    for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp, net::Routing::kAdaptive})
+    for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp, net::Routing::kAdaptive, net::Routing::kSpray})
       for (int nodes : {16, 32}) {
         const auto spec = fabric(kind, nodes, routing, nodes == 16 ? 16 : 32);
         INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes);

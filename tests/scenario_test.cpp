@@ -238,6 +238,10 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   CHECK_THAT(err("/fabric/radix=63"), StartsWith("/fabric/radix: 63 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=5000"), StartsWith("/fabric/nodes: 5000 is not allowed"));
   CHECK_THAT(err("/fabric/routing=adaptive"), Catch::Contains("no error"));
+  CHECK_THAT(err("/fabric/routing=spray"), Catch::Contains("no error"));
+  json sprayed_graph = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
+  studies::apply_override(sprayed_graph, "/fabric/routing=spray");
+  CHECK_THAT(error_of(sprayed_graph), StartsWith("/fabric/routing: 'spray' is not allowed on a topology graph"));
   json big = base;
   studies::apply_override(big, "/fabric/nodes=1024");
   studies::apply_override(big, "/fabric/routing=adaptive");

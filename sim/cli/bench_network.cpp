@@ -150,7 +150,7 @@ int bench_network_command(const Args& args) {
   std::cout << "\n| all-to-all with PXN, fluid engine | GPUs | per GPU | routing | flows | solves | simulated [ms] | wall [s] (median of "
             << repeat << ") | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
   const std::pair<net::Routing, const char*> routings[] = {
-      {net::Routing::kDModK, "d-mod-k"}, {net::Routing::kEcmp, "ECMP"}, {net::Routing::kAdaptive, "adaptive"}};
+      {net::Routing::kDModK, "d-mod-k"}, {net::Routing::kEcmp, "ECMP"}, {net::Routing::kAdaptive, "adaptive"}, {net::Routing::kSpray, "spray"}};
   for (int gpus : alltoall_gpus)
     for (double bytes : {double(1 << 20), 64.0 * (1 << 20)})
       for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})

@@ -102,6 +102,7 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
                            " sit in different planes of the multi-plane fat tree, which no path joins; send "
                            "through PXN (NVLink to the GPU of the destination's plane)");
   const auto& spines = spines_[planes ? plane_a : 0];
+  if (spec_.routing == Routing::kSpray) return {a, b};
   if (auto it = chosen_spine_.find({src, dst}); it != chosen_spine_.end()) return {a, it->second, b};
   VertexId spine = spines[0];
   switch (spec_.routing) {
@@ -123,6 +124,8 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
       spine = spines[x % spines.size()];
       break;
     }
+    case Routing::kSpray:  // returned above
+      break;
     case Routing::kAdaptive: {
       int best = -1;
       for (VertexId s : spines) {
@@ -165,6 +168,16 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
     links[{u, v}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
     links[{v, u}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
   }
+  // Spraying: each leaf's uplinks as one link, and its downlinks, of the spines' summed bandwidth.
+  std::map<VertexId, std::pair<int, int>> trunks;  // leaf -> (up, down)
+  auto trunk = [&](VertexId leaf) {
+    auto it = trunks.find(leaf);
+    if (it != trunks.end()) return it->second;
+    const auto& spines = spines_[spec_.kind == FabricKind::kMultiPlane ? graph_[leaf].plane : 0];
+    const double Bps = spec_.switch_link_Bps * double(spines.size());
+    const std::pair<int, int> links{net.add_link(Bps, spec_.switch_link_latency_s), net.add_link(Bps, spec_.switch_link_latency_s)};
+    return trunks.emplace(leaf, links).first->second;
+  };
   for (const auto& [src, dst] : pairs) {
     std::vector<int> path;
     if (src / spec_.gpus_per_node == dst / spec_.gpus_per_node) {
@@ -174,7 +187,12 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
       if (ports[src].pcie_out >= 0) path.push_back(ports[src].pcie_out);
       path.push_back(ports[src].nic_out);
       const auto switches = route(src, dst);
-      for (std::size_t i = 0; i + 1 < switches.size(); ++i) path.push_back(links.at({switches[i], switches[i + 1]}));
+      if (spec_.routing == Routing::kSpray && switches.size() == 2) {
+        path.push_back(trunk(switches[0]).first);
+        path.push_back(trunk(switches[1]).second);
+      } else {
+        for (std::size_t i = 0; i + 1 < switches.size(); ++i) path.push_back(links.at({switches[i], switches[i + 1]}));
+      }
       path.push_back(ports[dst].nic_in);
       if (ports[dst].pcie_in >= 0) path.push_back(ports[dst].pcie_in);
     }

@@ -21,6 +21,9 @@ enum class Routing {
   kDModK,     // static: the spine is the destination's port under its leaf modulo the spines
   kEcmp,      // a hash of (source, destination) picks the spine
   kAdaptive,  // each route takes the spine with the fewest routes on its two leaf links so far
+  kSpray,     // packet spraying: a flow's packets take every spine in turn; in the fluid limit
+              // each leaf's uplinks carry equal shares of what leaves it (and its downlinks of
+              // what enters it), so they act as one link of their summed bandwidth
   kStatic,    // a configured table: the spine for a destination (from every leaf, or from one);
               // destinations it does not name fall back to d-mod-k, as a switch's default table
 };
@@ -69,8 +72,9 @@ class FabricPlatform : public Platform {
   const FabricSpec& spec() const { return spec_; }
   const Graph& graph() const { return graph_; }
   // The switches a route between two GPUs of different nodes passes, in order (routing
-  // decisions are made once, in the order routes are first asked for). Throws std::logic_error
-  // when no path exists (two planes of an MPFT).
+  // decisions are made once, in the order routes are first asked for; with spraying, the two
+  // leaves, every spine between them taken evenly). Throws std::logic_error when no path exists
+  // (two planes of an MPFT).
   std::vector<VertexId> route(int src_gpu, int dst_gpu) const;
 
  private:

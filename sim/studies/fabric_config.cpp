@@ -11,6 +11,7 @@ namespace studies {
 net::Routing routing_by_name(const std::string& name) {
   return name == "ecmp"       ? net::Routing::kEcmp
          : name == "adaptive" ? net::Routing::kAdaptive
+         : name == "spray"    ? net::Routing::kSpray
          : name == "static"   ? net::Routing::kStatic
                               : net::Routing::kDModK;
 }
@@ -36,11 +37,14 @@ net::HopLatencies read_hop_latencies(core::JsonReader& h) {
 }
 
 std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool with_nodes) {
-  const std::string routing = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive", "static"}, "d-mod-k");
+  const std::string routing = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive", "spray", "static"}, "d-mod-k");
   spec.routing = routing_by_name(routing);
   if (routing == "static" && !with_nodes)
     throw core::InputError(f.pointer_of("routing"), "'static' is not allowed on a topology graph; static route tables are for "
                                               "fabrics of nodes (mpft, mrft)");
+  if (routing == "spray" && !with_nodes)
+    throw core::InputError(f.pointer_of("routing"), "'spray' is not allowed on a topology graph; packet spraying is modelled on "
+                                              "fabrics of nodes (mpft, mrft), whose leaves reach every spine");
   // A named node (hw/node.cpp: h800, h100, gb200-nvl72, ...) gives the defaults for its GPUs,
   // NVLink, NICs and PCIe; the fields below override them.
   const hw::Node* node = nullptr;
