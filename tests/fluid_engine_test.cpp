@@ -54,14 +54,8 @@ std::vector<std::vector<double>> random_matrix(int gpus, unsigned seed) {
 }  // namespace
 
 TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "[fluid]") {
-  net::Cluster c;
-  c.nodes = 2;
-  c.gpus_per_node = 2;
-  c.gpu_flops_per_s = 1e15;
-  c.scale_up_Bps = 100e9;
-  c.scale_up_latency_s = 1e-6;
-  c.scale_out_Bps = 10e9;
-  c.scale_out_latency_s = 3e-6;
+  const net::Cluster c{.nodes = 2, .gpus_per_node = 2, .gpu_flops_per_s = 1e15, .scale_up_Bps = 100e9,
+                       .scale_up_latency_s = 1e-6, .scale_out_Bps = 10e9, .scale_out_latency_s = 3e-6};
   core::TaskGraph g;
   const auto a = g.add_compute("a", 0, "compute", 1e-3, {});
   const auto t = g.add_transfer("t", 0, "comm", {{0, 2, 10e6}, {0, 3, 5e6}, {0, 1, 40e6}}, {a});
@@ -79,14 +73,8 @@ TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "
 }
 
 TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[fluid]") {
-  net::Cluster c;
-  c.nodes = 4;
-  c.gpus_per_node = 4;
-  c.gpu_flops_per_s = 1e15;
-  c.scale_up_Bps = 150e9;
-  c.scale_up_latency_s = 2e-6;
-  c.scale_out_Bps = 40e9;
-  c.scale_out_latency_s = 4e-6;
+  const net::Cluster c{.nodes = 4, .gpus_per_node = 4, .gpu_flops_per_s = 1e15, .scale_up_Bps = 150e9,
+                       .scale_up_latency_s = 2e-6, .scale_out_Bps = 40e9, .scale_out_latency_s = 4e-6};
   const net::StarPlatform platform(c);
   for (unsigned seed = 1; seed <= 5; ++seed) {
     std::mt19937 rng(seed);
