@@ -133,3 +133,15 @@ TEST_CASE("fluid engine: rings on a Slim Fly graph", "[fluid]") {
   std::vector<net::Ring> rings = {{0, 7, 13, 21, 30, 44}, {1, 9, 17, 25}};
   check_same_spans(platform, net::ring_graph(rings, 64e6, 2), 1e-3);
 }
+
+TEST_CASE("fluid engine on aggregated flows: within 1% of SimGrid with one flow per pair", "[fluid][slow]") {
+  // The yardstick: the whole method (flows aggregated per GPU pair and stage, then the
+  // fluid solve) against the plainest reference, SimGrid with every pair its own flow.
+  for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp}) {
+    const net::FabricPlatform platform(fabric(net::FabricKind::kMultiPlane, 16, routing));
+    const double fluid = core::simulate_fluid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, true, {}})).makespan_s();
+    const double per_pair = core::simulate_simgrid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, false, {}})).makespan_s();
+    INFO("routing " << int(routing));
+    CHECK(fluid == Approx(per_pair).epsilon(0.01));
+  }
+}
