@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "studies/output_file.hpp"
 #include "studies/scenario.hpp"
@@ -22,18 +23,23 @@ std::string render(const std::vector<studies::Report>& reports, const std::strin
 int run_command(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> sets;
-  std::string scenario_path, out_dir, format, trace_path;
+  std::string scenario_path, out_dir, format, trace_path, engine;
   options.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "set", po::value(&sets)->composing(), "override a field: /json/pointer=VALUE (repeatable)")(
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
       "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation")(
-      "strict", "make a warning (a layout that does not fit in memory) an error");
+      "strict", "make a warning (a layout that does not fit in memory) an error")(
+      "engine", po::value(&engine)->default_value("fluid"),
+      "flow engine: fluid (bundled flows, progressive filling) or simgrid (one SimGrid Comm per flow: the reference, "
+      "slow past a few thousand concurrent flows)");
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim run SCENARIO.json [options]", options, positional, vm)) return 0;
   check_choice("--format", format, {"json", "csv", "md"});
+  check_choice("--engine", engine, {"fluid", "simgrid"});
+  core::set_default_engine(engine == "simgrid" ? core::EngineKind::kSimGrid : core::EngineKind::kFluid);
 
   // Every check that can fail comes before the work, so a bad request leaves nothing behind.
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);

@@ -21,7 +21,13 @@ struct SimulationStats {
 
 enum class EngineKind { kFluid, kSimGrid };
 
-Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr,
-                  EngineKind engine = EngineKind::kFluid);
+// The engine `simulate` uses when none is named: the fluid one unless the process chose SimGrid
+// (`codesim run --engine simgrid`, to check a scenario's figures against the reference). A
+// process-wide choice, like a log level: the studies that simulate need not carry it.
+void set_default_engine(EngineKind engine);
+EngineKind default_engine();
+
+Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
+Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats, EngineKind engine);
 
 }  // namespace core

@@ -62,7 +62,7 @@ class DecodeBoundStudy : public Study {
       const core::Timeline timeline = core::simulate(net::StarPlatform(c), graph, &stats);
       const double tpot = timeline.makespan_s();
       const double latency = scale_up_path ? c.scale_up_latency_s : c.scale_out_latency_s;
-      r.rows.push_back({"tpot_flow", "TPOT, SimGrid flow simulation", "time", "ms", {}, tpot / core::kMillisecond, Basis::kSimulated});
+      r.rows.push_back({"tpot_flow", "TPOT, flow simulation", "time", "ms", {}, tpot / core::kMillisecond, Basis::kSimulated});
       r.rows.push_back({"tokens_per_s_flow", "output speed per user, flow simulation", "rate", "tokens/s", {}, 1.0 / tpot, Basis::kSimulated});
       r.rows.push_back({"flow_over_bound", "flow simulation / bound", "ratio", "x", {}, tpot / bound.tpot_s, Basis::kSimulated});
       r.notes.push_back("Flow simulation: " + std::to_string(flow_devices) + " GPUs, each sending its tokens to " +

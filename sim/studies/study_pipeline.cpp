@@ -39,7 +39,7 @@ class PipelineStudy : public Study {
   workload::PassTimes times;
   double transfer_bytes = 0;
   net::Cluster cluster;
-  bool flow = true;  // SimGrid, else the analytical engine (exact: PP transfers never share a link)
+  bool flow = true;  // the flow model, else the analytical engine (exact: PP transfers never share a link)
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
