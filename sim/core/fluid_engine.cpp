@@ -71,10 +71,8 @@ class FluidRun {
 
   std::vector<TaskSpan> run(ProgressBar* bar) {
     bar_ = bar;
-    for (std::size_t i = 0; i < graph_.tasks().size(); ++i)
-      if (deps_left_[i] == 0) {
-        if (graph_.tasks()[i].kind == TaskKind::kJoin) finish(static_cast<TaskId>(i));
-      }
+    for (std::size_t i = 0; i < graph_.tasks().size(); ++i)  // joins with nothing to wait for
+      if (deps_left_[i] == 0 && graph_.tasks()[i].kind == TaskKind::kJoin) finish(static_cast<TaskId>(i));
     for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s));
     settle();
     while (true) {
@@ -215,11 +213,12 @@ class FluidRun {
     }
   }
 
+  // Ends the bundles whose bytes are delivered (or within the merge fraction); true if any.
   bool complete_bundles() {
-    bool any = false;
     std::vector<std::size_t> ended;
     for (std::size_t i = 0; i < active_.size(); ++i)
-      if (active_[i].bytes_left <= active_[i].rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - active_[i].entered_s))) ended.push_back(i);
+      if (active_[i].bytes_left <= active_[i].rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - active_[i].entered_s)))
+        ended.push_back(i);
     if (ended.empty()) return false;
     std::vector<TaskId> tasks;
     for (std::size_t i : ended)
@@ -235,8 +234,7 @@ class FluidRun {
     }
     active_.resize(kept);
     for (TaskId t : tasks) flow_done(t);
-    any = true;
-    return any;
+    return true;
   }
 
   double next_completion() const {
