@@ -5,6 +5,7 @@
 // Routes are asked for only for the pairs the work uses: a full table is quadratic in the GPUs.
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,8 @@ class Network {
   }
   // Routes must be added in increasing (src, dst) order, as a RoutePairs set iterates.
   void add_route(int src, int dst, const std::vector<int>& links) {
+    if (!pairs_.empty() && !(pairs_.back() < std::make_pair(src, dst)))
+      throw std::logic_error("routes must be added in increasing (src, dst) order");
     pairs_.push_back({src, dst});
     begin_.push_back(route_links_.size());
     route_links_.insert(route_links_.end(), links.begin(), links.end());
