@@ -1,5 +1,8 @@
 #include "core/engine.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "core/fluid_engine.hpp"
 #include "core/simgrid_engine.hpp"
 
@@ -14,6 +17,22 @@ EngineKind default_engine() { return chosen_engine; }
 
 Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
   return simulate(platform, graph, stats, chosen_engine);
+}
+
+Network network_of(const Platform& platform, const TaskGraph& graph) {
+  if (graph.max_rank() >= platform.gpus())
+    throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
+                           std::to_string(platform.gpus()) + " GPUs");
+  RoutePairs pairs;
+  for (const auto& t : graph.tasks())
+    for (const auto& f : t.flows) pairs.insert({f.src_rank, f.dst_rank});
+  return platform.network(pairs);
+}
+
+double progress_units(const TaskGraph& graph) {
+  double units = 0;
+  for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kCompute ? 1.0 : double(t.flows.size());
+  return units;
 }
 
 Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats, EngineKind engine) {

@@ -30,4 +30,11 @@ EngineKind default_engine();
 Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
 Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats, EngineKind engine);
 
+// What the two engines share. The platform's network for the GPU pairs the graph's flows use;
+// throws std::logic_error when the graph names a rank the platform does not have.
+Network network_of(const Platform& platform, const TaskGraph& graph);
+// A progress bar's units: compute tasks and flows, each counted when it ends (flows are where
+// the time goes).
+double progress_units(const TaskGraph& graph);
+
 }  // namespace core

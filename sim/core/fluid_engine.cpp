@@ -30,23 +30,26 @@ constexpr double kMergeFraction = 3e-4;
 // n interchangeable flows: same route, same bytes left, same weight, in the network together.
 struct Bundle {
   std::size_t route = 0;
-  double flows = 1;
   double weight = 1;
   double bytes_left = 0;  // per flow
   double rate_Bps = 0;    // per flow
   double entered_s = 0;
   std::size_t first_member = 0;  // its flows' tasks, in `members_`
-  std::size_t members = 0;
+  std::size_t members = 0;       // n
+  double flows() const { return double(members); }
 };
 
 class FluidRun {
  public:
   FluidRun(const Platform& platform, const TaskGraph& graph) : graph_(graph) {
     const auto& tasks = graph.tasks();
-    RoutePairs pairs;
-    for (const auto& t : tasks)
-      for (const auto& f : t.flows) pairs.insert({f.src_rank, f.dst_rank});
-    net_ = platform.network(pairs);
+    net_ = network_of(platform, graph);
+    // Each flow's route, looked up once: flow f of task t is flow_route_[first_flow_[t] + f].
+    first_flow_.reserve(tasks.size());
+    for (const auto& t : tasks) {
+      first_flow_.push_back(flow_route_.size());
+      for (const auto& f : t.flows) flow_route_.push_back(net_.route_of(f.src_rank, f.dst_rank));
+    }
     route_latency_s_.resize(net_.routes());
     for (std::size_t r = 0; r < net_.routes(); ++r) route_latency_s_[r] = net_.route_latency_s(r);
 
@@ -146,8 +149,7 @@ class FluidRun {
       return;
     }
     for (std::size_t f = 0; f < t.flows.size(); ++f) {
-      const std::size_t route = net_.route_of(t.flows[f].src_rank, t.flows[f].dst_rank);
-      const double latency = route_latency_s_[route];
+      const double latency = route_latency_s_[flow_route_[first_flow_[id] + f]];
       if (latency > 0) {
         events_.push({now_ + latency, kFlowEnters, id, f});
       } else {
@@ -186,20 +188,20 @@ class FluidRun {
     flows.reserve(entering_.size());
     for (const auto& [task, f] : entering_) {
       const Flow& flow = graph_.tasks()[task].flows[f];
-      flows.push_back({net_.route_of(flow.src_rank, flow.dst_rank), std::floor(flow.bytes + 0.5), task});
+      flows.push_back({flow_route_[first_flow_[task] + f], std::floor(flow.bytes + 0.5), task});
     }
     entering_.clear();
     std::sort(flows.begin(), flows.end());
     for (std::size_t i = 0; i < flows.size();) {
       std::size_t j = i;
-      const auto [route, bytes, first_task] = flows[i];
+      const std::size_t route = std::get<0>(flows[i]);
+      const double bytes = std::get<1>(flows[i]);
       while (j < flows.size() && std::get<0>(flows[j]) == route && std::get<1>(flows[j]) == bytes) ++j;
       if (bytes == 0) {
         for (std::size_t k = i; k < j; ++k) flow_done(std::get<2>(flows[k]));
       } else {
         Bundle b;
         b.route = route;
-        b.flows = double(j - i);
         const double latency = route_latency_s_[route];
         b.weight = latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
@@ -259,7 +261,7 @@ class FluidRun {
           link.capacity_Bps = links[static_cast<std::size_t>(*l)].Bps;
           link.weight = 0;
         }
-        link.weight += bundle.flows * bundle.weight;
+        link.weight += bundle.flows() * bundle.weight;
         ++link.unfixed;
       }
     std::size_t offset = 0;
@@ -300,7 +302,7 @@ class FluidRun {
         fixed_[b] = 1;
         Bundle& bundle = active_[b];
         bundle.rate_Bps = bundle.weight * level;
-        const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
+        const double used_Bps = bundle.flows() * bundle.rate_Bps, weight = bundle.flows() * bundle.weight;
         for (auto [l, end] = net_.route_links(bundle.route); l != end; ++l) {
           LinkState& link = link_state_[static_cast<std::size_t>(*l)];
           link.capacity_Bps = std::max(0.0, link.capacity_Bps - used_Bps);
@@ -318,6 +320,7 @@ class FluidRun {
   const TaskGraph& graph_;
   Network net_;
   std::vector<double> route_latency_s_;
+  std::vector<std::size_t> first_flow_, flow_route_;
   std::vector<TaskSpan> spans_;
   std::vector<int> deps_left_, flows_left_;
   std::vector<bool> done_;
@@ -345,21 +348,12 @@ class FluidRun {
   double finished_ = 0;
 };
 
-double work_units(const TaskGraph& graph) {
-  double units = 0;
-  for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kCompute ? 1.0 : double(t.flows.size());
-  return units;
-}
-
 }  // namespace
 
 Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
   const auto started = std::chrono::steady_clock::now();
-  if (graph.max_rank() >= platform.gpus())
-    throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
-                           std::to_string(platform.gpus()) + " GPUs");
   FluidRun run(platform, graph);
-  ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", work_units(graph));
+  ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", progress_units(graph));
   auto spans = run.run(&bar);
   if (stats) {
     stats->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -51,13 +51,7 @@ class Executor {
       if (graph_.tasks()[i].kind == TaskKind::kJoin && remaining_[i] == 0) finish(static_cast<TaskId>(i), 0.0, 0.0);
   }
 
-  // Progress counts compute tasks and flows, each when it ends: flows are where the time goes.
   void show_progress(ProgressBar* bar) { bar_ = bar; }
-  static double work_units(const TaskGraph& graph) {
-    double units = 0;
-    for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kCompute ? 1.0 : double(t.flows.size());
-    return units;
-  }
 
   std::vector<TaskSpan> spans() const {
     for (std::size_t i = 0; i < done_.size(); ++i)
@@ -154,16 +148,10 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
-  if (graph.max_rank() >= platform.gpus())
-    throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
-                           std::to_string(platform.gpus()) + " GPUs");
-  RoutePairs pairs;
-  for (const auto& t : graph.tasks())
-    for (const auto& f : t.flows) pairs.insert({f.src_rank, f.dst_rank});
-  const auto hosts = build_zone(platform, platform.network(pairs));
+  const auto hosts = build_zone(platform, network_of(platform, graph));
 
   Executor executor(graph, hosts);
-  ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", Executor::work_units(graph));
+  ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", progress_units(graph));
   executor.show_progress(&bar);
   executor.start_actors();
   engine.run();
