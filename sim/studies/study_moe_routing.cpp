@@ -40,8 +40,8 @@ class MoeRoutingStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     // Validation routes a handful of tokens, once, to build the rows, and reports none of them.
-    const int tokens = options.simulate ? this->tokens : std::min(this->tokens, 256);
-    const int balance_steps = options.simulate ? this->balance_steps : 0;
+    const int routed = options.simulate ? tokens : std::min(tokens, 256);
+    const int steps = options.simulate ? balance_steps : 0;
     const auto& moe = *model->moe;
     const workload::GateConfig limited = gate;
     workload::GateConfig unrestricted = limited;
@@ -51,10 +51,10 @@ class MoeRoutingStudy : public Study {
     // FP8 dispatch: one byte per element plus a 4-byte scale per 128 elements.
     const double token_bytes = model->hidden + model->hidden / 128.0 * 4;
 
-    const auto uniform = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
+    const auto uniform = workload::synthetic_affinities(routed, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
     const std::vector<float> no_bias(moe.routed_experts, 0.0f);
-    const auto with_limit = workload::dispatch_stats(workload::route_tokens(uniform, tokens, limited, no_bias), placement);
-    const auto without = workload::dispatch_stats(workload::route_tokens(uniform, tokens, unrestricted, no_bias), placement);
+    const auto with_limit = workload::dispatch_stats(workload::route_tokens(uniform, routed, limited, no_bias), placement);
+    const auto without = workload::dispatch_stats(workload::route_tokens(uniform, routed, unrestricted, no_bias), placement);
     const std::string m = std::to_string(gate.groups_per_token);
     for (const auto& [tag, label, s] : {std::tuple{"limited", "node-limited (M = " + m + ")", with_limit},
                                         std::tuple{"unrestricted", std::string("unrestricted top-") + std::to_string(gate.top_k), without}}) {
@@ -84,25 +84,25 @@ class MoeRoutingStudy : public Study {
     }
 
     // Load balance: skewed affinities, no bias, then the bias updated after every step.
-    const auto skewed = workload::synthetic_affinities(tokens, moe.routed_experts, skew, skew_strength, seed + 1);
+    const auto skewed = workload::synthetic_affinities(routed, moe.routed_experts, skew, skew_strength, seed + 1);
     std::vector<float> bias(moe.routed_experts, 0.0f);
-    const double before = imbalance(workload::expert_load(workload::route_tokens(skewed, tokens, limited, bias), moe.routed_experts));
-    for (int step = 0; step < balance_steps; ++step)
-      workload::update_bias(bias, workload::expert_load(workload::route_tokens(skewed, tokens, limited, bias), moe.routed_experts),
+    const double before = imbalance(workload::expert_load(workload::route_tokens(skewed, routed, limited, bias), moe.routed_experts));
+    for (int step = 0; step < steps; ++step)
+      workload::update_bias(bias, workload::expert_load(workload::route_tokens(skewed, routed, limited, bias), moe.routed_experts),
                             static_cast<float>(gamma));
-    const double after = imbalance(workload::expert_load(workload::route_tokens(skewed, tokens, limited, bias), moe.routed_experts));
+    const double after = imbalance(workload::expert_load(workload::route_tokens(skewed, routed, limited, bias), moe.routed_experts));
     r.rows.push_back({"imbalance/no_bias", "expert load, skewed affinities, no bias", "max / mean", "", std::nullopt, before, Basis::kSimulated});
     // The same skewed load per GPU, without and with one redundant expert per GPU inside each node.
-    const auto skewed_load = workload::expert_load(workload::route_tokens(skewed, tokens, limited, no_bias), moe.routed_experts);
+    const auto skewed_load = workload::expert_load(workload::route_tokens(skewed, routed, limited, no_bias), moe.routed_experts);
     r.rows.push_back({"gpu_imbalance/no_bias", "GPU load, skewed affinities, no bias", "max / mean", "", std::nullopt,
                       workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 0)), Basis::kSimulated});
     r.rows.push_back({"gpu_imbalance/redundant", "GPU load, + 1 redundant expert per GPU (in-node)", "max / mean", "", std::nullopt,
                       workload::max_over_mean(workload::gpu_load_with_redundancy(skewed_load, placement, 1)), Basis::kSimulated});
-    r.rows.push_back({"imbalance/bias", "expert load after " + std::to_string(this->balance_steps) + " bias updates (gamma " +
+    r.rows.push_back({"imbalance/bias", "expert load after " + std::to_string(balance_steps) + " bias updates (gamma " +
                                             format_number(gamma) + ")", "max / mean", "", std::nullopt, after, Basis::kSimulated});
     r.notes.push_back(model->display_name + " gate (" + std::to_string(moe.routed_experts) + " experts in " +
                       std::to_string(moe.groups) + " groups, top-" + std::to_string(moe.active_routed_experts) +
-                      ") on " + std::to_string(this->tokens) + " tokens of seeded synthetic affinities over EP" +
+                      ") on " + std::to_string(tokens) + " tokens of seeded synthetic affinities over EP" +
                       std::to_string(ep_gpus) + " (" + std::to_string(ep_gpus / cluster.cluster.gpus_per_node) +
                       " nodes, one group per node); a token crosses IB once per remote target node and is forwarded "
                       "over NVLink inside it. The NVLink/IB ratio comes from the cluster's node data (achieved NVLink "
