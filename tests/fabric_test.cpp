@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
@@ -138,18 +139,22 @@ TEST_CASE("ECMP collides where adaptive routing spreads", "[fabric]") {
 }
 
 TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
-  // One leaf; 4 and 6 full leaves (one position stands for all); 4 leaves and a partial fifth.
-  for (auto [nodes, radix] : {std::pair{16, 64}, {32, 16}, {48, 16}, {36, 16}}) {
-    FabricSpec s;
-    s.nodes = nodes;
-    s.radix = radix;
-    s.nic_latency_s = 1e-6;
-    const FabricPlatform full(s);
-    const double S = 1e6;
-    const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true, {}})).makespan_s();
-    INFO(nodes << " nodes, radix " << radix);
-    CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(0.02));
-  }
+  // One leaf; 4 and 6 full leaves (one position stands for all); 4 leaves and a partial fifth;
+  // spines at half the NIC rate, so that the spine links bind.
+  for (auto routing : {Routing::kDModK, Routing::kSpray})
+    for (auto [nodes, radix, spine_Bps] : {std::tuple{16, 64, 50e9}, {32, 16, 50e9}, {48, 16, 50e9}, {36, 16, 50e9}, {36, 16, 25e9}}) {
+      FabricSpec s;
+      s.nodes = nodes;
+      s.radix = radix;
+      s.routing = routing;
+      s.switch_link_Bps = spine_Bps;
+      s.nic_latency_s = 1e-6;
+      const FabricPlatform full(s);
+      const double S = 1e6;
+      const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true, {}})).makespan_s();
+      INFO(nodes << " nodes, radix " << radix << ", spine links " << spine_Bps << " B/s, routing " << int(routing));
+      CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(1e-9));
+    }
   FabricSpec s;
   s.routing = Routing::kEcmp;
   CHECK_THROWS_AS(alltoall_symmetric(s, 1e6), core::InputError);

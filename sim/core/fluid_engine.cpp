@@ -34,9 +34,10 @@ struct Bundle {
   double bytes_left = 0;  // per flow
   double rate_Bps = 0;    // per flow
   double entered_s = 0;
-  std::size_t first_member = 0;  // its flows' tasks, in `members_`
-  std::size_t members = 0;       // n
-  double flows() const { return double(members); }
+  std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
+  std::size_t members = 0;       // entries (each standing for Flow::count flows)
+  double n = 0;                  // flows
+  double flows() const { return n; }
 };
 
 class FluidRun {
@@ -184,11 +185,11 @@ class FluidRun {
   // The flows that entered the network at this instant, bundled by (route, bytes). Bytes are
   // whole, as SimGrid rounds them.
   void enter_network() {
-    std::vector<std::tuple<std::size_t, double, TaskId>> flows;
+    std::vector<std::tuple<std::size_t, double, TaskId, int>> flows;  // route, bytes, task, count
     flows.reserve(entering_.size());
     for (const auto& [task, f] : entering_) {
       const Flow& flow = graph_.tasks()[task].flows[f];
-      flows.push_back({flow_route_[first_flow_[task] + f], std::floor(flow.bytes + 0.5), task});
+      flows.push_back({flow_route_[first_flow_[task] + f], std::floor(flow.bytes + 0.5), task, flow.count});
     }
     entering_.clear();
     std::sort(flows.begin(), flows.end());
@@ -208,7 +209,10 @@ class FluidRun {
         b.entered_s = now_;
         b.first_member = members_.size();
         b.members = j - i;
-        for (std::size_t k = i; k < j; ++k) members_.push_back(std::get<2>(flows[k]));
+        for (std::size_t k = i; k < j; ++k) {
+          members_.push_back(std::get<2>(flows[k]));
+          b.n += std::get<3>(flows[k]);
+        }
         active_.push_back(b);
       }
       i = j;

@@ -76,9 +76,11 @@ class Executor {
         std::vector<sg4::CommPtr> comms;
         comms.reserve(t.flows.size());
         for (const auto& f : t.flows)
-          comms.push_back(sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5)));
-        for (auto& c : comms) {
-          c->wait();
+          for (int copy = 0; copy < f.count; ++copy)
+            comms.push_back(sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5)));
+        std::size_t waited = 0;
+        for (const auto& f : t.flows) {  // progress counts entries, as progress_units does
+          for (int copy = 0; copy < f.count; ++copy) comms[waited++]->wait();
           advance();
         }
       }

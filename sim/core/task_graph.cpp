@@ -13,9 +13,10 @@ TaskId TaskGraph::add(Task task) {
   for (const auto& f : task.flows) {
     if (f.src_rank == f.dst_rank) throw std::logic_error("task '" + task.name + "' has a flow from a rank to itself");
     if (f.bytes < 0) throw std::logic_error("task '" + task.name + "' has a flow of negative size");
+    if (f.count < 1) throw std::logic_error("task '" + task.name + "' has a flow standing for fewer than one");
+    flow_count_ += static_cast<std::size_t>(f.count);
     max_rank_ = std::max({max_rank_, f.src_rank, f.dst_rank});
   }
-  flow_count_ += task.flows.size();
   tasks_.push_back(std::move(task));
   return id;
 }

@@ -14,7 +14,11 @@ using TaskId = int;
 struct Flow {
   int src_rank = 0;
   int dst_rank = 0;
-  double bytes = 0;
+  double bytes = 0;  // per flow
+  // Identical flows this entry stands for (same GPUs, bytes and start), each with its own share
+  // of the links: one merged sender of n NICs sends n flows, not one flow of n times the bytes,
+  // which max-min sharing would give one share. The fluid engine bundles them at the cost of one.
+  int count = 1;
 };
 
 enum class TaskKind { kCompute, kTransfer, kJoin };
@@ -36,7 +40,7 @@ class TaskGraph {
   TaskId add_join(std::string name, std::vector<TaskId> deps);
 
   const std::vector<Task>& tasks() const { return tasks_; }
-  std::size_t flow_count() const { return flow_count_; }
+  std::size_t flow_count() const { return flow_count_; }  // with each entry's count
   int max_rank() const { return max_rank_; }
 
  private:

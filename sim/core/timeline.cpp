@@ -49,7 +49,7 @@ std::string Timeline::chrome_trace_json() const {
               {"dur", (spans_[i].end_s - spans_[i].start_s) * 1e6}};
     if (t.kind == TaskKind::kTransfer) {
       double bytes = 0;
-      for (const auto& f : t.flows) bytes += f.bytes;
+      for (const auto& f : t.flows) bytes += f.bytes * f.count;
       e["args"] = {{"flows", t.flows.size()}, {"bytes", bytes}};
     }
     events.push_back(std::move(e));

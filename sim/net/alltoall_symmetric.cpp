@@ -11,7 +11,7 @@ namespace {
 // ranks [0, receivers); ranks [receivers, receivers + leaves) are the merged senders.
 // `one_position`: when every leaf is full, the nodes at the same position under their leaves
 // form classes that the fabric treats alike (d-mod-k sends position p through spine p, whose
-// links carry that class alone), so one class, position 0, stands for all: its receivers are one
+// links carry that class alone; spraying gives each class an equal share of the trunks), so one class, position 0, stands for all: its receivers are one
 // node per leaf, and a merged sender keeps 1/positions of its uplink, its share of the class.
 class MergedPlanePlatform : public Platform {
  public:
@@ -34,20 +34,25 @@ class MergedPlanePlatform : public Platform {
       const double senders = one_position_ ? nodes_under(l) / double(per_leaf_) : nodes_under(l);
       merged[l] = net.add_link(s_.nic_Bps * senders, s_.nic_latency_s);
     }
-    // Leaf-spine links, one per (leaf, spine) and direction, as in the fabric.
+    // Leaf-spine links, one per (leaf, spine) and direction, as in the fabric; with spraying, one
+    // trunk per leaf and direction of the spines' summed bandwidth (of which one position class
+    // holds its 1/positions share).
+    const bool spray = s_.routing == Routing::kSpray;
+    const int spine_links = spray || one_position_ ? 1 : per_leaf_;
+    const double spine_Bps = spray && !one_position_ ? s_.switch_link_Bps * per_leaf_ : s_.switch_link_Bps;
     std::vector<std::vector<int>> up(leaves_), down(leaves_);
     if (leaves_ > 1)
       for (int l = 0; l < leaves_; ++l)
-        for (int sp = 0; sp < (one_position_ ? 1 : per_leaf_); ++sp) {
-          up[l].push_back(net.add_link(s_.switch_link_Bps, s_.switch_link_latency_s));
-          down[l].push_back(net.add_link(s_.switch_link_Bps, s_.switch_link_latency_s));
+        for (int sp = 0; sp < spine_links; ++sp) {
+          up[l].push_back(net.add_link(spine_Bps, s_.switch_link_latency_s));
+          down[l].push_back(net.add_link(spine_Bps, s_.switch_link_latency_s));
         }
     for (const auto& [src, dst] : pairs) {
       const int leaf = src - receivers();  // a merged sender
       const int node = node_of_receiver(dst);
       std::vector<int> path = {merged[leaf]};
       if (leaf_of(node) != leaf) {
-        const int spine = node % per_leaf_;  // d-mod-k, as FabricPlatform routes it
+        const int spine = spine_links == 1 ? 0 : node % per_leaf_;  // d-mod-k, as FabricPlatform routes it
         path.push_back(up[leaf][spine]);
         path.push_back(down[leaf_of(node)][spine]);
       }
@@ -67,8 +72,8 @@ class MergedPlanePlatform : public Platform {
 }  // namespace
 
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
-  if (s.kind != FabricKind::kMultiPlane || s.routing != Routing::kDModK)
-    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k routing");
+  if (s.kind != FabricKind::kMultiPlane || (s.routing != Routing::kDModK && s.routing != Routing::kSpray))
+    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k or spray routing");
   check_fabric(s, "");
   SymmetricAllToAll out;
   const int gpn = s.gpus_per_node;
@@ -103,9 +108,11 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
       std::vector<core::Flow> flows;
       for (int r = 0; r < plane.receivers(); ++r) {
         const int senders = plane.nodes_under(leaf) - (plane.leaf_of(plane.node_of_receiver(r)) == leaf ? 1 : 0);
-        if (senders > 0) flows.push_back({plane.receivers() + leaf, r, S * gpn * senders});
+        if (senders > 0) {
+          flows.push_back({plane.receivers() + leaf, r, S * gpn, senders});  // one flow per sending NIC
+          out.flows += static_cast<std::size_t>(senders);
+        }
       }
-      out.flows += flows.size();
       all.push_back(g.add_transfer("network", plane.receivers() + leaf, "network", std::move(flows), {}));
     }
     out.network_stage_s = core::simulate(plane, g).makespan_s();

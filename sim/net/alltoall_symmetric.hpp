@@ -6,8 +6,12 @@
 //  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
 //    given destination over the same spine: merge them into one source per leaf whose uplink
 //    has their summed bandwidth. Each destination NIC keeps its own link;
+//    With packet spraying (the fluid limit: each leaf's uplinks act as one trunk of their summed
+//    bandwidth, and its downlinks) every NIC under a leaf sees the same links too, so the merge
+//    holds alike;
 //  - when every leaf is full, the nodes at one position under their leaves stand for all
-//    positions (each position has its own spine), so one node per leaf receives.
+//    positions (each position has its own spine under d-mod-k, an equal share of the trunks
+//    under spraying), so one node per leaf receives.
 // The two stages overlap (as in alltoall_graph), so the time is the longer of the two.
 // Exact for the symmetric all-to-all; a test holds it to the full simulation.
 #include "core/engine.hpp"
@@ -22,7 +26,7 @@ struct SymmetricAllToAll {
   std::size_t flows = 0;  // simulated, over both stages
 };
 
-// Throws core::InputError when the fabric is not an MPFT with d-mod-k routing.
+// Throws core::InputError when the fabric is not an MPFT with d-mod-k or spray routing.
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);
 
 }  // namespace net

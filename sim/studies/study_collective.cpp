@@ -146,13 +146,14 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
                                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
-                 spec.kind == net::FabricKind::kMultiPlane && spec.routing == net::Routing::kDModK &&
+                 spec.kind == net::FabricKind::kMultiPlane &&
+                 (spec.routing == net::Routing::kDModK || spec.routing == net::Routing::kSpray) &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw core::InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "
-                                            "(4096 GPUs); an all-to-all on an MPFT with d-mod-k routing and PXN goes further");
+                                            "(4096 GPUs); an all-to-all on an MPFT with d-mod-k or spray routing and PXN goes further");
   return s;
 }
 
