@@ -72,6 +72,27 @@ TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "
   CHECK(fluid.span(t).end_s == Approx(1e-3 + 3e-6 + 1e-3 + 0.5e-3));
 }
 
+TEST_CASE("a flow with a count is that many flows, each with its own share", "[fluid]") {
+  const net::Cluster c{.nodes = 2, .gpus_per_node = 2, .gpu_flops_per_s = 1e15, .scale_up_Bps = 100e9,
+                       .scale_up_latency_s = 1e-6, .scale_out_Bps = 10e9, .scale_out_latency_s = 3e-6};
+  const net::StarPlatform platform(c);
+  // Three flows 0 -> 2 against one 1 -> 2 into GPU 2's NIC: 3/4 of it, not 1/2.
+  core::TaskGraph counted, expanded;
+  const auto t = counted.add_transfer("three", 0, "comm", {{0, 2, 10e6, 3}}, {});
+  const auto u = counted.add_transfer("one", 1, "comm", {{1, 2, 10e6}}, {});
+  expanded.add_transfer("three", 0, "comm", {{0, 2, 10e6}, {0, 2, 10e6}, {0, 2, 10e6}}, {});
+  expanded.add_transfer("one", 1, "comm", {{1, 2, 10e6}}, {});
+  CHECK(counted.flow_count() == 4);
+  for (const auto& timeline : {core::simulate_fluid(platform, counted), core::simulate_simgrid(platform, counted)}) {
+    const auto reference = core::simulate_fluid(platform, expanded);
+    CHECK(timeline.span(t).end_s == Approx(reference.span(0).end_s).epsilon(1e-6));
+    CHECK(timeline.span(u).end_s == Approx(reference.span(1).end_s).epsilon(1e-6));
+    CHECK(timeline.span(t).end_s == Approx(3e-6 + 40e6 / 10e9).epsilon(1e-6));  // GPU 2's NIC carries all 40 MB
+  }
+  check_same_spans(platform, counted, 1e-3);
+  CHECK_THROWS(counted.add_transfer("none", 0, "comm", {{0, 2, 1e6, 0}}, {}));
+}
+
 TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[fluid]") {
   const net::Cluster c{.nodes = 4, .gpus_per_node = 4, .gpu_flops_per_s = 1e15, .scale_up_Bps = 150e9,
                        .scale_up_latency_s = 2e-6, .scale_out_Bps = 40e9, .scale_out_latency_s = 4e-6};
