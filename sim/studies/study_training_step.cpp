@@ -405,9 +405,11 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     cal.communication_sms = profile.workload.communication_sms;
     for (const auto& op : workload::OpCalibration::op_names()) {
       const auto it = profile.ops.find(op);
-      if (it == profile.ops.end() || it->second.busy_ms <= 0)
+      if (it == profile.ops.end() || it->second.span_ms <= 0)
         throw core::InputError(path + ": /ops/" + op, "missing; a training step's calibration needs attn(F), mlp(F), attn(B), attn(W), mlp(B) and mlp(W)");
-      cal.op_s[op] = it->second.busy_ms / 1e3;
+      // The op holds its streams from its first kernel's start to its last one's end: the gaps
+      // between its kernels (launches, 2 us each in DeepSeek's profile) are its time too.
+      cal.op_s[op] = it->second.span_ms / 1e3;
     }
     if (cal.communication_sms >= s->gpu->sm_count)
       throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
