@@ -4,6 +4,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "core/input_error.hpp"
 #include "studies/overrides.hpp"
@@ -367,4 +370,36 @@ TEST_CASE("a scenario's model may be a HuggingFace config.json", "[scenario][hug
   CHECK_THAT(error_of(from_config), Catch::Contains("is dense"));
   from_config["model"] = {{"huggingface_config", "nowhere/config.json"}};
   CHECK_THAT(error_of(from_config), Catch::StartsWith("nowhere/config.json: cannot open the file"));
+}
+
+TEST_CASE("a training step's trace shows each op's kernels inside it", "[scenario][training]") {
+  studies::RunOptions options;
+  options.trace = options.trace_kernels = true;
+  const auto report = studies::load_scenario(kScenarios + "/paper/table4-mpft.json", {"/mode=\"analytical\"", "/batch/global_sequences=4096"}).run(options);
+  REQUIRE(report.trace_json);
+  const auto events = nlohmann::json::parse(*report.trace_json)["traceEvents"];
+  // Kernels by (rank, op, layer), in the order they were written.
+  std::map<std::tuple<int, std::string, int>, std::vector<const nlohmann::json*>> kernels;
+  for (const auto& e : events)
+    if (e.value("cat", "") == "kernel") kernels[{e["pid"].get<int>(), e["args"]["op"].get<std::string>(), e["args"]["layer"].get<int>()}].push_back(&e);
+  REQUIRE(!kernels.empty());
+  int checked = 0;
+  for (const auto& op : events) {
+    static const std::set<std::string> compute = {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"};
+    if (op.value("cat", "") != "op" || compute.count(op["name"].get<std::string>()) == 0) continue;
+    const auto it = kernels.find({op["pid"].get<int>(), op["name"].get<std::string>(), op["args"]["layer"].get<int>()});
+    REQUIRE(it != kernels.end());
+    // This instance's kernels: those that start inside it, one after the other, filling it.
+    const double start = op["ts"].get<double>(), end = start + op["dur"].get<double>();
+    double t = start;
+    for (const auto* k : it->second) {
+      const double ks = (*k)["ts"].get<double>();
+      if (ks < start - 1e-6 || ks >= end - 1e-9) continue;
+      CHECK(ks == Approx(t).margin(1e-6));
+      t = ks + (*k)["dur"].get<double>();
+    }
+    CHECK(t == Approx(end).margin(1e-6));
+    ++checked;
+  }
+  CHECK(checked > 1000);
 }

@@ -321,3 +321,71 @@ TEST_CASE("a step's ops carry DeepSeek's names and fill the step", "[training]")
   CHECK(f.size() == 4 * step.stages()[8].layers.size());
   CHECK(f.back().end_s == Approx(step.step_seconds(alone)));
 }
+
+namespace {
+
+// Every compute op of every layer lists the kernels the model times inside it, and they add up
+// to the op; communication ops list none.
+void check_kernels_add_up(const TrainingStep& step) {
+  for (const auto& stage : step.stages())
+    for (const auto& l : stage.layers) {
+      const std::map<std::string, double> ops = {
+          {"attn(F)", l.forward.attention_s},          {"mlp(F)", l.forward.mlp_s},
+          {"attn(B)", l.backward.attention_input_s},   {"attn(W)", l.backward.attention_weight_s},
+          {"mlp(B)", l.backward.mlp_input_s},          {"mlp(W)", l.backward.mlp_weight_s}};
+      for (const auto& [name, seconds] : ops) {
+        INFO(name);
+        REQUIRE(l.kernels.count(name) == 1);
+        double sum = 0;
+        for (const auto& k : l.kernels.at(name)) {
+          CHECK(k.seconds > 0);
+          sum += k.seconds;
+        }
+        CHECK(sum == Approx(seconds).epsilon(1e-12));
+      }
+      CHECK(l.kernels.size() == ops.size());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recompute, TP, calibrated", "[training]") {
+  SECTION("DeepSeek-V3, FP8 kernel model") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20)); }
+  SECTION("DeepSeek-V3 in BF16") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, false)); }
+  SECTION("full recomputation, TP 2 with CP 2") {
+    TrainingParallelism par;
+    par.tp = 2;
+    par.cp = 2;
+    par.dp = 32;
+    par.ep = 32;
+    par.recompute = Recompute::kFull;
+    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
+                            some_ep_comm(), 132, 20);
+    check_kernels_add_up(step);
+    const auto& attn_b = step.stages()[8].layers.back().kernels.at("attn(B)");
+    CHECK(attn_b.front().name.rfind("recompute: ", 0) == 0);
+  }
+  SECTION("a GPU without a kernel model (roofline)") {
+    TrainingParallelism par;
+    const TrainingStep step(v3(), Roofline(hw::gpu_by_name("A100"), KernelEfficiency{}, false), par, TrainingBatch{},
+                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 108, 20);
+    check_kernels_add_up(step);
+  }
+  SECTION("calibrated: the model's split of each measured op") {
+    TrainingParallelism par;
+    OpCalibration cal;
+    cal.micro_batch_tokens = 4096;
+    cal.communication_sms = 20;
+    for (const auto& op : OpCalibration::op_names()) cal.op_s[op] = 5e-3;
+    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
+                            some_ep_comm(), 132, 20, cal);
+    check_kernels_add_up(step);
+  }
+  // The ops of a step point at them.
+  const auto step = v3_step("dualpipe", some_ep_comm(), 20);
+  const Step pair{{{Pass::kForward, 0, 0, 0, 8}, {Pass::kBackward, 1, 0, 0, 8}}};
+  for (const auto& op : step.step_ops(pair)) {
+    INFO(op.name);
+    CHECK((op.kernels != nullptr) == (op.stream != "communication"));
+  }
+}

@@ -1,4 +1,4 @@
-// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE] [--strict]
+// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE [--trace-kernels]] [--strict]
 #include <filesystem>
 #include <iostream>
 
@@ -29,6 +29,7 @@ int run_command(const Args& args) {
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
       "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation")(
+      "trace-kernels", "with --trace, a training step's trace also shows the kernels the model times inside each op")(
       "strict", "make a warning (a layout that does not fit in memory) an error")(
       "engine", po::value(&engine)->default_value("fluid"),
       "flow engine: fluid (bundled flows, progressive filling) or simgrid (one SimGrid Comm per flow: the reference, "
@@ -45,9 +46,14 @@ int run_command(const Args& args) {
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
   if (!out_dir.empty()) studies::check_writable_dir(out_dir);
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
+  const bool trace_kernels = vm.count("trace-kernels") > 0;
+  if (trace_kernels && trace_path.empty()) throw core::InputError("--trace-kernels", "given without --trace FILE; add --trace FILE");
+  if (trace_kernels && scenario.kind != "training-step")
+    throw core::InputError("--trace-kernels", "scenario kind '" + scenario.kind + "' has no ops with kernels; allowed for training-step");
 
   studies::RunOptions run;
   run.trace = !trace_path.empty();
+  run.trace_kernels = trace_kernels;
   const studies::Report report = scenario.run(run);
   if (vm.count("strict") && !report.warnings.empty()) throw core::InputError(scenario_path, report.warnings.front());
   for (const auto& w : report.warnings) std::cerr << "codesim: warning: " << w << "\n";

@@ -15,6 +15,7 @@ namespace studies {
 struct RunOptions {
   bool simulate = true;  // false: validate only; a study runs no simulation, routing or GEMM emulation
   bool trace = false;    // keep a Chrome trace of the simulation
+  bool trace_kernels = false;  // and in it the kernels inside each op (training steps)
 };
 
 // The value of a row whose simulation validation skipped: the row is named, its value is not.

@@ -51,23 +51,38 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
 
 // The pipeline's trace, each rank's steps on their tracks, and below them the ops inside each
 // step (named as DeepSeek's profile names them) on compute, weight-gradient and communication
-// tracks.
-std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const core::Timeline& timeline) {
+// tracks; with `kernels`, under each op the kernels the model times inside it, one after the
+// other, stretched to the op's span where the op runs slower than they add up to.
+std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const core::Timeline& timeline,
+                     bool kernels) {
   auto trace = nlohmann::json::parse(timeline.chrome_trace_json());
   auto& events = trace["traceEvents"];
   std::map<std::pair<int, std::string>, int> tracks;
+  auto track = [&](int pid, const std::string& name) {
+    auto [it, added] = tracks.try_emplace({pid, name}, 1000 + static_cast<int>(tracks.size()));
+    if (added) events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", name}}}});
+    return it->second;
+  };
   for (std::size_t rank = 0; rank < pg.step_tasks.size(); ++rank)
     for (std::size_t i = 0; i < pg.step_tasks[rank].size(); ++i) {
       const auto span = timeline.span(pg.step_tasks[rank][i]);
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
         const int pid = static_cast<int>(rank);
-        auto [it, added] = tracks.try_emplace({pid, op.stream}, 1000 + static_cast<int>(tracks.size()));
-        if (added)
-          events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", "ops: " + op.stream}}}});
-        nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", it->second},
-                            {"ts", (span.start_s + op.start_s) * 1e6}, {"dur", (op.end_s - op.start_s) * 1e6}};
+        const double start_us = (span.start_s + op.start_s) * 1e6, dur_us = (op.end_s - op.start_s) * 1e6;
+        nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
+                            {"ts", start_us}, {"dur", dur_us}};
         if (op.layer >= 0) e["args"] = {{"layer", op.layer}};
         events.push_back(std::move(e));
+        if (!kernels || !op.kernels) continue;
+        double sum_s = 0;
+        for (const auto& k : *op.kernels) sum_s += k.seconds;
+        const double stretch = sum_s > 0 ? dur_us / (sum_s * 1e6) : 0;
+        double t_us = start_us;
+        for (const auto& k : *op.kernels) {
+          events.push_back({{"ph", "X"}, {"name", k.name}, {"cat", "kernel"}, {"pid", pid}, {"tid", track(pid, "kernels: " + op.stream)},
+                            {"ts", t_us}, {"dur", k.seconds * 1e6 * stretch}, {"args", {{"op", op.name}, {"layer", op.layer}}}});
+          t_us += k.seconds * 1e6 * stretch;
+        }
       }
     }
   return trace.dump();
@@ -273,7 +288,7 @@ class TrainingStepStudy : public Study {
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
                         "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
-    if (options.trace) r.trace_json = op_trace(step, pg, timeline);
+    if (options.trace) r.trace_json = op_trace(step, pg, timeline, options.trace_kernels);
     return r;
   }
 };

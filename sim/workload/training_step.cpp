@@ -53,6 +53,32 @@ SideBytes ffn_side_bytes(const Model& m, bool moe) {
   return b;
 }
 
+// One kernel per weight and pass, named by its shape (M x N x K), as dense_gemm_seconds and
+// grouped_gemm_seconds time them; `groups` > 0: the experts' grouped GEMMs.
+struct GemmKernels {
+  std::vector<KernelTime> forward, input_gradient, weight_gradient;
+};
+
+std::string gemm_shape(double m, double n, double k) {
+  auto whole = [](double v) { return std::to_string(static_cast<long long>(std::llround(v))); };
+  return whole(m) + "x" + whole(n) + "x" + whole(k);
+}
+
+GemmKernels gemm_kernels(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int groups, int sms,
+                         hw::GemmPrecision precision) {
+  GemmKernels k;
+  const std::string type = precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
+  const std::string grouped = groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
+  for (const Weight& w : weights) {
+    const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, {w}, groups, rows, sms, precision)
+                                     : dense_gemm_seconds(gpu, {w}, rows, sms, precision);
+    k.forward.push_back({grouped + gemm_shape(rows, w.out, w.in), g.forward_s});
+    k.input_gradient.push_back({grouped + gemm_shape(rows, w.in, w.out), g.input_gradient_s});
+    k.weight_gradient.push_back({"weight-gradient " + grouped + gemm_shape(w.out, w.in, rows), g.weight_gradient_s});
+  }
+  return k;
+}
+
 // A ring all-gather or reduce-scatter of `bytes` per GPU (the whole, before the cut) over `n` GPUs.
 double ring_s(double bytes, int n, double link_Bps) {
   if (n < 2 || link_Bps <= 0) return 0;
@@ -151,7 +177,10 @@ LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
   // The model's op at the profiled shape, beside the profiled communication.
   const LayerChunks at = layer_chunks(cost, cal.micro_batch_tokens, cal.communication_sms);
   auto scale = [&](double& op, double model_at_profile, const char* name) {
-    if (model_at_profile > 0) op *= cal.op_s.at(name) / model_at_profile;
+    if (!(model_at_profile > 0)) return;
+    const double factor = cal.op_s.at(name) / model_at_profile;
+    op *= factor;
+    for (KernelTime& k : c.kernels[name]) k.seconds *= factor;  // the model's split of the measured op
   };
   scale(c.forward.attention_s, at.forward.attention_s, "attn(F)");
   scale(c.backward.attention_input_s, at.backward.attention_input_s, "attn(B)");
@@ -199,7 +228,15 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const double flops = forward_flops(weights, rows);
     return GemmSeconds{r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
   };
-  const GemmSeconds attn = gemms(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
+  // The same GEMMs kernel by kernel, for the ops' kernel lists (their seconds add up to the above).
+  auto gemm_parts = [&](const std::vector<Weight>& weights, double rows, int groups = 0) {
+    if (kernels) return gemm_kernels(gpu, weights, rows, groups, gemm_sms, precision);
+    const double flops = forward_flops(weights, rows) * std::max(groups, 1);
+    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(flops)}};
+    return GemmKernels{one, one, one};
+  };
+  const auto attn_weights = tensor_parallel_shard(attention_weights(m), tp, mla);
+  const GemmSeconds attn = gemms(attn_weights, tokens);
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
   const double recompute_s = !selective ? 0.0
@@ -246,14 +283,45 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   c.backward.attention_weight_s = attn.weight_gradient_s;
   c.tp_forward_s = attn_tp_forward;
   c.tp_backward_s = attn_tp_backward;
+  {
+    // Projections, the attention kernel before the output projection, then the element-wise rest.
+    const GemmKernels g = gemm_parts(attn_weights, tokens);
+    auto& f = c.kernels["attn(F)"];
+    f.assign(g.forward.begin(), g.forward.end() - 1);
+    f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s});
+    f.push_back(g.forward.back());
+    f.push_back({"memory-bound (norms, RoPE, FP8 casts, residual)", r.memory_s(attn_bytes)});
+    f.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_forward});
+    f.push_back({"CP ring of K and V (exposed)", c.cp_forward_s});
+    auto& b = c.kernels["attn(B)"];
+    b.push_back({"memory-bound (norms, RoPE, FP8 casts, residual)", r.memory_s(2 * attn_bytes + (selective ? norm_bytes : 0.0))});
+    if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s});
+    b.push_back(g.input_gradient.back());
+    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s});
+    b.insert(b.end(), g.input_gradient.rbegin() + 1, g.input_gradient.rend());
+    b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward});
+    b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s});
+    c.kernels["attn(W)"] = g.weight_gradient;
+  }
 
   const double ffn_bytes = ffn_side_bytes(m, moe).per_gpu(tp, sp) * tokens;
   if (!moe) {
-    const GemmSeconds g = gemms(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false), tokens);
+    const auto ffn_weights = tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false);
+    const GemmSeconds g = gemms(ffn_weights, tokens);
     const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
     c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
+    const GemmKernels k = gemm_parts(ffn_weights, tokens);
+    auto& f = c.kernels["mlp(F)"];
+    f = {{"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(ffn_bytes)}};
+    f.insert(f.end(), k.forward.begin(), k.forward.end());
+    f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
+    auto& b = c.kernels["mlp(B)"];
+    b.assign(k.input_gradient.rbegin(), k.input_gradient.rend());
+    b.push_back({"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(2 * ffn_bytes)});
+    b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
+    c.kernels["mlp(W)"] = k.weight_gradient;
     c.tp_forward_s += tp_forward;
     c.tp_backward_s += tp_backward;
   } else {
@@ -287,6 +355,32 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
+    {
+      GemmKernels routed, shared;
+      if (kernels) {
+        routed = gemm_parts(expert_weights, rows, local_experts);
+        if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
+      } else {  // the roofline's one figure for routed and shared experts
+        const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s}};
+        routed = GemmKernels{one, one, one};
+      }
+      const KernelTime router{"router (BF16 gate GEMM)", r.bf16_gemm_s(gate)};
+      auto& f = c.kernels["mlp(F)"];
+      f = {router, {"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(ffn_bytes)}};
+      f.insert(f.end(), shared.forward.begin(), shared.forward.end());
+      f.insert(f.end(), routed.forward.begin(), routed.forward.end());
+      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
+      auto& b = c.kernels["mlp(B)"];
+      b.assign(routed.input_gradient.rbegin(), routed.input_gradient.rend());
+      b.insert(b.end(), shared.input_gradient.rbegin(), shared.input_gradient.rend());
+      b.push_back({"router gradient (BF16 GEMM)", r.bf16_gemm_s(gate)});
+      b.push_back({"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(2 * ffn_bytes)});
+      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
+      auto& w = c.kernels["mlp(W)"];
+      w = routed.weight_gradient;
+      w.insert(w.end(), shared.weight_gradient.begin(), shared.weight_gradient.end());
+      w.push_back({"router weight gradient (BF16 GEMM)", r.bf16_gemm_s(gate)});
+    }
     c.forward.dispatch_s = ep_.dispatch_forward_s;
     c.forward.combine_s = ep_.combine_forward_s;
     c.backward.combine_s = ep_.combine_backward_s;
@@ -294,8 +388,16 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.tp_forward_s += tp_forward;
     c.tp_backward_s += tp_backward;
   }
+  for (auto& [op, list] : c.kernels)  // what the model does not spend, it does not list
+    list.erase(std::remove_if(list.begin(), list.end(), [](const KernelTime& k) { return !(k.seconds > 0); }), list.end());
   if (par_.recompute == Recompute::kFull) {
     // The layer's forward, communication included, rerun before its backward.
+    for (const auto& [backward, forward] : {std::pair{"attn(B)", "attn(F)"}, {"mlp(B)", "mlp(F)"}}) {
+      auto& list = c.kernels[backward];
+      std::vector<KernelTime> rerun;
+      for (const KernelTime& k : c.kernels[forward]) rerun.push_back({"recompute: " + k.name, k.seconds});
+      list.insert(list.begin(), rerun.begin(), rerun.end());
+    }
     c.backward.attention_input_s += c.forward.attention_s;
     c.backward.mlp_input_s += c.forward.mlp_s;
     c.backward.combine_s += c.forward.combine_s;
@@ -351,27 +453,33 @@ std::string op_stream(const std::string& name, const std::string& stream) {
 std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
   std::vector<OpSpan> ops;
   double t = 0;
-  auto add = [&](const std::string& name, const std::string& stream, int layer, double seconds) {
+  auto kernels_of = [](const LayerChunks& l, const std::string& name) -> const std::vector<KernelTime>* {
+    const auto it = l.kernels.find(name);
+    return it == l.kernels.end() ? nullptr : &it->second;
+  };
+  auto add = [&](const std::string& name, const std::string& stream, int layer, double seconds, const LayerChunks* l = nullptr) {
     if (seconds <= 0) return;
-    ops.push_back({name, op_stream(name, stream), layer, t, t + seconds});
+    ops.push_back({name, op_stream(name, stream), layer, t, t + seconds, l ? kernels_of(*l, name) : nullptr});
     t += seconds;
   };
   auto layer_of = [&](int stage, std::size_t i) {
     return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
   };
-  auto forward = [&](const ForwardChunk& x, int layer) {
-    add("attn(F)", "compute", layer, x.attention_s);
+  auto forward = [&](const LayerChunks& l, int layer) {
+    const ForwardChunk& x = l.forward;
+    add("attn(F)", "compute", layer, x.attention_s, &l);
     add("dispatch(F)", "communication", layer, x.dispatch_s);
-    add("mlp(F)", "compute", layer, x.mlp_s);
+    add("mlp(F)", "compute", layer, x.mlp_s, &l);
     add("combine(F)", "communication", layer, x.combine_s);
   };
-  auto backward = [&](const BackwardChunk& x, int layer, bool input, bool weight) {
+  auto backward = [&](const LayerChunks& l, int layer, bool input, bool weight) {
+    const BackwardChunk& x = l.backward;
     if (input) add("combine(B)", "communication", layer, x.combine_s);
-    if (input) add("mlp(B)", "compute", layer, x.mlp_input_s);
-    if (weight) add("mlp(W)", "compute", layer, x.mlp_weight_s);
+    if (input) add("mlp(B)", "compute", layer, x.mlp_input_s, &l);
+    if (weight) add("mlp(W)", "compute", layer, x.mlp_weight_s, &l);
     if (input) add("dispatch(B)", "communication", layer, x.dispatch_s);
-    if (input) add("attn(B)", "compute", layer, x.attention_input_s);
-    if (weight) add("attn(W)", "compute", layer, x.attention_weight_s);
+    if (input) add("attn(B)", "compute", layer, x.attention_input_s, &l);
+    if (weight) add("attn(W)", "compute", layer, x.attention_weight_s, &l);
   };
   if (step.chunks.size() == 2) {
     const Chunk& fc = step.chunks[0].pass == Pass::kForward ? step.chunks[0] : step.chunks[1];
@@ -398,14 +506,15 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
           if (span.end_s <= span.start_s) continue;
           const std::string name = profile_name(task.name);
           const bool is_forward = name.find("(F)") != std::string::npos;
+          const LayerChunks& l = is_forward ? f.layers[i] : b.layers[bi];
           ops.push_back({name, op_stream(name, task.stream), is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi),
-                         t + span.start_s, t + span.end_s});
+                         t + span.start_s, t + span.end_s, kernels_of(l, name)});
         }
         t += tl.makespan_s();
       } else if (has_f) {
-        forward(f.layers[i].forward, layer_of(fc.position, i));
+        forward(f.layers[i], layer_of(fc.position, i));
       } else {
-        backward(b.layers[bi].backward, layer_of(bc.position, bi), true, with_weight);
+        backward(b.layers[bi], layer_of(bc.position, bi), true, with_weight);
       }
     }
     return ops;
@@ -415,11 +524,11 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
   const bool input = c.pass != Pass::kWeight, weight = c.pass == Pass::kBackward || c.pass == Pass::kWeight;
   if (c.pass == Pass::kForward) {
     add("other", "compute", -1, st.extra_forward_s);
-    for (std::size_t i = 0; i < st.layers.size(); ++i) forward(st.layers[i].forward, layer_of(c.position, i));
+    for (std::size_t i = 0; i < st.layers.size(); ++i) forward(st.layers[i], layer_of(c.position, i));
     return ops;
   }
   add("other", "compute", -1, (input ? st.extra_input_s : 0.0) + (weight ? st.extra_weight_s : 0.0));
-  for (std::size_t i = st.layers.size(); i-- > 0;) backward(st.layers[i].backward, layer_of(c.position, i), input, weight);
+  for (std::size_t i = st.layers.size(); i-- > 0;) backward(st.layers[i], layer_of(c.position, i), input, weight);
   return ops;
 }
 

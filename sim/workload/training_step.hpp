@@ -57,12 +57,21 @@ struct OptimizerSetup {
   double state_bytes_per_parameter = 30;
 };
 
+// A kernel (or exposed collective) the model times inside an op.
+struct KernelTime {
+  std::string name;
+  double seconds = 0;
+};
+
 // The seconds of one layer's components for one micro-batch, as chunk_overlap.hpp takes them.
 struct LayerChunks {
   ForwardChunk forward;
   BackwardChunk backward;
   // Exposed TP and CP communication, already inside the attention and MLP ops above.
   double tp_forward_s = 0, tp_backward_s = 0, cp_forward_s = 0, cp_backward_s = 0;
+  // What the compute ops are made of (by DeepSeek's op names: attn(F), mlp(F), attn(B), attn(W),
+  // mlp(B), mlp(W)), in the order they run; each op's kernels add up to its seconds.
+  std::map<std::string, std::vector<KernelTime>> kernels;
 };
 
 // A stage's chunks: its layers (the MTP module's layer last on the last stage) and the work
@@ -97,6 +106,8 @@ struct OpSpan {
   std::string stream;  // compute, weight-gradient or communication
   int layer = -1;      // the model's layer (the MTP module's after the last); -1 for other
   double start_s = 0, end_s = 0;
+  // The kernels inside it (held by the TrainingStep), or none: communication, other.
+  const std::vector<KernelTime>* kernels = nullptr;
 };
 
 // Where the critical rank's pipeline time goes (ISCA'25 Table 4's rows).
