@@ -141,7 +141,7 @@ TEST_CASE("ECMP collides where adaptive routing spreads", "[fabric]") {
 TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
   // One leaf; 4 and 6 full leaves (one position stands for all); 4 leaves and a partial fifth;
   // spines at half the NIC rate, so that the spine links bind.
-  for (auto routing : {Routing::kDModK, Routing::kSpray})
+  for (auto routing : {Routing::kDModK, Routing::kSpray, Routing::kAdaptive})
     for (auto [nodes, radix, spine_Bps] : {std::tuple{16, 64, 50e9}, {32, 16, 50e9}, {48, 16, 50e9}, {36, 16, 50e9}, {36, 16, 25e9}}) {
       FabricSpec s;
       s.nodes = nodes;

@@ -174,7 +174,7 @@ int bench_network_command(const Args& args) {
 
   std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, symmetric method (2,040 nodes: a partial last leaf) | routing | GPUs "
                "| flows | simulated [ms] | wall [s] |\n|---|---|---:|---:|---:|---:|\n";
-  for (const auto& [routing, routing_name] : {routings[0], routings[3]})
+  for (const auto& [routing, routing_name] : {routings[0], routings[2], routings[3]})
     for (int nodes : {16, 256, 2040, 2048}) {
       net::FabricSpec spec;
       spec.nodes = nodes;

@@ -72,8 +72,9 @@ class MergedPlanePlatform : public Platform {
 }  // namespace
 
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
-  if (s.kind != FabricKind::kMultiPlane || (s.routing != Routing::kDModK && s.routing != Routing::kSpray))
-    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k or spray routing");
+  if (s.kind != FabricKind::kMultiPlane ||
+      (s.routing != Routing::kDModK && s.routing != Routing::kSpray && s.routing != Routing::kAdaptive))
+    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k, adaptive or spray routing");
   check_fabric(s, "");
   SymmetricAllToAll out;
   const int gpn = s.gpus_per_node;
@@ -98,8 +99,24 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
     if (!all.empty()) out.nvlink_stage_s = core::simulate(StarPlatform(node), g).makespan_s();
     out.flows += static_cast<std::size_t>(gpn) * (gpn - 1);
   }
-  // Network stage of plane 0: every other node receives S x gpn from each node.
-  if (s.nodes > 1) {
+  // Network stage of plane 0: every other node receives S x gpn from each node. Adaptive
+  // routing's choices differ NIC by NIC, so plane 0 runs as it is, one NIC per node: a fat tree of
+  // one GPU per node, which routes its pairs in the same order, and so alike.
+  if (s.nodes > 1 && s.routing == Routing::kAdaptive) {
+    FabricSpec one = s;
+    one.gpus_per_node = 1;
+    const FabricPlatform plane(one);
+    core::TaskGraph g;
+    for (int node = 0; node < s.nodes; ++node) {
+      std::vector<core::Flow> flows;
+      flows.reserve(static_cast<std::size_t>(s.nodes - 1));
+      for (int other = 0; other < s.nodes; ++other)
+        if (other != node) flows.push_back({node, other, S * gpn});
+      out.flows += flows.size();
+      g.add_transfer("network", node, "network", std::move(flows), {});
+    }
+    out.network_stage_s = core::simulate(plane, g).makespan_s();
+  } else if (s.nodes > 1) {
     const int per_leaf = s.radix / 2;
     const MergedPlanePlatform plane(s, s.nodes % per_leaf == 0 && s.nodes > per_leaf);
     core::TaskGraph g;

@@ -3,6 +3,8 @@
 // scales to thousands of GPUs (DESIGN.md: "use the symmetry of EP groups and planes"):
 //  - the planes are disjoint and carry identical traffic: simulate plane 0 only;
 //  - every node's NVLink stage is the same and touches no other node: simulate one node;
+//  - adaptive routing chooses NIC by NIC, but alike in every plane (it routes each plane's pairs
+//    in the same order over the plane's own links): plane 0 runs whole, one NIC per node;
 //  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
 //    given destination over the same spine: merge them into one source per leaf whose uplink
 //    has their summed bandwidth. Each destination NIC keeps its own link;
@@ -26,7 +28,8 @@ struct SymmetricAllToAll {
   std::size_t flows = 0;  // simulated, over both stages
 };
 
-// Throws core::InputError when the fabric is not an MPFT with d-mod-k or spray routing.
+// Throws core::InputError when the fabric is not an MPFT with d-mod-k, adaptive or spray
+// routing (ECMP hashes GPU numbers, so its planes differ).
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);
 
 }  // namespace net

@@ -94,8 +94,9 @@ class CollectiveStudy : public Study {
       r.notes.push_back(label + ": all-to-all, " + network + ", " +
                         (uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
                         ", routing " + routing_name +
-                        (symmetric ? "; simulated through the planes' and leaves' symmetry (one plane, one node's "
-                                     "NVLink, one merged sender per leaf; a test holds it to the full simulation)."
+                        (symmetric ? std::string("; simulated through the planes' symmetry (one plane, one node's NVLink") +
+                                         (fabric.routing == net::Routing::kAdaptive ? "" : ", one merged sender per leaf") +
+                                         "; a test holds it to the full simulation)."
                                    : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
     else
       r.notes.push_back(label + ": " + (tree ? "tree (" + std::to_string(tree_chunks) + " pipelined chunks) " : "ring ") +
@@ -147,13 +148,14 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
                  spec.kind == net::FabricKind::kMultiPlane &&
-                 (spec.routing == net::Routing::kDModK || spec.routing == net::Routing::kSpray) &&
+                 (spec.routing == net::Routing::kDModK || spec.routing == net::Routing::kSpray ||
+                  spec.routing == net::Routing::kAdaptive) &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw core::InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "
-                                            "(4096 GPUs); an all-to-all on an MPFT with d-mod-k or spray routing and PXN goes further");
+                                            "(4096 GPUs); an all-to-all on an MPFT with d-mod-k, adaptive or spray routing and PXN goes further");
   return s;
 }
 
