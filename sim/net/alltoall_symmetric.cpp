@@ -11,8 +11,9 @@ namespace {
 // ranks [0, receivers); ranks [receivers, receivers + leaves) are the merged senders.
 // `one_position`: when every leaf is full, the nodes at the same position under their leaves
 // form classes that the fabric treats alike (d-mod-k sends position p through spine p, whose
-// links carry that class alone; spraying gives each class an equal share of the trunks), so one class, position 0, stands for all: its receivers are one
-// node per leaf, and a merged sender keeps 1/positions of its uplink, its share of the class.
+// links carry that class alone; spraying gives each class an equal share of the trunks), so one
+// class, position 0, stands for all: its receivers are one node per leaf, and a merged sender
+// keeps 1/positions of its uplink, its share of the class.
 class MergedPlanePlatform : public Platform {
  public:
   MergedPlanePlatform(const FabricSpec& s, bool one_position) : s_(s), per_leaf_(s.radix / 2), one_position_(one_position) {

@@ -25,7 +25,7 @@ struct SymmetricAllToAll {
   double seconds = 0;
   double nvlink_stage_s = 0;
   double network_stage_s = 0;
-  std::size_t flows = 0;  // simulated, over both stages
+  std::size_t flows = 0;  // the flows of plane 0 and one node that the simulation stands for
 };
 
 // Throws core::InputError when the fabric is not an MPFT with d-mod-k, adaptive or spray

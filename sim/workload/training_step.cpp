@@ -57,6 +57,15 @@ SideBytes ffn_side_bytes(const Model& m, bool moe) {
 // grouped_gemm_seconds time them; `groups` > 0: the experts' grouped GEMMs.
 struct GemmKernels {
   std::vector<KernelTime> forward, input_gradient, weight_gradient;
+
+  GemmSeconds seconds() const {  // summed in order, as dense_gemm_seconds sums them
+    auto sum = [](const std::vector<KernelTime>& ks) {
+      double s = 0;
+      for (const auto& k : ks) s += k.seconds;
+      return s;
+    };
+    return {sum(forward), sum(input_gradient), sum(weight_gradient)};
+  }
 };
 
 std::string gemm_shape(double m, double n, double k) {
@@ -223,20 +232,14 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const hw::Gpu& gpu = r.gpu();
   const bool kernels = gpu.fp8_dense_flops_per_s > 0;
   const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
-  auto gemms = [&](const std::vector<Weight>& weights, double rows) {
-    if (kernels) return dense_gemm_seconds(gpu, weights, rows, gemm_sms, precision);
-    const double flops = forward_flops(weights, rows);
-    return GemmSeconds{r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
-  };
-  // The same GEMMs kernel by kernel, for the ops' kernel lists (their seconds add up to the above).
-  auto gemm_parts = [&](const std::vector<Weight>& weights, double rows, int groups = 0) {
-    if (kernels) return gemm_kernels(gpu, weights, rows, groups, gemm_sms, precision);
-    const double flops = forward_flops(weights, rows) * std::max(groups, 1);
-    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(flops)}};
+  // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
+  auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
+    if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision);
+    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows))}};
     return GemmKernels{one, one, one};
   };
-  const auto attn_weights = tensor_parallel_shard(attention_weights(m), tp, mla);
-  const GemmSeconds attn = gemms(attn_weights, tokens);
+  const GemmKernels attn_kernels = gemm_parts(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
+  const GemmSeconds attn = attn_kernels.seconds();
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
   const double recompute_s = !selective ? 0.0
@@ -285,7 +288,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   c.tp_backward_s = attn_tp_backward;
   {
     // Projections, the attention kernel before the output projection, then the element-wise rest.
-    const GemmKernels g = gemm_parts(attn_weights, tokens);
+    const GemmKernels& g = attn_kernels;
     auto& f = c.kernels["attn(F)"];
     f.assign(g.forward.begin(), g.forward.end() - 1);
     f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s});
@@ -306,13 +309,12 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
 
   const double ffn_bytes = ffn_side_bytes(m, moe).per_gpu(tp, sp) * tokens;
   if (!moe) {
-    const auto ffn_weights = tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false);
-    const GemmSeconds g = gemms(ffn_weights, tokens);
+    const GemmKernels k = gemm_parts(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false), tokens);
+    const GemmSeconds g = k.seconds();
     const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
     c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
-    const GemmKernels k = gemm_parts(ffn_weights, tokens);
     auto& f = c.kernels["mlp(F)"];
     f = {{"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(ffn_bytes)}};
     f.insert(f.end(), k.forward.begin(), k.forward.end());
@@ -335,15 +337,18 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, false);
     const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, false);
     GemmSeconds g;
+    GemmKernels routed, shared;  // the kernels, for the ops' lists
     if (kernels) {
-      const auto routed = grouped_gemm_seconds(gpu, expert_weights, local_experts, rows, gemm_sms, precision);
-      const auto shared = e.shared_experts > 0 ? dense_gemm_seconds(gpu, shared_weights, tokens, gemm_sms, precision) : GemmSeconds{};
-      g = {routed.forward_s + shared.forward_s, routed.input_gradient_s + shared.input_gradient_s,
-           routed.weight_gradient_s + shared.weight_gradient_s};
+      routed = gemm_kernels(gpu, expert_weights, rows, local_experts, gemm_sms, precision);
+      if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
+      const GemmSeconds r_s = routed.seconds(), s_s = shared.seconds();
+      g = {r_s.forward_s + s_s.forward_s, r_s.input_gradient_s + s_s.input_gradient_s, r_s.weight_gradient_s + s_s.weight_gradient_s};
     } else {
       const double flops = forward_flops(expert_weights, rows) * local_experts +
                            (e.shared_experts > 0 ? forward_flops(shared_weights, tokens) : 0.0);
       g = {r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
+      const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s}};  // routed and shared experts
+      routed = GemmKernels{one, one, one};
     }
     // The gate on the sequence-parallel shard, in BF16 as the recipe keeps it.
     const double gate = 2.0 * m.hidden * e.routed_experts * tokens / (sp ? tp : 1);
@@ -356,14 +361,6 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
     {
-      GemmKernels routed, shared;
-      if (kernels) {
-        routed = gemm_parts(expert_weights, rows, local_experts);
-        if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
-      } else {  // the roofline's one figure for routed and shared experts
-        const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s}};
-        routed = GemmKernels{one, one, one};
-      }
       const KernelTime router{"router (BF16 gate GEMM)", r.bf16_gemm_s(gate)};
       auto& f = c.kernels["mlp(F)"];
       f = {router, {"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(ffn_bytes)}};
