@@ -30,13 +30,14 @@ EpCommTimes some_ep_comm() {
   return ep;
 }
 
-TrainingStep v3_step(const std::string& schedule, EpCommTimes ep, int comm_sms, int sequences = 15360, bool fp8 = true) {
+TrainingStep v3_step(const std::string& schedule, EpCommTimes ep, int comm_sms, int sequences = 15360, bool fp8 = true,
+                     bool keep_kernels = false) {
   TrainingParallelism par;
   par.schedule = schedule;
   TrainingBatch batch;
   batch.global_sequences = sequences;
   return TrainingStep(v3(), h800_roofline(fp8), par, batch, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), ep,
-                      132, comm_sms);
+                      132, comm_sms, std::nullopt, {}, keep_kernels);
 }
 
 }  // namespace
@@ -350,8 +351,8 @@ void check_kernels_add_up(const TrainingStep& step) {
 }  // namespace
 
 TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recompute, TP, calibrated", "[training]") {
-  SECTION("DeepSeek-V3, FP8 kernel model") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20)); }
-  SECTION("DeepSeek-V3 in BF16") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, false)); }
+  SECTION("DeepSeek-V3, FP8 kernel model") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, true, true)); }
+  SECTION("DeepSeek-V3 in BF16") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, false, true)); }
   SECTION("full recomputation, TP 2 with CP 2") {
     TrainingParallelism par;
     par.tp = 2;
@@ -360,7 +361,7 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
     par.ep = 32;
     par.recompute = Recompute::kFull;
     const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
-                            some_ep_comm(), 132, 20);
+                            some_ep_comm(), 132, 20, std::nullopt, {}, true);
     check_kernels_add_up(step);
     const auto& attn_b = step.stages()[8].layers.back().kernels.at("attn(B)");
     CHECK(attn_b.front().name.rfind("recompute: ", 0) == 0);
@@ -368,7 +369,7 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
   SECTION("a GPU without a kernel model (roofline)") {
     TrainingParallelism par;
     const TrainingStep step(v3(), Roofline(hw::gpu_by_name("A100"), KernelEfficiency{}, false), par, TrainingBatch{},
-                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 108, 20);
+                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 108, 20, std::nullopt, {}, true);
     check_kernels_add_up(step);
   }
   SECTION("calibrated: the model's split of each measured op") {
@@ -378,14 +379,18 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
     cal.communication_sms = 20;
     for (const auto& op : OpCalibration::op_names()) cal.op_s[op] = 5e-3;
     const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
-                            some_ep_comm(), 132, 20, cal);
+                            some_ep_comm(), 132, 20, cal, {}, true);
     check_kernels_add_up(step);
   }
-  // The ops of a step point at them.
-  const auto step = v3_step("dualpipe", some_ep_comm(), 20);
+  // The ops of a step point at them; a step that keeps none lists none, with the same times.
+  const auto step = v3_step("dualpipe", some_ep_comm(), 20, 15360, true, true);
+  const auto plain = v3_step("dualpipe", some_ep_comm(), 20);
   const Step pair{{{Pass::kForward, 0, 0, 0, 8}, {Pass::kBackward, 1, 0, 0, 8}}};
   for (const auto& op : step.step_ops(pair)) {
     INFO(op.name);
     CHECK((op.kernels != nullptr) == (op.stream != "communication"));
   }
+  for (const auto& op : plain.step_ops(pair)) CHECK(op.kernels == nullptr);
+  CHECK(plain.step_seconds(pair) == step.step_seconds(pair));
+  CHECK(plain.stages()[8].layers.back().kernels.empty());
 }

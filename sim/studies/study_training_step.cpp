@@ -144,7 +144,8 @@ class TrainingStepStudy : public Study {
     }
 
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links);
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links,
+                                      options.trace_kernels);
     const auto pg = step.pipeline_graph();
     net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB unless its ranks share a node
     pp_cluster.nodes = step.schedule().ranks;

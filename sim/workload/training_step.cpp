@@ -73,17 +73,19 @@ std::string gemm_shape(double m, double n, double k) {
   return whole(m) + "x" + whole(n) + "x" + whole(k);
 }
 
+// `named`: with their names (for a trace), else their times alone.
 GemmKernels gemm_kernels(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int groups, int sms,
-                         hw::GemmPrecision precision) {
+                         hw::GemmPrecision precision, bool named) {
   GemmKernels k;
   const std::string type = precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
   const std::string grouped = groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
   for (const Weight& w : weights) {
     const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, {w}, groups, rows, sms, precision)
                                      : dense_gemm_seconds(gpu, {w}, rows, sms, precision);
-    k.forward.push_back({grouped + gemm_shape(rows, w.out, w.in), g.forward_s});
-    k.input_gradient.push_back({grouped + gemm_shape(rows, w.in, w.out), g.input_gradient_s});
-    k.weight_gradient.push_back({"weight-gradient " + grouped + gemm_shape(w.out, w.in, rows), g.weight_gradient_s});
+    auto name = [&](const std::string& prefix, double m, double n, double kk) { return named ? prefix + gemm_shape(m, n, kk) : ""; };
+    k.forward.push_back({name(grouped, rows, w.out, w.in), g.forward_s});
+    k.input_gradient.push_back({name(grouped, rows, w.in, w.out), g.input_gradient_s});
+    k.weight_gradient.push_back({name("weight-gradient " + grouped, w.out, w.in, rows), g.weight_gradient_s});
   }
   return k;
 }
@@ -123,7 +125,7 @@ double StageChunks::weight_s() const {
 
 TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism,
                            TrainingBatch batch, StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
-                           std::optional<OpCalibration> calibration, GroupLinks links)
+                           std::optional<OpCalibration> calibration, GroupLinks links, bool keep_kernels)
     : model_(&model),
       roofline_(roofline),
       par_(std::move(parallelism)),
@@ -133,7 +135,8 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
       sms_(sms),
       comm_sms_(comm_sms),
       calibration_(std::move(calibration)),
-      links_(links) {
+      links_(links),
+      keep_kernels_(keep_kernels) {
   const int n_stages = static_cast<int>(layout_.layers.size());
   // One GPU's share of the work outside layers: its CP shard of the tokens, and its TP shard of
   // the vocabulary (Megatron's vocabulary-parallel embedding, head and loss).
@@ -234,7 +237,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
   // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
   auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
-    if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision);
+    if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision, keep_kernels_);
     const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows))}};
     return GemmKernels{one, one, one};
   };
@@ -286,7 +289,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   c.backward.attention_weight_s = attn.weight_gradient_s;
   c.tp_forward_s = attn_tp_forward;
   c.tp_backward_s = attn_tp_backward;
-  {
+  if (keep_kernels_) {
     // Projections, the attention kernel before the output projection, then the element-wise rest.
     const GemmKernels& g = attn_kernels;
     auto& f = c.kernels["attn(F)"];
@@ -315,15 +318,17 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
-    auto& f = c.kernels["mlp(F)"];
-    f = {{"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(ffn_bytes)}};
-    f.insert(f.end(), k.forward.begin(), k.forward.end());
-    f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
-    auto& b = c.kernels["mlp(B)"];
-    b.assign(k.input_gradient.rbegin(), k.input_gradient.rend());
-    b.push_back({"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(2 * ffn_bytes)});
-    b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
-    c.kernels["mlp(W)"] = k.weight_gradient;
+    if (keep_kernels_) {
+      auto& f = c.kernels["mlp(F)"];
+      f = {{"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(ffn_bytes)}};
+      f.insert(f.end(), k.forward.begin(), k.forward.end());
+      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
+      auto& b = c.kernels["mlp(B)"];
+      b.assign(k.input_gradient.rbegin(), k.input_gradient.rend());
+      b.push_back({"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(2 * ffn_bytes)});
+      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
+      c.kernels["mlp(W)"] = k.weight_gradient;
+    }
     c.tp_forward_s += tp_forward;
     c.tp_backward_s += tp_backward;
   } else {
@@ -339,7 +344,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     GemmSeconds g;
     GemmKernels routed, shared;  // the kernels, for the ops' lists
     if (kernels) {
-      routed = gemm_kernels(gpu, expert_weights, rows, local_experts, gemm_sms, precision);
+      routed = gemm_kernels(gpu, expert_weights, rows, local_experts, gemm_sms, precision, keep_kernels_);
       if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
       const GemmSeconds r_s = routed.seconds(), s_s = shared.seconds();
       g = {r_s.forward_s + s_s.forward_s, r_s.input_gradient_s + s_s.input_gradient_s, r_s.weight_gradient_s + s_s.weight_gradient_s};
@@ -360,7 +365,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
-    {
+    if (keep_kernels_) {
       const KernelTime router{"router (BF16 gate GEMM)", r.bf16_gemm_s(gate)};
       auto& f = c.kernels["mlp(F)"];
       f = {router, {"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(ffn_bytes)}};
@@ -390,6 +395,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   if (par_.recompute == Recompute::kFull) {
     // The layer's forward, communication included, rerun before its backward.
     for (const auto& [backward, forward] : {std::pair{"attn(B)", "attn(F)"}, {"mlp(B)", "mlp(F)"}}) {
+      if (!keep_kernels_) break;
       auto& list = c.kernels[backward];
       std::vector<KernelTime> rerun;
       for (const KernelTime& k : c.kernels[forward]) rerun.push_back({"recompute: " + k.name, k.seconds});

@@ -70,7 +70,8 @@ struct LayerChunks {
   // Exposed TP and CP communication, already inside the attention and MLP ops above.
   double tp_forward_s = 0, tp_backward_s = 0, cp_forward_s = 0, cp_backward_s = 0;
   // What the compute ops are made of (by DeepSeek's op names: attn(F), mlp(F), attn(B), attn(W),
-  // mlp(B), mlp(W)), in the order they run; each op's kernels add up to its seconds.
+  // mlp(B), mlp(W)), in the order they run; each op's kernels add up to its seconds. Empty unless
+  // the TrainingStep keeps kernels: naming them costs more than timing them.
   std::map<std::string, std::vector<KernelTime>> kernels;
 };
 
@@ -136,7 +137,7 @@ class TrainingStep {
  public:
   TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism, TrainingBatch batch,
                StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
-               std::optional<OpCalibration> calibration = std::nullopt, GroupLinks links = {});
+               std::optional<OpCalibration> calibration = std::nullopt, GroupLinks links = {}, bool keep_kernels = false);
 
   const std::vector<StageChunks>& stages() const { return stages_; }
   const Schedule& schedule() const { return schedule_; }
@@ -173,6 +174,7 @@ class TrainingStep {
   int sms_, comm_sms_;
   std::optional<OpCalibration> calibration_;
   GroupLinks links_;
+  bool keep_kernels_;  // list each op's kernels (LayerChunks::kernels), for a kernel trace
   std::vector<StageChunks> stages_;
   Schedule schedule_;
   mutable std::map<std::tuple<int, int, bool>, double> pair_cache_;
