@@ -34,6 +34,7 @@ struct Bundle {
   double bytes_left = 0;  // per flow
   double rate_Bps = 0;    // per flow
   double entered_s = 0;
+  int component = 0;             // of the network's links (see FluidRun::component_of_route_)
   std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::size_t members = 0;       // entries (each standing for Flow::count flows)
   double n = 0;                  // flows
@@ -71,6 +72,7 @@ class FluidRun {
       streams_[it->second].tasks.push_back(static_cast<TaskId>(i));
     }
     link_state_.resize(net_.links().size());
+    find_components();
   }
 
   std::vector<TaskSpan> run(ProgressBar* bar) {
@@ -203,6 +205,8 @@ class FluidRun {
       } else {
         Bundle b;
         b.route = route;
+        b.component = component_of_route_[route];
+        dirty_[static_cast<std::size_t>(b.component)] = 1;
         const double latency = route_latency_s_[route];
         b.weight = latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
@@ -223,8 +227,10 @@ class FluidRun {
   bool complete_bundles() {
     std::vector<std::size_t> ended;
     for (std::size_t i = 0; i < active_.size(); ++i)
-      if (active_[i].bytes_left <= active_[i].rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - active_[i].entered_s)))
+      if (active_[i].bytes_left <= active_[i].rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - active_[i].entered_s))) {
         ended.push_back(i);
+        dirty_[static_cast<std::size_t>(active_[i].component)] = 1;
+      }
     if (ended.empty()) return false;
     std::vector<TaskId> tasks;
     for (std::size_t i : ended)
@@ -250,14 +256,47 @@ class FluidRun {
     return next;
   }
 
+  // Links joined by a route are in one component; max-min sharing in one component does not
+  // depend on another's flows (the planes of an MPFT, EP groups under their own leaves), so a
+  // solve re-rates only the components whose flows changed, with the same result.
+  void find_components() {
+    std::vector<std::size_t> parent(net_.links().size());
+    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    auto find = [&](int link) {
+      std::size_t x = static_cast<std::size_t>(link);
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];  // path halving
+      return x;
+    };
+    for (std::size_t r = 0; r < net_.routes(); ++r) {
+      auto [l, end] = net_.route_links(r);
+      if (l == end) continue;
+      const std::size_t root = find(*l);
+      for (++l; l != end; ++l) parent[find(*l)] = root;
+    }
+    std::vector<int> id(parent.size(), -1);
+    int components = 1;  // 0: routes without links
+    component_of_route_.assign(net_.routes(), 0);
+    for (std::size_t r = 0; r < net_.routes(); ++r) {
+      auto [l, end] = net_.route_links(r);
+      if (l == end) continue;
+      int& c = id[find(*l)];
+      if (c < 0) c = components++;
+      component_of_route_[r] = c;
+    }
+    dirty_.assign(static_cast<std::size_t>(components), 0);
+  }
+
   // Weighted max-min fair rates by progressive filling: raise every unfixed bundle's rate in
   // proportion to its weight until a link saturates; fix the bundles through that link; repeat.
+  // Only the bundles of components whose flows changed since the last solve.
   void solve() {
     ++solves_;
     const auto& links = net_.links();
+    auto dirty = [&](const Bundle& b) { return dirty_[static_cast<std::size_t>(b.component)] != 0; };
     // Each link's bundles, contiguous (counted, then placed).
     touched_.clear();
-    for (const Bundle& bundle : active_)
+    for (const Bundle& bundle : active_) {
+      if (!dirty(bundle)) continue;
       for (auto [l, end] = net_.route_links(bundle.route); l != end; ++l) {
         LinkState& link = link_state_[static_cast<std::size_t>(*l)];
         if (link.unfixed == 0) {
@@ -268,6 +307,7 @@ class FluidRun {
         link.weight += bundle.flows() * bundle.weight;
         ++link.unfixed;
       }
+    }
     std::size_t offset = 0;
     for (std::size_t k : touched_) {
       link_state_[k].first = offset;
@@ -276,8 +316,9 @@ class FluidRun {
     }
     link_bundles_.resize(offset);
     for (std::size_t b = 0; b < active_.size(); ++b)
-      for (auto [l, end] = net_.route_links(active_[b].route); l != end; ++l)
-        link_bundles_[link_state_[static_cast<std::size_t>(*l)].filled++] = b;
+      if (dirty(active_[b]))
+        for (auto [l, end] = net_.route_links(active_[b].route); l != end; ++l)
+          link_bundles_[link_state_[static_cast<std::size_t>(*l)].filled++] = b;
 
     // Fill levels only rise as bundles are fixed, so a link's key in the heap is a lower bound
     // of its level: a link popped with a stale key goes back with its current level, and the
@@ -289,7 +330,8 @@ class FluidRun {
     for (std::size_t k : touched_) keys.push_back({level_of(link_state_[k]), k});
     std::priority_queue<Level, std::vector<Level>, std::greater<>> heap(std::greater<>{}, std::move(keys));
     fixed_.assign(active_.size(), 0);
-    for (Bundle& b : active_) b.rate_Bps = 0;
+    for (Bundle& b : active_)
+      if (dirty(b)) b.rate_Bps = 0;
     while (!heap.empty()) {
       const auto [key, k] = heap.top();
       heap.pop();
@@ -315,6 +357,7 @@ class FluidRun {
         }
       }
     }
+    std::fill(dirty_.begin(), dirty_.end(), 0);
   }
 
   void advance() {
@@ -346,6 +389,8 @@ class FluidRun {
   std::vector<std::size_t> link_bundles_;
   std::vector<std::size_t> touched_;
   std::vector<char> fixed_;
+  std::vector<int> component_of_route_;
+  std::vector<char> dirty_;  // per component: its flows changed since the last solve
   double now_ = 0;
   std::size_t solves_ = 0;
   ProgressBar* bar_ = nullptr;
