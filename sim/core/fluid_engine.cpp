@@ -37,8 +37,7 @@ struct Bundle {
   int component = 0;             // of the network's links (see FluidRun::component_of_route_)
   std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::size_t members = 0;       // entries (each standing for Flow::count flows)
-  double n = 0;                  // flows
-  double flows() const { return n; }
+  double flows = 0;              // the flows it stands for: its entries' counts
 };
 
 class FluidRun {
@@ -215,7 +214,7 @@ class FluidRun {
         b.members = j - i;
         for (std::size_t k = i; k < j; ++k) {
           members_.push_back(std::get<2>(flows[k]));
-          b.n += std::get<3>(flows[k]);
+          b.flows += std::get<3>(flows[k]);
         }
         active_.push_back(b);
       }
@@ -304,7 +303,7 @@ class FluidRun {
           link.capacity_Bps = links[static_cast<std::size_t>(*l)].Bps;
           link.weight = 0;
         }
-        link.weight += bundle.flows() * bundle.weight;
+        link.weight += bundle.flows * bundle.weight;
         ++link.unfixed;
       }
     }
@@ -348,7 +347,7 @@ class FluidRun {
         fixed_[b] = 1;
         Bundle& bundle = active_[b];
         bundle.rate_Bps = bundle.weight * level;
-        const double used_Bps = bundle.flows() * bundle.rate_Bps, weight = bundle.flows() * bundle.weight;
+        const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
         for (auto [l, end] = net_.route_links(bundle.route); l != end; ++l) {
           LinkState& link = link_state_[static_cast<std::size_t>(*l)];
           link.capacity_Bps = std::max(0.0, link.capacity_Bps - used_Bps);

@@ -39,7 +39,7 @@ class MoeDispatchStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const auto& moe = *model->moe;
-    const double dispatch_bytes = model->hidden + model->hidden / 128.0 * 4;  // FP8 + scales
+    const double dispatch_bytes = workload::fp8_token_bytes(model->hidden);
     const double combine_bytes = 2.0 * model->hidden;                         // BF16
     const double scale = double(tokens_per_gpu) / simulated_tokens_per_gpu;  // the flow model is linear in bytes
     for (int ep : ep_sizes) {

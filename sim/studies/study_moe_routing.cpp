@@ -48,8 +48,7 @@ class MoeRoutingStudy : public Study {
     unrestricted.groups = 1;
     unrestricted.groups_per_token = 1;
     const workload::ExpertPlacement placement{ep_gpus, cluster.cluster.gpus_per_node, moe.routed_experts};
-    // FP8 dispatch: one byte per element plus a 4-byte scale per 128 elements.
-    const double token_bytes = model->hidden + model->hidden / 128.0 * 4;
+    const double token_bytes = workload::fp8_token_bytes(model->hidden);
 
     const auto uniform = workload::synthetic_affinities(routed, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
     const std::vector<float> no_bias(moe.routed_experts, 0.0f);

@@ -61,7 +61,7 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
   const int members_per_node = whole_fabric ? RankGrid::members_per_node(s.groups[0], spec.gpus_per_node) : spec.gpus_per_node;
   const ExpertPlacement placement{s.ep, members_per_node, moe.routed_experts};
   const double bf16_bytes = 2.0 * model.hidden;
-  const double dispatch_bytes = s.fp8_dispatch ? model.hidden + model.hidden / 128.0 * 4 : bf16_bytes;
+  const double dispatch_bytes = s.fp8_dispatch ? fp8_token_bytes(model.hidden) : bf16_bytes;
   const double scale = double(s.tokens_per_gpu) / s.simulated_tokens_per_gpu;  // the flow model is linear in bytes
 
   // Groups route their own tokens (seed + index) so that their loads differ as real

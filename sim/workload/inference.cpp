@@ -50,9 +50,9 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   out.busiest_expert_tokens = *std::max_element(load.begin(), load.end()) * scale;
   out.imbalance = out.busiest_expert_tokens / scale / mean;
 
-  // FP8 with a scale per 128 channels; DeepEP's low-latency (direct) kernels add 16 bytes of
-  // metadata to each selection (notes/kernels.md).
-  const double dispatch_bytes = m.hidden + m.hidden / 128.0 * 4 + (d.direct_comm ? 16 : 0);
+  // DeepEP's low-latency (direct) kernels add 16 bytes of metadata to each selection
+  // (notes/kernels.md).
+  const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
   const double combine_bytes = 2.0 * m.hidden;  // BF16
   DispatchTraffic dispatch, combine;
   if (d.direct_comm) {

@@ -29,6 +29,10 @@ struct DispatchStats {
 // Token t starts on GPU t % gpus.
 DispatchStats dispatch_stats(const Routing& routing, const ExpertPlacement& placement);
 
+// One token as the dispatch sends it in FP8: a byte per channel and a 4-byte scale per 128
+// channels (the recipe's fine-grained quantisation).
+inline double fp8_token_bytes(double hidden) { return hidden + hidden / 128.0 * 4; }
+
 // Bytes each GPU sends to each other GPU, by stage (GPUs x GPUs): IB between nodes, NVLink inside.
 struct DispatchTraffic {
   std::vector<std::vector<double>> ib;
