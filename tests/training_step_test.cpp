@@ -283,10 +283,12 @@ TEST_CASE("a calibration replaces each op by its measured time, scaled by the mo
   CHECK(c.forward.attention_s == Approx(2 * attn_f));
   CHECK(c.backward.mlp_weight_s == Approx(3 * mlp_w));
   CHECK(c.forward.mlp_s == Approx(layer.forward.mlp_s));
-  // The dense layers keep the model's FFN but take the measured attention's factor.
+  // The dense layers keep the model's FFN but take the measured attention's factor, against the
+  // profiled MoE layer's attention (which holds the router) as the model times it.
   const auto& dense = same.stages()[0].layers.front();
   const auto& dense_model = model.stages()[0].layers.front();
   CHECK(dense.forward.mlp_s == Approx(dense_model.forward.mlp_s));
+  CHECK(dense_model.forward.attention_s < attn_f);
   CHECK(dense.forward.attention_s == Approx(2 * dense_model.forward.attention_s));
   // Profiled at half the micro-batch: the measured factor carries over to the model's time here.
   OpCalibration half = cal;

@@ -7,51 +7,12 @@
 #include "workload/layer_cost.hpp"
 #include "hw/flash_attention.hpp"
 #include "workload/layer_gemms.hpp"
+#include "workload/layer_memory_kernels.hpp"
 #include "workload/schedule_generators.hpp"
 
 namespace workload {
 
 namespace {
-
-// Bytes that element-wise kernels move per token in a layer's forward pass, counted from the
-// shapes (BF16 activations, FP8 GEMM inputs). The backward moves about twice as much.
-//   RMSNorm: read and write h (4h); a residual add: read two, write one (6h); quantising a GEMM
-//   input to FP8: read 2, write 1 byte per element; SwiGLU: read gate and up, write the product
-//   (6 bytes per intermediate element) and quantise it (3 more).
-// `hidden` is the part on full hidden vectors (norm, residual), which sequence parallelism cuts
-// over TP and which is otherwise repeated on every TP rank; `heads` the part TP always cuts.
-struct SideBytes {
-  double hidden = 0, heads = 0;
-  double per_gpu(int tp, bool sequence_parallel) const { return (sequence_parallel ? hidden / tp : hidden) + heads / tp; }
-};
-
-SideBytes attention_side_bytes(const Model& m) {
-  const Attention& a = m.attention;
-  const double h = m.hidden;
-  const double out_in = double(a.heads) * a.value_head_dim();
-  SideBytes b{4 * h + 6 * h + 3 * h, 3 * out_in};
-  if (a.kind == AttentionKind::kMla) {
-    b.heads += 3 * (a.q_lora_rank + a.kv_lora_rank) + 4 * (a.q_lora_rank + a.kv_lora_rank);  // latent quantise + norms
-    b.heads += 4.0 * (a.heads + 1) * a.qk_rope_head_dim;                                   // RoPE on q and k
-  }
-  return b;
-}
-
-SideBytes ffn_side_bytes(const Model& m, bool moe) {
-  const double h = m.hidden;
-  SideBytes b{4 * h + 6 * h + 3 * h, 0};
-  if (!moe) {
-    b.heads = 9.0 * m.dense_ffn;
-    return b;
-  }
-  const Moe& e = *m.moe;
-  const int active = e.active_routed_experts + e.shared_experts;
-  b.heads = 9.0 * e.expert_ffn * active;
-  // Permute the dispatched FP8 copies into expert order, and combine: read k BF16 outputs,
-  // write their weighted sum.
-  b.heads += e.active_routed_experts * (2 * h + 2 * h) + 2 * h;
-  return b;
-}
 
 // One kernel per weight and pass, named by its shape (M x N x K), as dense_gemm_seconds and
 // grouped_gemm_seconds time them; `groups` > 0: the experts' grouped GEMMs.
@@ -186,8 +147,12 @@ LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
   LayerChunks c = layer_chunks(cost, batch_.micro_batch_tokens(), comm_sms_);
   if (!calibration_) return c;
   const OpCalibration& cal = *calibration_;
-  // The model's op at the profiled shape, beside the profiled communication.
-  const LayerChunks at = layer_chunks(cost, cal.micro_batch_tokens, cal.communication_sms);
+  // The model's op at the profiled shape, beside the profiled communication, in the profiled
+  // layer: an MoE layer where the model has them (whose attention ops hold the router), so a
+  // dense layer takes the measured attention scaled by the model's dense-to-MoE ratio.
+  LayerCost profiled = cost;
+  profiled.moe = model_->moe.has_value();
+  const LayerChunks at = layer_chunks(profiled, cal.micro_batch_tokens, cal.communication_sms);
   auto scale = [&](double& op, double model_at_profile, const char* name) {
     if (!(model_at_profile > 0)) return;
     const double factor = cal.op_s.at(name) / model_at_profile;
@@ -223,18 +188,38 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const double tokens = micro_batch_tokens / cp;
   const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
   const double core_flops = core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
-  const double attn_bytes = attention_side_bytes(m).per_gpu(tp, sp) * tokens;
   const bool mla = a.kind == AttentionKind::kMla;
-  const bool selective = par_.recompute == Recompute::kSelective;
   // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
   // MLA's up-projections.
-  const double norm_bytes = (8.0 * m.hidden / (sp ? tp : 1) + 4.0 * (a.q_lora_rank + a.kv_lora_rank)) * tokens;
+  const bool selective = par_.recompute == Recompute::kSelective;
+  // MoE: the rows of one expert shard (the routed rows of every replica's micro-batch, shared
+  // over the expert's copies and held by the shard on this GPU; the busiest GPU's, more), and the
+  // router's gate on the sequence-parallel shard, in BF16 as the recipe keeps it.
+  const int local_experts = moe ? m.moe->routed_experts / par_.ep : 0;
+  const double expert_rows = !moe ? 0.0
+                                  : micro_batch_tokens * m.moe->active_routed_experts * par_.etp * par_.ep /
+                                        (double(m.moe->routed_experts) * tp * cp) * ep_.expert_imbalance;
+  const double router_s = moe ? r.bf16_gemm_s(2.0 * m.hidden * m.moe->routed_experts * tokens / (sp ? tp : 1)) : 0.0;
 
   // GEMMs from the kernel model, shape by shape, in the recipe's precision, on GPUs of the family
   // its constants were fitted on (those with FP8 tensor cores); from the roofline elsewhere.
   const hw::Gpu& gpu = r.gpu();
   const bool kernels = gpu.fp8_dense_flops_per_s > 0;
   const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  // The memory-bound kernels, each its bytes at the achieved bandwidth beside communication and,
+  // on those GPUs, DeepGEMM's fitted fixed start and end per kernel (hw/gemm_kernel.hpp), the
+  // same for every kernel.
+  const LayerMemoryKernels memory = layer_memory_kernels(m, moe, r.fp8_gemms());
+  const double kernel_floor_s = kernels ? hw::deepgemm_on_hopper().launch_s : 0.0;
+  auto memory_s = [&](const std::vector<MemoryKernel>& list, std::vector<KernelTime>* named = nullptr) {
+    double sum = 0;
+    for (const MemoryKernel& k : list) {
+      const double s = k.launches * kernel_floor_s + r.memory_s(k.bytes(tokens, expert_rows * local_experts, tp, sp));
+      sum += s;
+      if (named) named->push_back({k.name, s});
+    }
+    return sum;
+  };
   // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
   auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
     if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision, keep_kernels_);
@@ -281,11 +266,14 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
   c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);
   const double attn_tp_forward = exposed(block_tp_s, attn.forward_s), attn_tp_backward = exposed(block_tp_s, attn.input_gradient_s);
-  c.forward.attention_s = attn.forward_s + core_forward_s + r.memory_s(attn_bytes) + attn_tp_forward + c.cp_forward_s;
+  // A MoE layer's router runs in attention's ops, before the dispatch that needs its choices;
+  // autograd computes its two gradients together (only the FP8 GEMMs' weight gradients wait).
+  const std::vector<MemoryKernel> no_kernels;
+  const std::vector<MemoryKernel>& attn_recompute = selective ? memory.attn_recompute : no_kernels;
+  c.forward.attention_s = attn.forward_s + core_forward_s + router_s + memory_s(memory.attn_forward) + attn_tp_forward + c.cp_forward_s;
   // FlashAttention's backward runs five GEMMs to the forward's two.
-  c.backward.attention_input_s = attn.input_gradient_s + core_backward_s +
-                                 r.memory_s(2 * attn_bytes + (selective ? norm_bytes : 0.0)) + recompute_s +
-                                 attn_tp_backward + c.cp_backward_s;
+  c.backward.attention_input_s = attn.input_gradient_s + core_backward_s + 2 * router_s + memory_s(attn_recompute) +
+                                 memory_s(memory.attn_backward) + recompute_s + attn_tp_backward + c.cp_backward_s;
   c.backward.attention_weight_s = attn.weight_gradient_s;
   c.tp_forward_s = attn_tp_forward;
   c.tp_backward_s = attn_tp_backward;
@@ -296,11 +284,14 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     f.assign(g.forward.begin(), g.forward.end() - 1);
     f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s});
     f.push_back(g.forward.back());
-    f.push_back({"memory-bound (norms, RoPE, FP8 casts, residual)", r.memory_s(attn_bytes)});
+    memory_s(memory.attn_forward, &f);
+    if (moe) f.push_back({"router (BF16 gate GEMM)", router_s});
     f.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_forward});
     f.push_back({"CP ring of K and V (exposed)", c.cp_forward_s});
     auto& b = c.kernels["attn(B)"];
-    b.push_back({"memory-bound (norms, RoPE, FP8 casts, residual)", r.memory_s(2 * attn_bytes + (selective ? norm_bytes : 0.0))});
+    memory_s(attn_recompute, &b);
+    if (moe) b.push_back({"router gradients (BF16 GEMMs)", 2 * router_s});
+    memory_s(memory.attn_backward, &b);
     if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s});
     b.push_back(g.input_gradient.back());
     b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s});
@@ -310,22 +301,24 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.kernels["attn(W)"] = g.weight_gradient;
   }
 
-  const double ffn_bytes = ffn_side_bytes(m, moe).per_gpu(tp, sp) * tokens;
   if (!moe) {
     const GemmKernels k = gemm_parts(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false), tokens);
     const GemmSeconds g = k.seconds();
     const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
-    c.forward.mlp_s = g.forward_s + r.memory_s(ffn_bytes) + tp_forward;
-    c.backward.mlp_input_s = g.input_gradient_s + r.memory_s(2 * ffn_bytes) + tp_backward;
+    const std::vector<MemoryKernel>& mlp_recompute = selective ? memory.mlp_recompute : no_kernels;
+    c.forward.mlp_s = g.forward_s + memory_s(memory.mlp_forward) + tp_forward;
+    c.backward.mlp_input_s = g.input_gradient_s + memory_s(mlp_recompute) + memory_s(memory.mlp_backward) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
     if (keep_kernels_) {
       auto& f = c.kernels["mlp(F)"];
-      f = {{"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(ffn_bytes)}};
+      f.clear();
+      memory_s(memory.mlp_forward, &f);
       f.insert(f.end(), k.forward.begin(), k.forward.end());
       f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
       auto& b = c.kernels["mlp(B)"];
       b.assign(k.input_gradient.rbegin(), k.input_gradient.rend());
-      b.push_back({"memory-bound (norm, SwiGLU, FP8 casts, residual)", r.memory_s(2 * ffn_bytes)});
+      memory_s(mlp_recompute, &b);
+      memory_s(memory.mlp_backward, &b);
       b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
       c.kernels["mlp(W)"] = k.weight_gradient;
     }
@@ -333,12 +326,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.tp_backward_s += tp_backward;
   } else {
     const Moe& e = *m.moe;
-    const int etp = par_.etp, ep = par_.ep;
-    // Rows of one expert shard: the routed rows of every replica's micro-batch, shared over the
-    // expert's copies (expert_dp) and held by the shard on this GPU; the busiest GPU's, more.
-    const double rows = micro_batch_tokens * e.active_routed_experts * etp * ep / (double(e.routed_experts) * tp * cp) *
-                        ep_.expert_imbalance;
-    const int local_experts = e.routed_experts / ep;
+    const int etp = par_.etp;
+    const double rows = expert_rows;
     const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, false);
     const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, false);
     GemmSeconds g;
@@ -355,33 +344,30 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s}};  // routed and shared experts
       routed = GemmKernels{one, one, one};
     }
-    // The gate on the sequence-parallel shard, in BF16 as the recipe keeps it.
-    const double gate = 2.0 * m.hidden * e.routed_experts * tokens / (sp ? tp : 1);
     // TP around the MoE block: experts cut over TP gather and scatter like a dense block; whole
     // experts take tokens from the sequence shards, and only the shared experts need TP's.
     const bool block_tp = etp > 1 || e.shared_experts > 0;
     const double tp_forward = block_tp ? exposed(block_tp_s, g.forward_s) : 0.0;
     const double tp_backward = block_tp ? exposed(block_tp_s, g.input_gradient_s) : 0.0;
-    c.forward.mlp_s = g.forward_s + r.bf16_gemm_s(gate) + r.memory_s(ffn_bytes) + tp_forward;
-    c.backward.mlp_input_s = g.input_gradient_s + r.bf16_gemm_s(gate) + r.memory_s(2 * ffn_bytes) + tp_backward;
-    c.backward.mlp_weight_s = g.weight_gradient_s + r.bf16_gemm_s(gate);
+    c.forward.mlp_s = g.forward_s + memory_s(memory.mlp_forward) + tp_forward;
+    c.backward.mlp_input_s = g.input_gradient_s + memory_s(memory.mlp_backward) + tp_backward;
+    c.backward.mlp_weight_s = g.weight_gradient_s + memory_s(memory.mlp_weight);
     if (keep_kernels_) {
-      const KernelTime router{"router (BF16 gate GEMM)", r.bf16_gemm_s(gate)};
       auto& f = c.kernels["mlp(F)"];
-      f = {router, {"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(ffn_bytes)}};
+      f.clear();
+      memory_s(memory.mlp_forward, &f);
       f.insert(f.end(), shared.forward.begin(), shared.forward.end());
       f.insert(f.end(), routed.forward.begin(), routed.forward.end());
       f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
       auto& b = c.kernels["mlp(B)"];
       b.assign(routed.input_gradient.rbegin(), routed.input_gradient.rend());
       b.insert(b.end(), shared.input_gradient.rbegin(), shared.input_gradient.rend());
-      b.push_back({"router gradient (BF16 GEMM)", r.bf16_gemm_s(gate)});
-      b.push_back({"memory-bound (norm, permute, SwiGLU, FP8 casts, combine)", r.memory_s(2 * ffn_bytes)});
+      memory_s(memory.mlp_backward, &b);
       b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
       auto& w = c.kernels["mlp(W)"];
       w = routed.weight_gradient;
       w.insert(w.end(), shared.weight_gradient.begin(), shared.weight_gradient.end());
-      w.push_back({"router weight gradient (BF16 GEMM)", r.bf16_gemm_s(gate)});
+      memory_s(memory.mlp_weight, &w);
     }
     c.forward.dispatch_s = ep_.dispatch_forward_s;
     c.forward.combine_s = ep_.combine_forward_s;

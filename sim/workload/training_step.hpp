@@ -3,7 +3,8 @@
 // parallelism), CP, PP (any schedule, virtual stages), DP (ZeRO 0-3) and EP
 // (training_parallelism.hpp): every stage's forward, backward-for-input and weight chunks costed
 // per layer on one GPU's shards (GEMMs shape by shape from the kernel model for FP8 recipes,
-// layer_gemms.hpp; attention, BF16 GEMMs and memory-bound work from the roofline), each op timed
+// layer_gemms.hpp; FlashAttention from its kernel model; the memory-bound kernels one by one,
+// layer_memory_kernels.hpp; BF16 GEMMs and all of it on other GPUs from the roofline), each op timed
 // as it runs while communication kernels hold their SMs, or taken from a measured profile
 // (OpCalibration); per layer the TP all-gathers and reduce-scatters (or all-reduces), CP's ring
 // of K/V behind attention and the EP all-to-all (ep_comm.hpp); DualPipe's overlap of a forward

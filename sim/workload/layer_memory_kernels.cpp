@@ -1,0 +1,144 @@
+#include "workload/layer_memory_kernels.hpp"
+
+namespace workload {
+
+namespace {
+
+constexpr double kBf16 = 2, kFp32 = 4;
+constexpr double kFp8 = 1 + 4.0 / 128;  // a byte and a share of the FP32 scale per 128 elements
+
+// Quantising n BF16 elements to FP8 (per token, or per channel and transposed): read 2n, write
+// the FP8 copy. Requantising a saved FP8 copy per channel and transposed: read it, write it.
+constexpr double cast(double n) { return (kBf16 + kFp8) * n; }
+constexpr double recast(double n) { return 2 * kFp8 * n; }
+// DeepSeek-V3's recipe caches two activations for the backward in low precision (report §3.3.3,
+// SPEC §4): the attention output, input of the linear after attention, in E5M6 (12 bits), and
+// the SwiGLU inputs in FP8; the backward reads them back to BF16.
+constexpr double kE5m6 = 1.5 + 4.0 / 128;
+constexpr double cache_e5m6(double n) { return (kBf16 + kE5m6) * n; }
+
+// One RMSNorm forward reads its input and writes its output; its backward reads the input and
+// the output gradient and writes the input gradient. A residual add reads two, writes one.
+constexpr double norm_forward(double n) { return 2 * kBf16 * n; }
+constexpr double norm_backward(double n) { return 3 * kBf16 * n; }
+constexpr double residual_add(double n) { return 3 * kBf16 * n; }
+
+}  // namespace
+
+LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
+  LayerMemoryKernels k;
+  const Attention& a = m.attention;
+  const double h = m.hidden;
+  const bool mla = a.kind == AttentionKind::kMla;
+  const double heads = a.heads;
+  auto add = [](std::vector<MemoryKernel>& list, MemoryKernel kernel) {
+    if (kernel.hidden_bytes > 0 || kernel.heads_bytes > 0 || kernel.routed_row_bytes > 0) list.push_back(std::move(kernel));
+  };
+
+  // Attention. The GEMMs' inputs and outputs per token, as attention_weights() shapes them:
+  // hidden-sized ones on full vectors, the rest cut over TP.
+  double latents = 0, rope_elements = 0, in_heads = 0, out_heads = 0;
+  int weights = 2;
+  if (mla) {
+    const double ql = a.q_lora_rank, kl = a.kv_lora_rank, r = a.qk_rope_head_dim;
+    latents = ql + kl;
+    rope_elements = (heads + 1) * r;  // every query head's rotary part, and the key's one shared part
+    in_heads = latents + heads * a.v_head_dim;
+    out_heads = ql + kl + r + heads * a.qk_head_dim() + heads * (a.qk_nope_head_dim + a.v_head_dim);
+    weights = ql > 0 ? 4 : 3;
+  } else {
+    rope_elements = (heads + a.kv_heads) * a.head_dim;
+    in_heads = heads * a.head_dim;
+    out_heads = (heads + 2.0 * a.kv_heads) * a.head_dim;
+  }
+  const int latent_norms = mla ? (a.q_lora_rank > 0 ? 2 : 1) : 0;
+  const double rope_bytes = 2 * kBf16 * rope_elements;  // read and write the rotary parts in place
+  // MLA's keys: each head's own part from kv_b beside the one rotary part all heads share,
+  // assembled into one tensor for the attention kernel; the backward splits the gradient back.
+  const double key_assembly = mla ? kBf16 * (heads * a.qk_nope_head_dim + a.qk_rope_head_dim) + kBf16 * heads * a.qk_head_dim() : 0;
+
+  add(k.attn_forward, {"RMSNorm (attention input)", norm_forward(h)});
+  if (fp8) add(k.attn_forward, {"FP8 cast of the attention input", cast(h)});
+  if (mla) add(k.attn_forward, {"RMSNorm of the MLA latents", 0, norm_forward(latents), 0, latent_norms});
+  if (mla && fp8) add(k.attn_forward, {"FP8 cast of the MLA latents", 0, cast(latents), 0, latent_norms});
+  add(k.attn_forward, {"RoPE on queries and keys", 0, rope_bytes, 0, 2});
+  if (mla) add(k.attn_forward, {"MLA keys assembled per head", 0, key_assembly});
+  if (fp8) add(k.attn_forward, {"FP8 cast of the attention output", 0, cast(heads * a.value_head_dim())});
+  if (fp8) add(k.attn_forward, {"attention output cached in E5M6", 0, cache_e5m6(heads * a.value_head_dim())});
+  add(k.attn_forward, {"residual add", residual_add(h)});
+
+  add(k.attn_backward, {"residual add (gradients)", residual_add(h)});
+  if (fp8) {
+    add(k.attn_backward, {"FP8 casts of the output gradients", cast(h), cast(out_heads), 0, weights});
+    // Output gradients per channel, and the inputs saved in FP8 requantised per channel.
+    add(k.attn_backward, {"FP8 transposed casts for the weight gradients", cast(h) + recast(h), cast(out_heads) + recast(in_heads), 0,
+                          2 * weights});
+  }
+  if (fp8) add(k.attn_backward, {"cached attention output back to BF16", 0, cache_e5m6(heads * a.value_head_dim())});
+  if (mla) add(k.attn_backward, {"MLA key gradients split per head", 0, key_assembly});
+  add(k.attn_backward, {"RoPE backward", 0, rope_bytes, 0, 2});
+  if (mla) add(k.attn_backward, {"RMSNorm backward of the MLA latents", 0, norm_backward(latents), 0, latent_norms});
+  add(k.attn_backward, {"RMSNorm backward (attention input)", norm_backward(h)});
+  add(k.attn_recompute, {"RMSNorm recomputed (attention input)", norm_forward(h)});
+  if (mla) add(k.attn_recompute, {"RMSNorm of the MLA latents recomputed", 0, norm_forward(latents), 0, latent_norms});
+
+  if (!moe) {
+    const double f = m.dense_ffn;
+    add(k.mlp_forward, {"RMSNorm (FFN input)", norm_forward(h)});
+    if (fp8) add(k.mlp_forward, {"FP8 cast of the FFN input", cast(h)});
+    // SwiGLU reads gate and up, writes their product (fused with its FP8 cast in an FP8 recipe).
+    add(k.mlp_forward, {fp8 ? "SwiGLU fused with its FP8 cast" : "SwiGLU", 0, 2 * kBf16 * f + (fp8 ? kFp8 : kBf16) * f});
+    add(k.mlp_forward, {"residual add", residual_add(h)});
+    add(k.mlp_backward, {"residual add (gradients)", residual_add(h)});
+    if (fp8) {
+      add(k.mlp_backward, {"FP8 casts of the output gradients", cast(h), cast(2 * f), 0, 2});
+      add(k.mlp_backward, {"FP8 transposed casts for the weight gradients", cast(h) + recast(h), cast(2 * f) + recast(f), 0, 4});
+    }
+    // Reads gate, up and the product's gradient, writes the gate's and up's gradients.
+    add(k.mlp_backward, {"SwiGLU backward", 0, 5 * kBf16 * f});
+    add(k.mlp_backward, {"RMSNorm backward (FFN input)", norm_backward(h)});
+    add(k.mlp_recompute, {"RMSNorm recomputed (FFN input)", norm_forward(h)});
+    return k;
+  }
+
+  // A MoE layer: the router and the tokens' cast run before the dispatch, so in attn(F) as
+  // DeepSeek's profile annotates it. The router on FP32 scores per expert: sigmoid, bias,
+  // per-group sums of the top two, top groups, mask, top-k, gather, normalise, scale.
+  const Moe& e = *m.moe;
+  const double f = e.expert_ffn, experts = e.routed_experts, shared = e.shared_experts;
+  constexpr int kRouterKernels = 9;
+  const double router_bytes = 3 * kFp32 * experts;
+  add(k.attn_forward, {"RMSNorm (MoE input)", norm_forward(h)});
+  add(k.attn_forward, {"router: scores, group-limited top-k, weights", router_bytes, 0, 0, kRouterKernels});
+  if (fp8) add(k.attn_forward, {"FP8 cast of the tokens to dispatch", cast(h)});
+  add(k.attn_backward, {"router backward", router_bytes, 0, 0, kRouterKernels});
+  add(k.attn_backward, {"RMSNorm backward (MoE input)", norm_backward(h)});
+  add(k.attn_recompute, {"RMSNorm recomputed (MoE input)", norm_forward(h)});
+
+  // The experts: each received FP8 row permuted into its expert's order, SwiGLU (the routing
+  // weight applied) per expert row and shared-expert token, the outputs put back in send order.
+  const double swiglu = 2 * kBf16 * f + (fp8 ? kFp8 : kBf16) * f;
+  add(k.mlp_forward, {"permute the received tokens into expert order", 0, 0, 2 * (fp8 ? kFp8 : kBf16) * h});
+  add(k.mlp_forward, {fp8 ? "SwiGLU with routing weights, fused with its FP8 cast" : "SwiGLU with routing weights", 0, shared * swiglu, swiglu});
+  if (fp8) add(k.mlp_forward, {"SwiGLU inputs cached in FP8", 0, shared * cast(2 * f), cast(2 * f)});
+  add(k.mlp_forward, {"unpermute the expert outputs into send order", 0, 0, 2 * kBf16 * h});
+  add(k.mlp_forward, {"residual add", residual_add(h)});
+
+  add(k.mlp_backward, {"residual add (gradients)", residual_add(h)});
+  add(k.mlp_backward, {"permute the output gradients into expert order", 0, 0, 2 * kBf16 * h});
+  if (fp8) {
+    add(k.mlp_backward, {"FP8 casts of the output gradients", 0, shared * (cast(h) + cast(2 * f)), cast(h) + cast(2 * f), 4});
+    // The gate and up projections' output gradients and the SwiGLU output here; the shared
+    // experts' operands too. The routed experts' inputs and down-projection gradients are
+    // requantised in the weight-gradient op, beside the GEMMs that take them.
+    add(k.mlp_backward, {"FP8 transposed casts for the weight gradients", 0, shared * (cast(h) + recast(h) + cast(2 * f) + recast(f)),
+                         cast(2 * f) + recast(f), 6});
+    add(k.mlp_weight, {"FP8 transposed casts of the experts' inputs and output gradients", 0, 0, recast(h) + cast(h), 2});
+  }
+  if (fp8) add(k.mlp_backward, {"cached SwiGLU inputs back to BF16", 0, shared * cast(2 * f), cast(2 * f)});
+  add(k.mlp_backward, {"SwiGLU backward with the routing weights' gradient", 0, shared * 5 * kBf16 * f, 5 * kBf16 * f});
+  add(k.mlp_backward, {"unpermute the input gradients into token order", 0, 0, 2 * kBf16 * h});
+  return k;
+}
+
+}  // namespace workload

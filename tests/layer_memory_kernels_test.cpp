@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "workload/layer_memory_kernels.hpp"
+
+using namespace workload;
+
+namespace {
+
+const MemoryKernel* find(const std::vector<MemoryKernel>& list, const std::string& name) {
+  for (const auto& k : list)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+int fp8_kernels(const std::vector<MemoryKernel>& list) {
+  int n = 0;
+  for (const auto& k : list) n += std::string(k.name).find("FP8") != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("memory-bound kernels: bytes counted from the shapes", "[memory-kernels]") {
+  const Model& v3 = model_by_name("deepseek-v3");
+  const double h = v3.hidden;
+  const auto k = layer_memory_kernels(v3, true, true);
+  // RMSNorm reads and writes BF16 h; an FP8 cast reads BF16 and writes a byte and 4/128 of a scale.
+  REQUIRE(find(k.attn_forward, "RMSNorm (attention input)"));
+  CHECK(find(k.attn_forward, "RMSNorm (attention input)")->hidden_bytes == 4 * h);
+  REQUIRE(find(k.attn_forward, "FP8 cast of the attention input"));
+  CHECK(find(k.attn_forward, "FP8 cast of the attention input")->hidden_bytes == Approx(3.03125 * h));
+  // MLA's rotary parts: 128 query heads and the one shared key part of 64, read and written.
+  CHECK(find(k.attn_forward, "RoPE on queries and keys")->heads_bytes == 4 * 129 * 64);
+  // Expert kernels count per routed row: the permute moves each FP8 row and its scales twice.
+  const MemoryKernel* permute = find(k.mlp_forward, "permute the received tokens into expert order");
+  REQUIRE(permute);
+  CHECK(permute->hidden_bytes == 0);
+  CHECK(permute->routed_row_bytes == Approx(2 * 1.03125 * h));
+  CHECK(permute->bytes(4096, 32768, 1, false) == Approx(32768 * 2 * 1.03125 * h));
+}
+
+TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only in an FP8 recipe", "[memory-kernels]") {
+  const Model& v3 = model_by_name("deepseek-v3");
+  const auto moe = layer_memory_kernels(v3, true, true);
+  const auto dense = layer_memory_kernels(v3, false, true);
+  const auto bf16 = layer_memory_kernels(v3, true, false);
+  // The router and the MoE input's norm run in attention's op, a dense layer's FFN norm in mlp(F).
+  CHECK(find(moe.attn_forward, "router: scores, group-limited top-k, weights"));
+  CHECK(find(moe.attn_forward, "RMSNorm (MoE input)"));
+  CHECK_FALSE(find(dense.attn_forward, "router: scores, group-limited top-k, weights"));
+  CHECK(find(dense.mlp_forward, "RMSNorm (FFN input)"));
+  CHECK(find(moe.attn_recompute, "RMSNorm recomputed (MoE input)"));
+  CHECK(dense.mlp_recompute.size() == 1);
+  // FP8 casts before every GEMM, the backward's per-token and transposed casts; none in BF16.
+  CHECK(fp8_kernels(moe.attn_forward) == 4);
+  CHECK(fp8_kernels(moe.attn_backward) == 2);
+  CHECK(fp8_kernels(moe.mlp_backward) == 2);
+  // The recipe's low-precision caches (report §3.3.3): written in the forward, read in the backward.
+  CHECK(find(moe.attn_forward, "attention output cached in E5M6"));
+  CHECK(find(moe.attn_backward, "cached attention output back to BF16"));
+  CHECK(find(moe.mlp_forward, "SwiGLU inputs cached in FP8"));
+  CHECK(find(moe.mlp_backward, "cached SwiGLU inputs back to BF16"));
+  CHECK_FALSE(find(bf16.attn_forward, "attention output cached in E5M6"));
+  CHECK(moe.mlp_weight.size() == 1);
+  for (const auto* list : {&bf16.attn_forward, &bf16.attn_backward, &bf16.mlp_forward, &bf16.mlp_backward, &bf16.mlp_weight})
+    CHECK(fp8_kernels(*list) == 0);
+  CHECK(bf16.mlp_weight.empty());
+}
+
+TEST_CASE("memory-bound kernels: sequence parallelism cuts the hidden-sized work over TP", "[memory-kernels]") {
+  const Model& llama = model_by_name("llama-3.1-405b");
+  const auto k = layer_memory_kernels(llama, false, false);
+  CHECK_FALSE(find(k.attn_forward, "MLA keys assembled per head"));
+  for (const auto& kernel : k.attn_forward) {
+    const double one = kernel.bytes(1, 0, 1, false);
+    CHECK(kernel.bytes(1, 0, 8, true) == Approx(one / 8));
+    CHECK(kernel.bytes(1, 0, 8, false) == Approx(kernel.hidden_bytes + kernel.heads_bytes / 8));
+  }
+  // GQA's RoPE on every query and key head, the full head dim.
+  const Attention& a = llama.attention;
+  CHECK(find(k.attn_forward, "RoPE on queries and keys")->heads_bytes == 4.0 * (a.heads + a.kv_heads) * a.head_dim);
+}
