@@ -27,14 +27,16 @@ void check_same_spans(const core::Platform& platform, const core::TaskGraph& gra
   }
 }
 
-net::FabricSpec fabric(net::FabricKind kind, int nodes, net::Routing routing, int radix = 16) {
+net::FabricSpec fabric(net::FabricKind kind, int nodes, net::Routing routing, int radix = 16,
+                       core::Sharing sharing = core::Sharing::kMaxMin) {
   net::FabricSpec s;
+  s.sharing = sharing;
   s.kind = kind;
   s.routing = routing;
   s.nodes = nodes;
   s.gpus_per_node = 8;
   s.radix = radix;
-  s.nvlink_latency_s = 0.5e-6;  // latencies make SimGrid's sharing weighted: they must agree on that too
+  s.nvlink_latency_s = 0.5e-6;  // latencies delay flows, and weight them where sharing is latency-weighted
   s.nic_latency_s = 1e-6;
   s.switch_link_latency_s = 0.3e-6;
   return s;
@@ -129,23 +131,48 @@ TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[
 TEST_CASE("fluid engine: all-to-all on MPFT and MRFT under every routing, 128 and 256 GPUs", "[fluid][slow]") {
   for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
     for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp, net::Routing::kAdaptive, net::Routing::kSpray})
-      for (int nodes : {16, 32}) {
-        const auto spec = fabric(kind, nodes, routing, nodes == 16 ? 16 : 32);
-        INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes);
-        const net::FabricPlatform platform(spec);
-        check_same_spans(platform, net::alltoall_graph({nodes, 8, 1 << 20, true, true, {}}), 1e-3);
-      }
+      for (int nodes : {16, 32})
+        for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted}) {
+          if (sharing == core::Sharing::kLatencyWeighted && nodes == 32) continue;
+          const auto spec = fabric(kind, nodes, routing, nodes == 16 ? 16 : 32, sharing);
+          INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes << " sharing " << int(sharing));
+          const net::FabricPlatform platform(spec);
+          check_same_spans(platform, net::alltoall_graph({nodes, 8, 1 << 20, true, true, {}}), 1e-3);
+        }
 }
 
 TEST_CASE("fluid engine: MoE-like all-to-allv with random matrices", "[fluid][slow]") {
-  for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp}) {
-    const auto spec = fabric(net::FabricKind::kMultiRail, 16, routing);
-    const net::FabricPlatform platform(spec);
-    for (unsigned seed : {7u, 8u}) {
-      net::AllToAllSpec a{16, 8, 0, true, true, random_matrix(128, seed)};
-      INFO("routing " << int(routing) << " seed " << seed);
-      check_same_spans(platform, net::alltoall_graph(a), 1e-3);
+  for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp})
+    for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted}) {
+      const net::FabricPlatform platform(fabric(net::FabricKind::kMultiRail, 16, routing, 16, sharing));
+      for (unsigned seed : {7u, 8u}) {
+        net::AllToAllSpec a{16, 8, 0, true, true, random_matrix(128, seed)};
+        INFO("routing " << int(routing) << " seed " << seed << " sharing " << int(sharing));
+        check_same_spans(platform, net::alltoall_graph(a), 1e-3);
+      }
     }
+}
+
+TEST_CASE("max-min sharing gives a NIC's flows equal shares, whatever their routes' latency", "[fluid]") {
+  // GPU 0 sends 1 MB through its NIC to a GPU under its own leaf (2 us of latency) and to one
+  // under another leaf (2.6 us): max-min splits the NIC evenly, so they end together but for
+  // the latencies' 0.6 us; weighted by the inverse of their latency, the short route takes
+  // 2.6 / 4.6 of the NIC and ends about 5 us before the other. Both engines agree on both.
+  for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted}) {
+    const net::FabricPlatform mrft(fabric(net::FabricKind::kMultiRail, 16, net::Routing::kDModK, 16, sharing));
+    core::TaskGraph g;  // 8 nodes under each leaf of 16 ports
+    const auto near = g.add_transfer("same leaf", 0, "a", {{0, 8, 1e6}}, {});
+    const auto far = g.add_transfer("other leaf", 0, "b", {{0, 64, 1e6}}, {});
+    g.add_join("done", {near, far});
+    const auto t = core::simulate_fluid(mrft, g);
+    const double gap_s = t.span(far).end_s - t.span(near).end_s;
+    INFO("sharing " << int(sharing) << " gap " << gap_s);
+    if (sharing == core::Sharing::kMaxMin) {
+      CHECK(gap_s == Approx(0.6e-6).margin(0.05e-6));
+    } else {
+      CHECK(gap_s > 4e-6);
+    }
+    check_same_spans(mrft, g, 1e-3);
   }
 }
 

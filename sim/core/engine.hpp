@@ -1,6 +1,7 @@
 #pragma once
 // Runs a TaskGraph on a Platform with the flow-level network model (max-min fair sharing over
-// the platform's routes, link latency, no TCP effects) and returns the Timeline. Two engines
+// the platform's routes, plain or latency-weighted as its Network says; link latency; no TCP
+// effects) and returns the Timeline. Two engines
 // share that model:
 //  - fluid (the default, core/fluid_engine): bundles interchangeable flows and solves the rates
 //    once per instant the traffic changes; scales to whole-cluster collectives;

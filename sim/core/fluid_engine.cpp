@@ -207,7 +207,7 @@ class FluidRun {
         b.component = component_of_route_[route];
         dirty_[static_cast<std::size_t>(b.component)] = 1;
         const double latency = route_latency_s_[route];
-        b.weight = latency > 0 ? 1 / latency : 1.0;
+        b.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
         b.entered_s = now_;
         b.first_member = members_.size();

@@ -1,9 +1,9 @@
 #pragma once
-// Runs a TaskGraph on a Platform with the flow-level model of SimGrid's CM02 (simgrid_engine):
-// a flow first waits its route's latency, then shares every link of its route by weighted
-// max-min fairness, its weight the inverse of its route's latency (1 for a route without
-// latency), as SimGrid's penalties make it. Solved for the structure of the traffic, not flow
-// by flow, so that it scales to whole-cluster collectives:
+// Runs a TaskGraph on a Platform with the flow-level model of simgrid_engine: a flow first
+// waits its route's latency, then shares every link of its route by max-min fairness, every
+// flow an equal share or, where the network says so (core::Sharing), weighted by the inverse of
+// its route's latency as SimGrid's CM02 penalties make it. Solved for the structure of the
+// traffic, not flow by flow, so that it scales to whole-cluster collectives:
 //  - flows that are interchangeable (same route, same bytes, entering the network at the same
 //    instant) are one bundle standing for n flows, with n times the share on every link;
 //  - the rates are solved by progressive filling (water-filling the links in the order they

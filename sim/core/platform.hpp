@@ -13,6 +13,12 @@ namespace core {
 
 using RoutePairs = std::set<std::pair<int, int>>;
 
+// How flows on a link share it. Max-min: every flow an equal share, the fluid limit of
+// InfiniBand's credit-based link arbitration and of RoCE's rate control, neither of which
+// favours short round trips. Latency-weighted: SimGrid's CM02, which weights each flow by the
+// inverse of its route's latency, as TCP's window favours short round trips.
+enum class Sharing { kMaxMin, kLatencyWeighted };
+
 struct NetworkLink {
   double Bps = 0;  // one direction
   double latency_s = 0;
@@ -44,6 +50,8 @@ class Network {
     const std::size_t end = route + 1 < begin_.size() ? begin_[route + 1] : route_links_.size();
     return {route_links_.data() + begin_[route], route_links_.data() + end};
   }
+  Sharing sharing() const { return sharing_; }
+  void set_sharing(Sharing sharing) { sharing_ = sharing; }
   double route_latency_s(std::size_t route) const {
     double s = 0;
     for (auto [l, end] = route_links(route); l != end; ++l) s += links_[static_cast<std::size_t>(*l)].latency_s;
@@ -55,6 +63,7 @@ class Network {
   std::vector<std::pair<int, int>> pairs_;
   std::vector<std::size_t> begin_;
   std::vector<int> route_links_;
+  Sharing sharing_ = Sharing::kMaxMin;
 };
 
 class Platform {

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -27,8 +28,10 @@ namespace sg4 = simgrid::s4u;
 // Exec scans a list of every activity started so far.)
 class Executor {
  public:
-  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts)
-      : graph_(graph), hosts_(hosts), spans_(graph.tasks().size()), remaining_(graph.tasks().size()),
+  // `delays`: under max-min sharing the links carry no latency (SimGrid would weight flows by
+  // it), so each flow starts its route's latency after its task instead; null otherwise.
+  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts, const Network* delays)
+      : graph_(graph), hosts_(hosts), delays_(delays), spans_(graph.tasks().size()), remaining_(graph.tasks().size()),
         waiting_(graph.tasks().size(), false), done_(graph.tasks().size(), false), successors_(graph.tasks().size()) {
     const auto& tasks = graph.tasks();
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -73,11 +76,23 @@ class Executor {
         if (t.seconds > 0) sg4::this_actor::sleep_for(t.seconds);
         advance();
       } else {
-        std::vector<sg4::CommPtr> comms;
-        comms.reserve(t.flows.size());
-        for (const auto& f : t.flows)
-          for (int copy = 0; copy < f.count; ++copy)
-            comms.push_back(sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5)));
+        // Each flow's copies, started in order of their delay.
+        std::vector<std::pair<double, std::size_t>> starts;  // (delay, flow), a copy each
+        for (std::size_t i = 0; i < t.flows.size(); ++i) {
+          const auto& f = t.flows[i];
+          const double delay = delays_ ? delays_->route_latency_s(delays_->route_of(f.src_rank, f.dst_rank)) : 0.0;
+          for (int copy = 0; copy < f.count; ++copy) starts.push_back({delay, i});
+        }
+        std::vector<std::size_t> order(starts.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return starts[a].first < starts[b].first; });
+        std::vector<sg4::CommPtr> comms(starts.size());
+        for (std::size_t k : order) {
+          const auto [delay, i] = starts[k];
+          if (delay > 0 && sg4::Engine::get_clock() < start + delay) sg4::this_actor::sleep_until(start + delay);
+          const auto& f = t.flows[i];
+          comms[k] = sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5));
+        }
         std::size_t waited = 0;
         for (const auto& f : t.flows) {  // progress counts entries, as progress_units does
           for (int copy = 0; copy < f.count; ++copy) comms[waited++]->wait();
@@ -103,6 +118,7 @@ class Executor {
 
   const TaskGraph& graph_;
   const std::vector<sg4::Host*>& hosts_;
+  const Network* delays_;
   std::vector<TaskSpan> spans_;
   std::vector<int> remaining_;
   std::vector<bool> waiting_;
@@ -121,12 +137,13 @@ class Executor {
 // The platform's network as one SimGrid zone: a host per GPU, a link per network link (each one
 // direction, shared max-min), a route per pair.
 std::vector<sg4::Host*> build_zone(const Platform& platform, const Network& net) {
+  const bool weighted = net.sharing() == Sharing::kLatencyWeighted;
   auto* zone = sg4::create_full_zone("platform");
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < platform.gpus(); ++g) hosts.push_back(zone->create_host("gpu" + std::to_string(g), platform.gpu_flops_per_s()));
   std::vector<sg4::Link*> links;
   for (std::size_t l = 0; l < net.links().size(); ++l)
-    links.push_back(zone->create_link("l" + std::to_string(l), net.links()[l].Bps)->set_latency(net.links()[l].latency_s));
+    links.push_back(zone->create_link("l" + std::to_string(l), net.links()[l].Bps)->set_latency(weighted ? net.links()[l].latency_s : 0.0));
   for (std::size_t r = 0; r < net.routes(); ++r) {
     std::vector<sg4::LinkInRoute> path;
     for (auto [l, end] = net.route_links(r); l != end; ++l) path.emplace_back(links[static_cast<std::size_t>(*l)]);
@@ -150,9 +167,10 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
-  const auto hosts = build_zone(platform, network_of(platform, graph));
+  const Network net = network_of(platform, graph);
+  const auto hosts = build_zone(platform, net);
 
-  Executor executor(graph, hosts);
+  Executor executor(graph, hosts, net.sharing() == Sharing::kMaxMin ? &net : nullptr);
   ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", progress_units(graph));
   executor.show_progress(&bar);
   executor.start_actors();

@@ -146,6 +146,7 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
 
 core::Network FabricPlatform::network(const RoutePairs& pairs) const {
   core::Network net;
+  net.set_sharing(spec_.sharing);
   // Per GPU, each direction: NVLink, NIC, PCIe (only where modelled).
   struct Ports {
     int nvlink_out, nvlink_in, nic_out, nic_in, pcie_out = -1, pcie_in = -1;

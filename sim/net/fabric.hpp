@@ -52,6 +52,7 @@ struct FabricSpec {
   double switch_link_latency_s = 0;
   double gpu_flops_per_s = 1e15;
   std::vector<StaticRoute> static_routes;  // Routing::kStatic
+  core::Sharing sharing = core::Sharing::kMaxMin;
 };
 
 // Throws core::InputError naming `where` + the field for a fabric that cannot be built.

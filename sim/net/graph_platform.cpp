@@ -70,6 +70,7 @@ std::vector<VertexId> GraphPlatform::route(int src, int dst) const {
 
 core::Network GraphPlatform::network(const RoutePairs& pairs) const {
   core::Network net;
+  net.set_sharing(links_.sharing);
   // One link per direction of each graph edge the routes use.
   std::map<std::pair<VertexId, VertexId>, int> links;
   auto link = [&](VertexId u, VertexId v) {

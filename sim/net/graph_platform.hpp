@@ -17,6 +17,7 @@ struct GraphLinks {
   double switch_Bps = hw::default_node().nic_Bps;
   double endpoint_latency_s = 0;
   double switch_latency_s = 0;
+  core::Sharing sharing = core::Sharing::kMaxMin;
 };
 
 class GraphPlatform : public Platform {

@@ -39,6 +39,8 @@ net::HopLatencies read_hop_latencies(core::JsonReader& h) {
 std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool with_nodes) {
   const std::string routing = f.one_of("routing", {"d-mod-k", "ecmp", "adaptive", "spray", "static"}, "d-mod-k");
   spec.routing = routing_by_name(routing);
+  spec.sharing = f.one_of("sharing", {"max-min", "latency-weighted"}, "max-min") == "max-min" ? core::Sharing::kMaxMin
+                                                                                           : core::Sharing::kLatencyWeighted;
   if (routing == "static" && !with_nodes)
     throw core::InputError(f.pointer_of("routing"), "'static' is not allowed on a topology graph; static route tables are for "
                                               "fabrics of nodes (mpft, mrft)");

@@ -35,7 +35,7 @@ class CollectiveStudy : public Study {
 
   std::unique_ptr<net::Platform> platform() const {
     if (!topology) return std::make_unique<net::FabricPlatform>(fabric);
-    const net::GraphLinks links{fabric.nic_Bps, fabric.switch_link_Bps, fabric.nic_latency_s, fabric.switch_link_latency_s};
+    const net::GraphLinks links{fabric.nic_Bps, fabric.switch_link_Bps, fabric.nic_latency_s, fabric.switch_link_latency_s, fabric.sharing};
     return std::make_unique<net::GraphPlatform>(topology->build(), links, fabric.routing);
   }
 
