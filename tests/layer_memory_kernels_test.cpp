@@ -81,3 +81,28 @@ TEST_CASE("memory-bound kernels: sequence parallelism cuts the hidden-sized work
   const Attention& a = llama.attention;
   CHECK(find(k.attn_forward, "RoPE on queries and keys")->heads_bytes == 4.0 * (a.heads + a.kv_heads) * a.head_dim);
 }
+
+TEST_CASE("memory-bound kernels: prefill and decode run the forward alone, decode without permutes", "[memory-kernels]") {
+  const Model& v3 = model_by_name("deepseek-v3");
+  const auto prefill = layer_memory_kernels(v3, true, true, LayerPass::kPrefill);
+  const auto decode = layer_memory_kernels(v3, true, true, LayerPass::kDecode);
+  for (const auto* k : {&prefill, &decode}) {
+    CHECK(k->attn_backward.empty());
+    CHECK(k->mlp_backward.empty());
+    CHECK(k->mlp_weight.empty());
+    CHECK(k->attn_recompute.empty());
+    // No backward, so no activation caches for it.
+    CHECK_FALSE(find(k->attn_forward, "attention output cached in E5M6"));
+    CHECK_FALSE(find(k->mlp_forward, "SwiGLU inputs cached in FP8"));
+  }
+  // Prefill's MLA attends with keys per head; decode's is absorbed and reads the latent.
+  CHECK(find(prefill.attn_forward, "MLA keys assembled per head"));
+  CHECK_FALSE(find(decode.attn_forward, "MLA keys assembled per head"));
+  // Decode's low-latency all-to-all casts inside its kernel and uses the masked expert layout.
+  CHECK(find(prefill.attn_forward, "FP8 cast of the tokens to dispatch"));
+  CHECK(find(prefill.mlp_forward, "permute the received tokens into expert order"));
+  CHECK_FALSE(find(decode.attn_forward, "FP8 cast of the tokens to dispatch"));
+  CHECK_FALSE(find(decode.mlp_forward, "permute the received tokens into expert order"));
+  CHECK_FALSE(find(decode.mlp_forward, "unpermute the expert outputs into send order"));
+  CHECK(find(decode.mlp_forward, "SwiGLU with routing weights, fused with its FP8 cast"));
+}

@@ -13,6 +13,7 @@
 #include "workload/ep_comm.hpp"
 #include "workload/layer_cost.hpp"
 #include "workload/layer_gemms.hpp"
+#include "workload/layer_memory_kernels.hpp"
 #include "workload/moe_dispatch.hpp"
 #include "workload/moe_gate.hpp"
 
@@ -114,8 +115,22 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const auto params = layer_parameters(m, true);
   const auto cost = layer_costs(m).back();
 
-  // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens.
-  double attention_s = 0, kv_fetch_s = 0;
+  // The memory-bound kernels around the GEMMs (layer_memory_kernels.hpp: norms, casts, RoPE,
+  // router, permute, SwiGLU, residual adds), each its bytes plus, on GPUs of the kernel model's
+  // family, DeepGEMM's fitted fixed start and end: they run between the GEMMs, not beside them.
+  const auto pass = q.prefill ? LayerPass::kPrefill : LayerPass::kDecode;
+  const LayerMemoryKernels moe_kernels = layer_memory_kernels(m, true, r.fp8_gemms(), pass);
+  const LayerMemoryKernels dense_kernels = layer_memory_kernels(m, false, r.fp8_gemms(), pass);
+  const double kernel_floor_s = r.gpu().fp8_dense_flops_per_s > 0 ? hw::deepgemm_on_hopper().launch_s : 0.0;
+  auto memory_kernels_s = [&](const std::vector<MemoryKernel>& list, double tokens, double routed_rows, int shards) {
+    double s = 0;
+    for (const MemoryKernel& k : list) s += k.launches * kernel_floor_s + r.memory_s(k.bytes(tokens, routed_rows, shards, true));
+    return s;
+  };
+
+  // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
+  // (an MoE layer's with the router and the cast of the tokens to dispatch).
+  double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0;
   {
     double core_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
     if (q.prefill) {
@@ -147,12 +162,13 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
           d.sms - d.comm_sms) * double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
     }
     const double compute = r.linear_s(2 * weights * group_tokens) + core_s + r.bf16_gemm_s(extra_bf16_flops);
-    // Element-wise work (norms, residuals, quantisation: about 24 bytes per hidden element) on
-    // the GPU's share of tokens, the weights, and the KV cache read once.
-    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes) + 24 * h * gpu_tokens);
+    // The weights and the KV cache read once, beside the tensor cores.
+    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes));
     // Sequence parallelism: all-gather the group's tokens before attention, reduce-scatter after.
     const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
-    attention_s = std::max(compute, memory) + flash_mla_s + tp_comm;
+    const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
+    attention_s = base_s + memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
+    dense_attention_s = base_s + memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
     kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
   }
 
@@ -184,12 +200,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   else
     expert_s += dense_s(shared_ffn, gpu_tokens);
   expert_s += r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);  // the gate
+  // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
+  // residual over its share of tokens).
+  expert_s += memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
 
   const MicroBatchCosts moe_layer{kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s};
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
-  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens);
+  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
   for (int l = 0; l < m.layers; ++l)
-    out.layers.push_back(m.is_moe_layer(l) ? moe_layer : MicroBatchCosts{kv_fetch_s, attention_s, 0, dense_ffn_s, 0});
+    out.layers.push_back(m.is_moe_layer(l) ? moe_layer : MicroBatchCosts{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0});
   if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
   out.moe_layer = moe_layer;
 

@@ -23,10 +23,18 @@ constexpr double norm_forward(double n) { return 2 * kBf16 * n; }
 constexpr double norm_backward(double n) { return 3 * kBf16 * n; }
 constexpr double residual_add(double n) { return 3 * kBf16 * n; }
 
+LayerMemoryKernels forward_only(const LayerMemoryKernels& k) {
+  LayerMemoryKernels f;
+  f.attn_forward = k.attn_forward;
+  f.mlp_forward = k.mlp_forward;
+  return f;
+}
+
 }  // namespace
 
-LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
+LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, LayerPass pass) {
   LayerMemoryKernels k;
+  const bool training = pass == LayerPass::kTraining;
   const Attention& a = m.attention;
   const double h = m.hidden;
   const bool mla = a.kind == AttentionKind::kMla;
@@ -62,9 +70,9 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
   if (mla) add(k.attn_forward, {"RMSNorm of the MLA latents", 0, norm_forward(latents), 0, latent_norms});
   if (mla && fp8) add(k.attn_forward, {"FP8 cast of the MLA latents", 0, cast(latents), 0, latent_norms});
   add(k.attn_forward, {"RoPE on queries and keys", 0, rope_bytes, 0, 2});
-  if (mla) add(k.attn_forward, {"MLA keys assembled per head", 0, key_assembly});
+  if (mla && pass != LayerPass::kDecode) add(k.attn_forward, {"MLA keys assembled per head", 0, key_assembly});
   if (fp8) add(k.attn_forward, {"FP8 cast of the attention output", 0, cast(heads * a.value_head_dim())});
-  if (fp8) add(k.attn_forward, {"attention output cached in E5M6", 0, cache_e5m6(heads * a.value_head_dim())});
+  if (fp8 && training) add(k.attn_forward, {"attention output cached in E5M6", 0, cache_e5m6(heads * a.value_head_dim())});
   add(k.attn_forward, {"residual add", residual_add(h)});
 
   add(k.attn_backward, {"residual add (gradients)", residual_add(h)});
@@ -98,7 +106,7 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
     add(k.mlp_backward, {"SwiGLU backward", 0, 5 * kBf16 * f});
     add(k.mlp_backward, {"RMSNorm backward (FFN input)", norm_backward(h)});
     add(k.mlp_recompute, {"RMSNorm recomputed (FFN input)", norm_forward(h)});
-    return k;
+    return training ? k : forward_only(k);
   }
 
   // A MoE layer: the router and the tokens' cast run before the dispatch, so in attn(F) as
@@ -110,7 +118,10 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
   const double router_bytes = 3 * kFp32 * experts;
   add(k.attn_forward, {"RMSNorm (MoE input)", norm_forward(h)});
   add(k.attn_forward, {"router: scores, group-limited top-k, weights", router_bytes, 0, 0, kRouterKernels});
-  if (fp8) add(k.attn_forward, {"FP8 cast of the tokens to dispatch", cast(h)});
+  // Decode's low-latency dispatch casts inside its kernel, and receives into (and combines from)
+  // each expert's rows of the masked layout: no cast, permute or unpermute of their own.
+  const bool decode = pass == LayerPass::kDecode;
+  if (fp8 && !decode) add(k.attn_forward, {"FP8 cast of the tokens to dispatch", cast(h)});
   add(k.attn_backward, {"router backward", router_bytes, 0, 0, kRouterKernels});
   add(k.attn_backward, {"RMSNorm backward (MoE input)", norm_backward(h)});
   add(k.attn_recompute, {"RMSNorm recomputed (MoE input)", norm_forward(h)});
@@ -118,10 +129,10 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
   // The experts: each received FP8 row permuted into its expert's order, SwiGLU (the routing
   // weight applied) per expert row and shared-expert token, the outputs put back in send order.
   const double swiglu = 2 * kBf16 * f + (fp8 ? kFp8 : kBf16) * f;
-  add(k.mlp_forward, {"permute the received tokens into expert order", 0, 0, 2 * (fp8 ? kFp8 : kBf16) * h});
+  if (!decode) add(k.mlp_forward, {"permute the received tokens into expert order", 0, 0, 2 * (fp8 ? kFp8 : kBf16) * h});
   add(k.mlp_forward, {fp8 ? "SwiGLU with routing weights, fused with its FP8 cast" : "SwiGLU with routing weights", 0, shared * swiglu, swiglu});
-  if (fp8) add(k.mlp_forward, {"SwiGLU inputs cached in FP8", 0, shared * cast(2 * f), cast(2 * f)});
-  add(k.mlp_forward, {"unpermute the expert outputs into send order", 0, 0, 2 * kBf16 * h});
+  if (fp8 && training) add(k.mlp_forward, {"SwiGLU inputs cached in FP8", 0, shared * cast(2 * f), cast(2 * f)});
+  if (!decode) add(k.mlp_forward, {"unpermute the expert outputs into send order", 0, 0, 2 * kBf16 * h});
   add(k.mlp_forward, {"residual add", residual_add(h)});
 
   add(k.mlp_backward, {"residual add (gradients)", residual_add(h)});
@@ -138,7 +149,7 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8) {
   if (fp8) add(k.mlp_backward, {"cached SwiGLU inputs back to BF16", 0, shared * cast(2 * f), cast(2 * f)});
   add(k.mlp_backward, {"SwiGLU backward with the routing weights' gradient", 0, shared * 5 * kBf16 * f, 5 * kBf16 * f});
   add(k.mlp_backward, {"unpermute the input gradients into token order", 0, 0, 2 * kBf16 * h});
-  return k;
+  return training ? k : forward_only(k);
 }
 
 }  // namespace workload

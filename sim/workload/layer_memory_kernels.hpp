@@ -39,7 +39,11 @@ struct LayerMemoryKernels {
   std::vector<MemoryKernel> attn_recompute, mlp_recompute;
 };
 
+// Where the layer runs: a training step (the backward's lists and the recipe's activation caches
+// too), a prefill or a decode step (forward only; decode's MLA absorbed, so no keys assembled).
+enum class LayerPass { kTraining, kPrefill, kDecode };
+
 // `moe`: the layer's FFN is the model's MoE (else its dense FFN); `fp8`: GEMMs in FP8.
-LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8);
+LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, LayerPass pass = LayerPass::kTraining);
 
 }  // namespace workload
