@@ -115,3 +115,14 @@ TEST_CASE("prefill: time to first token grows faster than the prompt (attention 
   CHECK(t16k > 4 * t4k);
   CHECK(t16k < 16 * t4k);
 }
+
+TEST_CASE("decode: the memory-bound kernels run between the GEMMs, each with its fixed cost", "[inference]") {
+  // A few tokens per attention group: the kernels' bytes are negligible, their fixed starts and
+  // ends are not. The MoE layer's attention runs 20 of them (norms, casts, RoPE, residual, the
+  // router's nine), 2.2 us each, on top of what its GEMMs and FlashMLA take alone.
+  const auto step = decode(160, 512);
+  const auto& moe = step.moe_layer;
+  const auto dense = step.layers.front();  // DeepSeek-V3's first layers are dense
+  CHECK(moe.attention_s - dense.attention_s >= 10 * 2.2e-6);  // the router's nine and the MoE input's norm
+  CHECK(moe.attention_s > 20 * 2.2e-6);
+}
