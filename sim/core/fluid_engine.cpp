@@ -1,13 +1,16 @@
 #include "core/fluid_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "core/progress_bar.hpp"
@@ -39,6 +42,30 @@ struct Bundle {
   std::size_t members = 0;       // entries (each standing for Flow::count flows)
   double flows = 0;              // the flows it stands for: its entries' counts
 };
+
+// A solve's copy of a bundle it re-rates, with its links in its Part's `links`.
+struct Solving {
+  std::size_t index;  // in FluidRun::active_
+  double flows, weight, rate_Bps;
+  std::size_t first_link, links;
+};
+
+// One component's bundles being re-rated.
+struct Part {
+  std::vector<Solving> bundles;
+  std::vector<int> links;
+};
+
+// A thread's progressive-filling scratch.
+struct Scratch {
+  std::vector<std::size_t> touched, link_bundles;  // link_bundles: indices into Part::bundles
+  std::vector<char> fixed;
+};
+
+// A solve takes a thread per this many bundles it re-rates (starting one costs about as much as
+// filling a few thousand), at most kMaxThreads: an MPFT's planes are 8 components.
+constexpr std::size_t kBundlesPerThread = 10000;
+constexpr unsigned kMaxThreads = 16;
 
 class FluidRun {
  public:
@@ -283,48 +310,80 @@ class FluidRun {
       component_of_route_[r] = c;
     }
     dirty_.assign(static_cast<std::size_t>(components), 0);
+    parts_.resize(static_cast<std::size_t>(components));
+    scratch_.resize(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads));
   }
 
   // Weighted max-min fair rates by progressive filling: raise every unfixed bundle's rate in
   // proportion to its weight until a link saturates; fix the bundles through that link; repeat.
-  // Only the bundles of components whose flows changed since the last solve.
+  // Only the bundles of components whose flows changed since the last solve, each component on
+  // its own (they share no link), in parallel where there is enough of them to share out.
   void solve() {
     ++solves_;
-    const auto& links = net_.links();
-    // The bundles to re-rate, each with its links and what filling needs copied together: the
-    // filling below visits bundles in the order links saturate, and reading them from here
+    // The bundles to re-rate, by component, each with its links and what filling needs copied
+    // together: filling visits bundles in the order links saturate, and reading them from here
     // rather than from `active_` and the network's route table saves a cache miss or two each.
-    solving_.clear();
-    solving_links_.clear();
-    touched_.clear();
+    solving_components_.clear();
+    std::size_t bundles = 0;
     for (std::size_t b = 0; b < active_.size(); ++b) {
       const Bundle& bundle = active_[b];
-      if (!dirty_[static_cast<std::size_t>(bundle.component)]) continue;
+      const auto c = static_cast<std::size_t>(bundle.component);
+      if (!dirty_[c]) continue;
+      Part& part = parts_[c];
+      if (part.bundles.empty()) solving_components_.push_back(c);
       auto [l, end] = net_.route_links(bundle.route);
-      solving_.push_back({b, bundle.flows, bundle.weight, 0.0, solving_links_.size(), static_cast<std::size_t>(end - l)});
-      for (; l != end; ++l) {
-        solving_links_.push_back(*l);
-        LinkState& link = link_state_[static_cast<std::size_t>(*l)];
+      part.bundles.push_back({b, bundle.flows, bundle.weight, 0.0, part.links.size(), static_cast<std::size_t>(end - l)});
+      part.links.insert(part.links.end(), l, end);
+      ++bundles;
+    }
+    // The largest first, so that threads finish together.
+    std::sort(solving_components_.begin(), solving_components_.end(),
+              [&](std::size_t a, std::size_t b) { return parts_[a].bundles.size() > parts_[b].bundles.size(); });
+    const std::size_t threads = std::min({solving_components_.size(), scratch_.size(), std::max<std::size_t>(1, bundles / kBundlesPerThread)});
+    std::atomic<std::size_t> next{0};
+    auto work = [&](Scratch& scratch) {
+      for (std::size_t i; (i = next.fetch_add(1)) < solving_components_.size();) fill(parts_[solving_components_[i]], scratch);
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, std::ref(scratch_[t]));
+    work(scratch_[0]);
+    for (auto& w : workers) w.join();
+    for (std::size_t c : solving_components_) {
+      for (const Solving& bundle : parts_[c].bundles) active_[bundle.index].rate_Bps = bundle.rate_Bps;
+      parts_[c].bundles.clear();
+      parts_[c].links.clear();
+    }
+    std::fill(dirty_.begin(), dirty_.end(), 0);
+  }
+
+  // Progressive filling of one component's bundles; touches only its links' state.
+  void fill(Part& part, Scratch& scratch) {
+    const auto& links = net_.links();
+    auto& link_state = link_state_;  // this component's links only: no other thread's
+    scratch.touched.clear();
+    for (const Solving& bundle : part.bundles)
+      for (std::size_t j = 0; j < bundle.links; ++j) {
+        const auto l = static_cast<std::size_t>(part.links[bundle.first_link + j]);
+        LinkState& link = link_state[l];
         if (link.unfixed == 0) {
-          touched_.push_back(static_cast<std::size_t>(*l));
-          link.capacity_Bps = links[static_cast<std::size_t>(*l)].Bps;
+          scratch.touched.push_back(l);
+          link.capacity_Bps = links[l].Bps;
           link.weight = 0;
         }
         link.weight += bundle.flows * bundle.weight;
         ++link.unfixed;
       }
-    }
     // Each link's bundles, contiguous (counted above, placed here).
     std::size_t offset = 0;
-    for (std::size_t k : touched_) {
-      link_state_[k].first = offset;
-      link_state_[k].filled = offset;
-      offset += static_cast<std::size_t>(link_state_[k].unfixed);
+    for (std::size_t k : scratch.touched) {
+      link_state[k].first = offset;
+      link_state[k].filled = offset;
+      offset += static_cast<std::size_t>(link_state[k].unfixed);
     }
-    link_bundles_.resize(offset);
-    for (std::size_t i = 0; i < solving_.size(); ++i)
-      for (std::size_t j = 0; j < solving_[i].links; ++j)
-        link_bundles_[link_state_[static_cast<std::size_t>(solving_links_[solving_[i].first_link + j])].filled++] = i;
+    scratch.link_bundles.resize(offset);
+    for (std::size_t i = 0; i < part.bundles.size(); ++i)
+      for (std::size_t j = 0; j < part.bundles[i].links; ++j)
+        scratch.link_bundles[link_state[static_cast<std::size_t>(part.links[part.bundles[i].first_link + j])].filled++] = i;
 
     // Fill levels only rise as bundles are fixed, so a link's key in the heap is a lower bound
     // of its level: a link popped with a stale key goes back with its current level, and the
@@ -332,14 +391,14 @@ class FluidRun {
     using Level = std::pair<double, std::size_t>;
     auto level_of = [&](const LinkState& link) { return link.capacity_Bps / std::max(link.weight, 1e-300); };
     std::vector<Level> keys;
-    keys.reserve(touched_.size());
-    for (std::size_t k : touched_) keys.push_back({level_of(link_state_[k]), k});
+    keys.reserve(scratch.touched.size());
+    for (std::size_t k : scratch.touched) keys.push_back({level_of(link_state[k]), k});
     std::priority_queue<Level, std::vector<Level>, std::greater<>> heap(std::greater<>{}, std::move(keys));
-    fixed_.assign(solving_.size(), 0);
+    scratch.fixed.assign(part.bundles.size(), 0);
     while (!heap.empty()) {
       const auto [key, k] = heap.top();
       heap.pop();
-      const LinkState& saturated = link_state_[k];
+      const LinkState& saturated = link_state[k];
       if (saturated.unfixed == 0) continue;
       const double level = level_of(saturated);
       if (level > key * (1 + 1e-12)) {
@@ -347,22 +406,20 @@ class FluidRun {
         continue;
       }
       for (std::size_t i = saturated.first; i < saturated.filled; ++i) {
-        const std::size_t b = link_bundles_[i];
-        if (fixed_[b]) continue;
-        fixed_[b] = 1;
-        Solving& bundle = solving_[b];
+        const std::size_t b = scratch.link_bundles[i];
+        if (scratch.fixed[b]) continue;
+        scratch.fixed[b] = 1;
+        Solving& bundle = part.bundles[b];
         bundle.rate_Bps = bundle.weight * level;
         const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
         for (std::size_t j = 0; j < bundle.links; ++j) {
-          LinkState& link = link_state_[static_cast<std::size_t>(solving_links_[bundle.first_link + j])];
+          LinkState& link = link_state[static_cast<std::size_t>(part.links[bundle.first_link + j])];
           link.capacity_Bps = std::max(0.0, link.capacity_Bps - used_Bps);
           link.weight -= weight;
           --link.unfixed;
         }
       }
     }
-    for (const Solving& bundle : solving_) active_[bundle.index].rate_Bps = bundle.rate_Bps;
-    std::fill(dirty_.begin(), dirty_.end(), 0);
   }
 
   void advance() {
@@ -383,7 +440,8 @@ class FluidRun {
   std::vector<std::pair<TaskId, std::size_t>> entering_;
   std::vector<Bundle> active_;
   std::vector<TaskId> members_;
-  // Solver scratch: per link, what is left of it and its bundles' range in `link_bundles_`.
+  // Solver state: per link, what is left of it and its bundles' range in a Scratch's
+  // `link_bundles` (only the solving component's thread touches its links).
   struct LinkState {
     double capacity_Bps = 0;
     double weight = 0;  // of the bundles not yet fixed
@@ -391,16 +449,9 @@ class FluidRun {
     std::size_t first = 0, filled = 0;
   };
   std::vector<LinkState> link_state_;
-  std::vector<std::size_t> link_bundles_;  // indices into `solving_`
-  std::vector<std::size_t> touched_;
-  std::vector<char> fixed_;
-  struct Solving {
-    std::size_t index;  // in `active_`
-    double flows, weight, rate_Bps;
-    std::size_t first_link, links;  // its links in `solving_links_`
-  };
-  std::vector<Solving> solving_;
-  std::vector<int> solving_links_;
+  std::vector<std::size_t> solving_components_;  // this solve's, largest first
+  std::vector<Part> parts_;                      // per component: its bundles being re-rated
+  std::vector<Scratch> scratch_;                 // per thread
   std::vector<int> component_of_route_;
   std::vector<char> dirty_;  // per component: its flows changed since the last solve
   double now_ = 0;
