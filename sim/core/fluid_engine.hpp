@@ -8,7 +8,9 @@
 //    instant) are one bundle standing for n flows, with n times the share on every link;
 //  - the rates are solved by progressive filling (water-filling the links in the order they
 //    saturate) once per instant at which the set of flows changes: the flows of a
-//    bulk-synchronous collective that end together cost one solve, not one each.
+//    bulk-synchronous collective that end together cost one solve, not one each;
+//  - a solve re-rates only the network's components (links joined by routes: an MPFT's planes)
+//    whose flows changed, each on its own and, when large, on its own thread.
 // Same sharing and same times as simulate_simgrid, but for flows that end within 3e-4 of their
 // time in the network of one another, which end together (tests hold them within 1e-3).
 #include "core/engine.hpp"
