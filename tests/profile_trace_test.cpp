@@ -99,3 +99,22 @@ TEST_CASE("traces that cannot be read are refused naming the file and the field"
   bad_ts["traceEvents"][1]["ts"] = "soon";
   CHECK_THAT(error_of(bad_ts), StartsWith("t.json: /traceEvents/1/ts: \"soon\" (a string) is not allowed; expected a number"));
 }
+
+TEST_CASE("kernels are classed by what their names say they do", "[calibrate]") {
+  using workload::KernelClass;
+  using workload::kernel_class;
+  // Names as DeepSeek's profile and common libraries give them.
+  CHECK(kernel_class("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(...)") == KernelClass::kGemm);
+  CHECK(kernel_class("sm90_xmma_gemm_bf16f32_bf16f32_f32_tn_n_tilesize128x128x64") == KernelClass::kGemm);
+  CHECK(kernel_class("void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(...)") == KernelClass::kOther);
+  CHECK(kernel_class("void flash::compute_attn_ws<Flash_fwd_kernel_traits<192, 128, 128, 12, 2, false, 1>>(...)") ==
+        KernelClass::kAttention);
+  CHECK(kernel_class("void dpsk::ep::internode::combine<false, 8, __nv_bfloat16>(...)") == KernelClass::kCommunication);
+  CHECK(kernel_class("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)") == KernelClass::kCommunication);
+  CHECK(kernel_class("void layer_norm::ln_fwd_kernel<...>(...)") == KernelClass::kOther);
+  CHECK(kernel_class("void cuda::per_channel_cast_and_transpose<256, 128>(...)") == KernelClass::kOther);
+  // Per op and instance: the small trace's kernels are all named "k", so all "other".
+  const auto p = profile_from_trace(small_trace(), "t.json");
+  CHECK(p.ops.at("attn(F)").class_ms.at(KernelClass::kOther) == Approx(0.05));  // (40 + 40 + 20) us over 2 instances
+  CHECK(p.ops.at("attn(F)").class_ms.count(KernelClass::kGemm) == 0);
+}

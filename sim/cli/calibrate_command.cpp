@@ -72,6 +72,20 @@ int calibrate_command(const Args& args) {
     std::cout << "\n";
   }
   std::cout << "\nPer instance (the mean over an op's annotations); busy: the union of its kernels' intervals on all streams.\n";
+  // Where each op's kernel time goes, by what its kernels do (workload::kernel_class).
+  const auto classes = {workload::KernelClass::kGemm, workload::KernelClass::kAttention, workload::KernelClass::kCommunication,
+                        workload::KernelClass::kOther};
+  std::cout << "\n| op |";
+  for (auto c : classes) std::cout << " " << workload::kernel_class_name(c) << " ms |";
+  std::cout << "\n|---|---:|---:|---:|---:|\n";
+  for (const auto& [name, op] : profile.ops) {
+    std::cout << "| " << name << " |";
+    for (auto c : classes) std::cout << " " << (op.class_ms.count(c) ? ms(op.class_ms.at(c)) : "–") << " |";
+    std::cout << "\n";
+  }
+  std::cout << "\nKernel time per instance by class, from the kernels' names (GEMM: \"gemm\" but not a transpose; attention:\n"
+               "FlashAttention or FMHA; communication: DeepEP or NCCL); kernels on several streams may overlap, so a row\n"
+               "can add up to more than its busy time.\n";
   if (!out_path.empty()) {
     studies::write_file_atomically(out_path, workload::calibration_json(profile).dump(2) + "\n");
     std::cerr << "wrote " << out_path << "\n";

@@ -1,6 +1,7 @@
 #include "workload/profile_trace.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -26,6 +27,7 @@ struct Kernel {
   double start_us = 0, end_us = 0;
   int stream = 0;
   long long correlation = 0;
+  KernelClass kind = KernelClass::kOther;
 };
 
 // Typed access to one trace event, every error naming the file and the event's pointer.
@@ -104,8 +106,10 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
       launches[static_cast<long long>(r.arg("correlation"))] = {r.number("ts"), r.process_id()};
     } else if (c == "kernel") {
       const double ts = r.number("ts");
+      const auto name = e.find("name");
       kernels[static_cast<int>(r.arg("device"))].push_back(
-          {ts, ts + r.number("dur"), static_cast<int>(r.arg("stream")), static_cast<long long>(r.arg("correlation"))});
+          {ts, ts + r.number("dur"), static_cast<int>(r.arg("stream")), static_cast<long long>(r.arg("correlation")),
+           kernel_class(name != e.end() && name->is_string() ? name->get<std::string>() : "")});
     }
   }
   if (kernels.empty()) throw core::InputError(file + "/traceEvents", "holds no GPU kernels (events with \"cat\": \"kernel\"); expected a GPU trace");
@@ -182,6 +186,7 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
     double first = 1e300, last = -1e300;
     for (const Kernel* k : ks) {
       op.stream_ms[k->stream] += (k->end_us - k->start_us) / 1e3 * share;
+      op.class_ms[k->kind] += (k->end_us - k->start_us) / 1e3 * share;
       intervals.emplace_back(k->start_us, k->end_us);
       first = std::min(first, k->start_us);
       last = std::max(last, k->end_us);
@@ -191,6 +196,26 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
     op.span_ms += (last - first) / 1e3 * share;
   }
   return p;
+}
+
+KernelClass kernel_class(const std::string& name) {
+  std::string n(name.size(), ' ');
+  std::transform(name.begin(), name.end(), n.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  auto has = [&](const char* part) { return n.find(part) != std::string::npos; };
+  if (has("::ep::") || has("deep_ep") || has("nccl")) return KernelClass::kCommunication;
+  if (has("flash") || has("fmha")) return KernelClass::kAttention;
+  if (has("gemm") && !has("transpose")) return KernelClass::kGemm;
+  return KernelClass::kOther;
+}
+
+const char* kernel_class_name(KernelClass c) {
+  switch (c) {
+    case KernelClass::kGemm: return "GEMM";
+    case KernelClass::kAttention: return "attention";
+    case KernelClass::kCommunication: return "communication";
+    case KernelClass::kOther: return "memory-bound and other";
+  }
+  return "";
 }
 
 Profile read_profile_trace(const std::string& path, std::optional<int> device) {

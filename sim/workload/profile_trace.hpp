@@ -15,10 +15,19 @@
 
 namespace workload {
 
+// What a kernel does, from its name: a GEMM (cuBLAS, CUTLASS, DeepGEMM: "gemm" in the name, but
+// not the small transposes of GEMM libraries' utilities), attention (FlashAttention, FMHA),
+// communication (DeepEP's "::ep::" kernels, NCCL), or the memory-bound rest (norms, casts,
+// element-wise, copies, top-k). Where our model's time goes, to hold beside a profile's.
+enum class KernelClass { kGemm, kAttention, kCommunication, kOther };
+KernelClass kernel_class(const std::string& name);
+const char* kernel_class_name(KernelClass c);
+
 struct OpTimes {
   int instances = 0;
   double kernels = 0;                         // per instance
   std::map<int, double> stream_ms;            // per instance: kernel time summed on each stream
+  std::map<KernelClass, double> class_ms;     // per instance: kernel time summed by class (not in the file)
   double busy_ms = 0;                         // per instance: union of its kernels' intervals, all streams
   double span_ms = 0;                         // per instance: first kernel's start to last kernel's end
 };
