@@ -396,3 +396,23 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
   CHECK(plain.step_seconds(pair) == step.step_seconds(pair));
   CHECK(plain.stages()[8].layers.back().kernels.empty());
 }
+
+TEST_CASE("each kernel a step lists says what it does: GEMM, attention, memory-bound, communication", "[training]") {
+  TrainingParallelism par;
+  const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
+                          some_ep_comm(), 132, 20, std::nullopt, {}, true);
+  std::map<KernelClass, int> seen;
+  for (const auto& [op, list] : step.stages()[8].layers.back().kernels)
+    for (const auto& k : list) {
+      INFO(op << ": " << k.name);
+      ++seen[k.kind];
+      const bool gemm = k.name.find("GEMM") != std::string::npos || k.name.find("up-projections") != std::string::npos;
+      const bool exposed = k.name.rfind("TP ", 0) == 0 || k.name.rfind("CP ", 0) == 0;
+      CHECK((k.kind == KernelClass::kGemm) == gemm);
+      CHECK((k.kind == KernelClass::kAttention) == (k.name.find("FlashAttention") != std::string::npos));
+      CHECK((k.kind == KernelClass::kCommunication) == exposed);
+    }
+  CHECK(seen[KernelClass::kGemm] > 10);
+  CHECK(seen[KernelClass::kAttention] == 2);
+  CHECK(seen[KernelClass::kOther] > 20);
+}

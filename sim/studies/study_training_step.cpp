@@ -144,8 +144,9 @@ class TrainingStepStudy : public Study {
     }
 
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
+    // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links,
-                                      options.trace_kernels);
+                                      options.trace_kernels || !step_rows);
     const auto pg = step.pipeline_graph();
     net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB unless its ranks share a node
     pp_cluster.nodes = step.schedule().ranks;
@@ -242,9 +243,23 @@ class TrainingStepStudy : public Study {
         ops.push_back({"cp(F)", "compute, of which", layer.cp_forward_s});
         ops.push_back({"cp(B)", "compute, of which", layer.cp_backward_s});
       }
+      const std::string layer_label = layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2);
       for (const auto& [op, stream, seconds] : ops)
-        r.rows.push_back({"op/" + op, layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2),
-                          op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
+        r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
+      // Where the compute ops' time goes, by what their kernels do (as `codesim calibrate` classes
+      // a profile's kernels by name).
+      if (!step_rows && !layer.kernels.empty()) {
+        using workload::KernelClass;
+        std::map<KernelClass, double> by_class;
+        for (const char* op : {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"})
+          if (auto it = layer.kernels.find(op); it != layer.kernels.end())
+            for (const auto& k : it->second) by_class[k.kind] += k.seconds;
+        for (const auto& [kind, id, metric] : {std::tuple{KernelClass::kGemm, "gemm", "GEMM kernels"},
+                                               std::tuple{KernelClass::kAttention, "attention", "attention kernels"},
+                                               std::tuple{KernelClass::kOther, "memory", "memory-bound kernels"}})
+          r.rows.push_back({std::string("class/") + id, layer_label, std::string(metric) + ", six compute ops", "ms", std::nullopt,
+                            by_class[kind] * 1e3, Basis::kSimulated});
+      }
     }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};

@@ -1,7 +1,6 @@
 #include "workload/profile_trace.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -196,26 +195,6 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
     op.span_ms += (last - first) / 1e3 * share;
   }
   return p;
-}
-
-KernelClass kernel_class(const std::string& name) {
-  std::string n(name.size(), ' ');
-  std::transform(name.begin(), name.end(), n.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  auto has = [&](const char* part) { return n.find(part) != std::string::npos; };
-  if (has("::ep::") || has("deep_ep") || has("nccl")) return KernelClass::kCommunication;
-  if (has("flash") || has("fmha")) return KernelClass::kAttention;
-  if (has("gemm") && !has("transpose")) return KernelClass::kGemm;
-  return KernelClass::kOther;
-}
-
-const char* kernel_class_name(KernelClass c) {
-  switch (c) {
-    case KernelClass::kGemm: return "GEMM";
-    case KernelClass::kAttention: return "attention";
-    case KernelClass::kCommunication: return "communication";
-    case KernelClass::kOther: return "memory-bound and other";
-  }
-  return "";
 }
 
 Profile read_profile_trace(const std::string& path, std::optional<int> device) {

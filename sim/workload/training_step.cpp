@@ -44,9 +44,9 @@ GemmKernels gemm_kernels(const hw::Gpu& gpu, const std::vector<Weight>& weights,
     const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, {w}, groups, rows, sms, precision)
                                      : dense_gemm_seconds(gpu, {w}, rows, sms, precision);
     auto name = [&](const std::string& prefix, double m, double n, double kk) { return named ? prefix + gemm_shape(m, n, kk) : ""; };
-    k.forward.push_back({name(grouped, rows, w.out, w.in), g.forward_s});
-    k.input_gradient.push_back({name(grouped, rows, w.in, w.out), g.input_gradient_s});
-    k.weight_gradient.push_back({name("weight-gradient " + grouped, w.out, w.in, rows), g.weight_gradient_s});
+    k.forward.push_back({name(grouped, rows, w.out, w.in), g.forward_s, KernelClass::kGemm});
+    k.input_gradient.push_back({name(grouped, rows, w.in, w.out), g.input_gradient_s, KernelClass::kGemm});
+    k.weight_gradient.push_back({name("weight-gradient " + grouped, w.out, w.in, rows), g.weight_gradient_s, KernelClass::kGemm});
   }
   return k;
 }
@@ -223,7 +223,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
   auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
     if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision, keep_kernels_);
-    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows))}};
+    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows)), KernelClass::kGemm}};
     return GemmKernels{one, one, one};
   };
   const GemmKernels attn_kernels = gemm_parts(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
@@ -282,22 +282,22 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const GemmKernels& g = attn_kernels;
     auto& f = c.kernels["attn(F)"];
     f.assign(g.forward.begin(), g.forward.end() - 1);
-    f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s});
+    f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
     f.push_back(g.forward.back());
     memory_s(memory.attn_forward, &f);
-    if (moe) f.push_back({"router (BF16 gate GEMM)", router_s});
-    f.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_forward});
-    f.push_back({"CP ring of K and V (exposed)", c.cp_forward_s});
+    if (moe) f.push_back({"router (BF16 gate GEMM)", router_s, KernelClass::kGemm});
+    f.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_forward, KernelClass::kCommunication});
+    f.push_back({"CP ring of K and V (exposed)", c.cp_forward_s, KernelClass::kCommunication});
     auto& b = c.kernels["attn(B)"];
     memory_s(attn_recompute, &b);
-    if (moe) b.push_back({"router gradients (BF16 GEMMs)", 2 * router_s});
+    if (moe) b.push_back({"router gradients (BF16 GEMMs)", 2 * router_s, KernelClass::kGemm});
     memory_s(memory.attn_backward, &b);
-    if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s});
+    if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s, KernelClass::kGemm});
     b.push_back(g.input_gradient.back());
-    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s});
+    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s, KernelClass::kAttention});
     b.insert(b.end(), g.input_gradient.rbegin() + 1, g.input_gradient.rend());
-    b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward});
-    b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s});
+    b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward, KernelClass::kCommunication});
+    b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s, KernelClass::kCommunication});
     c.kernels["attn(W)"] = g.weight_gradient;
   }
 
@@ -314,12 +314,12 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       f.clear();
       memory_s(memory.mlp_forward, &f);
       f.insert(f.end(), k.forward.begin(), k.forward.end());
-      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
+      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward, KernelClass::kCommunication});
       auto& b = c.kernels["mlp(B)"];
       b.assign(k.input_gradient.rbegin(), k.input_gradient.rend());
       memory_s(mlp_recompute, &b);
       memory_s(memory.mlp_backward, &b);
-      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
+      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward, KernelClass::kCommunication});
       c.kernels["mlp(W)"] = k.weight_gradient;
     }
     c.tp_forward_s += tp_forward;
@@ -341,7 +341,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       const double flops = forward_flops(expert_weights, rows) * local_experts +
                            (e.shared_experts > 0 ? forward_flops(shared_weights, tokens) : 0.0);
       g = {r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
-      const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s}};  // routed and shared experts
+      const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s, KernelClass::kGemm}};  // routed and shared experts
       routed = GemmKernels{one, one, one};
     }
     // TP around the MoE block: experts cut over TP gather and scatter like a dense block; whole
@@ -358,12 +358,12 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       memory_s(memory.mlp_forward, &f);
       f.insert(f.end(), shared.forward.begin(), shared.forward.end());
       f.insert(f.end(), routed.forward.begin(), routed.forward.end());
-      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward});
+      f.push_back({"TP all-gather and reduce-scatter (exposed)", tp_forward, KernelClass::kCommunication});
       auto& b = c.kernels["mlp(B)"];
       b.assign(routed.input_gradient.rbegin(), routed.input_gradient.rend());
       b.insert(b.end(), shared.input_gradient.rbegin(), shared.input_gradient.rend());
       memory_s(memory.mlp_backward, &b);
-      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward});
+      b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward, KernelClass::kCommunication});
       auto& w = c.kernels["mlp(W)"];
       w = routed.weight_gradient;
       w.insert(w.end(), shared.weight_gradient.begin(), shared.weight_gradient.end());
@@ -384,7 +384,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       if (!keep_kernels_) break;
       auto& list = c.kernels[backward];
       std::vector<KernelTime> rerun;
-      for (const KernelTime& k : c.kernels[forward]) rerun.push_back({"recompute: " + k.name, k.seconds});
+      for (const KernelTime& k : c.kernels[forward]) rerun.push_back({"recompute: " + k.name, k.seconds, k.kind});
       list.insert(list.begin(), rerun.begin(), rerun.end());
     }
     c.backward.attention_input_s += c.forward.attention_s;

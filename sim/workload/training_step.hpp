@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "workload/kernel_class.hpp"
 #include "core/timeline.hpp"
 #include "workload/chunk_overlap.hpp"
 #include "workload/ep_comm.hpp"
@@ -62,6 +63,7 @@ struct OptimizerSetup {
 struct KernelTime {
   std::string name;
   double seconds = 0;
+  KernelClass kind = KernelClass::kOther;
 };
 
 // The seconds of one layer's components for one micro-batch, as chunk_overlap.hpp takes them.
