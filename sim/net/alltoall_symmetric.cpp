@@ -72,9 +72,13 @@ class MergedPlanePlatform : public Platform {
 
 }  // namespace
 
+bool alltoall_symmetric_applies(const FabricSpec& s) {
+  return s.kind == FabricKind::kMultiPlane &&
+         (s.routing == Routing::kDModK || s.routing == Routing::kSpray || s.routing == Routing::kAdaptive);
+}
+
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
-  if (s.kind != FabricKind::kMultiPlane ||
-      (s.routing != Routing::kDModK && s.routing != Routing::kSpray && s.routing != Routing::kAdaptive))
+  if (!alltoall_symmetric_applies(s))
     throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k, adaptive or spray routing");
   check_fabric(s, "");
   SymmetricAllToAll out;

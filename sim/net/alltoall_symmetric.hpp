@@ -28,8 +28,11 @@ struct SymmetricAllToAll {
   std::size_t flows = 0;  // the flows of plane 0 and one node that the simulation stands for
 };
 
-// Throws core::InputError when the fabric is not an MPFT with d-mod-k, adaptive or spray
-// routing (ECMP hashes GPU numbers, so its planes differ).
+// Whether the method holds on the fabric: an MPFT with d-mod-k, adaptive or spray routing (ECMP
+// hashes GPU numbers, so its planes differ).
+bool alltoall_symmetric_applies(const FabricSpec& spec);
+
+// Throws core::InputError where alltoall_symmetric_applies does not.
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);
 
 }  // namespace net

@@ -146,10 +146,7 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     throw core::InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
                                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
-  s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
-                 spec.kind == net::FabricKind::kMultiPlane &&
-                 (spec.routing == net::Routing::kDModK || spec.routing == net::Routing::kSpray ||
-                  spec.routing == net::Routing::kAdaptive) &&
+  s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn && net::alltoall_symmetric_applies(spec) &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();

@@ -116,15 +116,13 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const auto cost = layer_costs(m).back();
 
   // The memory-bound kernels around the GEMMs (layer_memory_kernels.hpp: norms, casts, RoPE,
-  // router, permute, SwiGLU, residual adds), each its bytes plus, on GPUs of the kernel model's
-  // family, DeepGEMM's fitted fixed start and end: they run between the GEMMs, not beside them.
+  // router, permute, SwiGLU, residual adds): they run between the GEMMs, not beside them.
   const auto pass = q.prefill ? LayerPass::kPrefill : LayerPass::kDecode;
   const LayerMemoryKernels moe_kernels = layer_memory_kernels(m, true, r.fp8_gemms(), pass);
   const LayerMemoryKernels dense_kernels = layer_memory_kernels(m, false, r.fp8_gemms(), pass);
-  const double kernel_floor_s = r.gpu().fp8_dense_flops_per_s > 0 ? hw::deepgemm_on_hopper().launch_s : 0.0;
   auto memory_kernels_s = [&](const std::vector<MemoryKernel>& list, double tokens, double routed_rows, int shards) {
     double s = 0;
-    for (const MemoryKernel& k : list) s += k.launches * kernel_floor_s + r.memory_s(k.bytes(tokens, routed_rows, shards, true));
+    for (const MemoryKernel& k : list) s += memory_kernel_seconds(k, r, tokens, routed_rows, shards, true);
     return s;
   };
 

@@ -1,16 +1,19 @@
 #include "workload/layer_memory_kernels.hpp"
 
+#include "hw/gemm_kernel.hpp"
+#include "workload/moe_dispatch.hpp"
+
 namespace workload {
 
 namespace {
 
 constexpr double kBf16 = 2, kFp32 = 4;
-constexpr double kFp8 = 1 + 4.0 / 128;  // a byte and a share of the FP32 scale per 128 elements
+const double kFp8 = fp8_token_bytes(1);  // a byte and a share of the FP32 scale per 128 elements
 
 // Quantising n BF16 elements to FP8 (per token, or per channel and transposed): read 2n, write
 // the FP8 copy. Requantising a saved FP8 copy per channel and transposed: read it, write it.
-constexpr double cast(double n) { return (kBf16 + kFp8) * n; }
-constexpr double recast(double n) { return 2 * kFp8 * n; }
+double cast(double n) { return (kBf16 + kFp8) * n; }
+double recast(double n) { return 2 * kFp8 * n; }
 // DeepSeek-V3's recipe caches two activations for the backward in low precision (report §3.3.3,
 // SPEC §4): the attention output, input of the linear after attention, in E5M6 (12 bits), and
 // the SwiGLU inputs in FP8; the backward reads them back to BF16.
@@ -150,6 +153,12 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
   add(k.mlp_backward, {"SwiGLU backward with the routing weights' gradient", 0, shared * 5 * kBf16 * f, 5 * kBf16 * f});
   add(k.mlp_backward, {"unpermute the input gradients into token order", 0, 0, 2 * kBf16 * h});
   return training ? k : forward_only(k);
+}
+
+double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
+                             bool sequence_parallel) {
+  const double floor_s = r.gpu().fp8_dense_flops_per_s > 0 ? hw::deepgemm_on_hopper().launch_s : 0.0;
+  return k.launches * floor_s + r.memory_s(k.bytes(tokens, routed_rows, tp, sequence_parallel));
 }
 
 }  // namespace workload

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "workload/model.hpp"
+#include "workload/roofline.hpp"
 
 namespace workload {
 
@@ -45,5 +46,11 @@ enum class LayerPass { kTraining, kPrefill, kDecode };
 
 // `moe`: the layer's FFN is the model's MoE (else its dense FFN); `fp8`: GEMMs in FP8.
 LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, LayerPass pass = LayerPass::kTraining);
+
+// One such kernel's time on a GPU (its `tokens`, the `routed_rows` its experts receive): its
+// bytes at the roofline's achieved bandwidth and, on GPUs of the kernel model's family, DeepGEMM's
+// fitted fixed start and end (hw/gemm_kernel.hpp) per launch.
+double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
+                             bool sequence_parallel);
 
 }  // namespace workload

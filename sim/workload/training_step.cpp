@@ -206,15 +206,12 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const hw::Gpu& gpu = r.gpu();
   const bool kernels = gpu.fp8_dense_flops_per_s > 0;
   const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
-  // The memory-bound kernels, each its bytes at the achieved bandwidth beside communication and,
-  // on those GPUs, DeepGEMM's fitted fixed start and end per kernel (hw/gemm_kernel.hpp), the
-  // same for every kernel.
+  // The memory-bound kernels, each at the achieved bandwidth beside communication.
   const LayerMemoryKernels memory = layer_memory_kernels(m, moe, r.fp8_gemms());
-  const double kernel_floor_s = kernels ? hw::deepgemm_on_hopper().launch_s : 0.0;
   auto memory_s = [&](const std::vector<MemoryKernel>& list, std::vector<KernelTime>* named = nullptr) {
     double sum = 0;
     for (const MemoryKernel& k : list) {
-      const double s = k.launches * kernel_floor_s + r.memory_s(k.bytes(tokens, expert_rows * local_experts, tp, sp));
+      const double s = memory_kernel_seconds(k, r, tokens, expert_rows * local_experts, tp, sp);
       sum += s;
       if (named) named->push_back({k.name, s});
     }

@@ -4,7 +4,8 @@
 // (training_parallelism.hpp): every stage's forward, backward-for-input and weight chunks costed
 // per layer on one GPU's shards (GEMMs shape by shape from the kernel model for FP8 recipes,
 // layer_gemms.hpp; FlashAttention from its kernel model; the memory-bound kernels one by one,
-// layer_memory_kernels.hpp; BF16 GEMMs and all of it on other GPUs from the roofline), each op timed
+// layer_memory_kernels.hpp; the router's GEMM, and all of it on GPUs without the kernel models,
+// from the roofline), each op timed
 // as it runs while communication kernels hold their SMs, or taken from a measured profile
 // (OpCalibration); per layer the TP all-gathers and reduce-scatters (or all-reduces), CP's ring
 // of K/V behind attention and the EP all-to-all (ep_comm.hpp); DualPipe's overlap of a forward
@@ -19,10 +20,10 @@
 #include <tuple>
 #include <vector>
 
-#include "workload/kernel_class.hpp"
 #include "core/timeline.hpp"
 #include "workload/chunk_overlap.hpp"
 #include "workload/ep_comm.hpp"
+#include "workload/kernel_class.hpp"
 #include "workload/layer_cost.hpp"
 #include "workload/model.hpp"
 #include "workload/pipeline_schedule.hpp"
