@@ -13,6 +13,8 @@
 #include <thread>
 #include <tuple>
 
+#include <boost/pending/disjoint_sets.hpp>
+
 #include "core/progress_bar.hpp"
 
 namespace core {
@@ -286,20 +288,15 @@ class FluidRun {
   // depend on another's flows (the planes of an MPFT, EP groups under their own leaves), so a
   // solve re-rates only the components whose flows changed, with the same result.
   void find_components() {
-    std::vector<std::size_t> parent(net_.links().size());
-    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
-    auto find = [&](int link) {
-      std::size_t x = static_cast<std::size_t>(link);
-      while (parent[x] != x) x = parent[x] = parent[parent[x]];  // path halving
-      return x;
-    };
+    const std::size_t links = net_.links().size();
+    boost::disjoint_sets_with_storage<> sets(links);
+    auto find = [&](int link) { return sets.find_set(static_cast<std::size_t>(link)); };
     for (std::size_t r = 0; r < net_.routes(); ++r) {
       auto [l, end] = net_.route_links(r);
       if (l == end) continue;
-      const std::size_t root = find(*l);
-      for (++l; l != end; ++l) parent[find(*l)] = root;
+      for (auto next = l + 1; next != end; ++next) sets.union_set(static_cast<std::size_t>(*l), static_cast<std::size_t>(*next));
     }
-    std::vector<int> id(parent.size(), -1);
+    std::vector<int> id(links, -1);
     int components = 1;  // 0: routes without links
     component_of_route_.assign(net_.routes(), 0);
     for (std::size_t r = 0; r < net_.routes(); ++r) {
