@@ -26,15 +26,17 @@ double Timeline::busy_s(int rank, const std::string& stream) const {
   return busy;
 }
 
-std::string Timeline::chrome_trace_json() const {
+std::string Timeline::chrome_trace_json(const std::vector<int>& only) const {
   using nlohmann::json;
   json events = json::array();
   std::map<std::pair<int, std::string>, int> thread_ids;
+  const std::set<int> shown(only.begin(), only.end());
   const auto& tasks = graph_->tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     // Joins are bookkeeping, and a compute task taken to zero time would only clutter the view.
     if (t.kind == TaskKind::kJoin || (t.kind == TaskKind::kCompute && t.seconds == 0)) continue;
+    if (!shown.empty() && !shown.count(t.rank)) continue;
     auto [it, inserted] = thread_ids.try_emplace({t.rank, t.stream}, static_cast<int>(thread_ids.size()));
     if (inserted) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.rank}, {"tid", it->second},

@@ -23,8 +23,9 @@ class Timeline {
   // Time a rank's stream spends in its tasks.
   double busy_s(int rank, const std::string& stream) const;
 
-  // Chrome trace as a string: one process per rank, one thread per stream, microseconds.
-  std::string chrome_trace_json() const;
+  // Chrome trace as a string: one process per rank, one thread per stream, microseconds; only
+  // `ranks`' tasks where some are named (one pipeline of a whole cluster's step).
+  std::string chrome_trace_json(const std::vector<int>& ranks = {}) const;
 
  private:
   const TaskGraph* graph_;

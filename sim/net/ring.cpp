@@ -6,10 +6,17 @@ namespace net {
 
 core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes, int passes) {
   core::TaskGraph g;
+  append_ring(g, rings, size_bytes, passes, {});
+  return g;
+}
+
+core::TaskId append_ring(core::TaskGraph& g, const std::vector<Ring>& rings, double size_bytes, int passes,
+                         std::vector<core::TaskId> after) {
   std::size_t n = 0;
   for (const auto& ring : rings) n = std::max(n, ring.size());
-  std::vector<core::TaskId> previous;
+  std::vector<core::TaskId> previous = std::move(after);
   const std::size_t steps = static_cast<std::size_t>(passes) * (n > 0 ? n - 1 : 0);
+  if (steps == 0) return g.add_join("no ring step", previous);
   for (std::size_t step = 0; step < steps; ++step) {
     std::vector<core::TaskId> sent;
     for (const auto& ring : rings)
@@ -20,7 +27,7 @@ core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes, in
       }
     previous = {g.add_join("step " + std::to_string(step) + " done", sent)};
   }
-  return g;
+  return previous.front();
 }
 
 }  // namespace net

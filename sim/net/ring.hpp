@@ -17,4 +17,9 @@ using Ring = std::vector<int>;  // GPU ranks in ring order
 // all-gather: 2 (N - 1) steps).
 core::TaskGraph ring_graph(const std::vector<Ring>& rings, double size_bytes, int passes = 1);
 
+// The same added to `graph`, its first step after `after`; returns the join that ends it (at
+// once where no ring has two ranks).
+core::TaskId append_ring(core::TaskGraph& graph, const std::vector<Ring>& rings, double size_bytes, int passes,
+                         std::vector<core::TaskId> after);
+
 }  // namespace net

@@ -3,18 +3,20 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
-#include "net/platform.hpp"
+#include "net/fabric.hpp"
 #include "studies/affinity_config.hpp"
 #include "studies/compute_config.hpp"
 #include "studies/fabric_config.hpp"
 #include "studies/input_file.hpp"
 #include "studies/model_config.hpp"
+#include "workload/cluster_step.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
 #include "workload/profile_trace.hpp"
@@ -53,9 +55,9 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
 // step (named as DeepSeek's profile names them) on compute, weight-gradient and communication
 // tracks; with `kernels`, under each op the kernels the model times inside it, one after the
 // other, stretched to the op's span where the op runs slower than they add up to.
-std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const core::Timeline& timeline,
-                     bool kernels) {
-  auto trace = nlohmann::json::parse(timeline.chrome_trace_json());
+std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const std::vector<int>& gpus,
+                     const core::Timeline& timeline, bool kernels) {
+  auto trace = nlohmann::json::parse(timeline.chrome_trace_json(gpus));
   auto& events = trace["traceEvents"];
   std::map<std::pair<int, std::string>, int> tracks;
   auto track = [&](int pid, const std::string& name) {
@@ -67,7 +69,7 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
     for (std::size_t i = 0; i < pg.step_tasks[rank].size(); ++i) {
       const auto span = timeline.span(pg.step_tasks[rank][i]);
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
-        const int pid = static_cast<int>(rank);
+        const int pid = gpus[rank];
         const double start_us = (span.start_s + op.start_s) * 1e6, dur_us = (op.end_s - op.start_s) * 1e6;
         nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
                             {"ts", start_us}, {"dur", dur_us}};
@@ -147,29 +149,44 @@ class TrainingStepStudy : public Study {
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links,
                                       options.trace_kernels || !step_rows);
-    const auto pg = step.pipeline_graph();
-    net::Cluster pp_cluster;  // one GPU per stage, each on its own node: PP crosses IB unless its ranks share a node
-    pp_cluster.nodes = step.schedule().ranks;
-    pp_cluster.gpus_per_node = 1;
-    pp_cluster.gpu_flops_per_s = 1e15;
-    pp_cluster.scale_up_Bps = fabric.nvlink_Bps;
-    pp_cluster.scale_out_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
-    pp_cluster.scale_out_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
-    const core::Timeline timeline =
-        use_flow ? core::simulate(net::StarPlatform(pp_cluster), pg.graph)
-                 : core::evaluate_analytically(pg.graph, [&](const core::Flow& f) {
-                     return f.bytes / pp_cluster.scale_out_Bps + pp_cluster.scale_out_latency_s;
-                   });
+    // Flow mode: every pipeline of the cluster on the fabric, its PP sends routed, with each
+    // pipeline rank's data-parallel synchronisation in the same run. Analytically, one pipeline
+    // with PP at one link's rate, then the synchronisation's closed forms.
+    std::optional<workload::ClusterStepGraph> cluster;
+    workload::PipelineGraph pg;
+    net::FabricSpec cluster_fabric = fabric;
+    cluster_fabric.nodes = par.gpus / fabric.gpus_per_node;
+    if (use_flow) cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline));
+    else pg = step.pipeline_graph();
+    const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
+    const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
+    const core::Timeline timeline = use_flow ? core::simulate(net::FabricPlatform(cluster_fabric), cluster->graph)
+                                             : core::evaluate_analytically(pg.graph, [&](const core::Flow& f) {
+                                                 return f.bytes / pp_Bps + pp_latency_s;
+                                               });
+    workload::DataParallelTimes dp;
+    double pipeline_s = 0, step_s = 0;
+    int dp_rank = 0;  // the pipeline rank whose synchronisation the step waits for
+    std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
+    if (cluster) {
+      const auto run = workload::cluster_step_result(*cluster, step, timeline);
+      pg = workload::pipeline_view(*cluster, run.pipeline);
+      traced_gpus = cluster->pipelines[static_cast<std::size_t>(run.pipeline)];
+      dp = run.dp;
+      dp_rank = run.dp_rank;
+      pipeline_s = run.pipeline_s;
+      step_s = run.step_s;
+    } else {
+      for (int r = 0; r < step.schedule().ranks; ++r) traced_gpus.push_back(r);
+      workload::DataParallelSetup dp_setup{step.rank_parameters(), par, optimizer, fabric, false};
+      dp = workload::data_parallel_times(dp_setup, roofline);
+      pipeline_s = timeline.makespan_s();
+      const auto& first = step.stages().front();
+      step_s = pipeline_s + workload::exposed_data_parallel_s(dp, par.zero, par.dp_comm_overlap, first.forward_s(),
+                                                              first.input_backward_s() + first.weight_s());
+    }
     const auto b = step.breakdown(pg, timeline);
-
-    workload::DataParallelSetup dp_setup{step.rank_parameters(), par, optimizer, fabric, use_flow};
-    const auto dp = workload::data_parallel_times(dp_setup, roofline);
-
-    const double pipeline_s = timeline.makespan_s();
-    const auto& first = step.stages().front();
-    const double dp_s = workload::exposed_data_parallel_s(dp, par.zero, par.dp_comm_overlap, first.forward_s(),
-                                                           first.input_backward_s() + first.weight_s());
-    const double step_s = pipeline_s + dp_s;
+    const double dp_s = step_s - pipeline_s;
     const double tokens = double(batch.global_sequences) * batch.sequence_tokens;
     const double tokens_per_day = tokens / step_s * 86400;
     auto tflops = [&](workload::AttentionMask mask) {
@@ -291,11 +308,17 @@ class TrainingStepStudy : public Study {
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
     if (par.tp > 1) note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
     if (par.cp > 1) note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
-    note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient " +
-            (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms"
+    if (cluster)
+      note += " All " + std::to_string(cluster->pipelines.size()) + " pipelines on the fabric at once, PP sends routed, with the "
+              "data-parallel synchronisation in the same run; breakdown of rank " + std::to_string(b.rank) + " (the most idle) of the "
+              "pipeline that ends last. opt: the synchronisation that ends last, pipeline rank " + std::to_string(dp_rank) +
+              "'s: gradient ";
+    else
+      note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient ";
+    note += (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms"
                            : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather" +
                                  (par.zero == 3 ? "s (forward and backward) " : " ") + ms(dp.all_gather_s) + " ms") +
-            (par.dp_comm_overlap ? ", of which " + ms(dp_s) + " ms are exposed beside the first stage's chunks." : ".");
+            (par.dp_comm_overlap || cluster ? ", of which " + ms(dp_s) + " ms after the last chunk." : ".");
     r.notes.push_back(note);
     if (calibration)
       r.notes.push_back(label + ": calibrated with " + calibration_source + ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
@@ -304,7 +327,7 @@ class TrainingStepStudy : public Study {
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
                         "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
-    if (options.trace) r.trace_json = op_trace(step, pg, timeline, options.trace_kernels);
+    if (options.trace) r.trace_json = op_trace(step, pg, traced_gpus, timeline, options.trace_kernels);
     return r;
   }
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "core/engine.hpp"
 #include "net/ring.hpp"
@@ -45,6 +47,14 @@ Hierarchy hierarchy(const std::vector<std::vector<int>>& groups, int gpus_per_no
   return h;
 }
 
+// The optimizer step of one GPU: every parameter it holds (ZeRO 0), else its shard.
+double optimizer_s(const DataParallelSetup& s, const Roofline& roofline) {
+  const auto& par = s.parallelism;
+  const double held = par.zero == 0 ? s.parameters.dense + s.parameters.expert
+                                    : s.parameters.dense / par.dense_dp() + s.parameters.expert / par.expert_dp();
+  return roofline.memory_s(held * s.optimizer.state_bytes_per_parameter);
+}
+
 }  // namespace
 
 DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline& roofline) {
@@ -78,16 +88,63 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
   DataParallelTimes t;
   const auto& o = s.optimizer;
   t.reduce_scatter_s = sync_s(o.gradient_bytes);
-  if (par.zero == 0) {
-    // An all-reduce: the reduce-scatter, then the reduced gradients all-gathered.
-    t.all_gather_s = sync_s(o.gradient_bytes);
-    t.optimizer_s = roofline.memory_s((s.parameters.dense + s.parameters.expert) * o.state_bytes_per_parameter);
-    return t;
-  }
-  t.all_gather_s = sync_s(o.parameter_bytes) * (par.zero == 3 ? 2 : 1);
-  const double shard = s.parameters.dense / par.dense_dp() + s.parameters.expert / par.expert_dp();
-  t.optimizer_s = roofline.memory_s(shard * o.state_bytes_per_parameter);
+  t.optimizer_s = optimizer_s(s, roofline);
+  // ZeRO 0 all-reduces: the reduce-scatter, then the reduced gradients all-gathered.
+  t.all_gather_s = par.zero == 0 ? sync_s(o.gradient_bytes) : sync_s(o.parameter_bytes) * (par.zero == 3 ? 2 : 1);
   return t;
+}
+
+DataParallelTimes DataParallelTasks::times(const core::Timeline& timeline) const {
+  DataParallelTimes t;
+  double previous = timeline.span(start).end_s;
+  for (const auto& [phase, id] : phases) {
+    const double end = timeline.span(id).end_s;
+    if (phase == DataParallelPhase::kReduceScatter) t.reduce_scatter_s += end - previous;
+    if (phase == DataParallelPhase::kAllGather) t.all_gather_s += end - previous;
+    previous = end;
+  }
+  t.optimizer_s = optimizer_s;
+  return t;
+}
+
+DataParallelTasks append_data_parallel_sync(core::TaskGraph& g, const DataParallelSetup& s, const Roofline& roofline,
+                                            const std::vector<int>& gpus, const std::vector<core::TaskId>& gradients_ready,
+                                            const std::vector<core::TaskId>& last_step) {
+  const auto& par = s.parallelism;
+  const RankGrid grid = par.grid();
+  const std::set<int> here(gpus.begin(), gpus.end());
+  auto groups = [&](const std::vector<std::string>& dims) {
+    std::vector<std::vector<int>> out;
+    for (auto& group : grid.groups(dims))
+      if (here.count(group.front())) out.push_back(std::move(group));
+    return out;
+  };
+  const Hierarchy dense = hierarchy(groups(par.dense_dp_dims()), par.gpus_per_node, s.fabric);
+  const Hierarchy experts = hierarchy(groups(par.expert_dp_dims()), par.gpus_per_node, s.fabric);
+
+  DataParallelTasks out;
+  out.start = g.add_join("gradients ready", gradients_ready);
+  auto sync = [&](DataParallelPhase phase, double bytes_per_parameter) {
+    core::TaskId last = out.end();
+    for (const auto& [h, parameters] : {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
+      const double size = parameters * bytes_per_parameter;
+      if (h->in_node.rings.empty() || size <= 0) continue;
+      last = net::append_ring(g, h->in_node.rings, size, 1, {last});
+      last = net::append_ring(g, h->across_nodes.rings, size / h->per_node, 1, {last});
+    }
+    out.phases.push_back({phase, last});
+  };
+  const auto& o = s.optimizer;
+  sync(DataParallelPhase::kReduceScatter, o.gradient_bytes);
+  if (par.zero == 0) sync(DataParallelPhase::kAllGather, o.gradient_bytes);
+  if (par.zero == 3) sync(DataParallelPhase::kAllGather, o.parameter_bytes);  // the backward's weights
+  out.optimizer_s = optimizer_s(s, roofline);
+  std::vector<core::TaskId> stepped;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    stepped.push_back(g.add_compute("optimizer", gpus[i], "compute", out.optimizer_s, {out.end(), last_step[i]}));
+  out.phases.push_back({DataParallelPhase::kOptimizer, g.add_join("optimizer done", stepped)});
+  if (par.zero > 0) sync(DataParallelPhase::kAllGather, o.parameter_bytes);
+  return out;
 }
 
 double exposed_data_parallel_s(const DataParallelTimes& t, int zero, bool overlap, double forward_s, double backward_s) {

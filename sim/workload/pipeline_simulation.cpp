@@ -27,8 +27,16 @@ PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double t
 
 PipelineGraph pipeline_graph(const Schedule& s, const StepSeconds& seconds_of, double transfer_bytes) {
   PipelineGraph out;
-  auto& g = out.graph;
-  out.step_tasks.resize(s.ranks);
+  std::vector<int> gpus(static_cast<std::size_t>(s.ranks));
+  for (int r = 0; r < s.ranks; ++r) gpus[static_cast<std::size_t>(r)] = r;
+  out.step_tasks = append_pipeline(out.graph, s, seconds_of, transfer_bytes, gpus);
+  return out;
+}
+
+std::vector<std::vector<core::TaskId>> append_pipeline(core::TaskGraph& g, const Schedule& s, const StepSeconds& seconds_of,
+                                                       double transfer_bytes, const std::vector<int>& gpus) {
+  std::vector<std::vector<core::TaskId>> step_tasks(static_cast<std::size_t>(s.ranks));
+  auto gpu = [&](int rank) { return gpus.at(static_cast<std::size_t>(rank)); };
   // Per (flow, position): the task after which the forward's output (resp. the backward's
   // gradient) is available on the rank that consumes it, and the rank's own B* for its W.
   std::vector<std::vector<core::TaskId>> forward_ready(s.paths.size()), backward_ready(s.paths.size()),
@@ -50,8 +58,8 @@ PipelineGraph pipeline_graph(const Schedule& s, const StepSeconds& seconds_of, d
         deps.push_back(backward_ready[c.flow][c.position + 1]);
       if (c.pass == Pass::kWeight) deps.push_back(input_backward[c.flow][c.position]);
     }
-    const auto task = g.add_compute(token(step, s.show_lane), rank, "compute", seconds_of(step), deps);
-    out.step_tasks[rank].push_back(task);
+    const auto task = g.add_compute(token(step, s.show_lane), gpu(rank), "compute", seconds_of(step), deps);
+    step_tasks[static_cast<std::size_t>(rank)].push_back(task);
     // Send what this step produced to the rank of the next stage on its path.
     for (const auto& c : step.chunks) {
       const int last = static_cast<int>(s.paths[c.flow].size()) - 1;
@@ -68,10 +76,10 @@ PipelineGraph pipeline_graph(const Schedule& s, const StepSeconds& seconds_of, d
       (*ready)[c.flow][c.position] =
           to == rank ? task
                      : g.add_transfer((c.pass == Pass::kForward ? "activation " : "gradient ") + token(Step{{c}}, s.show_lane),
-                                      rank, "send to " + std::to_string(to), {{rank, to, transfer_bytes}}, {task});
+                                      gpu(rank), "send to " + std::to_string(gpu(to)), {{gpu(rank), gpu(to), transfer_bytes}}, {task});
     }
   }
-  return out;
+  return step_tasks;
 }
 
 std::vector<int> peak_activations(const Schedule& s) {
@@ -89,7 +97,9 @@ std::vector<int> peak_activations(const Schedule& s) {
 
 PipelineMetrics pipeline_metrics(const Schedule& s, const PipelineGraph& pg, const core::Timeline& timeline) {
   PipelineMetrics m;
-  m.step_s = timeline.makespan_s();
+  // The pipeline's own end: the graph may go on after it (a cluster's data-parallel traffic).
+  for (const auto& tasks : pg.step_tasks)
+    for (auto id : tasks) m.step_s = std::max(m.step_s, timeline.span(id).end_s);
   m.idle_s.resize(s.ranks);
   for (int r = 0; r < s.ranks; ++r) {
     double busy = 0;

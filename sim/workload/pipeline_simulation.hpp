@@ -31,8 +31,14 @@ PipelineGraph pipeline_graph(const Schedule& schedule, const PassTimes& times, d
 using StepSeconds = std::function<double(const Step&)>;
 PipelineGraph pipeline_graph(const Schedule& schedule, const StepSeconds& step_seconds, double transfer_bytes);
 
+// Adds one pipeline to `graph` with its rank r on GPU gpus[r] (a pipeline of a cluster, beside
+// the others); returns its step tasks, per rank, per step.
+std::vector<std::vector<core::TaskId>> append_pipeline(core::TaskGraph& graph, const Schedule& schedule,
+                                                       const StepSeconds& step_seconds, double transfer_bytes,
+                                                       const std::vector<int>& gpus);
+
 struct PipelineMetrics {
-  double step_s = 0;
+  double step_s = 0;           // the end of the pipeline's last step
   std::vector<double> idle_s;  // per rank: step time not spent computing
   double bubble_s = 0;         // idle time of the critical (most idle) rank
   int critical_rank = 0;

@@ -13,7 +13,9 @@
 // stages; then the data-parallel synchronisation by ZeRO stage (data_parallel_sync.hpp).
 //
 // Every data-parallel, TP and CP peer runs the same pipeline, so one pipeline of `pp` ranks
-// stands for all of them; the EP and DP collectives are timed on the whole fabric.
+// stands for all of them analytically; the flow model runs them all, each on its GPUs, with the
+// data-parallel synchronisation (cluster_step.hpp); the EP collectives are timed on the whole
+// fabric.
 #include <map>
 #include <optional>
 #include <string>

@@ -1,0 +1,45 @@
+#pragma once
+// A training step of the whole cluster as one task graph, for the flow model: every pipeline
+// (one per TP, CP, EP and DP coordinate, its ranks on the GPUs the rank grid places them on)
+// with its PP sends over the fabric's routes, and each pipeline rank's data-parallel
+// synchronisation (data_parallel_sync.hpp) in the same run. A rank's synchronisation starts
+// once its last chunk has ended on every replica (with dp_comm_overlap, once that chunk starts;
+// the weights' all-gather then hides behind the next step's first forward chunk), while other
+// ranks are still draining, and its rings share the fabric with their PP sends.
+// The EP all-to-alls are not in it: each MoE layer's dispatch and combine are simulated on the
+// whole fabric per micro-batch (ep_comm.hpp) and run inside the chunks' times.
+#include <vector>
+
+#include "core/task_graph.hpp"
+#include "core/timeline.hpp"
+#include "net/fabric.hpp"
+#include "workload/data_parallel_sync.hpp"
+#include "workload/roofline.hpp"
+#include "workload/training_step.hpp"
+
+namespace workload {
+
+struct ClusterStepGraph {
+  core::TaskGraph graph;
+  std::vector<std::vector<int>> pipelines;                         // each pipeline's GPUs, by pipeline rank
+  std::vector<std::vector<std::vector<core::TaskId>>> step_tasks;  // per pipeline, per rank, per step
+  std::vector<DataParallelTasks> data_parallel;                    // per pipeline rank
+};
+
+// Every pipeline rank is on every pipeline's GPU at that rank; run it on the whole cluster's fabric.
+ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline);
+
+// What the run gives the step's rows.
+struct ClusterStepResult {
+  double pipeline_s = 0;  // the end of the last pipeline's last chunk
+  double step_s = 0;      // with the data-parallel synchronisation the step waits for
+  int pipeline = 0;       // the pipeline that ends last, whose ranks the breakdown reports
+  int dp_rank = 0;        // the pipeline rank whose synchronisation ends last
+  DataParallelTimes dp;   // its phases, as they ran
+};
+ClusterStepResult cluster_step_result(const ClusterStepGraph& graph, const TrainingStep& step, const core::Timeline& timeline);
+
+// One pipeline's step tasks as a PipelineGraph view (without the graph), for TrainingStep::breakdown.
+PipelineGraph pipeline_view(const ClusterStepGraph& graph, int pipeline);
+
+}  // namespace workload
