@@ -10,6 +10,7 @@
 #include "net/platform.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
+#include "workload/layer_gemms.hpp"
 #include "workload/pipeline_simulation.hpp"
 #include "workload/schedule_generators.hpp"
 #include "workload/stage_layout.hpp"
@@ -415,4 +416,21 @@ TEST_CASE("each kernel a step lists says what it does: GEMM, attention, memory-b
   CHECK(seen[KernelClass::kGemm] > 10);
   CHECK(seen[KernelClass::kAttention] == 2);
   CHECK(seen[KernelClass::kOther] > 20);
+}
+
+TEST_CASE("MLA's projections as DeepSeek's profile runs them: q_a and kv_a two GEMMs, whole on every TP rank", "[training]") {
+  const auto w = attention_weights(v3());
+  REQUIRE(w.size() == 5);  // q_a, kv_a, q_b, kv_b, o
+  CHECK(w[0].out == 1536);
+  CHECK(w[1].out == 512 + 64);
+  CHECK(w[0].in == 7168);
+  CHECK(w[1].in == 7168);
+  REQUIRE(attention_replicated_weights(v3()) == 2);
+  const auto shard = tensor_parallel_shard(w, 4, attention_replicated_weights(v3()));
+  CHECK(shard[0].out == w[0].out);
+  CHECK(shard[1].out == w[1].out);
+  CHECK(shard[2].out == w[2].out / 4);  // q_b and kv_b by heads
+  CHECK(shard[3].out == w[3].out / 4);
+  CHECK(shard[4].in == w[4].in / 4);  // o along its input
+  CHECK(attention_replicated_weights(model_by_name("llama-3.1-405b")) == 0);
 }

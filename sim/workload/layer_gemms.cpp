@@ -10,17 +10,26 @@ std::vector<Weight> attention_weights(const Model& m) {
   if (a.kind == AttentionKind::kMla) {
     std::vector<Weight> w;
     const double kv_down = a.kv_lora_rank + a.qk_rope_head_dim;
+    // q_a and kv_a share their input but run as two GEMMs, as in DeepSeek's profile.
     if (a.q_lora_rank > 0) {
-      w.push_back({a.q_lora_rank + kv_down, h});  // q_a and kv_a share their input: one GEMM
+      w.push_back({double(a.q_lora_rank), h});
+      w.push_back({kv_down, h});
       w.push_back({double(a.heads) * a.qk_head_dim(), double(a.q_lora_rank)});
     } else {
-      w.push_back({double(a.heads) * a.qk_head_dim() + kv_down, h});
+      w.push_back({kv_down, h});
+      w.push_back({double(a.heads) * a.qk_head_dim(), h});
     }
     w.push_back({double(a.heads) * (a.qk_nope_head_dim + a.v_head_dim), double(a.kv_lora_rank)});
     w.push_back({h, double(a.heads) * a.v_head_dim});
     return w;
   }
   return {{double(a.heads + 2 * a.kv_heads) * a.head_dim, h}, {h, double(a.heads) * a.head_dim}};
+}
+
+int attention_replicated_weights(const Model& m) {
+  const Attention& a = m.attention;
+  if (a.kind != AttentionKind::kMla) return 0;
+  return a.q_lora_rank > 0 ? 2 : 1;
 }
 
 std::vector<Weight> attention_up_projections(const Model& m) {
@@ -36,8 +45,8 @@ std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate) {
   return {{2 * intermediate, double(m.hidden)}, {double(m.hidden), intermediate}};
 }
 
-std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, bool first_replicated) {
-  for (std::size_t i = first_replicated ? 1 : 0; i < weights.size(); ++i) {
+std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, int replicated) {
+  for (std::size_t i = static_cast<std::size_t>(replicated); i < weights.size(); ++i) {
     if (i + 1 == weights.size()) weights[i].in /= tp;
     else weights[i].out /= tp;
   }

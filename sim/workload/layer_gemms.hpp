@@ -1,7 +1,8 @@
 #pragma once
 // The GEMMs of one transformer layer as the kernels run them, for the kernel model
 // (hw/gemm_kernel.hpp): each weight matrix as (out features, in features), fused where
-// DeepSeek's kernels fuse them (MLA's query and KV down-projections, an expert's gate and up),
+// DeepSeek's training kernels fuse them (an expert's gate and up; not MLA's query and KV
+// down-projections, two GEMMs on one input in its profile),
 // and the three GEMMs a weight costs in training: forward (rows x out x in), input gradient
 // (rows x in x out) and weight gradient (out x in x rows, its own kernel).
 #include <vector>
@@ -15,18 +16,21 @@ struct Weight {
   double out = 0, in = 0;
 };
 
-// Attention's projections: MLA's fused q_a + kv_a, q_b, kv_b and o; GQA's fused qkv and o.
+// Attention's projections: MLA's q_a, kv_a, q_b, kv_b and o (without a query latent: kv_a, q,
+// kv_b and o); GQA's fused qkv and o.
 std::vector<Weight> attention_weights(const Model& m);
+// How many of them lead the list whole on every TP rank: MLA's down-projections (kv_a, and q_a
+// where there is one), which Megatron does not split.
+int attention_replicated_weights(const Model& m);
 // MLA's up-projections (q_b, kv_b), which the backward recomputes (DeepSeek-V3 report §3.2.3).
 std::vector<Weight> attention_up_projections(const Model& m);
 // A gated FFN (SwiGLU) of `intermediate`: the fused gate + up, then down.
 std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate);
 
 // One GPU's shard of a block's weights under tensor parallelism (Megatron's column then row
-// parallel linears): the last weight cut along its input, the others along their output; with
-// `first_replicated`, the first is whole on every GPU (MLA's down-projections, which Megatron
-// does not split).
-std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, bool first_replicated);
+// parallel linears): the last weight cut along its input, the others along their output but for
+// the first `replicated`, whole on every GPU.
+std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, int replicated);
 
 // FLOPs of `rows` tokens through the weights (2 per multiply-add).
 double forward_flops(const std::vector<Weight>& weights, double rows);

@@ -56,7 +56,7 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
     rope_elements = (heads + 1) * r;  // every query head's rotary part, and the key's one shared part
     in_heads = latents + heads * a.v_head_dim;
     out_heads = ql + kl + r + heads * a.qk_head_dim() + heads * (a.qk_nope_head_dim + a.v_head_dim);
-    weights = ql > 0 ? 4 : 3;
+    weights = ql > 0 ? 5 : 4;
   } else {
     rope_elements = (heads + a.kv_heads) * a.head_dim;
     in_heads = heads * a.head_dim;

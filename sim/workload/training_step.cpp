@@ -223,7 +223,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows)), KernelClass::kGemm}};
     return GemmKernels{one, one, one};
   };
-  const GemmKernels attn_kernels = gemm_parts(tensor_parallel_shard(attention_weights(m), tp, mla), tokens);
+  const GemmKernels attn_kernels = gemm_parts(tensor_parallel_shard(attention_weights(m), tp, attention_replicated_weights(m)), tokens);
   const GemmSeconds attn = attn_kernels.seconds();
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
@@ -299,7 +299,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   }
 
   if (!moe) {
-    const GemmKernels k = gemm_parts(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, false), tokens);
+    const GemmKernels k = gemm_parts(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, 0), tokens);
     const GemmSeconds g = k.seconds();
     const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
     const std::vector<MemoryKernel>& mlp_recompute = selective ? memory.mlp_recompute : no_kernels;
@@ -325,8 +325,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const Moe& e = *m.moe;
     const int etp = par_.etp;
     const double rows = expert_rows;
-    const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, false);
-    const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, false);
+    const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, 0);
+    const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, 0);
     GemmSeconds g;
     GemmKernels routed, shared;  // the kernels, for the ops' lists
     if (kernels) {
