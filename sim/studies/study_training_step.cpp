@@ -154,22 +154,17 @@ class TrainingStepStudy : public Study {
     // with PP at one link's rate, then the synchronisation's closed forms.
     std::optional<workload::ClusterStepGraph> cluster;
     workload::PipelineGraph pg;
-    net::FabricSpec cluster_fabric = fabric;
-    cluster_fabric.nodes = par.gpus / fabric.gpus_per_node;
-    if (use_flow) cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline));
-    else pg = step.pipeline_graph();
-    const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
-    const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
-    const core::Timeline timeline = use_flow ? core::simulate(net::FabricPlatform(cluster_fabric), cluster->graph)
-                                             : core::evaluate_analytically(pg.graph, [&](const core::Flow& f) {
-                                                 return f.bytes / pp_Bps + pp_latency_s;
-                                               });
+    std::optional<core::Timeline> timeline;
     workload::DataParallelTimes dp;
     double pipeline_s = 0, step_s = 0;
     int dp_rank = 0;  // the pipeline rank whose synchronisation the step waits for
     std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
-    if (cluster) {
-      const auto run = workload::cluster_step_result(*cluster, step, timeline);
+    if (use_flow) {
+      cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline));
+      net::FabricSpec whole = fabric;
+      whole.nodes = par.gpus / fabric.gpus_per_node;
+      timeline.emplace(core::simulate(net::FabricPlatform(whole), cluster->graph));
+      const auto run = workload::cluster_step_result(*cluster, step, *timeline);
       pg = workload::pipeline_view(*cluster, run.pipeline);
       traced_gpus = cluster->pipelines[static_cast<std::size_t>(run.pipeline)];
       dp = run.dp;
@@ -177,15 +172,19 @@ class TrainingStepStudy : public Study {
       pipeline_s = run.pipeline_s;
       step_s = run.step_s;
     } else {
+      pg = step.pipeline_graph();
+      const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
+      const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
+      timeline.emplace(core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / pp_Bps + pp_latency_s; }));
       for (int r = 0; r < step.schedule().ranks; ++r) traced_gpus.push_back(r);
       workload::DataParallelSetup dp_setup{step.rank_parameters(), par, optimizer, fabric, false};
       dp = workload::data_parallel_times(dp_setup, roofline);
-      pipeline_s = timeline.makespan_s();
+      pipeline_s = timeline->makespan_s();
       const auto& first = step.stages().front();
       step_s = pipeline_s + workload::exposed_data_parallel_s(dp, par.zero, par.dp_comm_overlap, first.forward_s(),
                                                               first.input_backward_s() + first.weight_s());
     }
-    const auto b = step.breakdown(pg, timeline);
+    const auto b = step.breakdown(pg, *timeline);
     const double dp_s = step_s - pipeline_s;
     const double tokens = double(batch.global_sequences) * batch.sequence_tokens;
     const double tokens_per_day = tokens / step_s * 86400;
@@ -327,7 +326,7 @@ class TrainingStepStudy : public Study {
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
                         "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
-    if (options.trace) r.trace_json = op_trace(step, pg, traced_gpus, timeline, options.trace_kernels);
+    if (options.trace) r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels);
     return r;
   }
 };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
+#include <numeric>
 #include <set>
 #include <string>
 
@@ -59,22 +59,24 @@ double optimizer_s(const DataParallelSetup& s, const Roofline& roofline) {
 
 DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline& roofline) {
   const auto& par = s.parallelism;
-  net::FabricSpec spec = s.fabric;
-  spec.nodes = par.gpus / par.gpus_per_node;
+  if (s.flow) {
+    // Every group at once on the whole fabric: the phases as a step graph would run them, from
+    // the start, every GPU having nothing before them.
+    net::FabricSpec spec = s.fabric;
+    spec.nodes = par.gpus / par.gpus_per_node;
+    core::TaskGraph g;
+    std::vector<int> gpus(static_cast<std::size_t>(par.gpus));
+    std::iota(gpus.begin(), gpus.end(), 0);
+    const std::vector<core::TaskId> ready(gpus.size(), g.add_join("step done", {}));
+    const auto tasks = append_data_parallel_sync(g, s, roofline, gpus, ready, ready);
+    return tasks.times(core::simulate(net::FabricPlatform(spec), g));
+  }
+  // The closed form needs one group of each kind (all are alike).
   const RankGrid grid = par.grid();
-  // Flow mode runs every group at once on the fabric; the closed form needs one (all are alike).
-  auto groups = [&](const std::vector<std::string>& dims) {
-    return s.flow ? grid.groups(dims) : std::vector<std::vector<int>>{grid.group_of(0, dims)};
-  };
-  const Hierarchy dense = hierarchy(groups(par.dense_dp_dims()), par.gpus_per_node, spec);
-  const Hierarchy experts = hierarchy(groups(par.expert_dp_dims()), par.gpus_per_node, spec);
-
-  std::optional<net::FabricPlatform> platform;  // built only for flow mode: 2048 GPUs take a second
-  if (s.flow) platform.emplace(spec);
-  auto phase_s = [&](const RingSet& set, double size) {
-    if (set.rings.empty() || set.rings.front().size() < 2 || size <= 0) return 0.0;
-    if (!s.flow) return closed_form_s(set, size);
-    return core::simulate(*platform, net::ring_graph(set.rings, size)).makespan_s();
+  const Hierarchy dense = hierarchy({grid.group_of(0, par.dense_dp_dims())}, par.gpus_per_node, s.fabric);
+  const Hierarchy experts = hierarchy({grid.group_of(0, par.expert_dp_dims())}, par.gpus_per_node, s.fabric);
+  auto phase_s = [](const RingSet& set, double size) {
+    return set.rings.empty() || set.rings.front().size() < 2 || size <= 0 ? 0.0 : closed_form_s(set, size);
   };
   // One pass of reduce-scatter (or all-gather) of `bytes_per_parameter` over both groups.
   auto sync_s = [&](double bytes_per_parameter) {
