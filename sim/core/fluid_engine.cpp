@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -39,7 +40,6 @@ struct Bundle {
   double bytes_left = 0;  // per flow
   double rate_Bps = 0;    // per flow
   double entered_s = 0;
-  int component = 0;             // of the network's links (see FluidRun::component_of_route_)
   std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::size_t members = 0;       // entries (each standing for Flow::count flows)
   double flows = 0;              // the flows it stands for: its entries' counts
@@ -47,9 +47,9 @@ struct Bundle {
 
 // A solve's copy of a bundle it re-rates, with its links in its Part's `links`.
 struct Solving {
-  std::size_t index;  // in FluidRun::active_
+  std::size_t index;  // in its Component's `bundles`
   double flows, weight, rate_Bps;
-  std::size_t first_link, links;
+  std::uint32_t first_link, links;
 };
 
 // One component's bundles being re-rated.
@@ -58,9 +58,31 @@ struct Part {
   std::vector<int> links;
 };
 
+// A component of the network's links (see FluidRun::find_components) and the bundles in it.
+// Rates change only when its own flows do, so its bundles' bytes are brought up to date only
+// then (bytes_left holds at `updated_s`), and its next end stays valid until then: an instant
+// costs the components it touches, not every flow in the network.
+struct Component {
+  std::vector<Bundle> bundles;
+  double updated_s = 0;
+  double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
+  double first_entered_s = std::numeric_limits<double>::infinity();
+  bool dirty = false;  // its flows changed since the last solve
+  Part part;           // a solve's copy of its bundles
+};
+
+// A link's state while a component is filled: what is left of it, the weight of its bundles not
+// yet fixed, and its bundles' range in Scratch::link_bundles.
+struct LocalLink {
+  double capacity_Bps, weight;
+  std::uint32_t unfixed, first, filled;
+};
+
 // A thread's progressive-filling scratch.
 struct Scratch {
-  std::vector<std::size_t> touched, link_bundles;  // link_bundles: indices into Part::bundles
+  std::vector<int> touched;                 // the component's links, by their dense number
+  std::vector<LocalLink> local;             // by dense number
+  std::vector<std::uint32_t> link_bundles;  // indices into Part::bundles
   std::vector<char> fixed;
 };
 
@@ -99,7 +121,7 @@ class FluidRun {
       stream_of_[i] = it->second;
       streams_[it->second].tasks.push_back(static_cast<TaskId>(i));
     }
-    link_state_.resize(net_.links().size());
+    local_of_.assign(net_.links().size(), -1);
     find_components();
   }
 
@@ -110,11 +132,9 @@ class FluidRun {
     for (std::size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int>(s));
     settle();
     while (true) {
-      const double next_event = events_.empty() ? kInfinity : std::get<0>(events_.top());
-      const double next_done = next_completion();
-      const double next = std::min(next_event, next_done);
+      double next = events_.empty() ? kInfinity : std::get<0>(events_.top());
+      for (const Component& c : components_) next = std::min(next, c.next_end_s);
       if (next == kInfinity) break;
-      for (Bundle& b : active_) b.bytes_left -= b.rate_Bps * (next - now_);
       now_ = next;
       settle();
     }
@@ -233,8 +253,7 @@ class FluidRun {
       } else {
         Bundle b;
         b.route = route;
-        b.component = component_of_route_[route];
-        dirty_[static_cast<std::size_t>(b.component)] = 1;
+        Component& component = touch(component_of_route_[route]);
         const double latency = route_latency_s_[route];
         b.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
@@ -245,43 +264,54 @@ class FluidRun {
           members_.push_back(std::get<2>(flows[k]));
           b.flows += std::get<3>(flows[k]);
         }
-        active_.push_back(b);
+        component.first_entered_s = std::min(component.first_entered_s, now_);
+        component.bundles.push_back(b);
       }
       i = j;
     }
   }
 
-  // Ends the bundles whose bytes are delivered (or within the merge fraction); true if any.
-  bool complete_bundles() {
-    std::vector<std::size_t> ended;
-    for (std::size_t i = 0; i < active_.size(); ++i)
-      if (active_[i].bytes_left <= active_[i].rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - active_[i].entered_s))) {
-        ended.push_back(i);
-        dirty_[static_cast<std::size_t>(active_[i].component)] = 1;
-      }
-    if (ended.empty()) return false;
-    std::vector<TaskId> tasks;
-    for (std::size_t i : ended)
-      for (std::size_t m = 0; m < active_[i].members; ++m) tasks.push_back(members_[active_[i].first_member + m]);
-    // Remove before finishing: finishing starts new tasks whose flows enter `active_`.
-    std::size_t kept = 0;
-    for (std::size_t i = 0, e = 0; i < active_.size(); ++i) {
-      if (e < ended.size() && ended[e] == i) {
-        ++e;
-        continue;
-      }
-      active_[kept++] = active_[i];
+  // Brings a component's bytes up to now and marks it for the next solve.
+  Component& touch(int c) {
+    Component& component = components_[static_cast<std::size_t>(c)];
+    if (component.updated_s != now_) {
+      for (Bundle& b : component.bundles) b.bytes_left -= b.rate_Bps * (now_ - component.updated_s);
+      component.updated_s = now_;
     }
-    active_.resize(kept);
-    for (TaskId t : tasks) flow_done(t);
-    return true;
+    if (!component.dirty) dirty_.push_back(c);
+    component.dirty = true;
+    return component;
   }
 
-  double next_completion() const {
-    double next = kInfinity;
-    for (const Bundle& b : active_)
-      if (b.rate_Bps > 0) next = std::min(next, now_ + b.bytes_left / b.rate_Bps);
-    return next;
+  // Ends the bundles whose bytes are delivered (or within the merge fraction); true if any.
+  bool complete_bundles() {
+    std::vector<TaskId> tasks;
+    for (std::size_t c = 0; c < components_.size(); ++c) {
+      Component& component = components_[c];
+      // A bundle ends when what it has left takes at most the merge fraction of its time in the
+      // network; none of this component's can before its first end comes that close.
+      const double window_s = std::max(kDoneWithin_s, kMergeFraction * (now_ - component.first_entered_s));
+      if (component.next_end_s - now_ > window_s * (1 + 1e-9)) continue;
+      const bool was_dirty = component.dirty;
+      touch(static_cast<int>(c));
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < component.bundles.size(); ++i) {
+        const Bundle& b = component.bundles[i];
+        if (b.bytes_left <= b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) {
+          for (std::size_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
+        } else {
+          component.bundles[kept++] = b;
+        }
+      }
+      if (kept == component.bundles.size() && !was_dirty) {  // none ended after all: nothing to re-rate
+        component.dirty = false;
+        dirty_.pop_back();
+      }
+      component.bundles.resize(kept);
+    }
+    // Removed before finishing: finishing starts new tasks whose flows enter the network.
+    for (TaskId t : tasks) flow_done(t);
+    return !tasks.empty();
   }
 
   // Links joined by a route are in one component; max-min sharing in one component does not
@@ -306,8 +336,7 @@ class FluidRun {
       if (c < 0) c = components++;
       component_of_route_[r] = c;
     }
-    dirty_.assign(static_cast<std::size_t>(components), 0);
-    parts_.resize(static_cast<std::size_t>(components));
+    components_.resize(static_cast<std::size_t>(components));
     scratch_.resize(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads));
   }
 
@@ -317,100 +346,114 @@ class FluidRun {
   // its own (they share no link), in parallel where there is enough of them to share out.
   void solve() {
     ++solves_;
-    // The bundles to re-rate, by component, each with its links and what filling needs copied
-    // together: filling visits bundles in the order links saturate, and reading them from here
-    // rather than from `active_` and the network's route table saves a cache miss or two each.
-    solving_components_.clear();
     std::size_t bundles = 0;
-    for (std::size_t b = 0; b < active_.size(); ++b) {
-      const Bundle& bundle = active_[b];
-      const auto c = static_cast<std::size_t>(bundle.component);
-      if (!dirty_[c]) continue;
-      Part& part = parts_[c];
-      if (part.bundles.empty()) solving_components_.push_back(c);
-      auto [l, end] = net_.route_links(bundle.route);
-      part.bundles.push_back({b, bundle.flows, bundle.weight, 0.0, part.links.size(), static_cast<std::size_t>(end - l)});
-      part.links.insert(part.links.end(), l, end);
-      ++bundles;
-    }
+    for (int c : dirty_) bundles += components_[static_cast<std::size_t>(c)].bundles.size();
     // The largest first, so that threads finish together.
-    std::sort(solving_components_.begin(), solving_components_.end(),
-              [&](std::size_t a, std::size_t b) { return parts_[a].bundles.size() > parts_[b].bundles.size(); });
-    const std::size_t threads = std::min({solving_components_.size(), scratch_.size(), std::max<std::size_t>(1, bundles / kBundlesPerThread)});
+    std::sort(dirty_.begin(), dirty_.end(), [&](int a, int b) {
+      return components_[static_cast<std::size_t>(a)].bundles.size() > components_[static_cast<std::size_t>(b)].bundles.size();
+    });
+    const std::size_t threads = std::min({dirty_.size(), scratch_.size(), std::max<std::size_t>(1, bundles / kBundlesPerThread)});
     std::atomic<std::size_t> next{0};
     auto work = [&](Scratch& scratch) {
-      for (std::size_t i; (i = next.fetch_add(1)) < solving_components_.size();) fill(parts_[solving_components_[i]], scratch);
+      for (std::size_t i; (i = next.fetch_add(1)) < dirty_.size();) rate(components_[static_cast<std::size_t>(dirty_[i])], scratch);
     };
     std::vector<std::thread> workers;
     for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, std::ref(scratch_[t]));
     work(scratch_[0]);
     for (auto& w : workers) w.join();
-    for (std::size_t c : solving_components_) {
-      for (const Solving& bundle : parts_[c].bundles) active_[bundle.index].rate_Bps = bundle.rate_Bps;
-      parts_[c].bundles.clear();
-      parts_[c].links.clear();
-    }
-    std::fill(dirty_.begin(), dirty_.end(), 0);
+    dirty_.clear();
   }
 
-  // Progressive filling of one component's bundles; touches only its links' state.
+  // Re-rates one component's bundles and finds its next end.
+  void rate(Component& component, Scratch& scratch) {
+    // The bundles with their links and what filling needs, copied together: filling visits them
+    // in the order links saturate, and reading them from here rather than from the component and
+    // the network's route table saves a cache miss or two each.
+    Part& part = component.part;
+    for (std::size_t b = 0; b < component.bundles.size(); ++b) {
+      const Bundle& bundle = component.bundles[b];
+      auto [l, end] = net_.route_links(bundle.route);
+      part.bundles.push_back({b, bundle.flows, bundle.weight, 0.0, static_cast<std::uint32_t>(part.links.size()),
+                              static_cast<std::uint32_t>(end - l)});
+      for (; l != end; ++l) part.links.push_back(*l);
+    }
+    fill(part, scratch);
+    component.next_end_s = kInfinity;
+    component.first_entered_s = kInfinity;
+    for (const Solving& solved : component.part.bundles) {
+      Bundle& bundle = component.bundles[solved.index];
+      bundle.rate_Bps = solved.rate_Bps;
+      if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
+      component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
+    }
+    component.part.bundles.clear();
+    component.part.links.clear();
+    component.dirty = false;
+  }
+
+  // Progressive filling of one component's bundles, on a dense copy of its links' state.
   void fill(Part& part, Scratch& scratch) {
     const auto& links = net_.links();
-    auto& link_state = link_state_;  // this component's links only: no other thread's
+    // Each link the component's bundles cross, numbered densely: the filling's random accesses
+    // then stay within a few thousand links' state. `local_of_` is shared, but a component's
+    // links are its thread's alone.
     scratch.touched.clear();
+    scratch.local.clear();
     for (const Solving& bundle : part.bundles)
-      for (std::size_t j = 0; j < bundle.links; ++j) {
-        const auto l = static_cast<std::size_t>(part.links[bundle.first_link + j]);
-        LinkState& link = link_state[l];
-        if (link.unfixed == 0) {
-          scratch.touched.push_back(l);
-          link.capacity_Bps = links[l].Bps;
-          link.weight = 0;
+      for (std::uint32_t j = 0; j < bundle.links; ++j) {
+        int& link_id = part.links[bundle.first_link + j];
+        int& local = local_of_[static_cast<std::size_t>(link_id)];
+        if (local < 0) {
+          local = static_cast<int>(scratch.local.size());
+          scratch.touched.push_back(link_id);
+          scratch.local.push_back({links[static_cast<std::size_t>(link_id)].Bps, 0, 0, 0, 0});
         }
+        link_id = local;
+        LocalLink& link = scratch.local[static_cast<std::size_t>(local)];
         link.weight += bundle.flows * bundle.weight;
         ++link.unfixed;
       }
+    for (int link_id : scratch.touched) local_of_[static_cast<std::size_t>(link_id)] = -1;
     // Each link's bundles, contiguous (counted above, placed here).
-    std::size_t offset = 0;
-    for (std::size_t k : scratch.touched) {
-      link_state[k].first = offset;
-      link_state[k].filled = offset;
-      offset += static_cast<std::size_t>(link_state[k].unfixed);
+    std::uint32_t offset = 0;
+    for (LocalLink& link : scratch.local) {
+      link.first = link.filled = offset;
+      offset += link.unfixed;
     }
     scratch.link_bundles.resize(offset);
-    for (std::size_t i = 0; i < part.bundles.size(); ++i)
-      for (std::size_t j = 0; j < part.bundles[i].links; ++j)
-        scratch.link_bundles[link_state[static_cast<std::size_t>(part.links[part.bundles[i].first_link + j])].filled++] = i;
+    for (std::uint32_t i = 0; i < part.bundles.size(); ++i)
+      for (std::uint32_t j = 0; j < part.bundles[i].links; ++j)
+        scratch.link_bundles[scratch.local[static_cast<std::size_t>(part.links[part.bundles[i].first_link + j])].filled++] = i;
 
     // Fill levels only rise as bundles are fixed, so a link's key in the heap is a lower bound
     // of its level: a link popped with a stale key goes back with its current level, and the
     // first one popped whose key is current is the next to saturate.
-    using Level = std::pair<double, std::size_t>;
-    auto level_of = [&](const LinkState& link) { return link.capacity_Bps / std::max(link.weight, 1e-300); };
+    using Level = std::pair<double, std::uint32_t>;
+    auto level_of = [](const LocalLink& link) { return link.capacity_Bps / std::max(link.weight, 1e-300); };
     std::vector<Level> keys;
-    keys.reserve(scratch.touched.size());
-    for (std::size_t k : scratch.touched) keys.push_back({level_of(link_state[k]), k});
+    keys.reserve(scratch.local.size());
+    for (std::uint32_t k = 0; k < scratch.local.size(); ++k) keys.push_back({level_of(scratch.local[k]), k});
     std::priority_queue<Level, std::vector<Level>, std::greater<>> heap(std::greater<>{}, std::move(keys));
     scratch.fixed.assign(part.bundles.size(), 0);
     while (!heap.empty()) {
       const auto [key, k] = heap.top();
       heap.pop();
-      const LinkState& saturated = link_state[k];
+      const LocalLink& saturated = scratch.local[k];
       if (saturated.unfixed == 0) continue;
       const double level = level_of(saturated);
       if (level > key * (1 + 1e-12)) {
         heap.push({level, k});
         continue;
       }
-      for (std::size_t i = saturated.first; i < saturated.filled; ++i) {
-        const std::size_t b = scratch.link_bundles[i];
+      for (std::uint32_t i = saturated.first; i < saturated.filled; ++i) {
+        const std::uint32_t b = scratch.link_bundles[i];
         if (scratch.fixed[b]) continue;
         scratch.fixed[b] = 1;
         Solving& bundle = part.bundles[b];
         bundle.rate_Bps = bundle.weight * level;
         const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
-        for (std::size_t j = 0; j < bundle.links; ++j) {
-          LinkState& link = link_state[static_cast<std::size_t>(part.links[bundle.first_link + j])];
+        for (std::uint32_t j = 0; j < bundle.links; ++j) {
+          LocalLink& link = scratch.local[static_cast<std::size_t>(part.links[bundle.first_link + j])];
           link.capacity_Bps = std::max(0.0, link.capacity_Bps - used_Bps);
           link.weight -= weight;
           --link.unfixed;
@@ -435,22 +478,12 @@ class FluidRun {
   std::vector<Stream> streams_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<std::pair<TaskId, std::size_t>> entering_;
-  std::vector<Bundle> active_;
+  std::vector<Component> components_;  // 0: routes without links
+  std::vector<int> dirty_;             // the components whose flows changed since the last solve
   std::vector<TaskId> members_;
-  // Solver state: per link, what is left of it and its bundles' range in a Scratch's
-  // `link_bundles` (only the solving component's thread touches its links).
-  struct LinkState {
-    double capacity_Bps = 0;
-    double weight = 0;  // of the bundles not yet fixed
-    int unfixed = 0;
-    std::size_t first = 0, filled = 0;
-  };
-  std::vector<LinkState> link_state_;
-  std::vector<std::size_t> solving_components_;  // this solve's, largest first
-  std::vector<Part> parts_;                      // per component: its bundles being re-rated
-  std::vector<Scratch> scratch_;                 // per thread
+  std::vector<int> local_of_;      // per link: its dense number in the filling of its component, or -1
+  std::vector<Scratch> scratch_;  // per thread
   std::vector<int> component_of_route_;
-  std::vector<char> dirty_;  // per component: its flows changed since the last solve
   double now_ = 0;
   std::size_t solves_ = 0;
   ProgressBar* bar_ = nullptr;
