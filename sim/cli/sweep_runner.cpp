@@ -147,13 +147,13 @@ bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, st
   }
   ::close(progress[1]);
   std::size_t finished = 0;
-  std::optional<core::ProgressBar> bar;
-  if (tty) bar.emplace(what, double(todo.size()), 0.0);
+  // Drawn on a terminal only; a sweep projected past a minute says so in a log too.
+  std::optional<core::ProgressBar> bar(std::in_place, what, double(todo.size()), 0.0);
   char buffer[256];
   ssize_t n;
   while ((n = ::read(progress[0], buffer, sizeof buffer)) > 0) {
     finished += static_cast<std::size_t>(n);
-    if (bar) bar->update(double(finished));
+    bar->update(double(finished));
   }
   ::close(progress[0]);
   int failed = 0;

@@ -3,33 +3,66 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 
 namespace core {
 
-ProgressBar::ProgressBar(std::string what, double total, double delay_s)
-    : what_(std::move(what)), total_(total), delay_s_(delay_s), terminal_(::isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+namespace {
+// A projection from less than this share of the work would be noise.
+constexpr double kEstimateFromShare = 0.02;
+}  // namespace
+
+ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out)
+    : what_(std::move(what)), total_(total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
+      terminal_(::isatty(::fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
 ProgressBar::~ProgressBar() {
-  if (drawn_) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
+  if (drawn_) std::fprintf(out_, "\r\033[K"), std::fflush(out_);
 }
 
 void ProgressBar::update(double done) {
-  if (!terminal_ || total_ <= 0) return;
+  if (total_ <= 0 || (estimated_ && !terminal_)) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
-  if (elapsed_s < delay_s_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
+  if (elapsed_s < delay_s_) return;
+  const double share = std::clamp(done / total_, 0.0, 1.0);
+  if (!estimated_) estimate(share, elapsed_s);
+  if (!terminal_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
   last_draw_ = now;
+  draw(share, elapsed_s);
+}
+
+void ProgressBar::estimate(double share, double elapsed_s) {
+  if (share < kEstimateFromShare || share >= 1) return;
+  estimated_ = true;
+  const double total_s = elapsed_s / share;
+  if (total_s <= estimate_above_s_) return;
+  std::fprintf(out_, "%s%s: about %s in all (%.0f%% done after %s)\n", drawn_ ? "\r\033[K" : "", what_.c_str(),
+               human_duration(total_s).c_str(), 100 * share, human_duration(elapsed_s).c_str());
+  std::fflush(out_);
+}
+
+void ProgressBar::draw(double share, double elapsed_s) {
   drawn_ = true;
   constexpr int kWidth = 30;
-  const double share = std::clamp(done / total_, 0.0, 1.0);
   const int filled = static_cast<int>(kWidth * share);
   // An ETA from the first few percent would be noise.
-  const std::string eta = share < 0.05 ? "ETA --" : "ETA " + std::to_string(static_cast<long>(elapsed_s / share * (1 - share) + 0.5)) + " s";
-  std::fprintf(stderr, "\r%s [%s%s] %3.0f%%  %.0f s elapsed, %s \033[K", what_.c_str(), std::string(filled, '#').c_str(),
+  const std::string eta = share < 0.05 ? "ETA --" : "ETA " + human_duration(elapsed_s / share * (1 - share));
+  std::fprintf(out_, "\r%s [%s%s] %3.0f%%  %.0f s elapsed, %s \033[K", what_.c_str(), std::string(filled, '#').c_str(),
                std::string(kWidth - filled, '.').c_str(), 100 * share, elapsed_s, eta.c_str());
-  std::fflush(stderr);
+  std::fflush(out_);
+}
+
+std::string human_duration(double seconds) {
+  char text[32];
+  if (seconds < 90) {
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+  } else if (seconds < 90 * 60) {
+    std::snprintf(text, sizeof text, "%.0f min", seconds / 60);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  }
+  return text;
 }
 
 }  // namespace core

@@ -1,15 +1,18 @@
 #pragma once
 // A bar with an ETA on standard error for work that takes more than a few seconds: drawn only
 // on a terminal, only once `delay_s` has passed, at most five times a second, and cleared when
-// the work ends, so logs and pipes never see it.
+// the work ends, so logs and pipes never see it. Work that shows it will take longer than
+// `estimate_above_s` in all also gets one line with the estimate, on a terminal or in a log,
+// as soon as a few percent of it is done: early enough to stop it and ask for less.
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 namespace core {
 
 class ProgressBar {
  public:
-  ProgressBar(std::string what, double total, double delay_s = 2.0);
+  ProgressBar(std::string what, double total, double delay_s = 2.0, double estimate_above_s = 60.0, std::FILE* out = stderr);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -17,12 +20,21 @@ class ProgressBar {
   void update(double done);
 
  private:
+  void estimate(double share, double elapsed_s);
+  void draw(double share, double elapsed_s);
+
   std::string what_;
   double total_;
   double delay_s_;
+  double estimate_above_s_;
+  std::FILE* out_;
   bool terminal_;
   bool drawn_ = false;
+  bool estimated_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
+
+// "45 s", "3 min", "2.1 h": a duration as a person reads it.
+std::string human_duration(double seconds);
 
 }  // namespace core

@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "core/progress_bar.hpp"
+
+namespace {
+
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("work projected past the threshold prints one estimate line, in a log too", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    // No delay and a threshold of zero: any work "takes longer" once 2% of it shows its pace.
+    core::ProgressBar bar("simulating 10 flows", 100, 0.0, 0.0, log);
+    bar.update(1);  // 1%: too little to project from
+    CHECK(read_all(log).empty());
+    bar.update(10);
+    bar.update(50);
+  }
+  const std::string text = read_all(log);
+  std::fclose(log);
+  CHECK(text.rfind("simulating 10 flows: about ", 0) == 0);
+  CHECK(text.find("in all (10% done after ") != std::string::npos);
+  CHECK(text.find('\n') == text.size() - 1);  // one line, and no bar: a file is not a terminal
+}
+
+TEST_CASE("work projected within the threshold prints nothing", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    core::ProgressBar bar("simulating", 100, 0.0, 3600.0, log);
+    for (int done = 0; done <= 100; ++done) bar.update(done);
+  }
+  CHECK(read_all(log).empty());
+  std::fclose(log);
+}
+
+TEST_CASE("durations read as a person says them", "[progress]") {
+  CHECK(core::human_duration(45) == "45 s");
+  CHECK(core::human_duration(180) == "3 min");
+  CHECK(core::human_duration(7560) == "2.1 h");
+}
