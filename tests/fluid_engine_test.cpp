@@ -224,3 +224,20 @@ TEST_CASE("fluid engine on aggregated flows: within 1% of SimGrid with one flow 
     CHECK(fluid == Approx(per_pair).epsilon(0.01));
   }
 }
+
+TEST_CASE("fluid engine: re-rating from the ended flows' level gives the rates of a solve from scratch", "[fluid]") {
+  // ECMP's collisions give the flows of an all-to-allv many rates and many ends, each end a
+  // re-solve from its level; both sharings, with the links' latencies staggering the starts.
+  for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted})
+    for (unsigned seed : {3u, 4u}) {
+      const net::FabricPlatform platform(fabric(net::FabricKind::kMultiPlane, 16, net::Routing::kEcmp, 16, sharing));
+      const auto graph = net::alltoall_graph({16, 8, 0, true, true, random_matrix(128, seed)});
+      core::SimulationStats partial, scratch;
+      const auto a = core::simulate_fluid(platform, graph, &partial, core::FluidSolve::kFromEndedLevel);
+      const auto b = core::simulate_fluid(platform, graph, &scratch, core::FluidSolve::kFromScratch);
+      INFO("sharing " << int(sharing) << " seed " << seed);
+      CHECK(partial.solves == scratch.solves);
+      CHECK(partial.solves > 100);
+      for (std::size_t i = 0; i < graph.tasks().size(); ++i) CHECK(a.spans()[i].end_s == Approx(b.spans()[i].end_s).epsilon(1e-9));
+    }
+}

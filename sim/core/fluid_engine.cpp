@@ -56,6 +56,7 @@ struct Solving {
 struct Part {
   std::vector<Solving> bundles;
   std::vector<int> links;
+  bool from_scratch = true;  // else the bundles' links start with what the others leave them
 };
 
 // A component of the network's links (see FluidRun::find_components) and the bundles in it.
@@ -68,7 +69,11 @@ struct Component {
   double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
   double first_entered_s = std::numeric_limits<double>::infinity();
   bool dirty = false;  // its flows changed since the last solve
-  Part part;           // a solve's copy of its bundles
+  // Whether flows entered since the last solve (a solve from scratch), and the lowest fill level
+  // (rate over weight) of those that ended since (a re-solve of the bundles from there up).
+  bool entered = false;
+  double lowest_ended_level = std::numeric_limits<double>::infinity();
+  Part part;  // a solve's copy of its bundles
 };
 
 // A link's state while a component is filled: what is left of it, the weight of its bundles not
@@ -93,7 +98,8 @@ constexpr unsigned kMaxThreads = 16;
 
 class FluidRun {
  public:
-  FluidRun(const Platform& platform, const TaskGraph& graph) : graph_(graph) {
+  FluidRun(const Platform& platform, const TaskGraph& graph, FluidSolve solve)
+      : graph_(graph), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
     const auto& tasks = graph.tasks();
     net_ = network_of(platform, graph);
     // Each flow's route, looked up once: flow f of task t is flow_route_[first_flow_[t] + f].
@@ -122,6 +128,7 @@ class FluidRun {
       streams_[it->second].tasks.push_back(static_cast<TaskId>(i));
     }
     local_of_.assign(net_.links().size(), -1);
+    allocated_Bps_.assign(net_.links().size(), 0.0);
     find_components();
   }
 
@@ -265,6 +272,7 @@ class FluidRun {
           b.flows += std::get<3>(flows[k]);
         }
         component.first_entered_s = std::min(component.first_entered_s, now_);
+        component.entered = true;
         component.bundles.push_back(b);
       }
       i = j;
@@ -292,22 +300,29 @@ class FluidRun {
       // network; none of this component's can before its first end comes that close.
       const double window_s = std::max(kDoneWithin_s, kMergeFraction * (now_ - component.first_entered_s));
       if (component.next_end_s - now_ > window_s * (1 + 1e-9)) continue;
-      const bool was_dirty = component.dirty;
-      touch(static_cast<int>(c));
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < component.bundles.size(); ++i) {
-        const Bundle& b = component.bundles[i];
-        if (b.bytes_left <= b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) {
-          for (std::size_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
-        } else {
-          component.bundles[kept++] = b;
+      // Bytes brought up to now in the same pass (see touch).
+      const double elapsed_s = now_ - component.updated_s;
+      component.updated_s = now_;
+      // An ended bundle's place takes the last one's (checked in its turn): no shifting of the
+      // rest, and their order does not matter.
+      auto& bundles = component.bundles;
+      bool ended = false;
+      for (std::size_t i = 0; i < bundles.size();) {
+        Bundle& b = bundles[i];
+        b.bytes_left -= b.rate_Bps * elapsed_s;  // each once: a bundle moved here is one not yet seen
+        if (b.bytes_left > b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) {
+          ++i;
+          continue;
         }
+        for (std::size_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
+        auto [l, end] = net_.route_links(b.route);
+        for (; l != end; ++l) allocated_Bps_[static_cast<std::size_t>(*l)] -= b.flows * b.rate_Bps;
+        component.lowest_ended_level = std::min(component.lowest_ended_level, b.rate_Bps / b.weight);
+        b = bundles.back();
+        bundles.pop_back();
+        ended = true;
       }
-      if (kept == component.bundles.size() && !was_dirty) {  // none ended after all: nothing to re-rate
-        component.dirty = false;
-        dirty_.pop_back();
-      }
-      component.bundles.resize(kept);
+      if (ended) touch(static_cast<int>(c));
     }
     // Removed before finishing: finishing starts new tasks whose flows enter the network.
     for (TaskId t : tasks) flow_done(t);
@@ -364,34 +379,53 @@ class FluidRun {
     dirty_.clear();
   }
 
-  // Re-rates one component's bundles and finds its next end.
+  // Re-rates one component's bundles and finds its next end. Where flows only ended since the
+  // last solve, only the bundles at or above the lowest fill level among them are re-rated: in
+  // progressive filling every link an ended bundle crossed saturated at that level or later, so
+  // all that saturated below it saturate as before, and the bundles they fixed keep their rates.
+  // With flows of one size, those that end first are the fastest: a few bundles, not the network.
   void rate(Component& component, Scratch& scratch) {
-    // The bundles with their links and what filling needs, copied together: filling visits them
-    // in the order links saturate, and reading them from here rather than from the component and
-    // the network's route table saves a cache miss or two each.
     Part& part = component.part;
+    part.from_scratch = component.entered || !from_ended_level_;
+    const double from_level = part.from_scratch ? 0.0 : component.lowest_ended_level * (1 - 1e-9);
+    // The bundles to re-rate with their links and what filling needs, copied together: filling
+    // visits them in the order links saturate, and reading them from here rather than from the
+    // component and the network's route table saves a cache miss or two each. The others keep
+    // their rates, so their ends are known now; the re-rated ones' come after the filling.
+    component.next_end_s = kInfinity;
+    component.first_entered_s = kInfinity;
     for (std::size_t b = 0; b < component.bundles.size(); ++b) {
       const Bundle& bundle = component.bundles[b];
+      component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
+      if (!part.from_scratch && bundle.rate_Bps < from_level * bundle.weight) {
+        if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
+        continue;
+      }
       auto [l, end] = net_.route_links(bundle.route);
-      part.bundles.push_back({b, bundle.flows, bundle.weight, 0.0, static_cast<std::uint32_t>(part.links.size()),
+      part.bundles.push_back({b, bundle.flows, bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
                               static_cast<std::uint32_t>(end - l)});
       for (; l != end; ++l) part.links.push_back(*l);
     }
     fill(part, scratch);
-    component.next_end_s = kInfinity;
-    component.first_entered_s = kInfinity;
-    for (const Solving& solved : component.part.bundles) {
+    // What the bundles take of each link, for the next re-solve's starting capacities.
+    if (part.from_scratch)
+      for (int link : scratch.touched) allocated_Bps_[static_cast<std::size_t>(link)] = 0;
+    for (const Solving& solved : part.bundles) {
       Bundle& bundle = component.bundles[solved.index];
+      const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : bundle.rate_Bps));
+      for (std::uint32_t j = 0; j < solved.links; ++j)
+        allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
       bundle.rate_Bps = solved.rate_Bps;
       if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
-      component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
     }
-    component.part.bundles.clear();
-    component.part.links.clear();
-    component.dirty = false;
+    part.bundles.clear();
+    part.links.clear();
+    component.dirty = component.entered = false;
+    component.lowest_ended_level = kInfinity;
   }
 
-  // Progressive filling of one component's bundles, on a dense copy of its links' state.
+  // Progressive filling of one component's bundles, on a dense copy of its links' state; from
+  // scratch, or for some of them, on what the others leave of their links.
   void fill(Part& part, Scratch& scratch) {
     const auto& links = net_.links();
     // Each link the component's bundles cross, numbered densely: the filling's random accesses
@@ -406,14 +440,17 @@ class FluidRun {
         if (local < 0) {
           local = static_cast<int>(scratch.local.size());
           scratch.touched.push_back(link_id);
-          scratch.local.push_back({links[static_cast<std::size_t>(link_id)].Bps, 0, 0, 0, 0});
+          const auto l = static_cast<std::size_t>(link_id);
+          scratch.local.push_back({links[l].Bps - (part.from_scratch ? 0.0 : allocated_Bps_[l]), 0, 0, 0, 0});
         }
         link_id = local;
         LocalLink& link = scratch.local[static_cast<std::size_t>(local)];
+        if (!part.from_scratch) link.capacity_Bps += bundle.flows * bundle.rate_Bps;  // its own share returns
         link.weight += bundle.flows * bundle.weight;
         ++link.unfixed;
       }
     for (int link_id : scratch.touched) local_of_[static_cast<std::size_t>(link_id)] = -1;
+    for (LocalLink& link : scratch.local) link.capacity_Bps = std::max(0.0, link.capacity_Bps);  // rounding
     // Each link's bundles, contiguous (counted above, placed here).
     std::uint32_t offset = 0;
     for (LocalLink& link : scratch.local) {
@@ -481,7 +518,9 @@ class FluidRun {
   std::vector<Component> components_;  // 0: routes without links
   std::vector<int> dirty_;             // the components whose flows changed since the last solve
   std::vector<TaskId> members_;
-  std::vector<int> local_of_;      // per link: its dense number in the filling of its component, or -1
+  std::vector<int> local_of_;         // per link: its dense number in the filling of its component, or -1
+  std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates
+  bool from_ended_level_;
   std::vector<Scratch> scratch_;  // per thread
   std::vector<int> component_of_route_;
   double now_ = 0;
@@ -492,9 +531,9 @@ class FluidRun {
 
 }  // namespace
 
-Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats) {
+Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats, FluidSolve solve) {
   const auto started = std::chrono::steady_clock::now();
-  FluidRun run(platform, graph);
+  FluidRun run(platform, graph, solve);
   ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", progress_units(graph));
   auto spans = run.run(&bar);
   if (stats) {

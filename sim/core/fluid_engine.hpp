@@ -10,13 +10,19 @@
 //    saturate) once per instant at which the set of flows changes: the flows of a
 //    bulk-synchronous collective that end together cost one solve, not one each;
 //  - a solve re-rates only the network's components (links joined by routes: an MPFT's planes)
-//    whose flows changed, each on its own and, when large, on its own thread.
+//    whose flows changed, each on its own and, when large, on its own thread; where flows only
+//    ended, only the bundles filled to the lowest level among them or higher (see FluidRun::rate).
 // Same sharing and same times as simulate_simgrid, but for flows that end within 3e-4 of their
 // time in the network of one another, which end together (tests hold them within 1e-3).
 #include "core/engine.hpp"
 
 namespace core {
 
-Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr);
+// How a component whose flows only ended is re-rated: from the lowest level among them up (the
+// same rates, for tests to hold against each other), or from scratch.
+enum class FluidSolve { kFromEndedLevel, kFromScratch };
+
+Timeline simulate_fluid(const Platform& platform, const TaskGraph& graph, SimulationStats* stats = nullptr,
+                        FluidSolve solve = FluidSolve::kFromEndedLevel);
 
 }  // namespace core
