@@ -394,11 +394,14 @@ class FluidRun {
     // their rates, so their ends are known now; the re-rated ones' come after the filling.
     component.next_end_s = kInfinity;
     component.first_entered_s = kInfinity;
+    auto note_end = [&](const Bundle& bundle) {
+      if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
+    };
     for (std::size_t b = 0; b < component.bundles.size(); ++b) {
       const Bundle& bundle = component.bundles[b];
       component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
       if (!part.from_scratch && bundle.rate_Bps < from_level * bundle.weight) {
-        if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
+        note_end(bundle);
         continue;
       }
       auto [l, end] = net_.route_links(bundle.route);
@@ -416,7 +419,7 @@ class FluidRun {
       for (std::uint32_t j = 0; j < solved.links; ++j)
         allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
       bundle.rate_Bps = solved.rate_Bps;
-      if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
+      note_end(bundle);
     }
     part.bundles.clear();
     part.links.clear();
