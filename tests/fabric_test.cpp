@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <tuple>
 
 #include "core/engine.hpp"
@@ -140,24 +141,81 @@ TEST_CASE("ECMP collides where adaptive routing spreads", "[fabric]") {
 
 TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
   // One leaf; 4 and 6 full leaves (one position stands for all); 4 leaves and a partial fifth;
-  // spines at half the NIC rate, so that the spine links bind.
-  for (auto routing : {Routing::kDModK, Routing::kSpray, Routing::kAdaptive})
-    for (auto [nodes, radix, spine_Bps] : {std::tuple{16, 64, 50e9}, {32, 16, 50e9}, {48, 16, 50e9}, {36, 16, 50e9}, {36, 16, 25e9}}) {
+  // spines at half the NIC rate, so that the spine links bind. Under ECMP every plane runs alone,
+  // hashing the whole fabric's GPU numbers, and so under a static table (of destination GPUs).
+  // A multi-rail fat tree's rails are alike: 4 full leaves per rail, 2 and a partial third.
+  const auto mpft = FabricKind::kMultiPlane, mrft = FabricKind::kMultiRail;
+  for (auto routing : {Routing::kDModK, Routing::kSpray, Routing::kAdaptive, Routing::kEcmp, Routing::kStatic})
+    for (auto [kind, gpn, nodes, radix, spine_Bps] :
+         {std::tuple{mpft, 8, 16, 64, 50e9}, {mpft, 8, 32, 16, 50e9}, {mpft, 8, 48, 16, 50e9}, {mpft, 8, 36, 16, 50e9},
+          {mpft, 8, 36, 16, 25e9}, {mrft, 4, 32, 16, 50e9}, {mrft, 4, 20, 16, 25e9}}) {
       FabricSpec s;
+      s.kind = kind;
+      s.gpus_per_node = gpn;
       s.nodes = nodes;
       s.radix = radix;
       s.routing = routing;
       s.switch_link_Bps = spine_Bps;
       s.nic_latency_s = 1e-6;
+      s.switch_link_latency_s = 0.28e-6;
+      if (routing == Routing::kStatic && nodes > radix / 2)  // plane 1's traffic to node 3 through spine 0, plane 2's to node 9 from leaf 0 through spine 1
+        s.static_routes = {{3 * gpn + 1, -1, 0}, {9 * gpn + 2, 0, 1}};
       const FabricPlatform full(s);
       const double S = 1e6;
-      const double expected = core::simulate(full, alltoall_graph({nodes, 8, S, true, true, {}})).makespan_s();
-      INFO(nodes << " nodes, radix " << radix << ", spine links " << spine_Bps << " B/s, routing " << int(routing));
+      const double expected = core::simulate(full, alltoall_graph({nodes, gpn, S, true, true, {}})).makespan_s();
+      INFO((kind == mpft ? "MPFT " : "MRFT ") << nodes << " nodes, radix " << radix << ", spine links " << spine_Bps
+                                              << " B/s, routing " << int(routing));
       CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(1e-9));
     }
+}
+
+// A spine's index among its plane's spines (they are added in order).
+int spine_index(const FabricPlatform& f, net::VertexId spine) {
+  int index = 0;
+  for (net::VertexId v = 0; v < spine; ++v)
+    index += f.graph()[v].kind == net::VertexKind::kSwitch && f.graph()[v].level == 1 && f.graph()[v].plane == f.graph()[spine].plane;
+  return index;
+}
+
+TEST_CASE("a plane alone routes as in the whole multi-plane fat tree", "[fabric]") {
+  // Under ECMP the planes differ (the hash reads GPU numbers): each plane alone gives the same
+  // all-to-all times as in the whole fabric, where the longest plane sets the makespan.
   FabricSpec s;
+  s.nodes = 48;
+  s.radix = 16;
   s.routing = Routing::kEcmp;
-  CHECK_THROWS_AS(alltoall_symmetric(s, 1e6), core::InputError);
+  s.gpus_per_node = 4;
+  const FabricPlatform full(s);
+  std::vector<double> plane_s;
+  for (int p = 0; p < s.gpus_per_node; ++p) {
+    const FabricPlatform plane(s, p);
+    REQUIRE(plane.gpus() == s.nodes);
+    core::TaskGraph g;
+    std::vector<core::Flow> flows;
+    for (int src = 0; src < s.nodes; ++src)
+      for (int dst = 0; dst < s.nodes; ++dst)
+        if (src != dst) flows.push_back({src, dst, 1e6});
+    g.add_transfer("all", 0, "network", std::move(flows), {});
+    plane_s.push_back(core::simulate(plane, g).makespan_s());
+    // The same route as the whole fabric's between the plane's GPUs: same hop count, and the
+    // spine chosen is the same one (spines are numbered alike in every plane).
+    for (auto [a, b] : {std::pair{0, 47}, {5, 30}, {17, 2}}) {
+      const auto alone = plane.route(a, b), whole = full.route(a * 4 + p, b * 4 + p);
+      REQUIRE(alone.size() == 3);
+      REQUIRE(whole.size() == 3);
+      CHECK(spine_index(plane, alone[1]) == spine_index(full, whole[1]));
+    }
+  }
+  CHECK(*std::max_element(plane_s.begin(), plane_s.end()) > *std::min_element(plane_s.begin(), plane_s.end()));
+  core::TaskGraph g;
+  std::vector<core::Flow> flows;
+  for (int src = 0; src < s.nodes; ++src)
+    for (int dst = 0; dst < s.nodes; ++dst)
+      if (src != dst)
+        for (int p = 0; p < s.gpus_per_node; ++p) flows.push_back({src * 4 + p, dst * 4 + p, 1e6});
+  g.add_transfer("all", 0, "network", std::move(flows), {});
+  CHECK(core::simulate(full, g).makespan_s() == Approx(*std::max_element(plane_s.begin(), plane_s.end())).epsilon(1e-9));
+  CHECK_THROWS_AS(FabricPlatform(s, 4), std::logic_error);
 }
 
 TEST_CASE("ring all-reduce takes 2 (N - 1) steps", "[fabric]") {

@@ -248,6 +248,8 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   json big = base;
   studies::apply_override(big, "/fabric/nodes=1024");
   studies::apply_override(big, "/fabric/routing=ecmp");
+  CHECK_THAT(error_of(big), Catch::Contains("no error"));  // plane by plane
+  studies::apply_override(big, "/collective/method=full");
   CHECK_THAT(error_of(big), StartsWith("/fabric/nodes: 1024 nodes is more than the full simulation handles"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));

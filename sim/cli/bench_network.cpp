@@ -76,8 +76,9 @@ struct AllToAllRun {
   long peak_rss_mib = 0;
 };
 
-// One all-to-all in a child process, so that each run's peak memory is its own.
-AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu) {
+// One all-to-all in a child process, so that each run's peak memory is its own; simulated whole
+// or through the fabric's symmetries (net/alltoall_symmetric).
+AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu, bool symmetric = false) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("cannot create a pipe");
   std::fflush(nullptr);
@@ -86,14 +87,21 @@ AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu) {
     ::close(fds[0]);
     AllToAllRun r;
     const auto start = std::chrono::steady_clock::now();
-    const net::FabricPlatform fabric(spec);
-    const int gpus = fabric.gpus();
-    core::SimulationStats stats;
-    r.simulated_s = core::simulate(fabric, net::alltoall_graph({spec.nodes, spec.gpus_per_node, bytes_per_gpu / gpus, true, true, {}}), &stats)
-                        .makespan_s();
+    const int gpus = spec.nodes * spec.gpus_per_node;
+    if (symmetric) {
+      const auto run = net::alltoall_symmetric(spec, bytes_per_gpu / gpus);
+      r.simulated_s = run.seconds;
+      r.flows = run.flows;
+    } else {
+      const net::FabricPlatform fabric(spec);
+      core::SimulationStats stats;
+      r.simulated_s =
+          core::simulate(fabric, net::alltoall_graph({spec.nodes, spec.gpus_per_node, bytes_per_gpu / gpus, true, true, {}}), &stats)
+              .makespan_s();
+      r.flows = stats.flows;
+      r.solves = stats.solves;
+    }
     r.wall_s = seconds_since(start);
-    r.flows = stats.flows;
-    r.solves = stats.solves;
     const bool ok = ::write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
     ::_exit(ok ? 0 : 1);
   }
@@ -121,21 +129,32 @@ void set_shipped_latencies(net::FabricSpec& spec) {
   spec.nvlink_latency_s = scenario.at("fabric").at("nvlink_latency_s").get<double>();
 }
 
+// MRFT: the rails' leaves under shared spines need a larger radix past 2,048 GPUs.
+void fit_radix(net::FabricSpec& spec) {
+  while (spec.kind == net::FabricKind::kMultiRail &&
+         (spec.nodes + spec.radix / 2 - 1) / (spec.radix / 2) * spec.gpus_per_node > spec.radix)
+    spec.radix *= 2;
+}
+
 }  // namespace
 
 int bench_network_command(const Args& args) {
   po::options_description options("options");
-  std::vector<int> alltoall_gpus;
+  std::vector<int> alltoall_gpus, symmetric_gpus;
   int repeat = 3;
   options.add_options()("alltoall-gpus", po::value(&alltoall_gpus)->multitoken(),
                         "GPU counts for the all-to-all runs (default 1024 2048)")(
+      "symmetric-gpus", po::value(&symmetric_gpus)->multitoken(),
+      "GPU counts for the all-to-all runs through the fabric's symmetries (default 16320 16384: a partial last leaf, and full)")(
       "repeat", po::value(&repeat)->default_value(3), "runs of each all-to-all; the median is reported");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench network [options]", options, {}, vm)) return 0;
   if (alltoall_gpus.empty()) alltoall_gpus = {1024, 2048};
-  for (int g : alltoall_gpus)
-    if (g < 16 || g % 8 != 0 || g > 16384)
-      throw core::InputError("--alltoall-gpus", std::to_string(g) + " is not allowed; a multiple of 8 from 16 to 16384");
+  if (symmetric_gpus.empty()) symmetric_gpus = {16320, 16384};
+  for (const auto& [name, counts] : {std::pair{"--alltoall-gpus", &alltoall_gpus}, {"--symmetric-gpus", &symmetric_gpus}})
+    for (int g : *counts)
+      if (g < 16 || g % 8 != 0 || g > 16384)
+        throw core::InputError(name, std::to_string(g) + " is not allowed; a multiple of 8 from 16 to 16384");
   if (repeat < 1 || repeat > 100) throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 100");
 
   std::cout << "| fabric | GPUs | build [s] | routes | routes [s] | peak RSS [MiB] |\n|---|---:|---:|---:|---:|---:|\n";
@@ -173,9 +192,7 @@ int bench_network_command(const Args& args) {
           spec.kind = kind;
           spec.routing = routing;
           spec.nodes = gpus / 8;
-          // MRFT: the rails' leaves under shared spines need a larger radix past 2,048 GPUs.
-          while (kind == net::FabricKind::kMultiRail && (spec.nodes + spec.radix / 2 - 1) / (spec.radix / 2) * 8 > spec.radix)
-            spec.radix *= 2;
+          fit_radix(spec);
           std::vector<AllToAllRun> runs;
           for (int i = 0; i < repeat; ++i) runs.push_back(run_alltoall(spec, bytes));
           std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.wall_s < b.wall_s; });
@@ -205,18 +222,26 @@ int bench_network_command(const Args& args) {
                   << r.peak_rss_mib << " |" << std::endl;
       }
 
-  std::cout << "\n| all-to-all, 64 MB per GPU, MPFT with PXN, symmetric method (2,040 nodes: a partial last leaf) | routing | GPUs "
-               "| flows | simulated [ms] | wall [s] |\n|---|---|---:|---:|---:|---:|\n";
-  for (const auto& [routing, routing_name] : {routings[0], routings[2], routings[3]})
-    for (int nodes : {16, 256, 2040, 2048}) {
-      net::FabricSpec spec;
-      spec.nodes = nodes;
-      spec.routing = routing;
-      const auto start = std::chrono::steady_clock::now();
-      const auto r = net::alltoall_symmetric(spec, 64e6 / (nodes * 8));
-      std::cout << "| symmetric | " << routing_name << " | " << nodes * 8 << " | " << r.flows << " | "
-                << studies::format_number(r.seconds * 1e3) << " | " << studies::format_number(seconds_since(start)) << " |\n";
-    }
+  // The cluster scale: every plane's (or rail's) all-to-all on its own (they share no link under
+  // PXN), with the shipped scenario's hop latencies.
+  std::cout << "\n| all-to-all with PXN, symmetric method, the shipped scenario's hop latencies, one run | GPUs | per GPU | "
+               "routing | flows | simulated [ms] | wall [s] | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|\n";
+  for (int gpus : symmetric_gpus)
+    for (double bytes : {double(1 << 20), 64.0 * (1 << 20)})
+      for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
+        for (const auto& [routing, routing_name] : routings) {
+          net::FabricSpec spec;
+          spec.kind = kind;
+          spec.routing = routing;
+          spec.nodes = gpus / 8;
+          fit_radix(spec);
+          set_shipped_latencies(spec);
+          const AllToAllRun r = run_alltoall(spec, bytes, true);
+          std::cout << "| " << (kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT") << " " << spec.radix << "-port | " << gpus
+                    << " | " << (bytes < (64 << 20) ? "1 MiB" : "64 MiB") << " | " << routing_name << " | " << r.flows << " | "
+                    << studies::format_number(r.simulated_s * 1e3) << " | " << studies::format_number(r.wall_s) << " | "
+                    << r.peak_rss_mib << " |" << std::endl;
+        }
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "core/engine.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,8 +25,13 @@ Network network_of(const Platform& platform, const TaskGraph& graph) {
     throw std::logic_error("task graph uses rank " + std::to_string(graph.max_rank()) + " but the cluster has " +
                            std::to_string(platform.gpus()) + " GPUs");
   RoutePairs pairs;
+  std::size_t entries = 0;
+  for (const auto& t : graph.tasks()) entries += t.flows.size();
+  pairs.reserve(entries);
   for (const auto& t : graph.tasks())
-    for (const auto& f : t.flows) pairs.insert({f.src_rank, f.dst_rank});
+    for (const auto& f : t.flows) pairs.push_back({f.src_rank, f.dst_rank});
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return platform.network(pairs);
 }
 

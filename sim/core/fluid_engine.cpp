@@ -35,14 +35,62 @@ constexpr double kMergeFraction = 3e-4;
 
 // n interchangeable flows: same route, same bytes left, same weight, in the network together.
 struct Bundle {
-  std::size_t route = 0;
+  const int* links = nullptr;  // its route's, in the network's table (read here, a lookup fewer)
+  std::uint32_t link_count = 0;
   double weight = 1;
-  double bytes_left = 0;  // per flow
-  double rate_Bps = 0;    // per flow
+  double bytes_left = 0;  // per flow, at `since_s` (brought up to date only when re-rated)
+  double since_s = 0;
+  double rate_Bps = 0;  // per flow
+  double level = 0;     // its fill level (rate over weight): its place in its component's order
   double entered_s = 0;
   std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::size_t members = 0;       // entries (each standing for Flow::count flows)
   double flows = 0;              // the flows it stands for: its entries' counts
+  bool ended = false;            // delivered; its slot is freed at its component's next solve
+
+  double bytes_at(double t) const { return bytes_left - rate_Bps * (t - since_s); }
+  double end_s() const {
+    return rate_Bps > 0 && !ended ? since_s + bytes_left / rate_Bps : std::numeric_limits<double>::infinity();
+  }
+};
+
+// The minimum of values by position (a segment tree): a component's next end, and the bundles
+// due by a time, without visiting the others.
+class MinTree {
+ public:
+  void assign(std::size_t n) {
+    leaves_ = 1;
+    while (leaves_ < n) leaves_ *= 2;
+    min_.assign(2 * leaves_, std::numeric_limits<double>::infinity());
+  }
+  std::size_t capacity() const { return leaves_; }
+  double min() const { return min_.empty() ? std::numeric_limits<double>::infinity() : min_[1]; }
+  // Sets a position's value (`update` brings the minima above it up to date).
+  void put(std::size_t i, double value) { min_[leaves_ + i] = value; }
+  void set(std::size_t i, double value) {
+    min_[i += leaves_] = value;
+    for (i /= 2; i > 0; i /= 2) min_[i] = std::min(min_[2 * i], min_[2 * i + 1]);
+  }
+  // Brings the minima above positions [first, last) up to date.
+  void update(std::size_t first, std::size_t last) {
+    if (first >= last) return;
+    for (std::size_t a = (leaves_ + first) / 2, b = (leaves_ + last - 1) / 2; a > 0; a /= 2, b /= 2)
+      for (std::size_t n = a; n <= b; ++n) min_[n] = std::min(min_[2 * n], min_[2 * n + 1]);
+  }
+  // The positions whose value is at most `bound`.
+  void at_most(double bound, std::vector<std::size_t>& out, std::size_t node = 1) const {
+    if (min_.empty() || min_[node] > bound) return;
+    if (node >= leaves_) {
+      out.push_back(node - leaves_);
+      return;
+    }
+    at_most(bound, out, 2 * node);
+    at_most(bound, out, 2 * node + 1);
+  }
+
+ private:
+  std::size_t leaves_ = 0;
+  std::vector<double> min_;
 };
 
 // A solve's copy of a bundle it re-rates, with its links in its Part's `links`.
@@ -60,17 +108,24 @@ struct Part {
 };
 
 // A component of the network's links (see FluidRun::find_components) and the bundles in it.
-// Rates change only when its own flows do, so its bundles' bytes are brought up to date only
-// then (bytes_left holds at `updated_s`), and its next end stays valid until then: an instant
-// costs the components it touches, not every flow in the network.
+// Rates change only when its own flows do, and then, where flows only ended, only for its bundles
+// from the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level
+// order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
+// in their slots (in the order they entered, which is their routes' order), their bytes are
+// brought up to date when they are re-rated, and their ends are kept in a MinTree by slot.
 struct Component {
-  std::vector<Bundle> bundles;
-  double updated_s = 0;
+  std::vector<Bundle> bundles;      // by slot
+  std::vector<std::uint32_t> free;  // slots of ended bundles, for bundles to come
+  std::vector<std::uint32_t> order;  // the slots of the bundles rated, by level (as of the last solve)
+  std::vector<std::uint32_t> fresh;  // the slots of the bundles entered since
+  MinTree ends;                      // by slot
   double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
+  // The earliest entry among its bundles (a lower bound once some ended: it sets the widest
+  // window in which a bundle may end early, and each is then held to its own).
   double first_entered_s = std::numeric_limits<double>::infinity();
   bool dirty = false;  // its flows changed since the last solve
   // Whether flows entered since the last solve (a solve from scratch), and the lowest fill level
-  // (rate over weight) of those that ended since (a re-solve of the bundles from there up).
+  // of those that ended since (a re-solve of the bundles from there up).
   bool entered = false;
   double lowest_ended_level = std::numeric_limits<double>::infinity();
   Part part;  // a solve's copy of its bundles
@@ -89,11 +144,15 @@ struct Scratch {
   std::vector<LocalLink> local;             // by dense number
   std::vector<std::uint32_t> link_bundles;  // indices into Part::bundles
   std::vector<char> fixed;
+  std::vector<std::uint32_t> order;  // Part::bundles in the order they were fixed: by level
+  std::vector<char> live;            // a component's slots in use
 };
 
 // A solve takes a thread per this many bundles it re-rates (starting one costs about as much as
 // filling a few thousand), at most kMaxThreads: an MPFT's planes are 8 components.
 constexpr std::size_t kBundlesPerThread = 10000;
+// How many bundles ahead a walk over scattered slots asks for the next one's memory.
+constexpr std::size_t kPrefetchAhead = 8;
 constexpr unsigned kMaxThreads = 16;
 
 class FluidRun {
@@ -259,12 +318,14 @@ class FluidRun {
         for (std::size_t k = i; k < j; ++k) flow_done(std::get<2>(flows[k]));
       } else {
         Bundle b;
-        b.route = route;
-        Component& component = touch(component_of_route_[route]);
+        const auto [links, links_end] = net_.route_links(route);
+        b.links = links;
+        b.link_count = static_cast<std::uint32_t>(links_end - links);
+        Component& component = mark_changed(component_of_route_[route]);
         const double latency = route_latency_s_[route];
         b.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
-        b.entered_s = now_;
+        b.since_s = b.entered_s = now_;
         b.first_member = members_.size();
         b.members = j - i;
         for (std::size_t k = i; k < j; ++k) {
@@ -273,19 +334,22 @@ class FluidRun {
         }
         component.first_entered_s = std::min(component.first_entered_s, now_);
         component.entered = true;
-        component.bundles.push_back(b);
+        if (component.free.empty()) {
+          component.fresh.push_back(static_cast<std::uint32_t>(component.bundles.size()));
+          component.bundles.push_back(b);
+        } else {
+          component.fresh.push_back(component.free.back());
+          component.bundles[component.free.back()] = b;
+          component.free.pop_back();
+        }
       }
       i = j;
     }
   }
 
-  // Brings a component's bytes up to now and marks it for the next solve.
-  Component& touch(int c) {
+  // Marks a component for the next solve.
+  Component& mark_changed(int c) {
     Component& component = components_[static_cast<std::size_t>(c)];
-    if (component.updated_s != now_) {
-      for (Bundle& b : component.bundles) b.bytes_left -= b.rate_Bps * (now_ - component.updated_s);
-      component.updated_s = now_;
-    }
     if (!component.dirty) dirty_.push_back(c);
     component.dirty = true;
     return component;
@@ -298,33 +362,24 @@ class FluidRun {
       Component& component = components_[c];
       // A bundle ends when what it has left takes at most the merge fraction of its time in the
       // network; none of this component's can before its first end comes that close.
-      const double window_s = std::max(kDoneWithin_s, kMergeFraction * (now_ - component.first_entered_s));
-      if (component.next_end_s - now_ > window_s * (1 + 1e-9)) continue;
-      // Bytes brought up to now in the same pass (see touch).
-      const double elapsed_s = now_ - component.updated_s;
-      component.updated_s = now_;
-      // An ended bundle's place takes the last one's (checked in its turn): no shifting of the
-      // rest, and their order does not matter.
-      auto& bundles = component.bundles;
+      const double window_s = std::max(kDoneWithin_s, kMergeFraction * (now_ - component.first_entered_s)) * (1 + 1e-9);
+      if (component.next_end_s - now_ > window_s) continue;
+      due_.clear();
+      component.ends.at_most(now_ + window_s, due_);
       bool ended = false;
-      for (std::size_t i = 0; i < bundles.size();) {
-        Bundle& b = bundles[i];
-        b.bytes_left -= b.rate_Bps * elapsed_s;  // each once: a bundle moved here is one not yet seen
-        if (b.bytes_left > b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) {
-          ++i;
-          continue;
-        }
+      for (std::size_t i : due_) {
+        Bundle& b = component.bundles[i];
+        if (b.bytes_at(now_) > b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) continue;
         for (std::size_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
-        auto [l, end] = net_.route_links(b.route);
-        for (; l != end; ++l) allocated_Bps_[static_cast<std::size_t>(*l)] -= b.flows * b.rate_Bps;
-        component.lowest_ended_level = std::min(component.lowest_ended_level, b.rate_Bps / b.weight);
-        b = bundles.back();
-        bundles.pop_back();
+        for (std::uint32_t j = 0; j < b.link_count; ++j) allocated_Bps_[static_cast<std::size_t>(b.links[j])] -= b.flows * b.rate_Bps;
+        component.lowest_ended_level = std::min(component.lowest_ended_level, b.level);
+        b.ended = true;
+        component.ends.set(i, kInfinity);
         ended = true;
       }
-      if (ended) touch(static_cast<int>(c));
+      if (ended) mark_changed(static_cast<int>(c));
     }
-    // Removed before finishing: finishing starts new tasks whose flows enter the network.
+    // Ended before finishing: finishing starts new tasks whose flows enter the network.
     for (TaskId t : tasks) flow_done(t);
     return !tasks.empty();
   }
@@ -384,43 +439,90 @@ class FluidRun {
   // progressive filling every link an ended bundle crossed saturated at that level or later, so
   // all that saturated below it saturate as before, and the bundles they fixed keep their rates.
   // With flows of one size, those that end first are the fastest: a few bundles, not the network.
+  // The bundles are kept in level order, so those are a suffix of it.
   void rate(Component& component, Scratch& scratch) {
     Part& part = component.part;
+    auto& bundles = component.bundles;
+    auto& order = component.order;
     part.from_scratch = component.entered || !from_ended_level_;
-    const double from_level = part.from_scratch ? 0.0 : component.lowest_ended_level * (1 - 1e-9);
-    // The bundles to re-rate with their links and what filling needs, copied together: filling
-    // visits them in the order links saturate, and reading them from here rather than from the
-    // component and the network's route table saves a cache miss or two each. The others keep
-    // their rates, so their ends are known now; the re-rated ones' come after the filling.
-    component.next_end_s = kInfinity;
-    component.first_entered_s = kInfinity;
-    auto note_end = [&](const Bundle& bundle) {
-      if (bundle.rate_Bps > 0) component.next_end_s = std::min(component.next_end_s, now_ + bundle.bytes_left / bundle.rate_Bps);
-    };
-    for (std::size_t b = 0; b < component.bundles.size(); ++b) {
-      const Bundle& bundle = component.bundles[b];
-      component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
-      if (!part.from_scratch && bundle.rate_Bps < from_level * bundle.weight) {
-        note_end(bundle);
-        continue;
-      }
-      auto [l, end] = net_.route_links(bundle.route);
-      part.bundles.push_back({b, bundle.flows, bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
-                              static_cast<std::uint32_t>(end - l)});
-      for (; l != end; ++l) part.links.push_back(*l);
+    std::size_t first = 0;
+    if (!part.from_scratch) {
+      const double from_level = component.lowest_ended_level * (1 - 1e-9);
+      first = static_cast<std::size_t>(
+          std::partition_point(order.begin(), order.end(), [&](std::uint32_t b) { return bundles[b].level < from_level; }) -
+          order.begin());
     }
+    // The ended bundles (all among those re-rated) leave their slots; the others' bytes come up to
+    // now, and they are copied with their links and what filling needs: filling visits them in
+    // the order links saturate, and reading them from here rather than from the component and
+    // the network's route table saves a cache miss or two each.
+    auto take = [&](std::uint32_t slot) {
+      Bundle& bundle = bundles[slot];
+      if (bundle.ended) {
+        component.free.push_back(slot);
+        return;
+      }
+      bundle.bytes_left = bundle.bytes_at(now_);
+      bundle.since_s = now_;
+      part.bundles.push_back({slot, bundle.flows, bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
+                              bundle.link_count});
+      part.links.insert(part.links.end(), bundle.links, bundle.links + bundle.link_count);
+    };
+    if (part.from_scratch) {  // in slot order, which is the routes' order (and the network's)
+      std::vector<char>& live = scratch.live;
+      live.assign(bundles.size(), 0);
+      for (std::uint32_t slot : order) live[slot] = 1;
+      for (std::uint32_t slot : component.fresh) live[slot] = 1;
+      for (std::uint32_t slot = 0; slot < bundles.size(); ++slot)
+        if (live[slot]) take(slot);
+    } else {
+      // The slots are scattered: ask for each bundle a few ahead of its turn.
+      for (std::size_t i = first; i < order.size(); ++i) {
+        if (i + kPrefetchAhead < order.size()) __builtin_prefetch(&bundles[order[i + kPrefetchAhead]]);
+        take(order[i]);
+      }
+    }
+    order.resize(first);
+    component.fresh.clear();
     fill(part, scratch);
     // What the bundles take of each link, for the next re-solve's starting capacities.
     if (part.from_scratch)
       for (int link : scratch.touched) allocated_Bps_[static_cast<std::size_t>(link)] = 0;
     for (const Solving& solved : part.bundles) {
-      Bundle& bundle = component.bundles[solved.index];
+      Bundle& bundle = bundles[solved.index];
       const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : bundle.rate_Bps));
       for (std::uint32_t j = 0; j < solved.links; ++j)
         allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
       bundle.rate_Bps = solved.rate_Bps;
-      note_end(bundle);
     }
+    // Level order again: the re-rated bundles follow in the order filling fixed them, which is
+    // theirs (their levels made nondecreasing against rounding). Filling from the lowest ended
+    // level up leaves them at or above the kept ones; should rounding say otherwise, the two
+    // runs are merged.
+    for (std::uint32_t j : scratch.order) {
+      const std::uint32_t slot = static_cast<std::uint32_t>(part.bundles[j].index);
+      Bundle& bundle = bundles[slot];
+      bundle.level = bundle.rate_Bps / bundle.weight;
+      if (order.size() > first) bundle.level = std::max(bundle.level, bundles[order.back()].level);
+      order.push_back(slot);
+    }
+    if (first > 0 && first < order.size() && bundles[order[first]].level < bundles[order[first - 1]].level)
+      std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return bundles[a].level < bundles[b].level; });
+    // Ends: every slot anew after a solve from scratch, else those re-rated and those freed.
+    if (part.from_scratch) {
+      component.ends.assign(bundles.size());
+      component.first_entered_s = kInfinity;
+      for (std::uint32_t slot : order) component.first_entered_s = std::min(component.first_entered_s, bundles[slot].entered_s);
+    }
+    if (part.from_scratch || part.bundles.size() > bundles.size() / 16) {  // the whole tree costs less than their paths
+      for (const Solving& solved : part.bundles) component.ends.put(solved.index, bundles[solved.index].end_s());
+      component.ends.update(0, bundles.size());
+    } else {
+      for (const Solving& solved : part.bundles) component.ends.set(solved.index, bundles[solved.index].end_s());
+    }
+    if (order.empty()) component.first_entered_s = kInfinity;
+    component.next_end_s = component.ends.min();
     part.bundles.clear();
     part.links.clear();
     component.dirty = component.entered = false;
@@ -475,6 +577,7 @@ class FluidRun {
     for (std::uint32_t k = 0; k < scratch.local.size(); ++k) keys.push_back({level_of(scratch.local[k]), k});
     std::priority_queue<Level, std::vector<Level>, std::greater<>> heap(std::greater<>{}, std::move(keys));
     scratch.fixed.assign(part.bundles.size(), 0);
+    scratch.order.clear();
     while (!heap.empty()) {
       const auto [key, k] = heap.top();
       heap.pop();
@@ -489,6 +592,7 @@ class FluidRun {
         const std::uint32_t b = scratch.link_bundles[i];
         if (scratch.fixed[b]) continue;
         scratch.fixed[b] = 1;
+        scratch.order.push_back(b);
         Solving& bundle = part.bundles[b];
         bundle.rate_Bps = bundle.weight * level;
         const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
@@ -500,6 +604,8 @@ class FluidRun {
         }
       }
     }
+    for (std::uint32_t b = 0; b < part.bundles.size(); ++b)  // on no link: never fixed
+      if (!scratch.fixed[b]) scratch.order.push_back(b);
   }
 
   void advance() {
@@ -520,6 +626,7 @@ class FluidRun {
   std::vector<std::pair<TaskId, std::size_t>> entering_;
   std::vector<Component> components_;  // 0: routes without links
   std::vector<int> dirty_;             // the components whose flows changed since the last solve
+  std::vector<std::size_t> due_;       // complete_bundles' scratch
   std::vector<TaskId> members_;
   std::vector<int> local_of_;         // per link: its dense number in the filling of its component, or -1
   std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates

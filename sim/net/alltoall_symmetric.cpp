@@ -1,6 +1,5 @@
 #include "net/alltoall_symmetric.hpp"
 
-#include "core/input_error.hpp"
 #include "net/platform.hpp"
 
 namespace net {
@@ -72,14 +71,7 @@ class MergedPlanePlatform : public Platform {
 
 }  // namespace
 
-bool alltoall_symmetric_applies(const FabricSpec& s) {
-  return s.kind == FabricKind::kMultiPlane &&
-         (s.routing == Routing::kDModK || s.routing == Routing::kSpray || s.routing == Routing::kAdaptive);
-}
-
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
-  if (!alltoall_symmetric_applies(s))
-    throw core::InputError("fabric", "the symmetric all-to-all needs a multi-plane fat tree with d-mod-k, adaptive or spray routing");
   check_fabric(s, "");
   SymmetricAllToAll out;
   const int gpn = s.gpus_per_node;
@@ -104,23 +96,26 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
     if (!all.empty()) out.nvlink_stage_s = core::simulate(StarPlatform(node), g).makespan_s();
     out.flows += static_cast<std::size_t>(gpn) * (gpn - 1);
   }
-  // Network stage of plane 0: every other node receives S x gpn from each node. Adaptive
-  // routing's choices differ NIC by NIC, so plane 0 runs as it is, one NIC per node: a fat tree of
-  // one GPU per node, which routes its pairs in the same order, and so alike.
-  if (s.nodes > 1 && s.routing == Routing::kAdaptive) {
-    FabricSpec one = s;
-    one.gpus_per_node = 1;
-    const FabricPlatform plane(one);
-    core::TaskGraph g;
-    for (int node = 0; node < s.nodes; ++node) {
-      std::vector<core::Flow> flows;
-      flows.reserve(static_cast<std::size_t>(s.nodes - 1));
-      for (int other = 0; other < s.nodes; ++other)
-        if (other != node) flows.push_back({node, other, S * gpn});
-      out.flows += flows.size();
-      g.add_transfer("network", node, "network", std::move(flows), {});
+  // Network stage: every other node receives S x gpn from each node through its plane's NIC.
+  // Adaptive routing's choices differ NIC by NIC, but alike in every plane (it routes each
+  // plane's pairs in the same order), so plane 0 runs as it is, one NIC per node. ECMP hashes
+  // GPU numbers and a static table names GPUs, so their planes differ: every plane runs, one
+  // after another (they share no link under PXN).
+  if (s.nodes > 1 && s.routing != Routing::kDModK && s.routing != Routing::kSpray) {
+    const int planes = s.routing == Routing::kAdaptive ? 1 : gpn;
+    for (int p = 0; p < planes; ++p) {
+      const FabricPlatform plane(s, p);
+      core::TaskGraph g;
+      for (int node = 0; node < s.nodes; ++node) {
+        std::vector<core::Flow> flows;
+        flows.reserve(static_cast<std::size_t>(s.nodes - 1));
+        for (int other = 0; other < s.nodes; ++other)
+          if (other != node) flows.push_back({node, other, S * gpn});
+        out.flows += flows.size();
+        g.add_transfer("network", node, "network", std::move(flows), {});
+      }
+      out.network_stage_s = std::max(out.network_stage_s, core::simulate(plane, g).makespan_s());
     }
-    out.network_stage_s = core::simulate(plane, g).makespan_s();
   } else if (s.nodes > 1) {
     const int per_leaf = s.radix / 2;
     const MergedPlanePlatform plane(s, s.nodes % per_leaf == 0 && s.nodes > per_leaf);

@@ -1,10 +1,16 @@
 #pragma once
-// All-to-all with PXN on a multi-plane fat tree, simulated through its symmetries so that it
-// scales to thousands of GPUs (DESIGN.md: "use the symmetry of EP groups and planes"):
-//  - the planes are disjoint and carry identical traffic: simulate plane 0 only;
+// All-to-all with PXN on a multi-plane or multi-rail fat tree, simulated through its symmetries
+// so that it scales to thousands of GPUs (DESIGN.md: "use the symmetry of EP groups and planes"):
+//  - with PXN every flow between nodes stays in its plane (MPFT) or rail (MRFT: a rail's leaves
+//    and their links to the shared spines are its own), so the planes or rails share no link
+//    and each is a two-level fat tree of one NIC per node, alike for both kinds;
+//  - under d-mod-k, adaptive and spray routing they carry identical traffic alike: simulate
+//    plane 0 only;
 //  - every node's NVLink stage is the same and touches no other node: simulate one node;
 //  - adaptive routing chooses NIC by NIC, but alike in every plane (it routes each plane's pairs
 //    in the same order over the plane's own links): plane 0 runs whole, one NIC per node;
+//  - ECMP hashes GPU numbers and a static table names GPUs, so the planes differ: each runs
+//    whole, one NIC per node, one plane after another (the makespan is the longest plane's);
 //  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
 //    given destination over the same spine: merge them into one source per leaf whose uplink
 //    has their summed bandwidth. Each destination NIC keeps its own link;
@@ -28,11 +34,6 @@ struct SymmetricAllToAll {
   std::size_t flows = 0;  // the flows of plane 0 and one node that the simulation stands for
 };
 
-// Whether the method holds on the fabric: an MPFT with d-mod-k, adaptive or spray routing (ECMP
-// hashes GPU numbers, so its planes differ).
-bool alltoall_symmetric_applies(const FabricSpec& spec);
-
-// Throws core::InputError where alltoall_symmetric_applies does not.
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);
 
 }  // namespace net

@@ -60,8 +60,11 @@ void check_fabric(const FabricSpec& s, const std::string& where) {
     if (!(v > 0)) throw core::InputError(where + name, std::to_string(v) + " is not allowed; a bandwidth > 0");
 }
 
-FabricPlatform::FabricPlatform(FabricSpec spec) : spec_(spec) {
+FabricPlatform::FabricPlatform(FabricSpec spec) : FabricPlatform(spec, -1) {}
+
+FabricPlatform::FabricPlatform(FabricSpec spec, int plane) : spec_(spec), plane_(plane) {
   check_fabric(spec_, "");
+  if (plane_ >= spec_.gpus_per_node) throw std::logic_error("a plane or rail alone is one of the fabric's");
   const int half = spec_.radix / 2;
   const int groups = spec_.gpus_per_node;  // planes or rails
   const int leaves = leaves_per_group(spec_);
@@ -69,21 +72,24 @@ FabricPlatform::FabricPlatform(FabricSpec spec) : spec_(spec) {
   leaf_.resize(gpus());
   const bool planes = spec_.kind == FabricKind::kMultiPlane;
   spines_.resize(planes ? groups : 1);
+  // With one plane or rail alone, its leaves and NICs only (and a plane's spines).
+  auto built = [&](int group) { return plane_ < 0 || group == plane_; };
   auto add_switch = [&](int plane, int level, int group) {
     return boost::add_vertex(Vertex{VertexKind::kSwitch, plane, level, group}, graph_);
   };
   // Spines: per plane for MPFT (only when a plane has several leaves), shared for MRFT.
   for (std::size_t p = 0; p < spines_.size(); ++p)
-    if (!planes || leaves > 1)
+    if ((!planes || leaves > 1) && (!planes || built(static_cast<int>(p))))
       for (int s = 0; s < half; ++s) spines_[p].push_back(add_switch(static_cast<int>(p), 1, 0));
   for (int g = 0; g < groups; ++g) {
+    if (!built(g)) continue;
     std::vector<VertexId> group_leaves;
     for (int l = 0; l < leaves; ++l) {
       group_leaves.push_back(add_switch(planes ? g : 0, 0, g));
       for (VertexId spine : spines_[planes ? g : 0]) boost::add_edge(group_leaves.back(), spine, graph_);
     }
     for (int n = 0; n < spec_.nodes; ++n) {
-      const int gpu = n * spec_.gpus_per_node + g;
+      const int gpu = plane_ >= 0 ? n : n * spec_.gpus_per_node + g;
       nic_[gpu] = boost::add_vertex(Vertex{VertexKind::kEndpoint, planes ? g : 0, 0, g}, graph_);
       leaf_[gpu] = group_leaves[n / half];
       boost::add_edge(nic_[gpu], leaf_[gpu], graph_);
@@ -92,8 +98,9 @@ FabricPlatform::FabricPlatform(FabricSpec spec) : spec_(spec) {
   for (const StaticRoute& r : spec_.static_routes) static_spine_[{r.from_leaf, r.dst_gpu}] = r.spine;
 }
 
-std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
-  const VertexId a = leaf_.at(src), b = leaf_.at(dst);
+std::vector<VertexId> FabricPlatform::route(int src_gpu, int dst_gpu) const {
+  const VertexId a = leaf_.at(src_gpu), b = leaf_.at(dst_gpu);
+  const int src = fabric_gpu(src_gpu), dst = fabric_gpu(dst_gpu);  // routing reads the fabric's numbers
   if (a == b) return {a};
   const bool planes = spec_.kind == FabricKind::kMultiPlane;
   const int plane_a = graph_[a].plane, plane_b = graph_[b].plane;
@@ -103,7 +110,10 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
                            "through PXN (NVLink to the GPU of the destination's plane)");
   const auto& spines = spines_[planes ? plane_a : 0];
   if (spec_.routing == Routing::kSpray) return {a, b};
-  if (auto it = chosen_spine_.find({src, dst}); it != chosen_spine_.end()) return {a, it->second, b};
+  // Adaptive routing depends on the order routes are asked for: a route, once chosen, stays.
+  const bool adaptive = spec_.routing == Routing::kAdaptive;
+  if (adaptive)
+    if (auto it = chosen_spine_.find({src, dst}); it != chosen_spine_.end()) return {a, it->second, b};
   VertexId spine = spines[0];
   switch (spec_.routing) {
     case Routing::kStatic: {
@@ -140,7 +150,7 @@ std::vector<VertexId> FabricPlatform::route(int src, int dst) const {
       break;
     }
   }
-  chosen_spine_[{src, dst}] = spine;
+  if (adaptive) chosen_spine_[{src, dst}] = spine;
   return {a, spine, b};
 }
 
@@ -181,7 +191,7 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
   };
   for (const auto& [src, dst] : pairs) {
     std::vector<int> path;
-    if (src / spec_.gpus_per_node == dst / spec_.gpus_per_node) {
+    if (node_of(src) == node_of(dst)) {
       path = {ports[src].nvlink_out, ports[dst].nvlink_in};
     } else {
       // GPU -> PCIe -> NIC -> switches -> NIC -> PCIe -> GPU (PCIe only where modelled).

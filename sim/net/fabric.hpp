@@ -65,8 +65,15 @@ void check_static_route(const FabricSpec& spec, const StaticRoute& route, const 
 class FabricPlatform : public Platform {
  public:
   explicit FabricPlatform(FabricSpec spec);
+  // One plane of a multi-plane fat tree, or one rail of a multi-rail one, alone: one NIC per
+  // node, the platform's GPU n standing for GPU n x gpus_per_node + plane, routed as in the
+  // whole fabric (ECMP hashes, d-mod-k and static tables read those GPU numbers). A rail's
+  // leaves and their links to the spines are its own, as a plane's are, so under PXN neither
+  // shares a link with another: the whole fabric's all-to-all is theirs, one after another, in
+  // an eighth of the memory.
+  FabricPlatform(FabricSpec spec, int plane);
 
-  int gpus() const override { return spec_.nodes * spec_.gpus_per_node; }
+  int gpus() const override { return plane_ >= 0 ? spec_.nodes : spec_.nodes * spec_.gpus_per_node; }
   double gpu_flops_per_s() const override { return spec_.gpu_flops_per_s; }
   core::Network network(const RoutePairs& pairs) const override;
 
@@ -79,13 +86,18 @@ class FabricPlatform : public Platform {
   std::vector<VertexId> route(int src_gpu, int dst_gpu) const;
 
  private:
+  // The fabric's number of the platform's GPU, and its node.
+  int fabric_gpu(int gpu) const { return plane_ >= 0 ? gpu * spec_.gpus_per_node + plane_ : gpu; }
+  int node_of(int gpu) const { return plane_ >= 0 ? gpu : gpu / spec_.gpus_per_node; }
+
   FabricSpec spec_;
+  int plane_ = -1;  // >= 0: that plane or rail alone
   Graph graph_;
   std::vector<VertexId> nic_;    // per GPU: its NIC (endpoint vertex)
   std::vector<VertexId> leaf_;   // per GPU: its leaf switch
   std::vector<std::vector<VertexId>> spines_;  // per plane (MPFT) or one list (MRFT)
   mutable std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load_;  // adaptive routing state
-  mutable std::map<std::pair<int, int>, VertexId> chosen_spine_;
+  mutable std::map<std::pair<int, int>, VertexId> chosen_spine_;  // adaptive routing's choices
   std::map<std::pair<int, int>, int> static_spine_;  // (from leaf or -1, destination GPU) -> spine index
 };
 

@@ -29,7 +29,7 @@ class CollectiveStudy : public Study {
   net::FabricSpec fabric;
   std::optional<TopologyConfig> topology;
   std::string routing_name;
-  bool symmetric = false;  // core::simulate through the MPFT's symmetries (see alltoall_symmetric.hpp)
+  bool symmetric = false;  // core::simulate through the fabric's symmetries (see alltoall_symmetric.hpp)
 
   int gpus_per_node() const { return topology ? 1 : fabric.gpus_per_node; }
 
@@ -94,9 +94,7 @@ class CollectiveStudy : public Study {
       r.notes.push_back(label + ": all-to-all, " + network + ", " +
                         (uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
                         ", routing " + routing_name +
-                        (symmetric ? std::string("; simulated through the planes' symmetry (one plane, one node's NVLink") +
-                                         (fabric.routing == net::Routing::kAdaptive ? "" : ", one merged sender per leaf") +
-                                         "; a test holds it to the full simulation)."
+                        (symmetric ? symmetric_note()
                                    : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
     else
       r.notes.push_back(label + ": " + (tree ? "tree (" + std::to_string(tree_chunks) + " pipelined chunks) " : "ring ") +
@@ -108,6 +106,20 @@ class CollectiveStudy : public Study {
   }
 
   bool uses_pxn() const { return pxn && !topology; }
+
+  // How the symmetric method ran it (see alltoall_symmetric.hpp).
+  std::string symmetric_note() const {
+    const bool planes = fabric.kind == net::FabricKind::kMultiPlane;
+    const std::string group = planes ? "plane" : "rail";
+    std::string how;
+    switch (fabric.routing) {
+      case net::Routing::kAdaptive: how = "one " + group + ", one node's NVLink"; break;
+      case net::Routing::kEcmp:
+      case net::Routing::kStatic: how = "each " + group + " alone, one after another, one node's NVLink"; break;
+      default: how = "one " + group + ", one node's NVLink, one merged sender per leaf"; break;
+    }
+    return "; simulated through the " + group + "s' symmetry (" + how + "; a test holds it to the full simulation).";
+  }
 };
 
 }  // namespace
@@ -123,6 +135,7 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     s->topology = parse_topology(t);
     t.finish();
   }
+
   s->routing_name = read_fabric_fields(f, spec, !s->topology);
   f.finish();
   if (s->topology) {
@@ -146,13 +159,13 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     throw core::InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
                                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
-  s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn && net::alltoall_symmetric_applies(spec) &&
+  s->symmetric = method == "auto" && !s->topology && s->collective == "alltoall" && s->pxn &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
   a.finish();
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
     throw core::InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "
-                                            "(4096 GPUs); an all-to-all on an MPFT with d-mod-k, adaptive or spray routing and PXN goes further");
+                                            "(4096 GPUs); an all-to-all with PXN goes further");
   return s;
 }
 
