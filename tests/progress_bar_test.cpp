@@ -45,6 +45,29 @@ TEST_CASE("work projected within the threshold prints nothing", "[progress]") {
   std::fclose(log);
 }
 
+TEST_CASE("a bar made inside another's work fills the outer one's unit", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    // Four units of work, the first made of an inner run of 200 steps. The inner bar prints
+    // nothing; the outer one projects from whole units only, so not while the first is under way.
+    core::ProgressBar outer("simulating 4 planes", 4, 0.0, 0.0, log);
+    {
+      core::ProgressBar inner("simulating 1000 flows", 200, 0.0, 0.0, log);
+      inner.update(100);
+      inner.update(200);
+    }
+    CHECK(read_all(log).empty());
+    outer.update(1);
+  }
+  const std::string text = read_all(log);
+  std::fclose(log);
+  CHECK(text.rfind("simulating 4 planes: about ", 0) == 0);
+  CHECK(text.find("(25% done after ") != std::string::npos);
+  CHECK(text.find("1000 flows") == std::string::npos);
+  CHECK(text.find('\n') == text.size() - 1);
+}
+
 TEST_CASE("durations read as a person says them", "[progress]") {
   CHECK(core::human_duration(45) == "45 s");
   CHECK(core::human_duration(180) == "3 min");

@@ -10,23 +10,54 @@ namespace core {
 namespace {
 // A projection from less than this share of the work would be noise.
 constexpr double kEstimateFromShare = 0.02;
+// The bar of the outermost work under way on this thread, which the bars of the work inside it
+// report into.
+thread_local ProgressBar* outermost = nullptr;
 }  // namespace
 
 ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out)
     : what_(std::move(what)), total_(total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
-      terminal_(::isatty(::fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+      terminal_(::isatty(::fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
+  if (outermost) {
+    outer_ = outermost;
+  } else {
+    outermost = this;
+  }
+}
 
 ProgressBar::~ProgressBar() {
+  if (outermost == this) outermost = nullptr;
   if (drawn_) std::fprintf(out_, "\r\033[K"), std::fflush(out_);
 }
 
+ProgressBar::Inside::Inside(ProgressBar& outer) : saved_(outermost) { outermost = &outer; }
+
+ProgressBar::Inside::~Inside() { outermost = saved_; }
+
 void ProgressBar::update(double done) {
+  if (outer_) {
+    if (total_ > 0) outer_->report(std::clamp(done / total_, 0.0, 1.0));
+    return;
+  }
+  const std::lock_guard<std::mutex> lock(mutex_);
+  done_ = done;
+  show(done, true);
+}
+
+void ProgressBar::report(double share) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  show(done_ + share, false);
+}
+
+void ProgressBar::show(double done, bool whole_units) {
   if (total_ <= 0 || (estimated_ && !terminal_)) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
   if (elapsed_s < delay_s_) return;
   const double share = std::clamp(done / total_, 0.0, 1.0);
-  if (!estimated_) estimate(share, elapsed_s);
+  // Projected from whole units only: an inner run's pace is not its whole's (a fluid run ends
+  // few flows while it solves from scratch, then many).
+  if (!estimated_ && whole_units) estimate(share, elapsed_s);
   if (!terminal_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
   last_draw_ = now;
   draw(share, elapsed_s);

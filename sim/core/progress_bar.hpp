@@ -4,8 +4,13 @@
 // the work ends, so logs and pipes never see it. Work that shows it will take longer than
 // `estimate_above_s` in all also gets one line with the estimate, on a terminal or in a log,
 // as soon as a few percent of it is done: early enough to stop it and ask for less.
+// A bar made while another is alive on the same thread (a simulation inside a run of several:
+// each plane of an all-to-all) shows nothing of its own: its share of done fills the outer bar's
+// unit in progress, so one bar speaks for the whole, and one estimate, projected from its whole
+// units. Work split over threads puts each thread Inside the bar.
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <string>
 
 namespace core {
@@ -19,12 +24,29 @@ class ProgressBar {
 
   void update(double done);
 
+  // While it lives, the bars made on this thread report into `outer` (which outlives it).
+  class Inside {
+   public:
+    explicit Inside(ProgressBar& outer);
+    ~Inside();
+    Inside(const Inside&) = delete;
+    Inside& operator=(const Inside&) = delete;
+
+   private:
+    ProgressBar* saved_;
+  };
+
  private:
+  void report(double share);  // an inner bar's share of its work, done
+  void show(double done, bool whole_units);
   void estimate(double share, double elapsed_s);
   void draw(double share, double elapsed_s);
 
   std::string what_;
   double total_;
+  double done_ = 0;
+  ProgressBar* outer_ = nullptr;  // the bar this one reports into
+  std::mutex mutex_;               // inner bars may report from several threads
   double delay_s_;
   double estimate_above_s_;
   std::FILE* out_;
