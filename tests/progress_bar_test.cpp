@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "core/progress_bar.hpp"
@@ -66,6 +67,27 @@ TEST_CASE("a bar made inside another's work fills the outer one's unit", "[progr
   CHECK(text.find("(25% done after ") != std::string::npos);
   CHECK(text.find("1000 flows") == std::string::npos);
   CHECK(text.find('\n') == text.size() - 1);
+}
+
+TEST_CASE("an outer bar counts the units under way as far along as the first one done", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    // Two units run at once (as planes on two threads) and started together: when the first is
+    // done the second is taken as done too, whatever share its bar reports (a fluid run's flows
+    // end late): 2 of 4 units.
+    core::ProgressBar outer("simulating 4 planes", 4, 0.0, 0.0, log);
+    auto first = std::make_unique<core::ProgressBar>("plane 0", 100, 0.0, 0.0, log);
+    core::ProgressBar second("plane 1", 100, 0.0, 0.0, log);
+    second.update(60);
+    first->update(100);
+    CHECK(read_all(log).empty());  // no whole unit yet
+    first.reset();
+    outer.update(1);
+  }
+  const std::string text = read_all(log);
+  std::fclose(log);
+  CHECK(text.find("(50% done after ") != std::string::npos);
 }
 
 TEST_CASE("durations read as a person says them", "[progress]") {

@@ -20,6 +20,8 @@ ProgressBar::ProgressBar(std::string what, double total, double delay_s, double 
       terminal_(::isatty(::fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
   if (outermost) {
     outer_ = outermost;
+    const std::lock_guard<std::mutex> lock(outer_->mutex_);
+    ++outer_->under_way_;
   } else {
     outermost = this;
   }
@@ -27,6 +29,13 @@ ProgressBar::ProgressBar(std::string what, double total, double delay_s, double 
 
 ProgressBar::~ProgressBar() {
   if (outermost == this) outermost = nullptr;
+  if (outer_) {
+    {
+      const std::lock_guard<std::mutex> lock(outer_->mutex_);
+      --outer_->under_way_;
+    }
+    outer_->report(-reported_);  // the outer bar counts its unit whole
+  }
   if (drawn_) std::fprintf(out_, "\r\033[K"), std::fflush(out_);
 }
 
@@ -36,28 +45,34 @@ ProgressBar::Inside::~Inside() { outermost = saved_; }
 
 void ProgressBar::update(double done) {
   if (outer_) {
-    if (total_ > 0) outer_->report(std::clamp(done / total_, 0.0, 1.0));
+    if (total_ <= 0) return;
+    const double share = std::clamp(done / total_, 0.0, 1.0);
+    outer_->report(share - reported_);
+    reported_ = share;
     return;
   }
   const std::lock_guard<std::mutex> lock(mutex_);
   done_ = done;
-  show(done, true);
+  show();
 }
 
-void ProgressBar::report(double share) {
+void ProgressBar::report(double change) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  show(done_ + share, false);
+  inner_ += change;
+  show();
 }
 
-void ProgressBar::show(double done, bool whole_units) {
+void ProgressBar::show() {
   if (total_ <= 0 || (estimated_ && !terminal_)) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
   if (elapsed_s < delay_s_) return;
+  const double done = done_ + inner_;
   const double share = std::clamp(done / total_, 0.0, 1.0);
-  // Projected from whole units only: an inner run's pace is not its whole's (a fluid run ends
-  // few flows while it solves from scratch, then many).
-  if (!estimated_ && whole_units) estimate(share, elapsed_s);
+  // Projected once a whole unit is done, the units under way as far along as it (they started
+  // with it, on threads of their own): an inner run's own share is not its pace (a fluid run
+  // ends few flows while it solves from scratch, then many).
+  if (!estimated_ && (under_way_ == 0 || done_ >= 1)) estimate(std::min(1.0, (done_ + under_way_) / total_), elapsed_s);
   if (!terminal_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
   last_draw_ = now;
   draw(share, elapsed_s);

@@ -6,8 +6,10 @@
 // as soon as a few percent of it is done: early enough to stop it and ask for less.
 // A bar made while another is alive on the same thread (a simulation inside a run of several:
 // each plane of an all-to-all) shows nothing of its own: its share of done fills the outer bar's
-// unit in progress, so one bar speaks for the whole, and one estimate, projected from its whole
-// units. Work split over threads puts each thread Inside the bar.
+// unit in progress, so one bar speaks for the whole. Its estimate waits for a whole unit (an inner
+// run's share is not its pace: a fluid run ends few flows while it solves from scratch, then
+// many), and counts the units under way as far along as it. Work split over threads puts each
+// thread Inside the bar.
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -37,15 +39,18 @@ class ProgressBar {
   };
 
  private:
-  void report(double share);  // an inner bar's share of its work, done
-  void show(double done, bool whole_units);
+  void report(double change);  // in an inner bar's share of its work done
+  void show();
   void estimate(double share, double elapsed_s);
   void draw(double share, double elapsed_s);
 
   std::string what_;
   double total_;
   double done_ = 0;
+  double inner_ = 0;              // the shares of the units under way, as inner bars report them
+  int under_way_ = 0;             // inner bars alive
   ProgressBar* outer_ = nullptr;  // the bar this one reports into
+  double reported_ = 0;           // this one's share, as reported to it
   std::mutex mutex_;               // inner bars may report from several threads
   double delay_s_;
   double estimate_above_s_;
