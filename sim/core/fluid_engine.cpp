@@ -67,6 +67,7 @@ class MinTree {
   double min() const { return min_.empty() ? std::numeric_limits<double>::infinity() : min_[1]; }
   // Sets a position's value (`update` brings the minima above it up to date).
   void put(std::size_t i, double value) { min_[leaves_ + i] = value; }
+  // Sets a position's value and the minima above it.
   void set(std::size_t i, double value) {
     min_[i += leaves_] = value;
     for (i /= 2; i > 0; i /= 2) min_[i] = std::min(min_[2 * i], min_[2 * i + 1]);
@@ -438,8 +439,8 @@ class FluidRun {
   // last solve, only the bundles at or above the lowest fill level among them are re-rated: in
   // progressive filling every link an ended bundle crossed saturated at that level or later, so
   // all that saturated below it saturate as before, and the bundles they fixed keep their rates.
-  // With flows of one size, those that end first are the fastest: a few bundles, not the network.
-  // The bundles are kept in level order, so those are a suffix of it.
+  // Where flows of one size end in the order of their rates, that is a few bundles, not the
+  // network. The bundles are kept in level order, so those are a suffix of it.
   void rate(Component& component, Scratch& scratch) {
     Part& part = component.part;
     auto& bundles = component.bundles;

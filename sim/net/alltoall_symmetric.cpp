@@ -109,8 +109,8 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
   // Network stage: every other node receives S x gpn from each node through its plane's NIC.
   // Adaptive routing's choices differ NIC by NIC, but alike in every plane (it routes each
   // plane's pairs in the same order), so plane 0 runs as it is, one NIC per node. ECMP hashes
-  // GPU numbers and a static table names GPUs, so their planes differ: every plane runs, one
-  // after another (they share no link under PXN).
+  // GPU numbers and a static table names GPUs, so their planes differ: every plane runs on its
+  // own (they share no link under PXN), a few at once.
   if (s.nodes > 1 && s.routing != Routing::kDModK && s.routing != Routing::kSpray) {
     const int planes = s.routing == Routing::kAdaptive ? 1 : gpn;
     core::ProgressBar bar(std::string("simulating the all-to-all ") + (s.kind == FabricKind::kMultiPlane ? "plane" : "rail") +

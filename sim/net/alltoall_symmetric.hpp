@@ -10,7 +10,8 @@
 //  - adaptive routing chooses NIC by NIC, but alike in every plane (it routes each plane's pairs
 //    in the same order over the plane's own links): plane 0 runs whole, one NIC per node;
 //  - ECMP hashes GPU numbers and a static table names GPUs, so the planes differ: each runs
-//    whole, one NIC per node, one plane after another (the makespan is the longest plane's);
+//    whole, one NIC per node, on its own (a few at once, on threads; the makespan is the
+//    longest plane's);
 //  - with destination-based (d-mod-k) routing, the NICs under one leaf send the same bytes to a
 //    given destination over the same spine: merge them into one source per leaf whose uplink
 //    has their summed bandwidth. Each destination NIC keeps its own link;
@@ -31,7 +32,7 @@ struct SymmetricAllToAll {
   double seconds = 0;
   double nvlink_stage_s = 0;
   double network_stage_s = 0;
-  std::size_t flows = 0;  // the flows of plane 0 and one node that the simulation stands for
+  std::size_t flows = 0;  // the flows of the planes and the one node that the simulation runs
 };
 
 SymmetricAllToAll alltoall_symmetric(const FabricSpec& spec, double bytes_per_pair);

@@ -79,7 +79,7 @@ FabricPlatform::FabricPlatform(FabricSpec spec, int plane) : spec_(spec), plane_
   };
   // Spines: per plane for MPFT (only when a plane has several leaves), shared for MRFT.
   for (std::size_t p = 0; p < spines_.size(); ++p)
-    if ((!planes || leaves > 1) && (!planes || built(static_cast<int>(p))))
+    if (!planes || (leaves > 1 && built(static_cast<int>(p))))
       for (int s = 0; s < half; ++s) spines_[p].push_back(add_switch(static_cast<int>(p), 1, 0));
   for (int g = 0; g < groups; ++g) {
     if (!built(g)) continue;
