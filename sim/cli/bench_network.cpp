@@ -241,7 +241,7 @@ int bench_network_command(const Args& args) {
           set_shipped_latencies(spec);
           if (routing == net::Routing::kEcmp && bytes > (1 << 20) && gpus > 8192) {
             // Each end re-rates most of a plane here (BENCHMARKS.md): past ten minutes a plane
-            // at 16,320 GPUs (8,192 GPUs: about 3 minutes in all).
+            // at 16,320 GPUs (8,192 GPUs: 171 s one plane at a time).
             std::cout << row_start(spec, gpus, bytes, routing_name) << "– | – | not run: over 10 min | – |" << std::endl;
             continue;
           }
