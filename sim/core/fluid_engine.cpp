@@ -28,26 +28,31 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kDoneWithin_s = 1e-10;
 // Bundles that would end within this fraction of their time in the network end together. The
 // flows of a collective under ECMP end at many nearby instants (a 2,048-GPU all-to-all: 1,230
-// solves); ending them together takes 160 solves. A flow ends at most this fraction of its time
-// early: the Table 4 step moves by 2e-5, a random all-to-allv's tasks by at most 1.5e-4 of its
-// makespan (tests hold the engines within 1e-3).
+// solves); ending them together takes 160 solves. After such an end, a component's next ends
+// wait as long: the ends its re-solve brings into the window join the next instead of costing a
+// solve each (a 4,096-GPU all-to-all under ECMP with hop latencies, 64 MiB per GPU: 2,818 solves
+// re-rating 186 million bundles, then 1,229 re-rating 36 million). A flow ends at most this
+// fraction of its time in the network early or late: the Table 4 step moves by 2e-5, a random
+// all-to-allv's tasks by at most 1.5e-4 of its makespan (tests hold the engines within 1e-3).
 constexpr double kMergeFraction = 3e-4;
 
 // n interchangeable flows: same route, same bytes left, same weight, in the network together.
-struct Bundle {
+// One cache line: a re-solve reads and writes hundreds of thousands of them in scattered order.
+struct alignas(64) Bundle {
   const int* links = nullptr;  // its route's, in the network's table (read here, a lookup fewer)
-  std::uint32_t link_count = 0;
   double weight = 1;
   double bytes_left = 0;  // per flow, at `since_s` (brought up to date only when re-rated)
   double since_s = 0;
   double rate_Bps = 0;  // per flow
-  double level = 0;     // its fill level (rate over weight): its place in its component's order
   double entered_s = 0;
-  std::size_t first_member = 0;  // its flow entries' tasks, in `members_`
-  std::size_t members = 0;       // entries (each standing for Flow::count flows)
-  double flows = 0;              // the flows it stands for: its entries' counts
-  bool ended = false;            // delivered; its slot is freed at its component's next solve
+  std::uint32_t first_member = 0;  // its flow entries' tasks, in `members_`
+  std::uint32_t members = 0;       // entries (each standing for Flow::count flows)
+  std::uint32_t flows = 0;         // the flows it stands for: its entries' counts
+  std::uint16_t link_count = 0;
+  bool ended = false;  // delivered; its slot is freed at its component's next solve
 
+  // Its fill level (rate over weight): where a re-solve after its end starts.
+  double level() const { return rate_Bps / weight; }
   double bytes_at(double t) const { return bytes_left - rate_Bps * (t - since_s); }
   double end_s() const {
     return rate_Bps > 0 && !ended ? since_s + bytes_left / rate_Bps : std::numeric_limits<double>::infinity();
@@ -117,10 +122,18 @@ struct Part {
 struct Component {
   std::vector<Bundle> bundles;      // by slot
   std::vector<std::uint32_t> free;  // slots of ended bundles, for bundles to come
-  std::vector<std::uint32_t> order;  // the slots of the bundles rated, by level (as of the last solve)
+  // The bundles rated, by level (as of the last solve): (level, slot), the level made
+  // nondecreasing against rounding; kept apart from the bundles so that finding and merging
+  // runs of it reads no bundle.
+  std::vector<std::pair<double, std::uint32_t>> order;
   std::vector<std::uint32_t> fresh;  // the slots of the bundles entered since
   MinTree ends;                      // by slot
   double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
+  // The latest entry among its bundles (an upper bound once some ended): it sets the window in
+  // which a bundle may end late (see FluidRun::complete_bundles).
+  double last_entered_s = -std::numeric_limits<double>::infinity();
+  // After a solve that ended bundles, none ends before this.
+  double quiet_until_s = -std::numeric_limits<double>::infinity();
   // The earliest entry among its bundles (a lower bound once some ended: it sets the widest
   // window in which a bundle may end early, and each is then held to its own).
   double first_entered_s = std::numeric_limits<double>::infinity();
@@ -145,7 +158,7 @@ struct Scratch {
   std::vector<LocalLink> local;             // by dense number
   std::vector<std::uint32_t> link_bundles;  // indices into Part::bundles
   std::vector<char> fixed;
-  std::vector<std::uint32_t> order;  // Part::bundles in the order they were fixed: by level
+  std::vector<std::pair<double, std::uint32_t>> order;  // (level, slot) of Part::bundles, in the order they were fixed
   std::vector<char> live;            // a component's slots in use
 };
 
@@ -153,7 +166,7 @@ struct Scratch {
 // filling a few thousand), at most kMaxThreads: an MPFT's planes are 8 components.
 constexpr std::size_t kBundlesPerThread = 10000;
 // How many bundles ahead a walk over scattered slots asks for the next one's memory.
-constexpr std::size_t kPrefetchAhead = 8;
+constexpr std::size_t kPrefetchAhead = 16;
 constexpr unsigned kMaxThreads = 16;
 
 class FluidRun {
@@ -200,7 +213,7 @@ class FluidRun {
     settle();
     while (true) {
       double next = events_.empty() ? kInfinity : std::get<0>(events_.top());
-      for (const Component& c : components_) next = std::min(next, c.next_end_s);
+      for (const Component& c : components_) next = std::min(next, std::max(c.next_end_s, c.quiet_until_s));
       if (next == kInfinity) break;
       now_ = next;
       settle();
@@ -321,19 +334,23 @@ class FluidRun {
         Bundle b;
         const auto [links, links_end] = net_.route_links(route);
         b.links = links;
-        b.link_count = static_cast<std::uint32_t>(links_end - links);
+        b.link_count = static_cast<std::uint16_t>(links_end - links);
         Component& component = mark_changed(component_of_route_[route]);
         const double latency = route_latency_s_[route];
         b.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         b.bytes_left = bytes;
         b.since_s = b.entered_s = now_;
-        b.first_member = members_.size();
-        b.members = j - i;
+        if (members_.size() + (j - i) > std::numeric_limits<std::uint32_t>::max() || links_end - links > std::numeric_limits<std::uint16_t>::max())
+          throw std::length_error("the fluid engine holds at most 2^32 flow entries and 65,535 links per route");
+        b.first_member = static_cast<std::uint32_t>(members_.size());
+        b.members = static_cast<std::uint32_t>(j - i);
         for (std::size_t k = i; k < j; ++k) {
           members_.push_back(std::get<2>(flows[k]));
-          b.flows += std::get<3>(flows[k]);
+          b.flows += static_cast<std::uint32_t>(std::get<3>(flows[k]));
         }
         component.first_entered_s = std::min(component.first_entered_s, now_);
+        component.last_entered_s = now_;
+        component.quiet_until_s = -kInfinity;  // the new bundle's own window may be narrower
         component.entered = true;
         if (component.free.empty()) {
           component.fresh.push_back(static_cast<std::uint32_t>(component.bundles.size()));
@@ -362,23 +379,28 @@ class FluidRun {
     for (std::size_t c = 0; c < components_.size(); ++c) {
       Component& component = components_[c];
       // A bundle ends when what it has left takes at most the merge fraction of its time in the
-      // network; none of this component's can before its first end comes that close.
+      // network; none of this component's can before its first end comes that close, nor while
+      // it is quiet after an end.
       const double window_s = std::max(kDoneWithin_s, kMergeFraction * (now_ - component.first_entered_s)) * (1 + 1e-9);
-      if (component.next_end_s - now_ > window_s) continue;
+      if (component.next_end_s - now_ > window_s || now_ < component.quiet_until_s) continue;
       due_.clear();
       component.ends.at_most(now_ + window_s, due_);
       bool ended = false;
       for (std::size_t i : due_) {
         Bundle& b = component.bundles[i];
         if (b.bytes_at(now_) > b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) continue;
-        for (std::size_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
+        for (std::uint32_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
         for (std::uint32_t j = 0; j < b.link_count; ++j) allocated_Bps_[static_cast<std::size_t>(b.links[j])] -= b.flows * b.rate_Bps;
-        component.lowest_ended_level = std::min(component.lowest_ended_level, b.level);
+        component.lowest_ended_level = std::min(component.lowest_ended_level, b.level());
         b.ended = true;
         component.ends.set(i, kInfinity);
         ended = true;
       }
-      if (ended) mark_changed(static_cast<int>(c));
+      if (ended) {
+        mark_changed(static_cast<int>(c));
+        // The window of its latest bundle: none waits longer than its own.
+        component.quiet_until_s = now_ + kMergeFraction * (now_ - component.last_entered_s);
+      }
     }
     // Ended before finishing: finishing starts new tasks whose flows enter the network.
     for (TaskId t : tasks) flow_done(t);
@@ -450,8 +472,7 @@ class FluidRun {
     if (!part.from_scratch) {
       const double from_level = component.lowest_ended_level * (1 - 1e-9);
       first = static_cast<std::size_t>(
-          std::partition_point(order.begin(), order.end(), [&](std::uint32_t b) { return bundles[b].level < from_level; }) -
-          order.begin());
+          std::partition_point(order.begin(), order.end(), [&](const auto& o) { return o.first < from_level; }) - order.begin());
     }
     // The ended bundles (all among those re-rated) leave their slots; the others' bytes come up to
     // now, and they are copied with their links and what filling needs: filling visits them in
@@ -465,63 +486,69 @@ class FluidRun {
       }
       bundle.bytes_left = bundle.bytes_at(now_);
       bundle.since_s = now_;
-      part.bundles.push_back({slot, bundle.flows, bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
+      if (part.from_scratch) {
+        component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
+        component.last_entered_s = std::max(component.last_entered_s, bundle.entered_s);
+      }
+      part.bundles.push_back({slot, static_cast<double>(bundle.flows), bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
                               bundle.link_count});
       part.links.insert(part.links.end(), bundle.links, bundle.links + bundle.link_count);
     };
     if (part.from_scratch) {  // in slot order, which is the routes' order (and the network's)
+      component.first_entered_s = kInfinity;
+      component.last_entered_s = -kInfinity;
       std::vector<char>& live = scratch.live;
       live.assign(bundles.size(), 0);
-      for (std::uint32_t slot : order) live[slot] = 1;
+      for (const auto& o : order) live[o.second] = 1;
       for (std::uint32_t slot : component.fresh) live[slot] = 1;
       for (std::uint32_t slot = 0; slot < bundles.size(); ++slot)
         if (live[slot]) take(slot);
     } else {
-      // The slots are scattered: ask for each bundle a few ahead of its turn.
+      // The slots are scattered: ask for each bundle a few ahead of its turn, and for its links
+      // once it is there.
       for (std::size_t i = first; i < order.size(); ++i) {
-        if (i + kPrefetchAhead < order.size()) __builtin_prefetch(&bundles[order[i + kPrefetchAhead]]);
-        take(order[i]);
+        if (i + 2 * kPrefetchAhead < order.size()) __builtin_prefetch(&bundles[order[i + 2 * kPrefetchAhead].second]);
+        if (i + kPrefetchAhead < order.size()) __builtin_prefetch(bundles[order[i + kPrefetchAhead].second].links);
+        take(order[i].second);
       }
     }
     order.resize(first);
     component.fresh.clear();
     fill(part, scratch);
-    // What the bundles take of each link, for the next re-solve's starting capacities.
-    if (part.from_scratch)
+    // What the bundles take of each link, for the next re-solve's starting capacities; their new
+    // rates and ends. Ends: every slot anew after a solve from scratch, else those re-rated (and
+    // those freed, at their ends).
+    if (part.from_scratch) {
       for (int link : scratch.touched) allocated_Bps_[static_cast<std::size_t>(link)] = 0;
-    for (const Solving& solved : part.bundles) {
+      component.ends.assign(bundles.size());
+    }
+    const bool whole_tree = part.from_scratch || part.bundles.size() > bundles.size() / 16;  // costs less than their paths
+    for (std::size_t i = 0; i < part.bundles.size(); ++i) {
+      if (i + kPrefetchAhead < part.bundles.size()) __builtin_prefetch(&bundles[part.bundles[i + kPrefetchAhead].index]);
+      const Solving& solved = part.bundles[i];
       Bundle& bundle = bundles[solved.index];
       const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : bundle.rate_Bps));
       for (std::uint32_t j = 0; j < solved.links; ++j)
         allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
       bundle.rate_Bps = solved.rate_Bps;
+      if (whole_tree) {
+        component.ends.put(solved.index, bundle.end_s());
+      } else {
+        component.ends.set(solved.index, bundle.end_s());
+      }
     }
+    if (whole_tree) component.ends.update(0, bundles.size());
     // Level order again: the re-rated bundles follow in the order filling fixed them, which is
     // theirs (their levels made nondecreasing against rounding). Filling from the lowest ended
     // level up leaves them at or above the kept ones; should rounding say otherwise, the two
     // runs are merged.
-    for (std::uint32_t j : scratch.order) {
-      const std::uint32_t slot = static_cast<std::uint32_t>(part.bundles[j].index);
-      Bundle& bundle = bundles[slot];
-      bundle.level = bundle.rate_Bps / bundle.weight;
-      if (order.size() > first) bundle.level = std::max(bundle.level, bundles[order.back()].level);
-      order.push_back(slot);
+    for (auto [level, slot] : scratch.order) {
+      if (order.size() > first) level = std::max(level, order.back().first);
+      order.push_back({level, slot});
     }
-    if (first > 0 && first < order.size() && bundles[order[first]].level < bundles[order[first - 1]].level)
+    if (first > 0 && first < order.size() && order[first].first < order[first - 1].first)
       std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return bundles[a].level < bundles[b].level; });
-    // Ends: every slot anew after a solve from scratch, else those re-rated and those freed.
-    if (part.from_scratch) {
-      component.ends.assign(bundles.size());
-      component.first_entered_s = kInfinity;
-      for (std::uint32_t slot : order) component.first_entered_s = std::min(component.first_entered_s, bundles[slot].entered_s);
-    }
-    if (part.from_scratch || part.bundles.size() > bundles.size() / 16) {  // the whole tree costs less than their paths
-      for (const Solving& solved : part.bundles) component.ends.put(solved.index, bundles[solved.index].end_s());
-      component.ends.update(0, bundles.size());
-    } else {
-      for (const Solving& solved : part.bundles) component.ends.set(solved.index, bundles[solved.index].end_s());
-    }
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
     if (order.empty()) component.first_entered_s = kInfinity;
     component.next_end_s = component.ends.min();
     part.bundles.clear();
@@ -593,9 +620,9 @@ class FluidRun {
         const std::uint32_t b = scratch.link_bundles[i];
         if (scratch.fixed[b]) continue;
         scratch.fixed[b] = 1;
-        scratch.order.push_back(b);
         Solving& bundle = part.bundles[b];
         bundle.rate_Bps = bundle.weight * level;
+        scratch.order.push_back({bundle.rate_Bps / bundle.weight, static_cast<std::uint32_t>(bundle.index)});
         const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
         for (std::uint32_t j = 0; j < bundle.links; ++j) {
           LocalLink& link = scratch.local[static_cast<std::size_t>(part.links[bundle.first_link + j])];
@@ -606,7 +633,8 @@ class FluidRun {
       }
     }
     for (std::uint32_t b = 0; b < part.bundles.size(); ++b)  // on no link: never fixed
-      if (!scratch.fixed[b]) scratch.order.push_back(b);
+      if (!scratch.fixed[b])
+        scratch.order.push_back({part.bundles[b].rate_Bps / part.bundles[b].weight, static_cast<std::uint32_t>(part.bundles[b].index)});
   }
 
   void advance() {

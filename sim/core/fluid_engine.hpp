@@ -13,7 +13,8 @@
 //    whose flows changed, each on its own and, when large, on its own thread; where flows only
 //    ended, only the bundles filled to the lowest level among them or higher (see FluidRun::rate).
 // Same sharing and same times as simulate_simgrid, but for flows that end within 3e-4 of their
-// time in the network of one another, which end together (tests hold them within 1e-3).
+// time in the network of one another, which end together, at most that much early or late
+// (tests hold them within 1e-3).
 #include "core/engine.hpp"
 
 namespace core {
