@@ -239,12 +239,6 @@ int bench_network_command(const Args& args) {
         for (const auto& [routing, routing_name] : routings) {
           net::FabricSpec spec = alltoall_fabric(kind, routing, gpus);
           set_shipped_latencies(spec);
-          if (routing == net::Routing::kEcmp && bytes > (1 << 20) && gpus > 8192) {
-            // Each end re-rates most of a plane here (BENCHMARKS.md): past ten minutes a plane
-            // at 16,320 GPUs (8,192 GPUs: 171 s one plane at a time).
-            std::cout << row_start(spec, gpus, bytes, routing_name) << "– | – | not run: over 10 min | – |" << std::endl;
-            continue;
-          }
           const AllToAllRun r = run_alltoall(spec, bytes, true);
           std::cout << row_start(spec, gpus, bytes, routing_name) << r.flows << " | " << studies::format_number(r.simulated_s * 1e3) << " | " << studies::format_number(r.wall_s) << " | "
                     << r.peak_rss_mib << " |" << std::endl;

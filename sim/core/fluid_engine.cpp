@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include <boost/pending/disjoint_sets.hpp>
 
+#include "core/huge_page_allocator.hpp"
 #include "core/progress_bar.hpp"
 
 namespace core {
@@ -36,23 +38,43 @@ constexpr double kDoneWithin_s = 1e-10;
 // all-to-allv's tasks by at most 1.5e-4 of its makespan (tests hold the engines within 1e-3).
 constexpr double kMergeFraction = 3e-4;
 
-// n interchangeable flows: same route, same bytes left, same weight, in the network together.
-// One cache line: a re-solve reads and writes hundreds of thousands of them in scattered order.
-struct alignas(64) Bundle {
-  const int* links = nullptr;  // its route's, in the network's table (read here, a lookup fewer)
-  double weight = 1;
-  double bytes_left = 0;  // per flow, at `since_s` (brought up to date only when re-rated)
-  double since_s = 0;
-  double rate_Bps = 0;  // per flow
+// n interchangeable flows: same route, same bytes, same weight, entered the network together.
+// What it is; where it stands (its rate and bytes) is its Rated entry.
+struct Bundle {
   double entered_s = 0;
   std::uint32_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::uint32_t members = 0;       // entries (each standing for Flow::count flows)
-  std::uint32_t flows = 0;         // the flows it stands for: its entries' counts
-  std::uint16_t link_count = 0;
-  bool ended = false;  // delivered; its slot is freed at its component's next solve
+};
 
-  // Its fill level (rate over weight): where a re-solve after its end starts.
-  double level() const { return rate_Bps / weight; }
+// Where a bundle stands, kept in its component's level order: a re-solve reads and writes a
+// suffix of that order, so these are in sequence, not scattered by slot, and hold the route's
+// links where they are few (a fabric plane's four), the network's table being the scattered read.
+struct Rated {
+  static constexpr std::uint16_t kLinksHeld = 4;
+  double level = 0;       // its fill level (rate over weight), nondecreasing along the order against rounding
+  double rate_Bps = 0;    // per flow
+  double bytes_left = 0;  // per flow, at `since_s` (brought up to date only when re-rated)
+  double since_s = 0;
+  double weight = 1;
+  union {
+    const int* table;      // the route's links in the network's table, past kLinksHeld
+    int held[kLinksHeld];  // else here
+  } route;
+  std::uint32_t slot = 0;   // its Bundle's
+  std::uint32_t flows = 0;  // the flows it stands for: its entries' counts
+  std::uint16_t link_count = 0;
+  bool ended = false;  // delivered; it leaves the order at its component's next solve
+
+  void set_links(const int* links, std::uint16_t count) {
+    link_count = count;
+    if (count > kLinksHeld) {
+      route.table = links;
+    } else {
+      std::copy(links, links + count, route.held);
+    }
+  }
+  const int* links() const { return link_count > kLinksHeld ? route.table : route.held; }
+
   double bytes_at(double t) const { return bytes_left - rate_Bps * (t - since_s); }
   double end_s() const {
     return rate_Bps > 0 && !ended ? since_s + bytes_left / rate_Bps : std::numeric_limits<double>::infinity();
@@ -96,20 +118,20 @@ class MinTree {
 
  private:
   std::size_t leaves_ = 0;
-  std::vector<double> min_;
+  HugeVector<double> min_;
 };
 
-// A solve's copy of a bundle it re-rates, with its links in its Part's `links`.
+// What filling needs of a bundle it re-rates, with its links in its Part's `links`.
 struct Solving {
-  std::size_t index;  // in its Component's `bundles`
   double flows, weight, rate_Bps;
   std::uint32_t first_link, links;
 };
 
-// One component's bundles being re-rated.
+// One component's bundles being re-rated: `rated[i]` is `bundles[i]`'s entry, bytes brought to now.
 struct Part {
-  std::vector<Solving> bundles;
-  std::vector<int> links;
+  HugeVector<Solving> bundles;
+  HugeVector<Rated> rated;
+  HugeVector<int> links;
   bool from_scratch = true;  // else the bundles' links start with what the others leave them
 };
 
@@ -117,17 +139,15 @@ struct Part {
 // Rates change only when its own flows do, and then, where flows only ended, only for its bundles
 // from the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level
 // order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
-// in their slots (in the order they entered, which is their routes' order), their bytes are
-// brought up to date when they are re-rated, and their ends are kept in a MinTree by slot.
+// in their slots (in the order they entered, which is their routes' order), their rates and bytes
+// in level order, brought up to date when they are re-rated, and their ends in a MinTree by
+// position in that order.
 struct Component {
-  std::vector<Bundle> bundles;      // by slot
+  HugeVector<Bundle> bundles;       // by slot
   std::vector<std::uint32_t> free;  // slots of ended bundles, for bundles to come
-  // The bundles rated, by level (as of the last solve): (level, slot), the level made
-  // nondecreasing against rounding; kept apart from the bundles so that finding and merging
-  // runs of it reads no bundle.
-  std::vector<std::pair<double, std::uint32_t>> order;
-  std::vector<std::uint32_t> fresh;  // the slots of the bundles entered since
-  MinTree ends;                      // by slot
+  HugeVector<Rated> order;          // the bundles rated, by level (as of the last solve)
+  HugeVector<Rated> fresh;          // the bundles entered since
+  MinTree ends;                     // by position in `order`
   double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
   // The latest entry among its bundles (an upper bound once some ended): it sets the window in
   // which a bundle may end late (see FluidRun::complete_bundles).
@@ -154,19 +174,17 @@ struct LocalLink {
 
 // A thread's progressive-filling scratch.
 struct Scratch {
-  std::vector<int> touched;                 // the component's links, by their dense number
-  std::vector<LocalLink> local;             // by dense number
-  std::vector<std::uint32_t> link_bundles;  // indices into Part::bundles
-  std::vector<char> fixed;
-  std::vector<std::pair<double, std::uint32_t>> order;  // (level, slot) of Part::bundles, in the order they were fixed
-  std::vector<char> live;            // a component's slots in use
+  std::vector<int> touched;                // the component's links, by their dense number
+  std::vector<LocalLink> local;            // by dense number
+  HugeVector<std::uint32_t> link_bundles;  // indices into Part::bundles
+  HugeVector<char> fixed;
+  HugeVector<std::pair<double, std::uint32_t>> order;  // (level, index) of Part::bundles, in the order they were fixed
+  HugeVector<std::uint32_t> position;  // per slot in use: 1 + its place in `order` then `fresh`, else 0
 };
 
 // A solve takes a thread per this many bundles it re-rates (starting one costs about as much as
 // filling a few thousand), at most kMaxThreads: an MPFT's planes are 8 components.
 constexpr std::size_t kBundlesPerThread = 10000;
-// How many bundles ahead a walk over scattered slots asks for the next one's memory.
-constexpr std::size_t kPrefetchAhead = 16;
 constexpr unsigned kMaxThreads = 16;
 
 class FluidRun {
@@ -183,6 +201,17 @@ class FluidRun {
     }
     route_latency_s_.resize(net_.routes());
     for (std::size_t r = 0; r < net_.routes(); ++r) route_latency_s_[r] = net_.route_latency_s(r);
+    // Each task's flows by their routes' latency: those of one latency enter the network
+    // together, on one event (a 16,320-GPU all-to-all's plane: 4 million flows, 2 latencies).
+    flow_order_.resize(flow_route_.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      const auto first = flow_order_.begin() + static_cast<std::ptrdiff_t>(first_flow_[t]);
+      const auto last = first + static_cast<std::ptrdiff_t>(tasks[t].flows.size());
+      std::iota(first, last, 0u);
+      std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
+        return flow_latency_s(static_cast<TaskId>(t), a) < flow_latency_s(static_cast<TaskId>(t), b);
+      });
+    }
 
     spans_.resize(tasks.size());
     deps_left_.resize(tasks.size());
@@ -231,8 +260,8 @@ class FluidRun {
     std::size_t next = 0;
     bool busy = false;
   };
-  enum EventKind { kComputeEnd = 0, kFlowEnters = 1 };
-  // (time, kind, task, flow index)
+  enum EventKind { kComputeEnd = 0, kFlowsEnter = 1 };
+  // (time, kind, task, the first of its flows entering, by its place in the task's latency order)
   using Event = std::tuple<double, int, TaskId, std::size_t>;
 
   // Everything that happens at `now_`: events due, bundles done, and what they start; then one
@@ -247,7 +276,7 @@ class FluidRun {
           advance();
           finish(task);
         } else {
-          entering_.push_back({task, flow});
+          enter_latency_group(task, flow);
         }
       }
       changed |= complete_bundles();
@@ -279,14 +308,28 @@ class FluidRun {
       finish(id);
       return;
     }
-    for (std::size_t f = 0; f < t.flows.size(); ++f) {
-      const double latency = route_latency_s_[flow_route_[first_flow_[id] + f]];
+    for (std::size_t k = 0; k < t.flows.size();) {
+      const double latency = flow_latency_s(id, flow_order_[first_flow_[id] + k]);
       if (latency > 0) {
-        events_.push({now_ + latency, kFlowEnters, id, f});
+        events_.push({now_ + latency, kFlowsEnter, id, k});
+        while (++k < t.flows.size() && flow_latency_s(id, flow_order_[first_flow_[id] + k]) == latency) {
+        }
       } else {
-        entering_.push_back({id, f});
+        k = enter_latency_group(id, k);
       }
     }
+  }
+
+  double flow_latency_s(TaskId task, std::size_t flow) const { return route_latency_s_[flow_route_[first_flow_[task] + flow]]; }
+
+  // The task's flows of one latency, from the k-th in its latency order, enter the network; the
+  // place of the next latency's first.
+  std::size_t enter_latency_group(TaskId task, std::size_t k) {
+    const std::size_t flows = graph_.tasks()[task].flows.size();
+    const double latency = flow_latency_s(task, flow_order_[first_flow_[task] + k]);
+    for (; k < flows && flow_latency_s(task, flow_order_[first_flow_[task] + k]) == latency; ++k)
+      entering_.push_back({task, flow_order_[first_flow_[task] + k]});
+    return k;
   }
 
   void finish(TaskId id) {
@@ -315,7 +358,7 @@ class FluidRun {
   // The flows that entered the network at this instant, bundled by (route, bytes). Bytes are
   // whole, as SimGrid rounds them.
   void enter_network() {
-    std::vector<std::tuple<std::size_t, double, TaskId, int>> flows;  // route, bytes, task, count
+    HugeVector<std::tuple<std::size_t, double, TaskId, int>> flows;  // route, bytes, task, count
     flows.reserve(entering_.size());
     for (const auto& [task, f] : entering_) {
       const Flow& flow = graph_.tasks()[task].flows[f];
@@ -332,34 +375,35 @@ class FluidRun {
         for (std::size_t k = i; k < j; ++k) flow_done(std::get<2>(flows[k]));
       } else {
         Bundle b;
+        Rated r;
         const auto [links, links_end] = net_.route_links(route);
-        b.links = links;
-        b.link_count = static_cast<std::uint16_t>(links_end - links);
+        r.set_links(links, static_cast<std::uint16_t>(links_end - links));
         Component& component = mark_changed(component_of_route_[route]);
         const double latency = route_latency_s_[route];
-        b.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
-        b.bytes_left = bytes;
-        b.since_s = b.entered_s = now_;
+        r.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
+        r.bytes_left = bytes;
+        r.since_s = b.entered_s = now_;
         if (members_.size() + (j - i) > std::numeric_limits<std::uint32_t>::max() || links_end - links > std::numeric_limits<std::uint16_t>::max())
           throw std::length_error("the fluid engine holds at most 2^32 flow entries and 65,535 links per route");
         b.first_member = static_cast<std::uint32_t>(members_.size());
         b.members = static_cast<std::uint32_t>(j - i);
         for (std::size_t k = i; k < j; ++k) {
           members_.push_back(std::get<2>(flows[k]));
-          b.flows += static_cast<std::uint32_t>(std::get<3>(flows[k]));
+          r.flows += static_cast<std::uint32_t>(std::get<3>(flows[k]));
         }
         component.first_entered_s = std::min(component.first_entered_s, now_);
         component.last_entered_s = now_;
         component.quiet_until_s = -kInfinity;  // the new bundle's own window may be narrower
         component.entered = true;
         if (component.free.empty()) {
-          component.fresh.push_back(static_cast<std::uint32_t>(component.bundles.size()));
+          r.slot = static_cast<std::uint32_t>(component.bundles.size());
           component.bundles.push_back(b);
         } else {
-          component.fresh.push_back(component.free.back());
-          component.bundles[component.free.back()] = b;
+          r.slot = component.free.back();
+          component.bundles[r.slot] = b;
           component.free.pop_back();
         }
+        component.fresh.push_back(r);
       }
       i = j;
     }
@@ -387,12 +431,13 @@ class FluidRun {
       component.ends.at_most(now_ + window_s, due_);
       bool ended = false;
       for (std::size_t i : due_) {
-        Bundle& b = component.bundles[i];
-        if (b.bytes_at(now_) > b.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) continue;
+        Rated& r = component.order[i];
+        const Bundle& b = component.bundles[r.slot];
+        if (r.bytes_at(now_) > r.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) continue;
         for (std::uint32_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
-        for (std::uint32_t j = 0; j < b.link_count; ++j) allocated_Bps_[static_cast<std::size_t>(b.links[j])] -= b.flows * b.rate_Bps;
-        component.lowest_ended_level = std::min(component.lowest_ended_level, b.level());
-        b.ended = true;
+        for (std::uint32_t j = 0; j < r.link_count; ++j) allocated_Bps_[static_cast<std::size_t>(r.links()[j])] -= r.flows * r.rate_Bps;
+        component.lowest_ended_level = std::min(component.lowest_ended_level, r.rate_Bps / r.weight);
+        r.ended = true;
         component.ends.set(i, kInfinity);
         ended = true;
       }
@@ -465,93 +510,97 @@ class FluidRun {
   // network. The bundles are kept in level order, so those are a suffix of it.
   void rate(Component& component, Scratch& scratch) {
     Part& part = component.part;
-    auto& bundles = component.bundles;
     auto& order = component.order;
+    const std::size_t rated_before = order.size();
     part.from_scratch = component.entered || !from_ended_level_;
     std::size_t first = 0;
     if (!part.from_scratch) {
       const double from_level = component.lowest_ended_level * (1 - 1e-9);
       first = static_cast<std::size_t>(
-          std::partition_point(order.begin(), order.end(), [&](const auto& o) { return o.first < from_level; }) - order.begin());
+          std::partition_point(order.begin(), order.end(), [&](const Rated& r) { return r.level < from_level; }) - order.begin());
     }
-    // The ended bundles (all among those re-rated) leave their slots; the others' bytes come up to
-    // now, and they are copied with their links and what filling needs: filling visits them in
-    // the order links saturate, and reading them from here rather than from the component and
-    // the network's route table saves a cache miss or two each.
-    auto take = [&](std::uint32_t slot) {
-      Bundle& bundle = bundles[slot];
-      if (bundle.ended) {
-        component.free.push_back(slot);
+    // The ended bundles (all among those re-rated) leave; the others' bytes come up to now, and
+    // they are copied with their links and what filling needs: filling visits them in the order
+    // links saturate, and reading them from here rather than from the network's route table
+    // saves a cache miss each.
+    auto take = [&](const Rated& rated) {
+      if (rated.ended) {
+        component.free.push_back(rated.slot);
         return;
       }
-      bundle.bytes_left = bundle.bytes_at(now_);
-      bundle.since_s = now_;
-      if (part.from_scratch) {
-        component.first_entered_s = std::min(component.first_entered_s, bundle.entered_s);
-        component.last_entered_s = std::max(component.last_entered_s, bundle.entered_s);
-      }
-      part.bundles.push_back({slot, static_cast<double>(bundle.flows), bundle.weight, bundle.rate_Bps, static_cast<std::uint32_t>(part.links.size()),
-                              bundle.link_count});
-      for (std::uint32_t j = 0; j < bundle.link_count; ++j) part.links.push_back(bundle.links[j]);  // a few: no memmove call
+      Rated& r = part.rated.emplace_back(rated);
+      r.bytes_left = r.bytes_at(now_);
+      r.since_s = now_;
+      part.bundles.push_back({static_cast<double>(r.flows), r.weight, r.rate_Bps, static_cast<std::uint32_t>(part.links.size()), r.link_count});
+      const int* links = r.links();
+      for (std::uint32_t j = 0; j < r.link_count; ++j) part.links.push_back(links[j]);  // a few: no memmove call
     };
-    if (part.from_scratch) {  // in slot order, which is the routes' order (and the network's)
+    if (part.from_scratch) {
+      // In slot order, which is the routes' order (and the network's): the rates do not depend on
+      // the order of the last solve.
       component.first_entered_s = kInfinity;
       component.last_entered_s = -kInfinity;
-      std::vector<char>& live = scratch.live;
-      live.assign(bundles.size(), 0);
-      for (const auto& o : order) live[o.second] = 1;
-      for (std::uint32_t slot : component.fresh) live[slot] = 1;
-      for (std::uint32_t slot = 0; slot < bundles.size(); ++slot)
-        if (live[slot]) take(slot);
-    } else {
-      // The slots are scattered: ask for each bundle a few ahead of its turn, and for its links
-      // once it is there.
-      for (std::size_t i = first; i < order.size(); ++i) {
-        if (i + 2 * kPrefetchAhead < order.size()) __builtin_prefetch(&bundles[order[i + 2 * kPrefetchAhead].second]);
-        if (i + kPrefetchAhead < order.size()) __builtin_prefetch(bundles[order[i + kPrefetchAhead].second].links);
-        take(order[i].second);
+      const std::size_t live = order.size() + component.fresh.size();  // at most: each grows once, not by doubling
+      part.rated.reserve(live);
+      part.bundles.reserve(live);
+      order.reserve(live);
+      HugeVector<std::uint32_t>& position = scratch.position;
+      position.assign(component.bundles.size(), 0);
+      for (std::size_t i = 0; i < order.size(); ++i) position[order[i].slot] = static_cast<std::uint32_t>(i + 1);
+      for (std::size_t i = 0; i < component.fresh.size(); ++i)
+        position[component.fresh[i].slot] = static_cast<std::uint32_t>(order.size() + i + 1);
+      for (std::uint32_t slot = 0; slot < position.size(); ++slot) {
+        if (position[slot] == 0) continue;
+        const std::size_t i = position[slot] - 1;
+        const Rated& r = i < order.size() ? order[i] : component.fresh[i - order.size()];
+        if (!r.ended) {
+          const double entered_s = component.bundles[slot].entered_s;
+          component.first_entered_s = std::min(component.first_entered_s, entered_s);
+          component.last_entered_s = std::max(component.last_entered_s, entered_s);
+        }
+        take(r);
       }
+    } else {
+      for (std::size_t i = first; i < order.size(); ++i) take(order[i]);  // in level order, in sequence
     }
-    order.resize(first);
     component.fresh.clear();
     fill(part, scratch);
-    // What the bundles take of each link, for the next re-solve's starting capacities; their new
-    // rates and ends. Ends: every slot anew after a solve from scratch, else those re-rated (and
-    // those freed, at their ends).
-    if (part.from_scratch) {
+    // What the bundles take of each link, for the next re-solve's starting capacities.
+    if (part.from_scratch)
       for (int link : scratch.touched) allocated_Bps_[static_cast<std::size_t>(link)] = 0;
-      component.ends.assign(bundles.size());
-    }
-    const bool whole_tree = part.from_scratch || part.bundles.size() > bundles.size() / 16;  // costs less than their paths
     for (std::size_t i = 0; i < part.bundles.size(); ++i) {
-      if (i + kPrefetchAhead < part.bundles.size()) __builtin_prefetch(&bundles[part.bundles[i + kPrefetchAhead].index]);
       const Solving& solved = part.bundles[i];
-      Bundle& bundle = bundles[solved.index];
-      const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : bundle.rate_Bps));
+      const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : part.rated[i].rate_Bps));
       for (std::uint32_t j = 0; j < solved.links; ++j)
         allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
-      bundle.rate_Bps = solved.rate_Bps;
-      if (whole_tree) {
-        component.ends.put(solved.index, bundle.end_s());
-      } else {
-        component.ends.set(solved.index, bundle.end_s());
-      }
     }
-    if (whole_tree) component.ends.update(0, bundles.size());
     // Level order again: the re-rated bundles follow in the order filling fixed them, which is
     // theirs (their levels made nondecreasing against rounding). Filling from the lowest ended
     // level up leaves them at or above the kept ones; should rounding say otherwise, the two
     // runs are merged.
-    for (auto [level, slot] : scratch.order) {
-      if (order.size() > first) level = std::max(level, order.back().first);
-      order.push_back({level, slot});
+    order.resize(first);
+    for (auto [level, i] : scratch.order) {
+      Rated& r = order.emplace_back(part.rated[i]);
+      r.rate_Bps = part.bundles[i].rate_Bps;
+      r.level = order.size() > first + 1 ? std::max(level, order[order.size() - 2].level) : level;
     }
-    if (first > 0 && first < order.size() && order[first].first < order[first - 1].first)
+    std::size_t changed_from = first;  // positions whose entries changed
+    if (first > 0 && first < order.size() && order[first].level < order[first - 1].level) {
       std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first), order.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
+                         [](const Rated& a, const Rated& b) { return a.level < b.level; });
+      changed_from = 0;
+    }
+    // Ends, by position: all anew after a solve from scratch, else those that changed, and none
+    // past the end of the order.
+    if (part.from_scratch) component.ends.assign(order.size());
+    for (std::size_t i = changed_from; i < order.size(); ++i) component.ends.put(i, order[i].end_s());
+    const std::size_t stale_until = part.from_scratch ? order.size() : std::max(order.size(), rated_before);
+    for (std::size_t i = order.size(); i < stale_until; ++i) component.ends.put(i, kInfinity);
+    component.ends.update(changed_from, stale_until);
     if (order.empty()) component.first_entered_s = kInfinity;
     component.next_end_s = component.ends.min();
     part.bundles.clear();
+    part.rated.clear();
     part.links.clear();
     component.dirty = component.entered = false;
     component.lowest_ended_level = kInfinity;
@@ -622,7 +671,7 @@ class FluidRun {
         scratch.fixed[b] = 1;
         Solving& bundle = part.bundles[b];
         bundle.rate_Bps = bundle.weight * level;
-        scratch.order.push_back({bundle.rate_Bps / bundle.weight, static_cast<std::uint32_t>(bundle.index)});
+        scratch.order.push_back({bundle.rate_Bps / bundle.weight, b});
         const double used_Bps = bundle.flows * bundle.rate_Bps, weight = bundle.flows * bundle.weight;
         for (std::uint32_t j = 0; j < bundle.links; ++j) {
           LocalLink& link = scratch.local[static_cast<std::size_t>(part.links[bundle.first_link + j])];
@@ -633,8 +682,7 @@ class FluidRun {
       }
     }
     for (std::uint32_t b = 0; b < part.bundles.size(); ++b)  // on no link: never fixed
-      if (!scratch.fixed[b])
-        scratch.order.push_back({part.bundles[b].rate_Bps / part.bundles[b].weight, static_cast<std::uint32_t>(part.bundles[b].index)});
+      if (!scratch.fixed[b]) scratch.order.push_back({part.bundles[b].rate_Bps / part.bundles[b].weight, b});
   }
 
   void advance() {
@@ -643,8 +691,9 @@ class FluidRun {
 
   const TaskGraph& graph_;
   Network net_;
-  std::vector<double> route_latency_s_;
-  std::vector<std::size_t> first_flow_, flow_route_;
+  HugeVector<double> route_latency_s_;
+  HugeVector<std::size_t> first_flow_, flow_route_;
+  HugeVector<std::uint32_t> flow_order_;  // per task, its flows by latency (see the constructor)
   std::vector<TaskSpan> spans_;
   std::vector<int> deps_left_, flows_left_;
   std::vector<bool> done_;
@@ -652,16 +701,16 @@ class FluidRun {
   std::vector<int> stream_of_;
   std::vector<Stream> streams_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::vector<std::pair<TaskId, std::size_t>> entering_;
+  HugeVector<std::pair<TaskId, std::size_t>> entering_;
   std::vector<Component> components_;  // 0: routes without links
   std::vector<int> dirty_;             // the components whose flows changed since the last solve
   std::vector<std::size_t> due_;       // complete_bundles' scratch
-  std::vector<TaskId> members_;
+  HugeVector<TaskId> members_;
   std::vector<int> local_of_;         // per link: its dense number in the filling of its component, or -1
   std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates
   bool from_ended_level_;
   std::vector<Scratch> scratch_;  // per thread
-  std::vector<int> component_of_route_;
+  HugeVector<int> component_of_route_;
   double now_ = 0;
   std::size_t solves_ = 0;
   ProgressBar* bar_ = nullptr;

@@ -8,11 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
+
 namespace core {
 
 // (source, destination) pairs, sorted and unique: a 16,384-GPU plane's all-to-all asks for 4
 // million, which a std::set holds at several times the memory and time.
-using RoutePairs = std::vector<std::pair<int, int>>;
+using RoutePairs = HugeVector<std::pair<int, int>>;
 
 // How flows on a link share it. Max-min: every flow an equal share, the fluid limit of
 // InfiniBand's credit-based link arbitration and of RoCE's rate control, neither of which
@@ -61,9 +63,9 @@ class Network {
 
  private:
   std::vector<NetworkLink> links_;
-  std::vector<std::pair<int, int>> pairs_;
-  std::vector<std::size_t> begin_;
-  std::vector<int> route_links_;
+  HugeVector<std::pair<int, int>> pairs_;  // large, and read in scattered order: huge pages
+  HugeVector<std::size_t> begin_;
+  HugeVector<int> route_links_;
   Sharing sharing_ = Sharing::kMaxMin;
 };
 
