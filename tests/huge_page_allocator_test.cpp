@@ -18,24 +18,3 @@ TEST_CASE("a huge-page vector holds its values, small and large, through growth"
   CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % core::HugePageAllocator<std::uint64_t>::kHugePage_bytes == 0);
   CHECK(std::accumulate(v.begin(), v.end(), std::uint64_t{0}) == kLarge * (kLarge - 1) / 2);
 }
-
-TEST_CASE("within a scope a freed large block serves the next allocation of its size; past it, none is kept", "[allocator]") {
-  core::HugePageAllocator<std::uint64_t> allocator;
-  {
-    const core::HugeBlockCache::Scope reuse;
-    std::uint64_t* a = allocator.allocate(kLarge);
-    a[0] = 42;
-    allocator.deallocate(a, kLarge);
-    std::uint64_t* b = allocator.allocate(kLarge);
-    CHECK(b == a);
-    CHECK(b[0] == 42);  // the block itself, not fresh (zeroed) pages from the kernel
-    std::uint64_t* c = allocator.allocate(2 * kLarge);  // another size: a block of its own
-    CHECK(c != a);
-    allocator.deallocate(b, kLarge);
-    allocator.deallocate(c, 2 * kLarge);
-  }
-  // The scope ended: its blocks went back, and none is kept without one.
-  CHECK(core::HugeBlockCache::take(core::HugePageAllocator<std::uint64_t>::kHugePage_bytes * 2) == nullptr);
-  int block = 0;
-  CHECK_FALSE(core::HugeBlockCache::keep(&block, sizeof block));  // the caller frees
-}

@@ -543,7 +543,6 @@ class FluidRun {
       const std::size_t live = order.size() + component.fresh.size();  // at most: each grows once, not by doubling
       part.rated.reserve(live);
       part.bundles.reserve(live);
-      order.reserve(live);
       HugeVector<std::uint32_t>& position = scratch.position;
       position.assign(component.bundles.size(), 0);
       for (std::size_t i = 0; i < order.size(); ++i) position[order[i].slot] = static_cast<std::uint32_t>(i + 1);
@@ -560,6 +559,10 @@ class FluidRun {
         }
         take(r);
       }
+      // Copied: let them go before the order is made anew (4 million bundles take 288 MB each).
+      HugeVector<Rated>().swap(component.fresh);
+      HugeVector<Rated>().swap(order);
+      order.reserve(part.rated.size());
     } else {
       for (std::size_t i = first; i < order.size(); ++i) take(order[i]);  // in level order, in sequence
     }

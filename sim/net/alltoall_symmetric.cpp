@@ -6,7 +6,6 @@
 #include <mutex>
 #include <thread>
 
-#include "core/huge_page_allocator.hpp"
 #include "core/progress_bar.hpp"
 #include "net/platform.hpp"
 
@@ -128,7 +127,6 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
     std::exception_ptr failure;
     auto work = [&] {
       const core::ProgressBar::Inside inside(bar);
-      const core::HugeBlockCache::Scope reuse;  // each plane allocates what the last freed
       try {
         for (int p; (p = next.fetch_add(1)) < planes;) {
           const FabricPlatform plane(s, p);
