@@ -244,7 +244,9 @@ class FluidRun {
       double next = events_.empty() ? kInfinity : std::get<0>(events_.top());
       for (const Component& c : components_) next = std::min(next, std::max(c.next_end_s, c.quiet_until_s));
       if (next == kInfinity) break;
-      now_ = next;
+      // A bundle that came due while its component was quiet, re-rated since by flows entering,
+      // ends now: time does not go back.
+      now_ = std::max(now_, next);
       settle();
     }
     for (std::size_t i = 0; i < done_.size(); ++i)
