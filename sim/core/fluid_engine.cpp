@@ -90,7 +90,6 @@ class MinTree {
     while (leaves_ < n) leaves_ *= 2;
     min_.assign(2 * leaves_, std::numeric_limits<double>::infinity());
   }
-  std::size_t capacity() const { return leaves_; }
   double min() const { return min_.empty() ? std::numeric_limits<double>::infinity() : min_[1]; }
   // Sets a position's value (`update` brings the minima above it up to date).
   void put(std::size_t i, double value) { min_[leaves_ + i] = value; }
@@ -314,8 +313,7 @@ class FluidRun {
       const double latency = flow_latency_s(id, flow_order_[first_flow_[id] + k]);
       if (latency > 0) {
         events_.push({now_ + latency, kFlowsEnter, id, k});
-        while (++k < t.flows.size() && flow_latency_s(id, flow_order_[first_flow_[id] + k]) == latency) {
-        }
+        k = latency_group_end(id, k);
       } else {
         k = enter_latency_group(id, k);
       }
@@ -324,14 +322,21 @@ class FluidRun {
 
   double flow_latency_s(TaskId task, std::size_t flow) const { return route_latency_s_[flow_route_[first_flow_[task] + flow]]; }
 
+  // The place, in the task's latency order, of the first flow past the k-th's latency.
+  std::size_t latency_group_end(TaskId task, std::size_t k) const {
+    const std::size_t flows = graph_.tasks()[task].flows.size();
+    const double latency = flow_latency_s(task, flow_order_[first_flow_[task] + k]);
+    while (++k < flows && flow_latency_s(task, flow_order_[first_flow_[task] + k]) == latency) {
+    }
+    return k;
+  }
+
   // The task's flows of one latency, from the k-th in its latency order, enter the network; the
   // place of the next latency's first.
   std::size_t enter_latency_group(TaskId task, std::size_t k) {
-    const std::size_t flows = graph_.tasks()[task].flows.size();
-    const double latency = flow_latency_s(task, flow_order_[first_flow_[task] + k]);
-    for (; k < flows && flow_latency_s(task, flow_order_[first_flow_[task] + k]) == latency; ++k)
-      entering_.push_back({task, flow_order_[first_flow_[task] + k]});
-    return k;
+    const std::size_t end = latency_group_end(task, k);
+    for (; k < end; ++k) entering_.push_back({task, flow_order_[first_flow_[task] + k]});
+    return end;
   }
 
   void finish(TaskId id) {
@@ -568,7 +573,6 @@ class FluidRun {
     } else {
       for (std::size_t i = first; i < order.size(); ++i) take(order[i]);  // in level order, in sequence
     }
-    component.fresh.clear();
     fill(part, scratch);
     // What the bundles take of each link, for the next re-solve's starting capacities.
     if (part.from_scratch)

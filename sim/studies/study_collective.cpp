@@ -135,7 +135,6 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     s->topology = parse_topology(t);
     t.finish();
   }
-
   s->routing_name = read_fabric_fields(f, spec, !s->topology);
   f.finish();
   if (s->topology) {
