@@ -63,14 +63,14 @@ TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each ran
   // One pipeline alone on the fabric, its ranks on the same GPUs: d-mod-k gives the pipelines'
   // sends links of their own, so each runs as it does alone.
   core::TaskGraph alone;
-  const auto tasks = append_pipeline(alone, step.schedule(), [&](const Step& s) { return step.step_seconds(s); },
-                                     step.pp_transfer_bytes(), g.pipelines[5]);
+  const auto tasks = append_pipeline(alone, step.schedule(), compute_steps([&](const Step& s) { return step.step_seconds(s); }),
+                                     step.pp_transfer_bytes(), g.pipelines[5]).step_tasks;
   const auto alone_timeline = core::simulate(platform, alone);
   for (std::size_t p = 0; p < g.pipelines.size(); ++p)
     for (std::size_t r = 0; r < tasks.size(); ++r)
       for (std::size_t i = 0; i < tasks[r].size(); ++i) {
-        CHECK(timeline.span(g.step_tasks[p][r][i]).start_s == Approx(alone_timeline.span(tasks[r][i]).start_s).epsilon(1e-9));
-        CHECK(timeline.span(g.step_tasks[p][r][i]).end_s == Approx(alone_timeline.span(tasks[r][i]).end_s).epsilon(1e-9));
+        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).start_s == Approx(alone_timeline.span(tasks[r][i]).start_s).epsilon(1e-9));
+        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).end_s == Approx(alone_timeline.span(tasks[r][i]).end_s).epsilon(1e-9));
       }
   CHECK(run.pipeline_s == Approx(alone_timeline.makespan_s()).epsilon(1e-9));
 
@@ -80,7 +80,7 @@ TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each ran
   const auto pm = pipeline_metrics(step.schedule(), pipeline_view(g, 0), timeline);
   const auto& last_rank = g.data_parallel.back();
   CHECK(timeline.span(last_rank.start).end_s < run.pipeline_s);
-  CHECK(timeline.span(last_rank.start).end_s == Approx(timeline.span(g.step_tasks[0].back().back()).end_s));
+  CHECK(timeline.span(last_rank.start).end_s == Approx(timeline.span(g.steps[0].step_ends.back().back()).end_s));
   for (int rank = 0; rank < par.pp; ++rank) {
     INFO("pipeline rank " << rank);
     DataParallelSetup setup{step.rank_parameters(rank), par, OptimizerSetup{}, cluster_fabric(par), true};
@@ -141,4 +141,91 @@ TEST_CASE("a cluster's step overlapping its synchronisation waits less for it", 
   CHECK(overlapped.pipeline_s == Approx(plain.pipeline_s).epsilon(1e-3));
   CHECK(overlapped.step_s < plain.step_s);
   CHECK(overlapped.step_s >= overlapped.pipeline_s);
+}
+
+namespace {
+
+// 64 GPUs on 8 nodes, EP 16 (two nodes a group, four groups), the model's real all-to-alls.
+struct EpCluster {
+  TrainingParallelism par;
+  EpCommSetup setup;
+  EpTraffic traffic;
+  EpCommTimes times;
+};
+
+EpCluster ep_cluster(int pp, bool one_routing) {
+  EpCluster c;
+  c.par = small_cluster();
+  c.par.pp = pp;
+  c.par.dp = 64 / pp;
+  c.par.ep = 16;
+  c.setup.model = &v3();
+  c.setup.ep = 16;
+  c.setup.tokens_per_gpu = 4096;
+  c.setup.simulated_tokens_per_gpu = 64;
+  c.setup.fabric = cluster_fabric(c.par);
+  c.setup.groups = c.par.grid().groups({"ep"});
+  c.traffic = expert_parallel_traffic(c.setup);
+  if (one_routing) {  // every group routes alike: each op takes every group the same time
+    c.traffic.forward.resize(1);
+    c.traffic.gradients.resize(1);
+  }
+  c.times = expert_parallel_comm(c.setup, c.traffic);
+  return c;
+}
+
+TrainingStep ep_step(const EpCluster& c) {
+  TrainingBatch batch;
+  batch.global_sequences = 8 * c.par.dp;  // 8 micro-batches per pipeline
+  return TrainingStep(v3(), h800_roofline(), c.par, batch, balanced_stage_layout(v3(), c.par.pp, false, 4096, "/pp"), c.times, 132, 20);
+}
+
+}  // namespace
+
+TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric, each op as the per-micro-batch run times it",
+          "[training][cluster][ep]") {
+  // One stage: no PP sends, every group at the same op at once, as the per-micro-batch run has them.
+  const auto c = ep_cluster(1, true);
+  const auto step = ep_step(c);
+  const net::FabricPlatform platform(cluster_fabric(c.par));
+  const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
+  const auto in_run = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &c.traffic);
+  CHECK(in_run.graph.flow_count() > 100 * timed.graph.flow_count());
+  const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
+  const auto b = cluster_step_result(in_run, step, core::simulate(platform, in_run.graph));
+  CHECK(c.times.dispatch_forward_s > 0);
+  CHECK(b.pipeline_s == Approx(a.pipeline_s).epsilon(1e-3));
+  CHECK(b.step_s == Approx(a.step_s).epsilon(1e-3));
+
+  // Every op of a step where the step's timing puts it, ours beside the run's (the first pipeline's GPU).
+  const auto tl = core::simulate(platform, in_run.graph);
+  const auto& first = step.schedule().steps[0][0];
+  const auto ops = step.step_ops(first);
+  const auto span = in_run.steps[0].span(tl, 0, 0);
+  CHECK(span.end_s - span.start_s == Approx(ops.back().end_s).epsilon(1e-3));
+}
+
+TEST_CASE("a cluster's step with its all-to-alls in the run: the run, not the per-micro-batch times, sets how long they take",
+          "[training][cluster][ep]") {
+  // Groups route differently (four routings): the per-micro-batch times are the slowest group's,
+  // in the run each group takes its own, so no pipeline is slower than all were timed.
+  const auto c = ep_cluster(4, false);
+  const auto step = ep_step(c);
+  const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
+  const auto in_run = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &c.traffic);
+  const net::FabricPlatform platform(cluster_fabric(c.par));
+  const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
+  const auto b = cluster_step_result(in_run, step, core::simulate(platform, in_run.graph));
+  // The PP sends now share the NICs with the all-to-alls: a little slower, never by more than
+  // the step's EP traffic alone would take.
+  CHECK(b.pipeline_s == Approx(a.pipeline_s).epsilon(0.05));
+
+  // NICs at a quarter of the rate the all-to-alls were timed at: the run's all-to-alls take
+  // longer, and the step with them; the per-micro-batch times do not see it.
+  auto slow = cluster_fabric(c.par);
+  slow.nic_Bps /= 4;
+  const net::FabricPlatform slow_platform(slow);
+  const auto a_slow = cluster_step_result(timed, step, core::simulate(slow_platform, timed.graph));
+  const auto b_slow = cluster_step_result(in_run, step, core::simulate(slow_platform, in_run.graph));
+  CHECK(b_slow.pipeline_s > 1.2 * a_slow.pipeline_s);
 }

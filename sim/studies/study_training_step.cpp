@@ -67,7 +67,7 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
   };
   for (std::size_t rank = 0; rank < pg.step_tasks.size(); ++rank)
     for (std::size_t i = 0; i < pg.step_tasks[rank].size(); ++i) {
-      const auto span = timeline.span(pg.step_tasks[rank][i]);
+      const auto span = pg.span(timeline, static_cast<int>(rank), i);
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
         const int pid = gpus[rank];
         const double start_us = (span.start_s + op.start_s) * 1e6, dur_us = (op.end_s - op.start_s) * 1e6;
@@ -107,6 +107,7 @@ class TrainingStepStudy : public Study {
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
   bool flow = true;
+  bool ep_in_step_run = false;  // flow mode: the step's all-to-alls op by op in its run, else timed per micro-batch
   bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
@@ -119,6 +120,7 @@ class TrainingStepStudy : public Study {
     const workload::Roofline roofline(*gpu, efficiency, fp8_gemms);
 
     workload::EpCommTimes ep;
+    std::optional<workload::EpTraffic> ep_traffic;  // flow mode: what the step's run sends
     if (model->moe && par.ep > 1 && options.simulate) {
       // Validation routes no token and sends nothing: the step's structure is checked, not timed.
       workload::EpCommSetup ep_setup;
@@ -142,7 +144,8 @@ class TrainingStepStudy : public Study {
       } else {
         ep_setup.fabric.gpus_per_node = par.members_per_node("ep");  // the EP group's GPUs that share a node
       }
-      ep = workload::expert_parallel_comm(ep_setup);
+      ep_traffic = workload::expert_parallel_traffic(ep_setup);
+      ep = workload::expert_parallel_comm(ep_setup, *ep_traffic);
     }
 
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
@@ -160,7 +163,7 @@ class TrainingStepStudy : public Study {
     int dp_rank = 0;  // the pipeline rank whose synchronisation the step waits for
     std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
     if (use_flow) {
-      cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline));
+      cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline, ep_in_step_run && ep_traffic ? &*ep_traffic : nullptr));
       net::FabricSpec whole = fabric;
       whole.nodes = par.gpus / fabric.gpus_per_node;
       timeline.emplace(core::simulate(net::FabricPlatform(whole), cluster->graph));
@@ -302,6 +305,9 @@ class TrainingStepStudy : public Study {
               (ep.groups_simulated > 1 ? "; the slowest of " + std::to_string(ep.groups_simulated) +
                                              " EP groups, all on the fabric at once"
                                        : "") +
+              (cluster && ep_in_step_run ? "; in the step's run every op of every step on its streams, each dispatch and "
+                                           "combine its group's flows beside the PP and DP traffic, from this routing"
+                                         : "") +
               "); busiest expert GPU " +
               format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
@@ -499,6 +505,10 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
     s->seed = static_cast<std::uint64_t>(m->positive_integer("seed", 1, core::JsonReader::kMaxInteger));
     s->affinity = parse_affinity(*m, "uniform", 0.0);
+    s->ep_in_step_run = m->one_of("traffic", {"per-micro-batch", "in-step"}, "per-micro-batch") == "in-step";
+    if (s->ep_in_step_run && !s->flow)
+      throw core::InputError(m->pointer_of("traffic"), "'in-step' is not allowed in analytical mode; it puts the all-to-alls in "
+                                                       "the flow model's run of the step (set /mode to \"flow\")");
     if (static_cast<long long>(s->simulated_tokens_per_gpu) * par.ep > (1 << 18))
       throw core::InputError(m->pointer_of("simulated_tokens_per_gpu"),
                              std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(par.ep) +

@@ -1,26 +1,126 @@
 #include "workload/cluster_step.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace workload {
 
-ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline) {
+namespace {
+
+std::optional<EpOp> ep_op(const std::string& name) {
+  if (name == "dispatch(F)") return EpOp::kDispatchForward;
+  if (name == "combine(F)") return EpOp::kCombineForward;
+  if (name == "combine(B)") return EpOp::kCombineBackward;
+  if (name == "dispatch(B)") return EpOp::kDispatchBackward;
+  return std::nullopt;
+}
+
+// Builds each step as its ops (TrainingStep::step_op_graph) on every pipeline's GPU at once, op
+// by op: a dispatch or combine is a transfer of each GPU's flows to its EP peers, and ends for
+// each of them when the whole group's has (the op's time per micro-batch is its group's too).
+class EpStepBuilder {
+ public:
+  EpStepBuilder(const TrainingStep& step, const EpTraffic& traffic)
+      : step_(step), traffic_(traffic), recompute_(step.parallelism().recompute == Recompute::kFull) {
+    for (std::size_t g = 0; g < traffic.groups.size(); ++g)
+      for (std::size_t l = 0; l < traffic.groups[g].size(); ++l) member_[traffic.groups[g][l]] = {g, static_cast<int>(l)};
+  }
+
+  std::vector<StepTaskRange> operator()(core::TaskGraph& g, const Step& step, const std::vector<int>& gpus,
+                                        const std::vector<std::vector<core::TaskId>>& deps) {
+    const auto& ops = op_graph(step);
+    const std::size_t n = gpus.size();
+    std::vector<std::pair<std::size_t, int>> member(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      const auto it = member_.find(gpus[p]);
+      if (it == member_.end()) throw std::logic_error("GPU " + std::to_string(gpus[p]) + " is in no EP group");
+      member[p] = it->second;
+    }
+    std::vector<StepTaskRange> ranges(n);
+    std::vector<std::vector<core::TaskId>> start = deps;  // per GPU: what a segment's ops wait for (the one before's end)
+    for (const auto& seg : ops.segments) {
+      // id[p][k]: the task op k's successors on GPU p wait for (an all-to-all's: its group's end).
+      std::vector<std::vector<core::TaskId>> id(n, std::vector<core::TaskId>(seg.ops.size(), -1));
+      std::vector<bool> waited_for(seg.ops.size(), false);
+      std::map<std::string, std::size_t> last_on_stream;
+      for (std::size_t k = 0; k < seg.ops.size(); ++k) {
+        const auto& op = seg.ops[k];
+        for (int d : op.deps) waited_for[static_cast<std::size_t>(d)] = true;
+        if (auto it = last_on_stream.find(op.stream); it != last_on_stream.end()) waited_for[it->second] = true;
+        last_on_stream[op.stream] = k;
+        const auto kind = ep_op(op.name);
+        std::map<std::size_t, std::vector<core::TaskId>> group_transfers;
+        for (std::size_t p = 0; p < n; ++p) {
+          std::vector<core::TaskId> waits = start[p];
+          for (int d : op.deps) waits.push_back(id[p][static_cast<std::size_t>(d)]);
+          const auto [group, local] = member[p];
+          const auto task = kind ? g.add_transfer(op.name, gpus[p], op.stream,
+                                                  ep_op_flows(traffic_, group, local, *kind, recompute_), std::move(waits))
+                                 : g.add_compute(op.name, gpus[p], op.stream, op.seconds, std::move(waits));
+          if (ranges[p].first < 0) ranges[p].first = task;
+          id[p][k] = task;
+          if (kind) group_transfers[group].push_back(task);
+        }
+        if (!kind) continue;
+        std::map<std::size_t, core::TaskId> group_end;
+        for (auto& [group, transfers] : group_transfers) group_end[group] = g.add_join(op.name, std::move(transfers));
+        for (std::size_t p = 0; p < n; ++p) id[p][k] = group_end[member[p].first];
+      }
+      if (seg.ops.empty()) continue;
+      for (std::size_t p = 0; p < n; ++p) {
+        start[p].clear();
+        for (std::size_t k = 0; k < seg.ops.size(); ++k)
+          if (!waited_for[k]) start[p].push_back(id[p][k]);
+      }
+    }
+    for (std::size_t p = 0; p < n; ++p) {
+      if (ranges[p].first < 0) {  // a step of no time
+        ranges[p].first = ranges[p].end = g.add_compute("empty", gpus[p], "compute", 0, deps[p]);
+        continue;
+      }
+      ranges[p].end = start[p].size() == 1 ? start[p][0] : g.add_join("end", start[p]);
+    }
+    return ranges;
+  }
+
+ private:
+  const StepOpGraph& op_graph(const Step& step) {
+    std::vector<std::pair<int, int>> key;
+    for (const auto& c : step.chunks) key.push_back({static_cast<int>(c.pass), c.position});
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, step_.step_op_graph(step)).first;
+    return it->second;
+  }
+
+  const TrainingStep& step_;
+  const EpTraffic& traffic_;
+  bool recompute_;
+  std::unordered_map<int, std::pair<std::size_t, int>> member_;  // GPU: its EP group and rank in it
+  std::map<std::vector<std::pair<int, int>>, StepOpGraph> cache_;
+};
+
+}  // namespace
+
+ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline,
+                                    const EpTraffic* ep) {
   const auto& par = step.parallelism();
   const auto& schedule = step.schedule();
   ClusterStepGraph out;
   out.pipelines = par.grid().groups({"pp"});  // sorted: a pipeline's GPUs by pipeline rank
-  const StepSeconds seconds = [&step](const Step& s) { return step.step_seconds(s); };
-  for (const auto& gpus : out.pipelines)
-    out.step_tasks.push_back(append_pipeline(out.graph, schedule, seconds, step.pp_transfer_bytes(), gpus));
+  StepBuilder build = compute_steps([&step](const Step& s) { return step.step_seconds(s); });
+  if (ep) build = EpStepBuilder(step, *ep);
+  out.steps = append_pipelines(out.graph, schedule, build, step.pp_transfer_bytes(), out.pipelines);
 
   const net::FabricSpec rates;  // the rings' rates come from the platform the graph runs on
   for (int rank = 0; rank < schedule.ranks; ++rank) {
     std::vector<int> gpus;
     std::vector<core::TaskId> ready, last;
     for (std::size_t p = 0; p < out.pipelines.size(); ++p) {
-      const auto& tasks = out.step_tasks[p][static_cast<std::size_t>(rank)];
+      const auto& tasks = out.steps[p].step_ends[static_cast<std::size_t>(rank)];
       if (tasks.empty()) throw std::logic_error("pipeline rank " + std::to_string(rank) + " runs no step");
       gpus.push_back(out.pipelines[p][static_cast<std::size_t>(rank)]);
       last.push_back(tasks.back());
@@ -35,9 +135,9 @@ ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSet
 
 ClusterStepResult cluster_step_result(const ClusterStepGraph& g, const TrainingStep& step, const core::Timeline& timeline) {
   ClusterStepResult r;
-  for (std::size_t p = 0; p < g.step_tasks.size(); ++p)
-    for (const auto& tasks : g.step_tasks[p])
-      for (auto id : tasks)
+  for (std::size_t p = 0; p < g.steps.size(); ++p)
+    for (const auto& ends : g.steps[p].step_ends)
+      for (auto id : ends)
         if (timeline.span(id).end_s > r.pipeline_s) {
           r.pipeline_s = timeline.span(id).end_s;
           r.pipeline = static_cast<int>(p);
@@ -68,7 +168,7 @@ ClusterStepResult cluster_step_result(const ClusterStepGraph& g, const TrainingS
 
 PipelineGraph pipeline_view(const ClusterStepGraph& g, int pipeline) {
   PipelineGraph view;
-  view.step_tasks = g.step_tasks.at(static_cast<std::size_t>(pipeline));
+  static_cast<PipelineSteps&>(view) = g.steps.at(static_cast<std::size_t>(pipeline));
   return view;
 }
 

@@ -6,8 +6,12 @@
 // once its last chunk has ended on every replica (with dp_comm_overlap, once that chunk starts;
 // the weights' all-gather then hides behind the next step's first forward chunk), while other
 // ranks are still draining, and its rings share the fabric with their PP sends.
-// The EP all-to-alls are not in it: each MoE layer's dispatch and combine are simulated on the
-// whole fabric per micro-batch (ep_comm.hpp) and run inside the chunks' times.
+// With the EP traffic given, every step runs op by op (TrainingStep::step_op_graph) on its GPU's
+// compute and communication streams, each dispatch and combine a transfer of the GPU's flows to
+// its EP peers (from its group's routed traffic) that ends when its group's has: the EP traffic
+// shares the fabric with the PP sends and the synchronisation. Without it, each MoE layer's
+// all-to-alls are simulated on the whole fabric per micro-batch (ep_comm.hpp) and their times
+// run inside the chunks'.
 #include <vector>
 
 #include "core/task_graph.hpp"
@@ -21,13 +25,14 @@ namespace workload {
 
 struct ClusterStepGraph {
   core::TaskGraph graph;
-  std::vector<std::vector<int>> pipelines;                         // each pipeline's GPUs, by pipeline rank
-  std::vector<std::vector<std::vector<core::TaskId>>> step_tasks;  // per pipeline, per rank, per step
-  std::vector<DataParallelTasks> data_parallel;                    // per pipeline rank
+  std::vector<std::vector<int>> pipelines;       // each pipeline's GPUs, by pipeline rank
+  std::vector<PipelineSteps> steps;              // per pipeline
+  std::vector<DataParallelTasks> data_parallel;  // per pipeline rank
 };
 
 // Every pipeline rank is on every pipeline's GPU at that rank; run it on the whole cluster's fabric.
-ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline);
+ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline,
+                                    const EpTraffic* ep = nullptr);
 
 // What the run gives the step's rows.
 struct ClusterStepResult {

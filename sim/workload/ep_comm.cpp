@@ -48,37 +48,54 @@ double dispatch_bound_s(const DispatchTraffic& t, double scale, double ib_Bps, d
   return worst;
 }
 
-EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
+EpTraffic expert_parallel_traffic(const EpCommSetup& s) {
   const Model& model = *s.model;
   const Moe& moe = *model.moe;
   const bool whole_fabric = s.flow && !s.groups.empty();
-  net::FabricSpec spec = s.fabric;
-  if (!whole_fabric) spec.nodes = s.ep / spec.gpus_per_node;
-  const int groups = whole_fabric ? static_cast<int>(s.groups.size()) : 1;
+  EpTraffic out;
+  out.groups = whole_fabric ? s.groups : std::vector<std::vector<int>>{{}};
+  if (!whole_fabric) {
+    out.groups[0].resize(static_cast<std::size_t>(s.ep));
+    std::iota(out.groups[0].begin(), out.groups[0].end(), 0);
+  }
+  const int groups = static_cast<int>(out.groups.size());
   const int tokens = s.simulated_tokens_per_gpu * s.ep;
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
                         std::min(moe.groups_per_token, moe.groups), 2.5};
-  const int members_per_node = whole_fabric ? RankGrid::members_per_node(s.groups[0], spec.gpus_per_node) : spec.gpus_per_node;
+  const int members_per_node =
+      whole_fabric ? RankGrid::members_per_node(s.groups[0], s.fabric.gpus_per_node) : s.fabric.gpus_per_node;
   const ExpertPlacement placement{s.ep, members_per_node, moe.routed_experts};
   const double bf16_bytes = 2.0 * model.hidden;
   const double dispatch_bytes = s.fp8_dispatch ? fp8_token_bytes(model.hidden) : bf16_bytes;
-  const double scale = double(s.tokens_per_gpu) / s.simulated_tokens_per_gpu;  // the flow model is linear in bytes
+  out.scale = double(s.tokens_per_gpu) / s.simulated_tokens_per_gpu;  // the flow model is linear in bytes
 
   // Groups route their own tokens (seed + index) so that their loads differ as real
   // micro-batches do, and the slowest sets the layer's time. Routing is most of the cost (a
   // 2,048-GPU cluster has 32 groups of 16K simulated tokens), so four draws are taken and the
   // groups cycle through them: every group's traffic is on the fabric, four distinct loads.
   constexpr int kDistinctRoutings = 4;
-  std::vector<DispatchTraffic> forward, gradients;
-  Routing first_routing;
   for (int g = 0; g < std::min(groups, kDistinctRoutings); ++g) {
     const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed + g);
-    auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
-    forward.push_back(dispatch_traffic(routing, placement, dispatch_bytes));
-    gradients.push_back(dispatch_traffic(routing, placement, bf16_bytes));
-    if (g == 0) first_routing = std::move(routing);
+    const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+    out.forward.push_back(dispatch_traffic(routing, placement, dispatch_bytes));
+    out.gradients.push_back(dispatch_traffic(routing, placement, bf16_bytes));
+    if (g > 0) continue;
+    std::vector<double> per_gpu(static_cast<std::size_t>(s.ep), 0.0);
+    const auto load = expert_load(routing, moe.routed_experts);
+    for (int e = 0; e < moe.routed_experts; ++e) per_gpu[placement.gpu_of_expert(e)] += load[e];
+    const double mean = std::accumulate(per_gpu.begin(), per_gpu.end(), 0.0) / s.ep;
+    out.expert_imbalance = *std::max_element(per_gpu.begin(), per_gpu.end()) / mean;
   }
+  return out;
+}
 
+EpCommTimes expert_parallel_comm(const EpCommSetup& s) { return expert_parallel_comm(s, expert_parallel_traffic(s)); }
+
+EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic) {
+  const bool whole_fabric = s.flow && !s.groups.empty();
+  net::FabricSpec spec = s.fabric;
+  if (!whole_fabric) spec.nodes = s.ep / spec.gpus_per_node;
+  const double scale = traffic.scale;
   EpCommTimes out;
   auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse) {
     if (!s.flow) return dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
@@ -90,24 +107,47 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s) {
     graph.add_join("done", all);
     return core::simulate(platform, graph).makespan_s();
   };
-  out.dispatch_forward_s = time(forward, false);
-  out.combine_forward_s = time(gradients, true);
+  out.dispatch_forward_s = time(traffic.forward, false);
+  out.combine_forward_s = time(traffic.gradients, true);
   // The gradients retrace the same routes: combine's backward the dispatch direction in BF16,
   // dispatch's backward the combine direction.
-  out.combine_backward_s = s.fp8_dispatch ? time(gradients, false) : out.dispatch_forward_s;
+  out.combine_backward_s = s.fp8_dispatch ? time(traffic.gradients, false) : out.dispatch_forward_s;
   out.dispatch_backward_s = out.combine_forward_s;
-  out.groups_simulated = whole_fabric ? groups : 1;
-
-  const auto& routing = first_routing;
-  std::vector<double> per_gpu(static_cast<std::size_t>(s.ep), 0.0);
-  const auto load = expert_load(routing, moe.routed_experts);
-  for (int e = 0; e < moe.routed_experts; ++e) per_gpu[placement.gpu_of_expert(e)] += load[e];
-  const double mean = std::accumulate(per_gpu.begin(), per_gpu.end(), 0.0) / s.ep;
-  out.expert_imbalance = *std::max_element(per_gpu.begin(), per_gpu.end()) / mean;
+  out.groups_simulated = whole_fabric ? static_cast<int>(s.groups.size()) : 1;
+  out.expert_imbalance = traffic.expert_imbalance;
   double ib = 0;
-  for (const auto& row : forward[0].ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
+  for (const auto& row : traffic.forward[0].ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
   out.ib_bytes_per_gpu_dispatch = ib * scale / s.ep;
   return out;
+}
+
+std::vector<core::Flow> ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, bool recompute) {
+  const auto& ranks = t.groups.at(group);
+  std::vector<core::Flow> flows;
+  // One matrix in one direction: the row of `local` (its sends), or its column (reversed).
+  auto add = [&](const DispatchTraffic& m, bool reverse) {
+    const auto l = static_cast<std::size_t>(local);
+    for (const auto* stage : {&m.ib, &m.nvlink})
+      for (std::size_t other = 0; other < ranks.size(); ++other) {
+        const double bytes = (reverse ? (*stage)[other][l] : (*stage)[l][other]) * t.scale;
+        if (bytes > 0) flows.push_back({ranks[l], ranks[other], bytes});
+      }
+  };
+  const auto& forward = t.forward_of(group);
+  const auto& gradients = t.gradients_of(group);
+  switch (op) {
+    case EpOp::kDispatchForward: add(forward, false); break;
+    case EpOp::kCombineForward: add(gradients, true); break;
+    case EpOp::kCombineBackward:
+      add(gradients, false);
+      if (recompute) add(gradients, true);  // the rerun forward's combine
+      break;
+    case EpOp::kDispatchBackward:
+      add(gradients, true);
+      if (recompute) add(forward, false);  // the rerun forward's dispatch
+      break;
+  }
+  return flows;
 }
 
 }  // namespace workload

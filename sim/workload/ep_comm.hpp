@@ -40,7 +40,28 @@ struct EpCommTimes {
   int groups_simulated = 1;        // EP groups in the flow simulation (the whole fabric's, or one)
 };
 
+// The routed traffic of one MoE layer for one micro-batch, per EP group: what the times above
+// are simulated from, and what a training step's run puts on the fabric op by op.
+struct EpTraffic {
+  std::vector<std::vector<int>> groups;  // each group's GPUs (global ranks); one group 0..ep-1 when not on the whole fabric
+  std::vector<DispatchTraffic> forward;    // per distinct routing: the dispatch in its own precision
+  std::vector<DispatchTraffic> gradients;  // the same routing in BF16: combine, and both backward ops
+  double scale = 1;                        // simulated tokens to the micro-batch's
+  double expert_imbalance = 1;             // of the first routing: max / mean expert-token assignments per GPU
+  const DispatchTraffic& forward_of(std::size_t group) const { return forward[group % forward.size()]; }
+  const DispatchTraffic& gradients_of(std::size_t group) const { return gradients[group % gradients.size()]; }
+};
+EpTraffic expert_parallel_traffic(const EpCommSetup& setup);
+
+// The times of that traffic (setup.flow: flow-simulated, else the busiest port's bound).
 EpCommTimes expert_parallel_comm(const EpCommSetup& setup);
+EpCommTimes expert_parallel_comm(const EpCommSetup& setup, const EpTraffic& traffic);
+
+// The four all-to-alls of a layer, as DeepSeek's profile names them.
+enum class EpOp { kDispatchForward, kCombineForward, kCombineBackward, kDispatchBackward };
+// One GPU's flows of an op (its rank `local` in group `group`), IB and NVLink stages together;
+// with `recompute`, the backward op also carries its forward's rerun.
+std::vector<core::Flow> ep_op_flows(const EpTraffic& traffic, std::size_t group, int local, EpOp op, bool recompute);
 
 // One transfer per source GPU and stage (IB, NVLink), both stages starting together as DeepEP
 // forwards over NVLink while tokens arrive. `reverse`: the same bytes backwards (combine).

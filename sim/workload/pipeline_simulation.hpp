@@ -19,9 +19,18 @@ struct PassTimes {
   double overlapped_s = 0;  // F&B: a forward and a backward chunk run overlapped
 };
 
-struct PipelineGraph {
+// Where each step of a pipeline is in its graph, per rank, per step: the task it starts with,
+// and the one it ends with (the same task where a step is one compute task; the step's ops and
+// their transfers in between where it is more).
+struct PipelineSteps {
+  std::vector<std::vector<core::TaskId>> step_tasks;
+  std::vector<std::vector<core::TaskId>> step_ends;
+  // From the start of the step's first task to the end of its last.
+  core::TaskSpan span(const core::Timeline& timeline, int rank, std::size_t step) const;
+};
+
+struct PipelineGraph : PipelineSteps {
   core::TaskGraph graph;
-  std::vector<std::vector<core::TaskId>> step_tasks;  // per rank, per step
 };
 
 PipelineGraph pipeline_graph(const Schedule& schedule, const PassTimes& times, double transfer_bytes);
@@ -31,11 +40,25 @@ PipelineGraph pipeline_graph(const Schedule& schedule, const PassTimes& times, d
 using StepSeconds = std::function<double(const Step&)>;
 PipelineGraph pipeline_graph(const Schedule& schedule, const StepSeconds& step_seconds, double transfer_bytes);
 
+// Adds the tasks of one step to `graph`, for every pipeline at once (they run the same schedule):
+// on gpus[p], the step's GPU in pipeline p, each task waiting at least for deps[p] (the
+// activations or gradients it takes, and the rank's step before). Returns per pipeline the first
+// task (which starts with the step) and the last (which ends with it).
+struct StepTaskRange {
+  core::TaskId first = -1, end = -1;
+};
+using StepBuilder = std::function<std::vector<StepTaskRange>(core::TaskGraph& graph, const Step& step, const std::vector<int>& gpus,
+                                                             const std::vector<std::vector<core::TaskId>>& deps)>;
+// Each step one compute task of step_seconds(step) on the GPU's compute stream, named by its token.
+StepBuilder compute_steps(StepSeconds step_seconds, bool show_lane = false);
+
 // Adds one pipeline to `graph` with its rank r on GPU gpus[r] (a pipeline of a cluster, beside
-// the others); returns its step tasks, per rank, per step.
-std::vector<std::vector<core::TaskId>> append_pipeline(core::TaskGraph& graph, const Schedule& schedule,
-                                                       const StepSeconds& step_seconds, double transfer_bytes,
-                                                       const std::vector<int>& gpus);
+// the others), each step built by `build`.
+PipelineSteps append_pipeline(core::TaskGraph& graph, const Schedule& schedule, const StepBuilder& build,
+                              double transfer_bytes, const std::vector<int>& gpus);
+// Several pipelines of the same schedule, pipelines[p][r] the GPU of pipeline p's rank r.
+std::vector<PipelineSteps> append_pipelines(core::TaskGraph& graph, const Schedule& schedule, const StepBuilder& build,
+                                            double transfer_bytes, const std::vector<std::vector<int>>& pipelines);
 
 struct PipelineMetrics {
   double step_s = 0;           // the end of the pipeline's last step

@@ -436,36 +436,44 @@ std::string op_stream(const std::string& name, const std::string& stream) {
 
 }  // namespace
 
-std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
-  std::vector<OpSpan> ops;
-  double t = 0;
+StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
+  StepOpGraph g;
   auto kernels_of = [](const LayerChunks& l, const std::string& name) -> const std::vector<KernelTime>* {
     const auto it = l.kernels.find(name);
     return it == l.kernels.end() ? nullptr : &it->second;
   };
-  auto add = [&](const std::string& name, const std::string& stream, int layer, double seconds, const LayerChunks* l = nullptr) {
+  auto serial = [&]() -> StepOpGraph::Segment& { return g.segments.emplace_back(); };
+  // An op of a serial segment waits for the one before it.
+  auto add = [](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer, double seconds,
+                const LayerChunks* l, auto kernels) {
     if (seconds <= 0) return;
-    ops.push_back({name, op_stream(name, stream), layer, t, t + seconds, l ? kernels_of(*l, name) : nullptr});
-    t += seconds;
+    std::vector<int> deps;
+    if (!seg.ops.empty()) deps.push_back(static_cast<int>(seg.ops.size()) - 1);
+    seg.ops.push_back({name, stream, layer, seconds, std::move(deps), l ? kernels(*l, name) : nullptr});
   };
   auto layer_of = [&](int stage, std::size_t i) {
     return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
   };
   auto forward = [&](const LayerChunks& l, int layer) {
+    auto& seg = serial();
     const ForwardChunk& x = l.forward;
-    add("attn(F)", "compute", layer, x.attention_s, &l);
-    add("dispatch(F)", "communication", layer, x.dispatch_s);
-    add("mlp(F)", "compute", layer, x.mlp_s, &l);
-    add("combine(F)", "communication", layer, x.combine_s);
+    add(seg, "attn(F)", "compute", layer, x.attention_s, &l, kernels_of);
+    add(seg, "dispatch(F)", "communication", layer, x.dispatch_s, nullptr, kernels_of);
+    add(seg, "mlp(F)", "compute", layer, x.mlp_s, &l, kernels_of);
+    add(seg, "combine(F)", "communication", layer, x.combine_s, nullptr, kernels_of);
   };
   auto backward = [&](const LayerChunks& l, int layer, bool input, bool weight) {
+    auto& seg = serial();
     const BackwardChunk& x = l.backward;
-    if (input) add("combine(B)", "communication", layer, x.combine_s);
-    if (input) add("mlp(B)", "compute", layer, x.mlp_input_s, &l);
-    if (weight) add("mlp(W)", "compute", layer, x.mlp_weight_s, &l);
-    if (input) add("dispatch(B)", "communication", layer, x.dispatch_s);
-    if (input) add("attn(B)", "compute", layer, x.attention_input_s, &l);
-    if (weight) add("attn(W)", "compute", layer, x.attention_weight_s, &l);
+    if (input) add(seg, "combine(B)", "communication", layer, x.combine_s, nullptr, kernels_of);
+    if (input) add(seg, "mlp(B)", "compute", layer, x.mlp_input_s, &l, kernels_of);
+    if (weight) add(seg, "mlp(W)", "compute", layer, x.mlp_weight_s, &l, kernels_of);
+    if (input) add(seg, "dispatch(B)", "communication", layer, x.dispatch_s, nullptr, kernels_of);
+    if (input) add(seg, "attn(B)", "compute", layer, x.attention_input_s, &l, kernels_of);
+    if (weight) add(seg, "attn(W)", "compute", layer, x.attention_weight_s, &l, kernels_of);
+  };
+  auto other = [&](double seconds) {
+    if (seconds > 0) add(serial(), "other", "compute", -1, seconds, nullptr, kernels_of);
   };
   if (step.chunks.size() == 2) {
     const Chunk& fc = step.chunks[0].pass == Pass::kForward ? step.chunks[0] : step.chunks[1];
@@ -473,7 +481,7 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
     const bool with_weight = bc.pass == Pass::kBackward;
     const StageChunks& f = stages_[static_cast<std::size_t>(fc.position)];
     const StageChunks& b = stages_[static_cast<std::size_t>(bc.position)];
-    add("other", "compute", -1, f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0));
+    other(f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0));
     // Layer by layer: the forward runs its layers first to last, the backward last to first; the
     // i-th of each overlap as in Figure 4 (already timed beside communication: no slowdown
     // there). A chunk with more layers runs its rest alone.
@@ -484,37 +492,81 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
       if (has_f && has_b) {
         BackwardChunk back = b.layers[bi].backward;
         if (!with_weight) back.attention_weight_s = back.mlp_weight_s = 0;
-        const auto graph = overlapped_chunk_pair({f.layers[i].forward, back, sms_, 0});
-        const auto tl = core::evaluate_analytically(graph);
-        for (std::size_t k = 0; k < graph.tasks().size(); ++k) {
-          const auto& task = graph.tasks()[k];
-          const auto span = tl.span(static_cast<core::TaskId>(k));
-          if (span.end_s <= span.start_s) continue;
+        const auto pair = overlapped_chunk_pair({f.layers[i].forward, back, sms_, 0});
+        auto& seg = g.segments.emplace_back();
+        seg.overlapped = true;
+        // Ops of no time are left out; what waited for one waits for what it waited for,
+        // including the op before it on its stream. `stands_for[k]`: the kept ops task k's end is.
+        std::vector<std::vector<int>> stands_for(pair.tasks().size());
+        std::map<std::string, int> last_on_stream;  // task index
+        for (std::size_t k = 0; k < pair.tasks().size(); ++k) {
+          const auto& task = pair.tasks()[k];
+          std::vector<int> waits;
+          for (auto d : task.deps) waits.insert(waits.end(), stands_for[d].begin(), stands_for[d].end());
+          const auto before = last_on_stream.find(task.stream);
+          const bool before_dropped = before != last_on_stream.end() && pair.tasks()[before->second].seconds <= 0;
+          if (before_dropped) waits.insert(waits.end(), stands_for[before->second].begin(), stands_for[before->second].end());
+          std::sort(waits.begin(), waits.end());
+          waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+          last_on_stream[task.stream] = static_cast<int>(k);
+          if (task.seconds <= 0) {
+            stands_for[k] = std::move(waits);
+            continue;
+          }
           const std::string name = profile_name(task.name);
           const bool is_forward = name.find("(F)") != std::string::npos;
           const LayerChunks& l = is_forward ? f.layers[i] : b.layers[bi];
-          ops.push_back({name, op_stream(name, task.stream), is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi),
-                         t + span.start_s, t + span.end_s, kernels_of(l, name)});
+          stands_for[k] = {static_cast<int>(seg.ops.size())};
+          seg.ops.push_back({name, task.stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
+                             std::move(waits), kernels_of(l, name)});
         }
-        t += tl.makespan_s();
       } else if (has_f) {
         forward(f.layers[i], layer_of(fc.position, i));
       } else {
         backward(b.layers[bi], layer_of(bc.position, bi), true, with_weight);
       }
     }
-    return ops;
+    return g;
   }
   const Chunk& c = step.chunks[0];
   const StageChunks& st = stages_[static_cast<std::size_t>(c.position)];
   const bool input = c.pass != Pass::kWeight, weight = c.pass == Pass::kBackward || c.pass == Pass::kWeight;
   if (c.pass == Pass::kForward) {
-    add("other", "compute", -1, st.extra_forward_s);
+    other(st.extra_forward_s);
     for (std::size_t i = 0; i < st.layers.size(); ++i) forward(st.layers[i], layer_of(c.position, i));
-    return ops;
+    return g;
   }
-  add("other", "compute", -1, (input ? st.extra_input_s : 0.0) + (weight ? st.extra_weight_s : 0.0));
+  other((input ? st.extra_input_s : 0.0) + (weight ? st.extra_weight_s : 0.0));
   for (std::size_t i = st.layers.size(); i-- > 0;) backward(st.layers[i], layer_of(c.position, i), input, weight);
+  return g;
+}
+
+std::vector<core::TaskSpan> segment_spans(const StepOpGraph::Segment& seg) {
+  std::vector<core::TaskSpan> spans(seg.ops.size());
+  std::map<std::string, double> stream_free_s;
+  for (std::size_t k = 0; k < seg.ops.size(); ++k) {
+    const auto& op = seg.ops[k];
+    double start_s = stream_free_s[op.stream];
+    for (int d : op.deps) start_s = std::max(start_s, spans[static_cast<std::size_t>(d)].end_s);
+    spans[k] = {start_s, start_s + op.seconds};
+    stream_free_s[op.stream] = spans[k].end_s;
+  }
+  return spans;
+}
+
+std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
+  std::vector<OpSpan> ops;
+  double t = 0;
+  for (const auto& seg : step_op_graph(step).segments) {
+    const auto spans = segment_spans(seg);
+    double segment_s = 0;
+    for (std::size_t k = 0; k < seg.ops.size(); ++k) {
+      const auto& op = seg.ops[k];
+      ops.push_back({op.name, op_stream(op.name, op.stream), op.layer, t + spans[k].start_s, t + spans[k].end_s, op.kernels});
+      segment_s = std::max(segment_s, spans[k].end_s);
+    }
+    t += segment_s;
+  }
   return ops;
 }
 
@@ -533,7 +585,7 @@ StepBreakdown TrainingStep::breakdown(const PipelineGraph& graph, const core::Ti
   b.bubble_s = m.bubble_s;
   const auto& steps = schedule_.steps[static_cast<std::size_t>(b.rank)];
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const auto& span = timeline.span(graph.step_tasks[static_cast<std::size_t>(b.rank)][i]);
+    const auto span = graph.span(timeline, b.rank, i);
     const double d = span.end_s - span.start_s;
     if (steps[i].chunks.size() == 2) b.overlapped_s += d;
     else if (steps[i].chunks[0].pass == Pass::kForward) b.forward_s += d;

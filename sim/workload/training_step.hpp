@@ -117,6 +117,29 @@ struct OpSpan {
   const std::vector<KernelTime>* kernels = nullptr;
 };
 
+// The ops of one step with what each waits for, layer by layer, each layer's ops starting once
+// the layer before has ended: an overlapped pair's layer as chunk_overlap.hpp orders and chains
+// it on the compute and communication streams; a chunk's layer (and the rest of the longer
+// chunk of a pair) op after op. The work outside layers is a segment of its own, first.
+struct StepOpGraph {
+  struct Op {
+    std::string name;    // as DeepSeek's profile names it
+    std::string stream;  // compute or communication: the stream it runs on, in segment order
+    int layer = -1;      // the model's layer; -1 for other
+    double seconds = 0;  // as the step is timed: communication at its whole-fabric time per micro-batch
+    std::vector<int> deps;  // ops of its segment it waits for, besides the one before it on its stream
+    const std::vector<KernelTime>* kernels = nullptr;
+  };
+  struct Segment {
+    std::vector<Op> ops;
+    bool overlapped = false;  // a forward and a backward layer on both streams at once
+  };
+  std::vector<Segment> segments;
+};
+// When each op of a segment runs, from the segment's start: once its stream is free and what it
+// waits for has ended.
+std::vector<core::TaskSpan> segment_spans(const StepOpGraph::Segment& segment);
+
 // Where the critical rank's pipeline time goes (ISCA'25 Table 4's rows).
 struct StepBreakdown {
   int rank = 0;
@@ -152,6 +175,8 @@ class TrainingStep {
   // The ops of one step of the schedule, laid out as the step runs them (an overlapped pair as
   // chunk_overlap.hpp orders it, layer by layer); they end when step_seconds(step) does.
   std::vector<OpSpan> step_ops(const Step& step) const;
+  // The same ops with their dependencies, for a run that times them (step_ops lays them out).
+  StepOpGraph step_op_graph(const Step& step) const;
   // The activation (or its gradient) one micro-batch sends to the next stage, in BF16, per GPU.
   double pp_transfer_bytes() const;
   PipelineGraph pipeline_graph() const;
