@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -14,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <tuple>
-
-#include <boost/pending/disjoint_sets.hpp>
 
 #include "core/huge_page_allocator.hpp"
 #include "core/progress_bar.hpp"
@@ -134,8 +133,8 @@ struct Part {
   bool from_scratch = true;  // else the bundles' links start with what the others leave them
 };
 
-// A component of the network's links (see FluidRun::find_components) and the bundles in it.
-// Rates change only when its own flows do, and then, where flows only ended, only for its bundles
+// Bundles that share links, directly or through others, and the links they cross (see
+// FluidRun::component_for). Rates change only when its own flows do, and then, where flows only ended, only for its bundles
 // from the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level
 // order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
 // in their slots (in the order they entered, which is their routes' order), their rates and bytes
@@ -230,7 +229,11 @@ class FluidRun {
     }
     local_of_.assign(net_.links().size(), -1);
     allocated_Bps_.assign(net_.links().size(), 0.0);
-    find_components();
+    owner_.assign(net_.links().size(), -1);
+    link_root_.assign(net_.links().size(), -1);
+    piece_of_root_.assign(net_.links().size(), -1);
+    components_.resize(1);
+    scratch_.resize(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads));
   }
 
   std::vector<TaskSpan> run(ProgressBar* bar) {
@@ -241,7 +244,7 @@ class FluidRun {
     settle();
     while (true) {
       double next = events_.empty() ? kInfinity : std::get<0>(events_.top());
-      for (const Component& c : components_) next = std::min(next, std::max(c.next_end_s, c.quiet_until_s));
+      next = std::min(next, next_end_.min());
       if (next == kInfinity) break;
       // A bundle that came due while its component was quiet, re-rated since by flows entering,
       // ends now: time does not go back.
@@ -385,7 +388,7 @@ class FluidRun {
         Rated r;
         const auto [links, links_end] = net_.route_links(route);
         r.set_links(links, static_cast<std::uint16_t>(links_end - links));
-        Component& component = mark_changed(component_of_route_[route]);
+        Component& component = mark_changed(component_for(links, static_cast<std::uint16_t>(links_end - links)));
         const double latency = route_latency_s_[route];
         r.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         r.bytes_left = bytes;
@@ -414,6 +417,7 @@ class FluidRun {
       }
       i = j;
     }
+    for (int c : dirty_) refresh(c);  // their entries and windows
   }
 
   // Marks a component for the next solve.
@@ -427,7 +431,9 @@ class FluidRun {
   // Ends the bundles whose bytes are delivered (or within the merge fraction); true if any.
   bool complete_bundles() {
     std::vector<TaskId> tasks;
-    for (std::size_t c = 0; c < components_.size(); ++c) {
+    candidates_.clear();
+    may_end_.at_most(now_, candidates_);
+    for (std::size_t c : candidates_) {
       Component& component = components_[c];
       // A bundle ends when what it has left takes at most the merge fraction of its time in the
       // network; none of this component's can before its first end comes that close, nor while
@@ -454,35 +460,185 @@ class FluidRun {
         component.quiet_until_s = now_ + kMergeFraction * (now_ - component.last_entered_s);
       }
     }
+    for (int c : dirty_) refresh(c);  // their quiet windows
     // Ended before finishing: finishing starts new tasks whose flows enter the network.
     for (TaskId t : tasks) flow_done(t);
     return !tasks.empty();
   }
 
-  // Links joined by a route are in one component; max-min sharing in one component does not
-  // depend on another's flows (the planes of an MPFT, EP groups under their own leaves), so a
-  // solve re-rates only the components whose flows changed, with the same result.
-  void find_components() {
-    const std::size_t links = net_.links().size();
-    boost::disjoint_sets_with_storage<> sets(links);
-    auto find = [&](int link) { return sets.find_set(static_cast<std::size_t>(link)); };
-    for (std::size_t r = 0; r < net_.routes(); ++r) {
-      auto [l, end] = net_.route_links(r);
-      if (l == end) continue;
-      for (auto next = l + 1; next != end; ++next) sets.union_set(static_cast<std::size_t>(*l), static_cast<std::size_t>(*next));
+  // Max-min sharing among bundles that share no link, directly or through others, is the sharing
+  // of each group on its own: a component is such a group, solved alone, when its own flows
+  // change. A bundle entering joins the component that holds any of its links (several: they
+  // merge); one that flows entered splits, before its solve from scratch, into the groups its
+  // bundles still form. An EP group's all-to-all under its own leaf is one until a PP send joins
+  // it to the next stage's. (Split only where flows entered, so that a re-solve from the ended
+  // level and one from scratch see the same components: tests hold them to each other.)
+  int component_for(const int* links, std::uint16_t count) {
+    if (count == 0) return 0;
+    int target = -1;
+    for (std::uint16_t j = 0; j < count; ++j) {
+      const int c = owner_[static_cast<std::size_t>(links[j])];
+      if (c <= 0 || c == target || live_bundles(c) == 0) continue;
+      if (target < 0) {
+        target = c;
+      } else {
+        // The larger takes in the smaller.
+        const bool keep = live_bundles(target) >= live_bundles(c);
+        absorb(keep ? target : c, keep ? c : target);
+        if (!keep) target = c;
+      }
     }
-    std::vector<int> id(links, -1);
-    int components = 1;  // 0: routes without links
-    component_of_route_.assign(net_.routes(), 0);
-    for (std::size_t r = 0; r < net_.routes(); ++r) {
-      auto [l, end] = net_.route_links(r);
-      if (l == end) continue;
-      int& c = id[find(*l)];
-      if (c < 0) c = components++;
-      component_of_route_[r] = c;
+    if (target < 0) target = new_component();
+    for (std::uint16_t j = 0; j < count; ++j) owner_[static_cast<std::size_t>(links[j])] = target;
+    return target;
+  }
+
+  std::size_t live_bundles(int c) const {
+    const Component& component = components_[static_cast<std::size_t>(c)];
+    return component.bundles.size() - component.free.size();
+  }
+
+  int new_component() {
+    if (!spare_.empty()) {
+      const int c = spare_.back();
+      spare_.pop_back();
+      return c;
     }
-    components_.resize(static_cast<std::size_t>(components));
-    scratch_.resize(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads));
+    components_.emplace_back();
+    return static_cast<int>(components_.size()) - 1;
+  }
+
+  // Moves an entry (and its bundle) into `to`'s fresh bundles, which then hold its links.
+  void move_entry(const Component& from, Rated r, int to) {
+    Component& target = components_[static_cast<std::size_t>(to)];
+    const Bundle& b = from.bundles[r.slot];
+    if (target.free.empty()) {
+      r.slot = static_cast<std::uint32_t>(target.bundles.size());
+      target.bundles.push_back(b);
+    } else {
+      r.slot = target.free.back();
+      target.bundles[r.slot] = b;
+      target.free.pop_back();
+    }
+    for (std::uint32_t j = 0; j < r.link_count; ++j) owner_[static_cast<std::size_t>(r.links()[j])] = to;
+    target.first_entered_s = std::min(target.first_entered_s, b.entered_s);
+    target.last_entered_s = std::max(target.last_entered_s, b.entered_s);
+    target.fresh.push_back(r);
+  }
+
+  // Merges component `c` into `into`, which is then solved from scratch; `c` is left empty.
+  void absorb(int into, int c) {
+    Component& from = components_[static_cast<std::size_t>(c)];
+    for (const auto* entries : {&from.order, &from.fresh})
+      for (const Rated& r : *entries)
+        if (!r.ended) move_entry(from, r, into);
+    Component& target = mark_changed(into);
+    target.entered = true;
+    target.quiet_until_s = -kInfinity;
+    release(c);
+  }
+
+  // Empties a component for the next to form.
+  void release(int c) {
+    Component& component = components_[static_cast<std::size_t>(c)];
+    component = Component();
+    spare_.push_back(c);
+    refresh(c);
+  }
+
+  // A component's keys in the trees the run reads instead of visiting every component: when its
+  // next bundle ends (or its quiet window does), and the earliest instant at which a bundle may
+  // end within its merge window (complete_bundles), a little before.
+  void refresh(int c) {
+    const auto i = static_cast<std::size_t>(c);
+    if (i >= capacity_) {
+      while (capacity_ <= i) capacity_ = std::max<std::size_t>(64, 2 * capacity_);
+      next_end_.assign(capacity_);
+      may_end_.assign(capacity_);
+      for (std::size_t k = 0; k < components_.size(); ++k)
+        if (k != i) refresh(static_cast<int>(k));
+    }
+    const Component& component = components_[i];
+    const double end_s = component.next_end_s;
+    next_end_.set(i, std::max(end_s, component.quiet_until_s));
+    // next_end - now <= kMergeFraction (now - first_entered) from now = (next_end + f first_entered) / (1 + f) on.
+    const double early_s = end_s == kInfinity ? kInfinity
+                                              : std::min(end_s - 2 * kDoneWithin_s, (end_s + kMergeFraction * component.first_entered_s) /
+                                                                                        (1 + kMergeFraction)) -
+                                                    1e-9 * std::abs(end_s);
+    may_end_.set(i, std::max(early_s, component.quiet_until_s));
+  }
+
+  // Before a solve from scratch: the component's bundles that no longer share links, directly or
+  // through others, become components of their own (the most numerous stay).
+  void split(int c) {
+    if (c == 0) return;
+    Component& component = components_[static_cast<std::size_t>(c)];
+    auto root = [&](int link) {
+      auto l = static_cast<std::size_t>(link);
+      if (link_root_[l] < 0) {
+        link_root_[l] = link;
+        touched_links_.push_back(link);
+      }
+      while (link_root_[l] != static_cast<int>(l)) {
+        link_root_[l] = link_root_[static_cast<std::size_t>(link_root_[l])];  // path halving
+        l = static_cast<std::size_t>(link_root_[l]);
+      }
+      return static_cast<int>(l);
+    };
+    std::vector<Rated> live;
+    for (const auto* entries : {&component.order, &component.fresh})
+      for (const Rated& r : *entries) {
+        if (r.ended) continue;
+        live.push_back(r);
+        const int first = root(r.links()[0]);
+        for (std::uint32_t j = 1; j < r.link_count; ++j) {
+          const int other = root(r.links()[j]);
+          if (other != first) link_root_[static_cast<std::size_t>(other)] = first;
+        }
+      }
+    // Pieces by their root link, numbered in the order met; the most numerous stays.
+    std::vector<int> piece(live.size());
+    std::vector<std::size_t> size;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const auto r = static_cast<std::size_t>(root(live[i].links()[0]));
+      if (piece_of_root_[r] < 0) {
+        piece_of_root_[r] = static_cast<int>(size.size());
+        size.push_back(0);
+      }
+      piece[i] = piece_of_root_[r];
+      ++size[static_cast<std::size_t>(piece[i])];
+    }
+    for (int link : touched_links_) link_root_[static_cast<std::size_t>(link)] = piece_of_root_[static_cast<std::size_t>(link)] = -1;
+    touched_links_.clear();
+    if (size.size() <= 1) return;
+    const int keep = static_cast<int>(std::max_element(size.begin(), size.end()) - size.begin());
+    std::vector<int> component_of_piece(size.size(), c);
+    for (std::size_t p = 0; p < size.size(); ++p)
+      if (static_cast<int>(p) != keep) component_of_piece[p] = new_component();
+    Component& kept = components_[static_cast<std::size_t>(c)];  // (a deque: new ones move nothing)
+    HugeVector<Rated> stays;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      if (piece[i] == keep) {
+        stays.push_back(live[i]);
+        continue;
+      }
+      const int to = component_of_piece[static_cast<std::size_t>(piece[i])];
+      move_entry(kept, live[i], to);
+      Component& moved = components_[static_cast<std::size_t>(to)];
+      if (!moved.dirty) {
+        moved.entered = true;
+        mark_changed(to);
+      }
+    }
+    // The kept bundles keep their slots; the others' (moved or ended) are free.
+    std::vector<char> in_use(kept.bundles.size(), 0);
+    for (const Rated& r : stays) in_use[r.slot] = 1;
+    kept.free.clear();
+    for (std::uint32_t slot = 0; slot < kept.bundles.size(); ++slot)
+      if (!in_use[slot]) kept.free.push_back(slot);
+    kept.order.clear();
+    kept.fresh = std::move(stays);
   }
 
   // Weighted max-min fair rates by progressive filling: raise every unfixed bundle's rate in
@@ -491,6 +647,15 @@ class FluidRun {
   // its own (they share no link), in parallel where there is enough of them to share out.
   void solve() {
     ++solves_;
+    for (std::size_t i = 0, n = dirty_.size(); i < n; ++i) {  // the pieces split off join dirty_
+      const Component& component = components_[static_cast<std::size_t>(dirty_[i])];
+      if (component.dirty && component.entered) split(dirty_[i]);
+    }
+    // Merged into others since they changed: nothing left to solve; released and formed anew: once.
+    dirty_.erase(std::remove_if(dirty_.begin(), dirty_.end(), [&](int c) { return !components_[static_cast<std::size_t>(c)].dirty; }),
+                 dirty_.end());
+    std::sort(dirty_.begin(), dirty_.end());
+    dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
     std::size_t bundles = 0;
     for (int c : dirty_) bundles += components_[static_cast<std::size_t>(c)].bundles.size();
     // The largest first, so that threads finish together.
@@ -506,6 +671,10 @@ class FluidRun {
     for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, std::ref(scratch_[t]));
     work(scratch_[0]);
     for (auto& w : workers) w.join();
+    for (int c : dirty_) {
+      if (c != 0 && components_[static_cast<std::size_t>(c)].order.empty()) release(c);
+      else refresh(c);
+    }
     dirty_.clear();
   }
 
@@ -711,7 +880,15 @@ class FluidRun {
   std::vector<Stream> streams_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   HugeVector<std::pair<TaskId, std::size_t>> entering_;
-  std::vector<Component> components_;  // 0: routes without links
+  std::deque<Component> components_;  // 0: routes without links
+  std::vector<int> spare_;            // components holding no bundles, for the next to form
+  MinTree next_end_, may_end_;        // per component (see refresh)
+  std::size_t capacity_ = 0;          // of the trees
+  std::vector<std::size_t> candidates_;  // complete_bundles' scratch
+  std::vector<int> owner_;            // per link: the component whose bundles cross it (or did: then any)
+  std::vector<int> link_root_;        // per link: union-find while a component is split, else -1
+  std::vector<int> piece_of_root_;    // per link: the piece its root stands for, while split, else -1
+  std::vector<int> touched_links_;    // the links split() set
   std::vector<int> dirty_;             // the components whose flows changed since the last solve
   std::vector<std::size_t> due_;       // complete_bundles' scratch
   HugeVector<TaskId> members_;
@@ -719,7 +896,6 @@ class FluidRun {
   std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates
   bool from_ended_level_;
   std::vector<Scratch> scratch_;  // per thread
-  HugeVector<int> component_of_route_;
   double now_ = 0;
   std::size_t solves_ = 0;
   ProgressBar* bar_ = nullptr;

@@ -9,9 +9,11 @@
 //  - the rates are solved by progressive filling (water-filling the links in the order they
 //    saturate) once per instant at which the set of flows changes: the flows of a
 //    bulk-synchronous collective that end together cost one solve, not one each;
-//  - a solve re-rates only the network's components (links joined by routes: an MPFT's planes)
-//    whose flows changed, each on its own and, when large, on its own thread; where flows only
-//    ended, only the bundles filled to the lowest level among them or higher (see FluidRun::rate).
+//  - a solve re-rates only the components whose flows changed (bundles that share links,
+//    directly or through others: an MPFT's plane under a collective, an EP group's all-to-all
+//    under its leaf while nothing else touches its GPUs' links), each on its own and, when large,
+//    on its own thread; where flows only ended, only the bundles filled to the lowest level among
+//    them or higher (see FluidRun::rate).
 // Same sharing and same times as simulate_simgrid, but for flows that end within 3e-4 of their
 // time in the network of one another, which end together, at most that much early or late
 // (tests hold them within 1e-3).
