@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/engine.hpp"
+#include "core/fluid_engine.hpp"
 #include "hw/gpu.hpp"
 #include "net/fabric.hpp"
 #include "workload/cluster_step.hpp"
@@ -189,36 +190,43 @@ TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric
   const auto step = ep_step(c);
   const net::FabricPlatform platform(cluster_fabric(c.par));
   const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
-  const auto in_run = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &c.traffic);
-  CHECK(in_run.graph.flow_count() > 100 * timed.graph.flow_count());
   const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
-  const auto b = cluster_step_result(in_run, step, core::simulate(platform, in_run.graph));
   CHECK(c.times.dispatch_forward_s > 0);
-  CHECK(b.pipeline_s == Approx(a.pipeline_s).epsilon(1e-3));
-  CHECK(b.step_s == Approx(a.step_s).epsilon(1e-3));
-
-  // Every op of a step where the step's timing puts it, ours beside the run's (the first pipeline's GPU).
-  const auto tl = core::simulate(platform, in_run.graph);
-  const auto& first = step.schedule().steps[0][0];
-  const auto ops = step.step_ops(first);
-  const auto span = in_run.steps[0].span(tl, 0, 0);
-  CHECK(span.end_s - span.start_s == Approx(ops.back().end_s).epsilon(1e-3));
+  for (bool per_flow : {true, false}) {
+    INFO((per_flow ? "every flow as routed" : "flows evened per group and op"));
+    const EpInStep ep{c.traffic, c.times, per_flow};
+    const auto in_run = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &ep);
+    CHECK(in_run.graph.flow_count() > 100 * timed.graph.flow_count());
+    const auto tl = core::simulate(platform, in_run.graph);
+    const auto b = cluster_step_result(in_run, step, tl);
+    CHECK(b.pipeline_s == Approx(a.pipeline_s).epsilon(1e-3));
+    CHECK(b.step_s == Approx(a.step_s).epsilon(1e-3));
+    // A step lasts in the run what its ops add up to as the step is timed (the first pipeline's GPU).
+    const auto ops = step.step_ops(step.schedule().steps[0][0]);
+    const auto span = in_run.steps[0].span(tl, 0, 0);
+    CHECK(span.end_s - span.start_s == Approx(ops.back().end_s).epsilon(1e-3));
+  }
 }
 
-TEST_CASE("a cluster's step with its all-to-alls in the run: the run, not the per-micro-batch times, sets how long they take",
+TEST_CASE("a cluster's step with its all-to-alls in the run: the run sets how long they take; evened flows hold to routed ones",
           "[training][cluster][ep]") {
-  // Groups route differently (four routings): the per-micro-batch times are the slowest group's,
-  // in the run each group takes its own, so no pipeline is slower than all were timed.
+  // Groups route differently (four routings) and the PP sends share the NICs with the
+  // all-to-alls: each group takes its own time in the run, slowed by what crosses its links.
   const auto c = ep_cluster(4, false);
   const auto step = ep_step(c);
   const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
-  const auto in_run = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &c.traffic);
+  const EpInStep per_flow{c.traffic, c.times, true}, even{c.traffic, c.times, false};
+  const auto routed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &per_flow);
+  const auto evened = cluster_step_graph(step, OptimizerSetup{}, h800_roofline(), &even);
   const net::FabricPlatform platform(cluster_fabric(c.par));
+  core::SimulationStats routed_stats, evened_stats;
   const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
-  const auto b = cluster_step_result(in_run, step, core::simulate(platform, in_run.graph));
-  // The PP sends now share the NICs with the all-to-alls: a little slower, never by more than
-  // the step's EP traffic alone would take.
+  const auto b = cluster_step_result(routed, step, core::simulate_fluid(platform, routed.graph, &routed_stats));
+  const auto e = cluster_step_result(evened, step, core::simulate_fluid(platform, evened.graph, &evened_stats));
   CHECK(b.pipeline_s == Approx(a.pipeline_s).epsilon(0.05));
+  CHECK(e.pipeline_s == Approx(b.pipeline_s).epsilon(0.01));
+  CHECK(e.step_s == Approx(b.step_s).epsilon(0.01));
+  CHECK(evened_stats.solves * 2 < routed_stats.solves);
 
   // NICs at a quarter of the rate the all-to-alls were timed at: the run's all-to-alls take
   // longer, and the step with them; the per-micro-batch times do not see it.
@@ -226,6 +234,8 @@ TEST_CASE("a cluster's step with its all-to-alls in the run: the run, not the pe
   slow.nic_Bps /= 4;
   const net::FabricPlatform slow_platform(slow);
   const auto a_slow = cluster_step_result(timed, step, core::simulate(slow_platform, timed.graph));
-  const auto b_slow = cluster_step_result(in_run, step, core::simulate(slow_platform, in_run.graph));
+  const auto b_slow = cluster_step_result(routed, step, core::simulate(slow_platform, routed.graph));
+  const auto e_slow = cluster_step_result(evened, step, core::simulate(slow_platform, evened.graph));
   CHECK(b_slow.pipeline_s > 1.2 * a_slow.pipeline_s);
+  CHECK(e_slow.pipeline_s == Approx(b_slow.pipeline_s).epsilon(0.01));
 }

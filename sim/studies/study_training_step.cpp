@@ -107,7 +107,9 @@ class TrainingStepStudy : public Study {
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
   bool flow = true;
-  bool ep_in_step_run = false;  // flow mode: the step's all-to-alls op by op in its run, else timed per micro-batch
+  // Flow mode: the step's all-to-alls op by op in its run (their flows evened per group and op, or
+  // each as routed), else timed per micro-batch.
+  enum class EpInStepMode { kNo, kEven, kPerFlow } ep_in_step = EpInStepMode::kNo;
   bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
@@ -163,7 +165,9 @@ class TrainingStepStudy : public Study {
     int dp_rank = 0;  // the pipeline rank whose synchronisation the step waits for
     std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
     if (use_flow) {
-      cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline, ep_in_step_run && ep_traffic ? &*ep_traffic : nullptr));
+      std::optional<workload::EpInStep> in_step;
+      if (ep_in_step != EpInStepMode::kNo && ep_traffic) in_step.emplace(workload::EpInStep{*ep_traffic, ep, ep_in_step == EpInStepMode::kPerFlow});
+      cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline, in_step ? &*in_step : nullptr));
       net::FabricSpec whole = fabric;
       whole.nodes = par.gpus / fabric.gpus_per_node;
       timeline.emplace(core::simulate(net::FabricPlatform(whole), cluster->graph));
@@ -305,9 +309,12 @@ class TrainingStepStudy : public Study {
               (ep.groups_simulated > 1 ? "; the slowest of " + std::to_string(ep.groups_simulated) +
                                              " EP groups, all on the fabric at once"
                                        : "") +
-              (cluster && ep_in_step_run ? "; in the step's run every op of every step on its streams, each dispatch and "
-                                           "combine its group's flows beside the PP and DP traffic, from this routing"
-                                         : "") +
+              (cluster && ep_in_step != EpInStepMode::kNo
+                   ? std::string("; in the step's run every op of every step on its streams, each dispatch and combine its "
+                                 "group's flows beside the PP and DP traffic") +
+                         (ep_in_step == EpInStepMode::kEven ? ", evened per group and op, each op lasting at least its group's time here"
+                                                            : ", each as routed")
+                   : "") +
               "); busiest expert GPU " +
               format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
@@ -505,10 +512,13 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
     s->seed = static_cast<std::uint64_t>(m->positive_integer("seed", 1, core::JsonReader::kMaxInteger));
     s->affinity = parse_affinity(*m, "uniform", 0.0);
-    s->ep_in_step_run = m->one_of("traffic", {"per-micro-batch", "in-step"}, "per-micro-batch") == "in-step";
-    if (s->ep_in_step_run && !s->flow)
-      throw core::InputError(m->pointer_of("traffic"), "'in-step' is not allowed in analytical mode; it puts the all-to-alls in "
-                                                       "the flow model's run of the step (set /mode to \"flow\")");
+    const auto traffic = m->one_of("traffic", {"per-micro-batch", "in-step", "in-step-per-flow"}, "per-micro-batch");
+    s->ep_in_step = traffic == "in-step"            ? TrainingStepStudy::EpInStepMode::kEven
+                    : traffic == "in-step-per-flow" ? TrainingStepStudy::EpInStepMode::kPerFlow
+                                                    : TrainingStepStudy::EpInStepMode::kNo;
+    if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo && !s->flow)
+      throw core::InputError(m->pointer_of("traffic"), "'" + traffic + "' is not allowed in analytical mode; it puts the all-to-alls "
+                                                       "in the flow model's run of the step (set /mode to \"flow\")");
     if (static_cast<long long>(s->simulated_tokens_per_gpu) * par.ep > (1 << 18))
       throw core::InputError(m->pointer_of("simulated_tokens_per_gpu"),
                              std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(par.ep) +

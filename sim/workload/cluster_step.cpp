@@ -24,10 +24,10 @@ std::optional<EpOp> ep_op(const std::string& name) {
 // each of them when the whole group's has (the op's time per micro-batch is its group's too).
 class EpStepBuilder {
  public:
-  EpStepBuilder(const TrainingStep& step, const EpTraffic& traffic)
-      : step_(step), traffic_(traffic), recompute_(step.parallelism().recompute == Recompute::kFull) {
-    for (std::size_t g = 0; g < traffic.groups.size(); ++g)
-      for (std::size_t l = 0; l < traffic.groups[g].size(); ++l) member_[traffic.groups[g][l]] = {g, static_cast<int>(l)};
+  EpStepBuilder(const TrainingStep& step, const EpInStep& ep)
+      : step_(step), ep_(ep), traffic_(ep.traffic), recompute_(step.parallelism().recompute == Recompute::kFull) {
+    for (std::size_t g = 0; g < traffic_.groups.size(); ++g)
+      for (std::size_t l = 0; l < traffic_.groups[g].size(); ++l) member_[traffic_.groups[g][l]] = {g, static_cast<int>(l)};
   }
 
   std::vector<StepTaskRange> operator()(core::TaskGraph& g, const Step& step, const std::vector<int>& gpus,
@@ -53,21 +53,39 @@ class EpStepBuilder {
         if (auto it = last_on_stream.find(op.stream); it != last_on_stream.end()) waited_for[it->second] = true;
         last_on_stream[op.stream] = k;
         const auto kind = ep_op(op.name);
-        std::map<std::size_t, std::vector<core::TaskId>> group_transfers;
+        // Per group: its members' transfers, and (spread evenly) what they waited for and the GPU of the first.
+        std::map<std::size_t, std::vector<core::TaskId>> group_transfers, group_waits;
+        std::map<std::size_t, int> group_gpu;
         for (std::size_t p = 0; p < n; ++p) {
           std::vector<core::TaskId> waits = start[p];
           for (int d : op.deps) waits.push_back(id[p][static_cast<std::size_t>(d)]);
           const auto [group, local] = member[p];
-          const auto task = kind ? g.add_transfer(op.name, gpus[p], op.stream,
-                                                  ep_op_flows(traffic_, group, local, *kind, recompute_), std::move(waits))
-                                 : g.add_compute(op.name, gpus[p], op.stream, op.seconds, std::move(waits));
+          core::TaskId task;
+          if (kind) {
+            if (!ep_.per_flow) {
+              auto& all = group_waits[group];
+              all.insert(all.end(), waits.begin(), waits.end());
+              group_gpu.try_emplace(group, gpus[p]);
+            }
+            task = g.add_transfer(op.name, gpus[p], op.stream, flows(group, local, *kind), std::move(waits));
+            group_transfers[group].push_back(task);
+          } else {
+            task = g.add_compute(op.name, gpus[p], op.stream, op.seconds, std::move(waits));
+          }
           if (ranges[p].first < 0) ranges[p].first = task;
           id[p][k] = task;
-          if (kind) group_transfers[group].push_back(task);
         }
         if (!kind) continue;
         std::map<std::size_t, core::TaskId> group_end;
-        for (auto& [group, transfers] : group_transfers) group_end[group] = g.add_join(op.name, std::move(transfers));
+        for (auto& [group, transfers] : group_transfers) {
+          if (!ep_.per_flow) {  // the op lasts at least its group's time, from when all its members could start it
+            auto& waits = group_waits[group];
+            std::sort(waits.begin(), waits.end());
+            waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+            transfers.push_back(g.add_compute(op.name, group_gpu[group], "all-to-all", op_seconds(group, *kind), std::move(waits)));
+          }
+          group_end[group] = g.add_join(op.name, std::move(transfers));
+        }
         for (std::size_t p = 0; p < n; ++p) id[p][k] = group_end[member[p].first];
       }
       if (seg.ops.empty()) continue;
@@ -96,9 +114,49 @@ class EpStepBuilder {
     return it->second;
   }
 
+  // A GPU's flows of an op: as routed, or at its group's mean size per stage.
+  std::vector<core::Flow> flows(std::size_t group, int local, EpOp op) {
+    auto f = ep_op_flows(traffic_, group, local, op, recompute_);
+    if (!ep_.per_flow) {
+      const auto [ib_bytes, nvlink_bytes] = mean_bytes(group, op);
+      for (auto& flow : f.ib) flow.bytes = ib_bytes;
+      for (auto& flow : f.nvlink) flow.bytes = nvlink_bytes;
+    }
+    f.ib.insert(f.ib.end(), f.nvlink.begin(), f.nvlink.end());
+    return std::move(f.ib);
+  }
+
+  // The mean flow of each stage of an op over a group's members (groups of one routing alike).
+  std::pair<double, double> mean_bytes(std::size_t group, EpOp op) {
+    const std::size_t routing = group % traffic_.forward.size();
+    const auto key = std::make_pair(routing, static_cast<int>(op));
+    if (auto it = means_.find(key); it != means_.end()) return it->second;
+    double ib = 0, nvlink = 0;
+    std::size_t ib_flows = 0, nvlink_flows = 0;
+    for (std::size_t l = 0; l < traffic_.groups[routing].size(); ++l) {
+      const auto f = ep_op_flows(traffic_, routing, static_cast<int>(l), op, recompute_);
+      for (const auto& flow : f.ib) ib += flow.bytes;
+      for (const auto& flow : f.nvlink) nvlink += flow.bytes;
+      ib_flows += f.ib.size();
+      nvlink_flows += f.nvlink.size();
+    }
+    return means_[key] = {ib / std::max<std::size_t>(ib_flows, 1), nvlink / std::max<std::size_t>(nvlink_flows, 1)};
+  }
+
+  // A group's time of an op in the per-micro-batch run (with its forward's rerun, under full recompute).
+  double op_seconds(std::size_t group, EpOp op) const {
+    const auto& t = ep_.times.group_op_s.at(group);
+    double s = t[static_cast<std::size_t>(op)];
+    if (recompute_ && op == EpOp::kCombineBackward) s += t[static_cast<std::size_t>(EpOp::kCombineForward)];
+    if (recompute_ && op == EpOp::kDispatchBackward) s += t[static_cast<std::size_t>(EpOp::kDispatchForward)];
+    return s;
+  }
+
   const TrainingStep& step_;
+  const EpInStep& ep_;
   const EpTraffic& traffic_;
   bool recompute_;
+  std::map<std::pair<std::size_t, int>, std::pair<double, double>> means_;
   std::unordered_map<int, std::pair<std::size_t, int>> member_;  // GPU: its EP group and rank in it
   std::map<std::vector<std::pair<int, int>>, StepOpGraph> cache_;
 };
@@ -106,7 +164,7 @@ class EpStepBuilder {
 }  // namespace
 
 ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline,
-                                    const EpTraffic* ep) {
+                                    const EpInStep* ep) {
   const auto& par = step.parallelism();
   const auto& schedule = step.schedule();
   ClusterStepGraph out;

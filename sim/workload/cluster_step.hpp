@@ -8,8 +8,8 @@
 // ranks are still draining, and its rings share the fabric with their PP sends.
 // With the EP traffic given, every step runs op by op (TrainingStep::step_op_graph) on its GPU's
 // compute and communication streams, each dispatch and combine a transfer of the GPU's flows to
-// its EP peers (from its group's routed traffic) that ends when its group's has: the EP traffic
-// shares the fabric with the PP sends and the synchronisation. Without it, each MoE layer's
+// its EP peers (from its group's routed traffic, see EpInStep) that ends when its group's has:
+// the EP traffic shares the fabric with the PP sends and the synchronisation. Without it, each MoE layer's
 // all-to-alls are simulated on the whole fabric per micro-batch (ep_comm.hpp) and their times
 // run inside the chunks'.
 #include <vector>
@@ -30,9 +30,22 @@ struct ClusterStepGraph {
   std::vector<DataParallelTasks> data_parallel;  // per pipeline rank
 };
 
+// The step's EP all-to-alls in its run: each group's routed traffic, and each group's op times
+// from the per-micro-batch run (all groups at once).
+struct EpInStep {
+  const EpTraffic& traffic;
+  const EpCommTimes& times;
+  // Every flow as routed, each ending when it does: the reference. Else each op's flows of a
+  // stage at their group's mean size (the group's bytes, spread evenly), the op lasting at least
+  // its group's time per micro-batch: the bytes load the links as the op does, the flows of a
+  // group end together (a solve per op and component, not one per flow), and the op stretches
+  // past its time when what shares its links slows them enough.
+  bool per_flow = false;
+};
+
 // Every pipeline rank is on every pipeline's GPU at that rank; run it on the whole cluster's fabric.
 ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSetup& optimizer, const Roofline& roofline,
-                                    const EpTraffic* ep = nullptr);
+                                    const EpInStep* ep = nullptr);
 
 // What the run gives the step's rows.
 struct ClusterStepResult {

@@ -96,24 +96,49 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
   net::FabricSpec spec = s.fabric;
   if (!whole_fabric) spec.nodes = s.ep / spec.gpus_per_node;
   const double scale = traffic.scale;
+  const std::size_t groups = whole_fabric ? s.groups.size() : 1;
   EpCommTimes out;
-  auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse) {
-    if (!s.flow) return dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
+  out.group_op_s.assign(groups, {});
+  // Each group's time (its transfers' last end) of one op; the slowest's is the op's.
+  auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse, EpOp op) {
+    const auto o = static_cast<std::size_t>(op);
+    double slowest = 0;
+    if (!s.flow) {
+      slowest = dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
+      out.group_op_s[0][o] = slowest;
+      return slowest;
+    }
     const net::FabricPlatform platform(spec);
-    if (!whole_fabric) return core::simulate(platform, dispatch_graph(t[0], scale, reverse)).makespan_s();
     core::TaskGraph graph;
     std::vector<core::TaskId> all;
-    for (std::size_t g = 0; g < s.groups.size(); ++g) add_dispatch(graph, t[g % t.size()], scale, reverse, s.groups[g], all);
+    std::vector<std::size_t> first_task(groups + 1, 0);
+    for (std::size_t g = 0; g < groups; ++g) {
+      first_task[g] = all.size();
+      add_dispatch(graph, t[g % t.size()], scale, reverse, whole_fabric ? s.groups[g] : std::vector<int>{}, all);
+    }
+    first_task[groups] = all.size();
     graph.add_join("done", all);
-    return core::simulate(platform, graph).makespan_s();
+    const auto timeline = core::simulate(platform, graph);
+    for (std::size_t g = 0; g < groups; ++g) {
+      double end_s = 0;
+      for (std::size_t k = first_task[g]; k < first_task[g + 1]; ++k) end_s = std::max(end_s, timeline.span(all[k]).end_s);
+      out.group_op_s[g][o] = end_s;
+    }
+    return timeline.makespan_s();
   };
-  out.dispatch_forward_s = time(traffic.forward, false);
-  out.combine_forward_s = time(traffic.gradients, true);
+  out.dispatch_forward_s = time(traffic.forward, false, EpOp::kDispatchForward);
+  out.combine_forward_s = time(traffic.gradients, true, EpOp::kCombineForward);
   // The gradients retrace the same routes: combine's backward the dispatch direction in BF16,
   // dispatch's backward the combine direction.
-  out.combine_backward_s = s.fp8_dispatch ? time(traffic.gradients, false) : out.dispatch_forward_s;
+  if (s.fp8_dispatch) {
+    out.combine_backward_s = time(traffic.gradients, false, EpOp::kCombineBackward);
+  } else {
+    out.combine_backward_s = out.dispatch_forward_s;
+    for (auto& g : out.group_op_s) g[2] = g[0];
+  }
   out.dispatch_backward_s = out.combine_forward_s;
-  out.groups_simulated = whole_fabric ? static_cast<int>(s.groups.size()) : 1;
+  for (auto& g : out.group_op_s) g[3] = g[1];
+  out.groups_simulated = static_cast<int>(groups);
   out.expert_imbalance = traffic.expert_imbalance;
   double ib = 0;
   for (const auto& row : traffic.forward[0].ib) ib += std::accumulate(row.begin(), row.end(), 0.0);
@@ -121,16 +146,20 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
   return out;
 }
 
-std::vector<core::Flow> ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, bool recompute) {
+OpFlows ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, bool recompute) {
   const auto& ranks = t.groups.at(group);
-  std::vector<core::Flow> flows;
-  // One matrix in one direction: the row of `local` (its sends), or its column (reversed).
+  OpFlows flows;
+  // One matrix in one direction: the row of `local` (its sends), or its column (reversed); a
+  // rerun adds to the same pairs.
   auto add = [&](const DispatchTraffic& m, bool reverse) {
     const auto l = static_cast<std::size_t>(local);
-    for (const auto* stage : {&m.ib, &m.nvlink})
+    for (auto [stage, out] : {std::pair{&m.ib, &flows.ib}, std::pair{&m.nvlink, &flows.nvlink}})
       for (std::size_t other = 0; other < ranks.size(); ++other) {
         const double bytes = (reverse ? (*stage)[other][l] : (*stage)[l][other]) * t.scale;
-        if (bytes > 0) flows.push_back({ranks[l], ranks[other], bytes});
+        if (!(bytes > 0)) continue;
+        auto it = std::find_if(out->begin(), out->end(), [&](const core::Flow& f) { return f.dst_rank == ranks[other]; });
+        if (it == out->end()) out->push_back({ranks[l], ranks[other], bytes});
+        else it->bytes += bytes;
       }
   };
   const auto& forward = t.forward_of(group);

@@ -5,6 +5,7 @@
 // flow simulation or analytically (each GPU's busiest link, no contention inside the fabric).
 // The backward mirrors the forward: the gradient of combine travels the dispatch's way and the
 // gradient of dispatch the combine's, both in BF16.
+#include <array>
 #include <cstdint>
 
 #include "core/task_graph.hpp"
@@ -38,6 +39,8 @@ struct EpCommTimes {
   double expert_imbalance = 1;     // max / mean expert-token assignments per GPU
   double ib_bytes_per_gpu_dispatch = 0;
   int groups_simulated = 1;        // EP groups in the flow simulation (the whole fabric's, or one)
+  // Each group's own time of each op (by EpOp), in the same run (the four above are the slowest's).
+  std::vector<std::array<double, 4>> group_op_s;
 };
 
 // The routed traffic of one MoE layer for one micro-batch, per EP group: what the times above
@@ -59,9 +62,13 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& setup, const EpTraffic& traf
 
 // The four all-to-alls of a layer, as DeepSeek's profile names them.
 enum class EpOp { kDispatchForward, kCombineForward, kCombineBackward, kDispatchBackward };
-// One GPU's flows of an op (its rank `local` in group `group`), IB and NVLink stages together;
-// with `recompute`, the backward op also carries its forward's rerun.
-std::vector<core::Flow> ep_op_flows(const EpTraffic& traffic, std::size_t group, int local, EpOp op, bool recompute);
+// One GPU's flows of an op (its rank `local` in group `group`) by stage: over IB (to the GPUs of
+// its rail on the other nodes, which forward over NVLink) and over NVLink; with `recompute`, the
+// backward op also carries its forward's rerun.
+struct OpFlows {
+  std::vector<core::Flow> ib, nvlink;
+};
+OpFlows ep_op_flows(const EpTraffic& traffic, std::size_t group, int local, EpOp op, bool recompute);
 
 // One transfer per source GPU and stage (IB, NVLink), both stages starting together as DeepEP
 // forwards over NVLink while tokens arrive. `reverse`: the same bytes backwards (combine).
