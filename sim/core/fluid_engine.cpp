@@ -156,6 +156,7 @@ struct Component {
   // window in which a bundle may end early, and each is then held to its own).
   double first_entered_s = std::numeric_limits<double>::infinity();
   bool dirty = false;  // its flows changed since the last solve
+  bool ended_since_split = false;  // only an end can leave its bundles in groups that share no link
   // Whether flows entered since the last solve (a solve from scratch), and the lowest fill level
   // of those that ended since (a re-solve of the bundles from there up).
   bool entered = false;
@@ -230,6 +231,7 @@ class FluidRun {
     local_of_.assign(net_.links().size(), -1);
     allocated_Bps_.assign(net_.links().size(), 0.0);
     owner_.assign(net_.links().size(), -1);
+    crossing_.assign(net_.links().size(), 0);
     link_root_.assign(net_.links().size(), -1);
     piece_of_root_.assign(net_.links().size(), -1);
     components_.resize(1);
@@ -389,6 +391,7 @@ class FluidRun {
         const auto [links, links_end] = net_.route_links(route);
         r.set_links(links, static_cast<std::uint16_t>(links_end - links));
         Component& component = mark_changed(component_for(links, static_cast<std::uint16_t>(links_end - links)));
+        for (auto l = links; l != links_end; ++l) ++crossing_[static_cast<std::size_t>(*l)];
         const double latency = route_latency_s_[route];
         r.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         r.bytes_left = bytes;
@@ -448,9 +451,14 @@ class FluidRun {
         const Bundle& b = component.bundles[r.slot];
         if (r.bytes_at(now_) > r.rate_Bps * std::max(kDoneWithin_s, kMergeFraction * (now_ - b.entered_s))) continue;
         for (std::uint32_t m = 0; m < b.members; ++m) tasks.push_back(members_[b.first_member + m]);
-        for (std::uint32_t j = 0; j < r.link_count; ++j) allocated_Bps_[static_cast<std::size_t>(r.links()[j])] -= r.flows * r.rate_Bps;
+        for (std::uint32_t j = 0; j < r.link_count; ++j) {
+          const auto link = static_cast<std::size_t>(r.links()[j]);
+          allocated_Bps_[link] -= r.flows * r.rate_Bps;
+          --crossing_[link];
+        }
         component.lowest_ended_level = std::min(component.lowest_ended_level, r.rate_Bps / r.weight);
         r.ended = true;
+        component.ended_since_split = true;
         component.ends.set(i, kInfinity);
         ended = true;
       }
@@ -477,8 +485,9 @@ class FluidRun {
     if (count == 0) return 0;
     int target = -1;
     for (std::uint16_t j = 0; j < count; ++j) {
-      const int c = owner_[static_cast<std::size_t>(links[j])];
-      if (c <= 0 || c == target || live_bundles(c) == 0) continue;
+      const auto link = static_cast<std::size_t>(links[j]);
+      const int c = owner_[link];
+      if (crossing_[link] == 0 || c == target) continue;  // no bundle on it: its owner is stale
       if (target < 0) {
         target = c;
       } else {
@@ -534,6 +543,7 @@ class FluidRun {
         if (!r.ended) move_entry(from, r, into);
     Component& target = mark_changed(into);
     target.entered = true;
+    target.ended_since_split |= from.ended_since_split;
     target.quiet_until_s = -kInfinity;
     release(c);
   }
@@ -572,8 +582,9 @@ class FluidRun {
   // Before a solve from scratch: the component's bundles that no longer share links, directly or
   // through others, become components of their own (the most numerous stay).
   void split(int c) {
-    if (c == 0) return;
     Component& component = components_[static_cast<std::size_t>(c)];
+    if (c == 0 || !component.ended_since_split) return;  // entries only join
+    component.ended_since_split = false;
     auto root = [&](int link) {
       auto l = static_cast<std::size_t>(link);
       if (link_root_[l] < 0) {
@@ -886,6 +897,7 @@ class FluidRun {
   std::size_t capacity_ = 0;          // of the trees
   std::vector<std::size_t> candidates_;  // complete_bundles' scratch
   std::vector<int> owner_;            // per link: the component whose bundles cross it (or did: then any)
+  std::vector<int> crossing_;         // per link: the bundles that cross it, ended ones gone
   std::vector<int> link_root_;        // per link: union-find while a component is split, else -1
   std::vector<int> piece_of_root_;    // per link: the piece its root stands for, while split, else -1
   std::vector<int> touched_links_;    // the links split() set
