@@ -54,9 +54,11 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
 // The pipeline's trace, each rank's steps on their tracks, and below them the ops inside each
 // step (named as DeepSeek's profile names them) on compute, weight-gradient and communication
 // tracks; with `kernels`, under each op the kernels the model times inside it, one after the
-// other, stretched to the op's span where the op runs slower than they add up to.
+// other, stretched to the op's span where the op runs slower than they add up to. Where the run
+// itself ran the ops (`ops_in_run`: the all-to-alls in the step's run), its tasks are the ops,
+// and the kernels are laid out as the step's timing places its ops, from each step's start.
 std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const std::vector<int>& gpus,
-                     const core::Timeline& timeline, bool kernels) {
+                     const core::Timeline& timeline, bool kernels, bool ops_in_run) {
   auto trace = nlohmann::json::parse(timeline.chrome_trace_json(gpus));
   auto& events = trace["traceEvents"];
   std::map<std::pair<int, std::string>, int> tracks;
@@ -74,7 +76,7 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
         nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
                             {"ts", start_us}, {"dur", dur_us}};
         if (op.layer >= 0) e["args"] = {{"layer", op.layer}};
-        events.push_back(std::move(e));
+        if (!ops_in_run) events.push_back(std::move(e));
         if (!kernels || !op.kernels) continue;
         double sum_s = 0;
         for (const auto& k : *op.kernels) sum_s += k.seconds;
@@ -339,7 +341,8 @@ class TrainingStepStudy : public Study {
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
                         "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
-    if (options.trace) r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels);
+    if (options.trace)
+      r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels, cluster && ep_in_step != EpInStepMode::kNo);
     return r;
   }
 };
