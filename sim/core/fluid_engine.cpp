@@ -133,10 +133,9 @@ struct Part {
   bool from_scratch = true;  // else the bundles' links start with what the others leave them
 };
 
-// Bundles that share links, directly or through others, and the links they cross (see
-// FluidRun::component_for). Rates change only when its own flows do, and then, where flows only ended, only for its bundles
-// from the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level
-// order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
+// Bundles that share links, directly or through others (see FluidRun::component_for). Rates
+// change only when its own flows do, and then, where flows only ended, only for its bundles from
+// the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
 // in their slots (in the order they entered, which is their routes' order), their rates and bytes
 // in level order, brought up to date when they are re-rated, and their ends in a MinTree by
 // position in that order.
@@ -162,6 +161,18 @@ struct Component {
   bool entered = false;
   double lowest_ended_level = std::numeric_limits<double>::infinity();
   Part part;  // a solve's copy of its bundles
+
+  // Puts a bundle in a free slot, or a new one; its slot.
+  std::uint32_t place(const Bundle& b) {
+    if (free.empty()) {
+      bundles.push_back(b);
+      return static_cast<std::uint32_t>(bundles.size() - 1);
+    }
+    const std::uint32_t slot = free.back();
+    free.pop_back();
+    bundles[slot] = b;
+    return slot;
+  }
 };
 
 // A link's state while a component is filled: what is left of it, the weight of its bundles not
@@ -408,14 +419,7 @@ class FluidRun {
         component.last_entered_s = now_;
         component.quiet_until_s = -kInfinity;  // the new bundle's own window may be narrower
         component.entered = true;
-        if (component.free.empty()) {
-          r.slot = static_cast<std::uint32_t>(component.bundles.size());
-          component.bundles.push_back(b);
-        } else {
-          r.slot = component.free.back();
-          component.bundles[r.slot] = b;
-          component.free.pop_back();
-        }
+        r.slot = component.place(b);
         component.fresh.push_back(r);
       }
       i = j;
@@ -477,10 +481,11 @@ class FluidRun {
   // Max-min sharing among bundles that share no link, directly or through others, is the sharing
   // of each group on its own: a component is such a group, solved alone, when its own flows
   // change. A bundle entering joins the component that holds any of its links (several: they
-  // merge); one that flows entered splits, before its solve from scratch, into the groups its
-  // bundles still form. An EP group's all-to-all under its own leaf is one until a PP send joins
-  // it to the next stage's. (Split only where flows entered, so that a re-solve from the ended
-  // level and one from scratch see the same components: tests hold them to each other.)
+  // merge); a component that flows entered, and whose bundles ended since it was last split,
+  // splits before its solve from scratch into the groups its bundles still form (entries only
+  // join). An EP group's all-to-all under its own leaf is one until a PP send joins it to the next
+  // stage's. (Split only where flows entered, so that a re-solve from the ended level and one from
+  // scratch see the same components: tests hold them to each other.)
   int component_for(const int* links, std::uint16_t count) {
     if (count == 0) return 0;
     int target = -1;
@@ -521,14 +526,7 @@ class FluidRun {
   void move_entry(const Component& from, Rated r, int to) {
     Component& target = components_[static_cast<std::size_t>(to)];
     const Bundle& b = from.bundles[r.slot];
-    if (target.free.empty()) {
-      r.slot = static_cast<std::uint32_t>(target.bundles.size());
-      target.bundles.push_back(b);
-    } else {
-      r.slot = target.free.back();
-      target.bundles[r.slot] = b;
-      target.free.pop_back();
-    }
+    r.slot = target.place(b);
     for (std::uint32_t j = 0; j < r.link_count; ++j) owner_[static_cast<std::size_t>(r.links()[j])] = to;
     target.first_entered_s = std::min(target.first_entered_s, b.entered_s);
     target.last_entered_s = std::max(target.last_entered_s, b.entered_s);
@@ -580,7 +578,7 @@ class FluidRun {
   }
 
   // Before a solve from scratch: the component's bundles that no longer share links, directly or
-  // through others, become components of their own (the most numerous stay).
+  // through others, become components of their own (the most numerous stay where they are).
   void split(int c) {
     Component& component = components_[static_cast<std::size_t>(c)];
     if (c == 0 || !component.ended_since_split) return;  // entries only join
