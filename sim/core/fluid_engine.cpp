@@ -203,11 +203,12 @@ class FluidRun {
       : graph_(graph), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
     const auto& tasks = graph.tasks();
     net_ = network_of(platform, graph);
+    if (net_.routes() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("the fluid engine holds at most 2^32 routes");
     // Each flow's route, looked up once: flow f of task t is flow_route_[first_flow_[t] + f].
     first_flow_.reserve(tasks.size());
     for (const auto& t : tasks) {
       first_flow_.push_back(flow_route_.size());
-      for (const auto& f : t.flows) flow_route_.push_back(net_.route_of(f.src_rank, f.dst_rank));
+      for (const auto& f : t.flows) flow_route_.push_back(static_cast<std::uint32_t>(net_.route_of(f.src_rank, f.dst_rank)));
     }
     route_latency_s_.resize(net_.routes());
     for (std::size_t r = 0; r < net_.routes(); ++r) route_latency_s_[r] = net_.route_latency_s(r);
@@ -227,12 +228,18 @@ class FluidRun {
     deps_left_.resize(tasks.size());
     flows_left_.resize(tasks.size());
     done_.assign(tasks.size(), false);
-    successors_.resize(tasks.size());
+    // Each task's successors, packed: those of task t are successors_[first_successor_[t]] up to t + 1's.
+    first_successor_.assign(tasks.size() + 1, 0);
+    for (const auto& t : tasks)
+      for (TaskId dep : t.deps) ++first_successor_[static_cast<std::size_t>(dep) + 1];
+    std::partial_sum(first_successor_.begin(), first_successor_.end(), first_successor_.begin());
+    successors_.resize(first_successor_.back());
+    std::vector<std::uint32_t> placed(first_successor_.begin(), first_successor_.end() - 1);
     stream_of_.assign(tasks.size(), -1);
     std::map<std::pair<int, std::string>, int> stream_ids;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       deps_left_[i] = static_cast<int>(tasks[i].deps.size());
-      for (TaskId dep : tasks[i].deps) successors_[dep].push_back(static_cast<TaskId>(i));
+      for (TaskId dep : tasks[i].deps) successors_[placed[static_cast<std::size_t>(dep)]++] = static_cast<TaskId>(i);
       if (tasks[i].kind == TaskKind::kJoin) continue;
       const auto [it, added] = stream_ids.try_emplace({tasks[i].rank, tasks[i].stream}, static_cast<int>(streams_.size()));
       if (added) streams_.emplace_back();
@@ -362,7 +369,8 @@ class FluidRun {
       streams_[static_cast<std::size_t>(stream_of_[id])].busy = false;
       try_start(stream_of_[id]);
     }
-    for (TaskId next : successors_[id]) {
+    for (auto k = first_successor_[static_cast<std::size_t>(id)]; k < first_successor_[static_cast<std::size_t>(id) + 1]; ++k) {
+      const TaskId next = successors_[k];
       if (--deps_left_[next] > 0) continue;
       if (graph_.tasks()[next].kind == TaskKind::kJoin) {
         spans_[next].start_s = now_;
@@ -879,12 +887,14 @@ class FluidRun {
   const TaskGraph& graph_;
   Network net_;
   HugeVector<double> route_latency_s_;
-  HugeVector<std::size_t> first_flow_, flow_route_;
+  HugeVector<std::size_t> first_flow_;
+  HugeVector<std::uint32_t> flow_route_;
   HugeVector<std::uint32_t> flow_order_;  // per task, its flows by latency (see the constructor)
   std::vector<TaskSpan> spans_;
   std::vector<int> deps_left_, flows_left_;
   std::vector<bool> done_;
-  std::vector<std::vector<TaskId>> successors_;
+  HugeVector<TaskId> successors_;
+  HugeVector<std::uint32_t> first_successor_;
   std::vector<int> stream_of_;
   std::vector<Stream> streams_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
