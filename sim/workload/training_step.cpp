@@ -444,12 +444,12 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
   };
   auto serial = [&]() -> StepOpGraph::Segment& { return g.segments.emplace_back(); };
   // An op of a serial segment waits for the one before it.
-  auto add = [](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer, double seconds,
-                const LayerChunks* l, auto kernels) {
+  auto add = [&](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer, double seconds,
+                 const LayerChunks* l = nullptr) {
     if (seconds <= 0) return;
     std::vector<int> deps;
     if (!seg.ops.empty()) deps.push_back(static_cast<int>(seg.ops.size()) - 1);
-    seg.ops.push_back({name, stream, layer, seconds, std::move(deps), l ? kernels(*l, name) : nullptr});
+    seg.ops.push_back({name, stream, layer, seconds, std::move(deps), l ? kernels_of(*l, name) : nullptr});
   };
   auto layer_of = [&](int stage, std::size_t i) {
     return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
@@ -457,23 +457,23 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
   auto forward = [&](const LayerChunks& l, int layer) {
     auto& seg = serial();
     const ForwardChunk& x = l.forward;
-    add(seg, "attn(F)", "compute", layer, x.attention_s, &l, kernels_of);
-    add(seg, "dispatch(F)", "communication", layer, x.dispatch_s, nullptr, kernels_of);
-    add(seg, "mlp(F)", "compute", layer, x.mlp_s, &l, kernels_of);
-    add(seg, "combine(F)", "communication", layer, x.combine_s, nullptr, kernels_of);
+    add(seg, "attn(F)", "compute", layer, x.attention_s, &l);
+    add(seg, "dispatch(F)", "communication", layer, x.dispatch_s);
+    add(seg, "mlp(F)", "compute", layer, x.mlp_s, &l);
+    add(seg, "combine(F)", "communication", layer, x.combine_s);
   };
   auto backward = [&](const LayerChunks& l, int layer, bool input, bool weight) {
     auto& seg = serial();
     const BackwardChunk& x = l.backward;
-    if (input) add(seg, "combine(B)", "communication", layer, x.combine_s, nullptr, kernels_of);
-    if (input) add(seg, "mlp(B)", "compute", layer, x.mlp_input_s, &l, kernels_of);
-    if (weight) add(seg, "mlp(W)", "compute", layer, x.mlp_weight_s, &l, kernels_of);
-    if (input) add(seg, "dispatch(B)", "communication", layer, x.dispatch_s, nullptr, kernels_of);
-    if (input) add(seg, "attn(B)", "compute", layer, x.attention_input_s, &l, kernels_of);
-    if (weight) add(seg, "attn(W)", "compute", layer, x.attention_weight_s, &l, kernels_of);
+    if (input) add(seg, "combine(B)", "communication", layer, x.combine_s);
+    if (input) add(seg, "mlp(B)", "compute", layer, x.mlp_input_s, &l);
+    if (weight) add(seg, "mlp(W)", "compute", layer, x.mlp_weight_s, &l);
+    if (input) add(seg, "dispatch(B)", "communication", layer, x.dispatch_s);
+    if (input) add(seg, "attn(B)", "compute", layer, x.attention_input_s, &l);
+    if (weight) add(seg, "attn(W)", "compute", layer, x.attention_weight_s, &l);
   };
   auto other = [&](double seconds) {
-    if (seconds > 0) add(serial(), "other", "compute", -1, seconds, nullptr, kernels_of);
+    if (seconds > 0) add(serial(), "other", "compute", -1, seconds);
   };
   if (step.chunks.size() == 2) {
     const Chunk& fc = step.chunks[0].pass == Pass::kForward ? step.chunks[0] : step.chunks[1];

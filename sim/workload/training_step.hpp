@@ -15,7 +15,7 @@
 // Every data-parallel, TP and CP peer runs the same pipeline, so one pipeline of `pp` ranks
 // stands for all of them analytically; the flow model runs them all, each on its GPUs, with the
 // data-parallel synchronisation (cluster_step.hpp); the EP collectives are timed on the whole
-// fabric.
+// fabric per micro-batch, or run in that run op by op (step_op_graph).
 #include <map>
 #include <optional>
 #include <string>
