@@ -314,7 +314,7 @@ class TrainingStepStudy : public Study {
               (cluster && ep_in_step != EpInStepMode::kNo
                    ? std::string("; in the step's run every op of every step on its streams, each dispatch and combine its "
                                  "group's flows beside the PP and DP traffic") +
-                         (ep_in_step == EpInStepMode::kEven ? ", evened per group and op, each op lasting at least its group's time here"
+                         (ep_in_step == EpInStepMode::kEven ? ", evened per group and op, each op lasting at least its group's time above"
                                                             : ", each as routed")
                    : "") +
               "); busiest expert GPU " +
