@@ -135,10 +135,11 @@ struct Part {
 
 // Bundles that share links, directly or through others (see FluidRun::component_for). Rates
 // change only when its own flows do, and then, where flows only ended, only for its bundles from
-// the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level order. So an instant costs the bundles it re-rates, not every flow in the network: bundles stay
-// in their slots (in the order they entered, which is their routes' order), their rates and bytes
-// in level order, brought up to date when they are re-rated, and their ends in a MinTree by
-// position in that order.
+// the lowest level among those up (see FluidRun::rate): a suffix of its bundles in level order.
+// So an instant costs the bundles it re-rates, not every flow in the network: bundles stay in
+// their slots (in the order they entered, which is their routes' order), their rates and bytes in
+// level order, brought up to date when they are re-rated, and their ends in a MinTree by position
+// in that order.
 struct Component {
   HugeVector<Bundle> bundles;       // by slot
   std::vector<std::uint32_t> free;  // slots of ended bundles, for bundles to come
@@ -203,7 +204,8 @@ class FluidRun {
       : graph_(graph), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
     const auto& tasks = graph.tasks();
     net_ = network_of(platform, graph);
-    if (net_.routes() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("the fluid engine holds at most 2^32 routes");
+    if (net_.routes() > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("the fluid engine holds at most 2^32 routes");
     // Each flow's route, looked up once: flow f of task t is flow_route_[first_flow_[t] + f].
     first_flow_.reserve(tasks.size());
     for (const auto& t : tasks) {
@@ -577,11 +579,9 @@ class FluidRun {
     const Component& component = components_[i];
     const double end_s = component.next_end_s;
     next_end_.set(i, std::max(end_s, component.quiet_until_s));
-    // next_end - now <= kMergeFraction (now - first_entered) from now = (next_end + f first_entered) / (1 + f) on.
-    const double early_s = end_s == kInfinity ? kInfinity
-                                              : std::min(end_s - 2 * kDoneWithin_s, (end_s + kMergeFraction * component.first_entered_s) /
-                                                                                        (1 + kMergeFraction)) -
-                                                    1e-9 * std::abs(end_s);
+    // next_end - now <= f (now - first_entered) from now = (next_end + f first_entered) / (1 + f) on.
+    const double merge_s = (end_s + kMergeFraction * component.first_entered_s) / (1 + kMergeFraction);
+    const double early_s = end_s == kInfinity ? kInfinity : std::min(end_s - 2 * kDoneWithin_s, merge_s) - 1e-9 * std::abs(end_s);
     may_end_.set(i, std::max(early_s, component.quiet_until_s));
   }
 

@@ -168,7 +168,8 @@ class TrainingStepStudy : public Study {
     std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
     if (use_flow) {
       std::optional<workload::EpInStep> in_step;
-      if (ep_in_step != EpInStepMode::kNo && ep_traffic) in_step.emplace(workload::EpInStep{*ep_traffic, ep, ep_in_step == EpInStepMode::kPerFlow});
+      if (ep_in_step != EpInStepMode::kNo && ep_traffic)
+        in_step.emplace(workload::EpInStep{*ep_traffic, ep, ep_in_step == EpInStepMode::kPerFlow});
       cluster.emplace(workload::cluster_step_graph(step, optimizer, roofline, in_step ? &*in_step : nullptr));
       net::FabricSpec whole = fabric;
       whole.nodes = par.gpus / fabric.gpus_per_node;
