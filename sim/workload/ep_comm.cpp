@@ -92,29 +92,23 @@ EpTraffic expert_parallel_traffic(const EpCommSetup& s) {
 EpCommTimes expert_parallel_comm(const EpCommSetup& s) { return expert_parallel_comm(s, expert_parallel_traffic(s)); }
 
 EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic) {
-  const bool whole_fabric = s.flow && !s.groups.empty();
   net::FabricSpec spec = s.fabric;
-  if (!whole_fabric) spec.nodes = s.ep / spec.gpus_per_node;
+  if (!(s.flow && !s.groups.empty())) spec.nodes = s.ep / spec.gpus_per_node;  // one group on a fabric of its own
   const double scale = traffic.scale;
-  const std::size_t groups = whole_fabric ? s.groups.size() : 1;
+  const std::size_t groups = traffic.groups.size();
   EpCommTimes out;
   out.group_op_s.assign(groups, {});
+  auto group_s = [&](std::size_t g, EpOp op) -> double& { return out.group_op_s[g][static_cast<std::size_t>(op)]; };
   // Each group's time (its transfers' last end) of one op; the slowest's is the op's.
   auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse, EpOp op) {
-    const auto o = static_cast<std::size_t>(op);
-    double slowest = 0;
-    if (!s.flow) {
-      slowest = dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
-      out.group_op_s[0][o] = slowest;
-      return slowest;
-    }
+    if (!s.flow) return group_s(0, op) = dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
     const net::FabricPlatform platform(spec);
     core::TaskGraph graph;
     std::vector<core::TaskId> all;
     std::vector<std::size_t> first_task(groups + 1, 0);
     for (std::size_t g = 0; g < groups; ++g) {
       first_task[g] = all.size();
-      add_dispatch(graph, t[g % t.size()], scale, reverse, whole_fabric ? s.groups[g] : std::vector<int>{}, all);
+      add_dispatch(graph, t[g % t.size()], scale, reverse, traffic.groups[g], all);
     }
     first_task[groups] = all.size();
     graph.add_join("done", all);
@@ -122,7 +116,7 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
     for (std::size_t g = 0; g < groups; ++g) {
       double end_s = 0;
       for (std::size_t k = first_task[g]; k < first_task[g + 1]; ++k) end_s = std::max(end_s, timeline.span(all[k]).end_s);
-      out.group_op_s[g][o] = end_s;
+      group_s(g, op) = end_s;
     }
     return timeline.makespan_s();
   };
@@ -134,10 +128,10 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
     out.combine_backward_s = time(traffic.gradients, false, EpOp::kCombineBackward);
   } else {
     out.combine_backward_s = out.dispatch_forward_s;
-    for (auto& g : out.group_op_s) g[2] = g[0];
+    for (std::size_t g = 0; g < groups; ++g) group_s(g, EpOp::kCombineBackward) = group_s(g, EpOp::kDispatchForward);
   }
   out.dispatch_backward_s = out.combine_forward_s;
-  for (auto& g : out.group_op_s) g[3] = g[1];
+  for (std::size_t g = 0; g < groups; ++g) group_s(g, EpOp::kDispatchBackward) = group_s(g, EpOp::kCombineForward);
   out.groups_simulated = static_cast<int>(groups);
   out.expert_imbalance = traffic.expert_imbalance;
   double ib = 0;
