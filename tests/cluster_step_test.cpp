@@ -192,6 +192,7 @@ TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric
   const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
   const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
   CHECK(c.times.dispatch_forward_s > 0);
+  CHECK(step.stages()[0].layers.back().backward.combine_cast_s > 0);  // combine(B) casts before it sends, in the run too
   for (bool per_flow : {true, false}) {
     INFO((per_flow ? "every flow as routed" : "flows evened per group and op"));
     const EpInStep ep{c.traffic, c.times, per_flow};

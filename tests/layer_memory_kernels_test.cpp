@@ -68,6 +68,26 @@ TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only 
   CHECK(bf16.mlp_weight.empty());
 }
 
+TEST_CASE("memory-bound kernels: combine(B) sends the output gradients cast to FP8, so the experts receive FP8 rows",
+          "[memory-kernels]") {
+  const Model& v3 = model_by_name("deepseek-v3");
+  const double h = v3.hidden, fp8 = 1 + 4.0 / 128;
+  const auto moe = layer_memory_kernels(v3, true, true);
+  // One per-token cast on the communication stream (report §3.3.3; DeepSeek's profile runs it
+  // under combine(B)), none per received row.
+  REQUIRE(moe.combine_backward.size() == 1);
+  CHECK(moe.combine_backward[0].bytes(4096, 32768, 1, false) == Approx(4096 * (2 + fp8) * h));
+  CHECK(find(moe.mlp_backward, "permute the output gradients into expert order")->routed_row_bytes == Approx(2 * fp8 * h));
+  CHECK(find(moe.mlp_backward, "FP8 casts of the output gradients")->routed_row_bytes == Approx((2 + fp8) * 2 * v3.moe->expert_ffn));
+  CHECK(moe.mlp_weight[0].routed_row_bytes == Approx(2 * 2 * fp8 * h));  // both operands requantised per channel
+  // BF16 recipes send BF16 gradients: nothing to cast; dense layers send nothing; no backward in serving.
+  CHECK(layer_memory_kernels(v3, true, false).combine_backward.empty());
+  CHECK(find(layer_memory_kernels(v3, true, false).mlp_backward, "permute the output gradients into expert order")->routed_row_bytes ==
+        Approx(4 * h));
+  CHECK(layer_memory_kernels(v3, false, true).combine_backward.empty());
+  CHECK(layer_memory_kernels(v3, true, true, LayerPass::kPrefill).combine_backward.empty());
+}
+
 TEST_CASE("memory-bound kernels: sequence parallelism cuts the hidden-sized work over TP", "[memory-kernels]") {
   const Model& llama = model_by_name("llama-3.1-405b");
   const auto k = layer_memory_kernels(llama, false, false);

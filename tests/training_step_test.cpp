@@ -106,7 +106,13 @@ TEST_CASE("without communication an overlapped pair costs its two chunks", "[tra
       const Step pair{{{Pass::kForward, 0, 0, 0, f}, {Pass::kBackward, 1, 0, 0, b}}};
       const auto& sf = step.stages()[f];
       const auto& sb = step.stages()[b];
-      CHECK(step.step_seconds(pair) == Approx(sf.forward_s() + sb.input_backward_s() + sb.weight_s()));
+      // Only the casts before combine(B) sends run on the communication stream, each beside the
+      // paired forward layer's attention; a backward layer left unpaired runs its own alone.
+      double beside_s = 0;
+      for (std::size_t i = 0; i < std::min(sf.layers.size(), sb.layers.size()); ++i)
+        beside_s += sb.layers[sb.layers.size() - 1 - i].backward.combine_cast_s;
+      if (b == 8) CHECK(beside_s > 0);
+      CHECK(step.step_seconds(pair) == Approx(sf.forward_s() + sb.input_backward_s() + sb.weight_s() - beside_s));
     }
 }
 
@@ -164,20 +170,53 @@ TEST_CASE("DualPipe beats 1F1B and ZB1P on the V3 step", "[training]") {
   CHECK(makespan(v3_step("zb1p", some_ep_comm(), 20)) < makespan(v3_step("1f1b", some_ep_comm(), 20)));
 }
 
-TEST_CASE("EP all-to-all: the analytical bound equals the flow simulation on an MPFT", "[training]") {
+namespace {
+
+// One EP group of 16 GPUs (2 nodes) on an MPFT of its own, 64 tokens routed per GPU.
+EpCommSetup ep16_on_mpft() {
   EpCommSetup s;
   s.model = &v3();
   s.ep = 16;
   s.simulated_tokens_per_gpu = 64;
   s.fabric.kind = net::FabricKind::kMultiPlane;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("EP all-to-all: the analytical bound equals the flow simulation on an MPFT", "[training]") {
+  EpCommSetup s = ep16_on_mpft();
   s.flow = true;
   const auto flow = expert_parallel_comm(s);
   s.flow = false;
   const auto bound = expert_parallel_comm(s);
   CHECK(flow.dispatch_forward_s == Approx(bound.dispatch_forward_s).epsilon(0.02));
   CHECK(flow.combine_forward_s == Approx(bound.combine_forward_s).epsilon(0.02));
-  CHECK(flow.combine_backward_s == Approx(2 * 7168 / (7168 + 7168 / 128.0 * 4) * flow.dispatch_forward_s).epsilon(0.02));
   CHECK(flow.expert_imbalance >= 1.0);
+}
+
+TEST_CASE("EP all-to-all: the backward retraces the forward, combine's gradient in the dispatch's precision", "[training]") {
+  EpCommSetup s = ep16_on_mpft();
+  for (const bool fp8 : {true, false}) {
+    s.fp8_dispatch = fp8;
+    const auto traffic = expert_parallel_traffic(s);
+    const auto t = expert_parallel_comm(s, traffic);
+    CHECK(t.combine_backward_s == t.dispatch_forward_s);
+    CHECK(t.dispatch_backward_s == t.combine_forward_s);
+    // FP8 tokens and gradients out, BF16 back: the dispatch's bytes per token are 7168 + 224 or 2 x 7168.
+    CHECK(t.combine_forward_s / t.dispatch_forward_s == Approx(fp8 ? 2 * 7168 / (7168 + 7168 / 128.0 * 4) : 1.0).epsilon(0.02));
+    for (int local : {0, 5}) {
+      auto bytes = [&](EpOp op) {
+        const auto f = ep_op_flows(traffic, 0, local, op, false);
+        double sum = 0;
+        for (const auto* stage : {&f.ib, &f.nvlink})
+          for (const auto& flow : *stage) sum += flow.bytes;
+        return sum;
+      };
+      CHECK(bytes(EpOp::kCombineBackward) == bytes(EpOp::kDispatchForward));
+      CHECK(bytes(EpOp::kDispatchBackward) == bytes(EpOp::kCombineForward));
+    }
+  }
 }
 
 TEST_CASE("EP all-to-all on the whole fabric: groups contend only where they share links", "[training]") {

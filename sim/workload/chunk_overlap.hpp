@@ -16,6 +16,7 @@ struct ForwardChunk {
 struct BackwardChunk {
   double attention_input_s = 0, attention_weight_s = 0, dispatch_s = 0, mlp_input_s = 0, mlp_weight_s = 0,
          combine_s = 0, pp_s = 0;
+  double combine_cast_s = 0;  // of combine_s: the gradients' cast before they are sent
 };
 
 struct ChunkPair {

@@ -61,6 +61,11 @@ class EpStepBuilder {
           for (int d : op.deps) waits.push_back(id[p][static_cast<std::size_t>(d)]);
           const auto [group, local] = member[p];
           core::TaskId task;
+          if (kind && op.before_send_s > 0) {  // the kernels before the send, on the op's stream
+            task = g.add_compute(op.name, gpus[p], op.stream, op.before_send_s, std::move(waits));
+            if (ranges[p].first < 0) ranges[p].first = task;
+            waits = {task};
+          }
           if (kind) {
             if (!ep_.per_flow) {
               auto& all = group_waits[group];

@@ -122,14 +122,12 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
   };
   out.dispatch_forward_s = time(traffic.forward, false, EpOp::kDispatchForward);
   out.combine_forward_s = time(traffic.gradients, true, EpOp::kCombineForward);
-  // The gradients retrace the same routes: combine's backward the dispatch direction in BF16,
-  // dispatch's backward the combine direction.
-  if (s.fp8_dispatch) {
-    out.combine_backward_s = time(traffic.gradients, false, EpOp::kCombineBackward);
-  } else {
-    out.combine_backward_s = out.dispatch_forward_s;
-    for (std::size_t g = 0; g < groups; ++g) group_s(g, EpOp::kCombineBackward) = group_s(g, EpOp::kDispatchForward);
-  }
+  // The gradients retrace the same routes: combine's backward the dispatch's way in the
+  // dispatch's precision (the FP8 recipe casts the gradient before the MoE down-projections:
+  // report §3.3.3; DeepSeek's profile sends it with DeepEP's dispatch kernel after a per-token
+  // FP8 cast), dispatch's backward the combine's way in BF16.
+  out.combine_backward_s = out.dispatch_forward_s;
+  for (std::size_t g = 0; g < groups; ++g) group_s(g, EpOp::kCombineBackward) = group_s(g, EpOp::kDispatchForward);
   out.dispatch_backward_s = out.combine_forward_s;
   for (std::size_t g = 0; g < groups; ++g) group_s(g, EpOp::kDispatchBackward) = group_s(g, EpOp::kCombineForward);
   out.groups_simulated = static_cast<int>(groups);
@@ -162,7 +160,7 @@ OpFlows ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, b
     case EpOp::kDispatchForward: add(forward, false); break;
     case EpOp::kCombineForward: add(gradients, true); break;
     case EpOp::kCombineBackward:
-      add(gradients, false);
+      add(forward, false);
       if (recompute) add(gradients, true);  // the rerun forward's combine
       break;
     case EpOp::kDispatchBackward:

@@ -3,8 +3,8 @@
 // decisions: tokens are routed by the model's node-limited gate (synthetic affinities, seeded),
 // turned into IB and NVLink byte matrices (moe_dispatch.hpp) and timed on a fabric, either by
 // flow simulation or analytically (each GPU's busiest link, no contention inside the fabric).
-// The backward mirrors the forward: the gradient of combine travels the dispatch's way and the
-// gradient of dispatch the combine's, both in BF16.
+// The backward mirrors the forward: the gradient of combine travels the dispatch's way in the
+// dispatch's precision (FP8 in DeepSeek-V3's recipe), the gradient of dispatch the combine's in BF16.
 #include <array>
 #include <cstdint>
 
@@ -34,7 +34,7 @@ struct EpCommSetup {
 struct EpCommTimes {
   double dispatch_forward_s = 0;
   double combine_forward_s = 0;
-  double combine_backward_s = 0;   // dispatch direction, BF16 gradients
+  double combine_backward_s = 0;   // dispatch direction and precision
   double dispatch_backward_s = 0;  // combine direction, BF16 gradients
   double expert_imbalance = 1;     // max / mean expert-token assignments per GPU
   double ib_bytes_per_gpu_dispatch = 0;
@@ -48,7 +48,7 @@ struct EpCommTimes {
 struct EpTraffic {
   std::vector<std::vector<int>> groups;  // each group's GPUs (global ranks); one group 0..ep-1 when not on the whole fabric
   std::vector<DispatchTraffic> forward;    // per distinct routing: the dispatch in its own precision
-  std::vector<DispatchTraffic> gradients;  // the same routing in BF16: combine, and both backward ops
+  std::vector<DispatchTraffic> gradients;  // the same routing in BF16: combine, and dispatch's backward
   double scale = 1;                        // simulated tokens to the micro-batch's
   double expert_imbalance = 1;             // of the first routing: max / mean expert-token assignments per GPU
   const DispatchTraffic& forward_of(std::size_t group) const { return forward[group % forward.size()]; }

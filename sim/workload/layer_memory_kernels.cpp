@@ -138,16 +138,22 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
   if (!decode) add(k.mlp_forward, {"unpermute the expert outputs into send order", 0, 0, 2 * kBf16 * h});
   add(k.mlp_forward, {"residual add", residual_add(h)});
 
+  // The layer's output gradient goes to the experts as the tokens did, in the dispatch's
+  // precision: an FP8 recipe casts it per token before combine(B) sends it (report §3.3.3, "the
+  // activation gradient before MoE down-projections"; DeepSeek's profile runs the cast on the
+  // communication stream, under combine(B)), and the experts receive FP8 rows.
+  if (fp8) add(k.combine_backward, {"FP8 cast of the output gradients to send", cast(h)});
   add(k.mlp_backward, {"residual add (gradients)", residual_add(h)});
-  add(k.mlp_backward, {"permute the output gradients into expert order", 0, 0, 2 * kBf16 * h});
+  add(k.mlp_backward, {"permute the output gradients into expert order", 0, 0, 2 * (fp8 ? kFp8 : kBf16) * h});
   if (fp8) {
-    add(k.mlp_backward, {"FP8 casts of the output gradients", 0, shared * (cast(h) + cast(2 * f)), cast(h) + cast(2 * f), 4});
+    add(k.mlp_backward, {"FP8 casts of the output gradients", 0, shared * (cast(h) + cast(2 * f)), cast(2 * f), 3});
     // The gate and up projections' output gradients and the SwiGLU output here; the shared
-    // experts' operands too. The routed experts' inputs and down-projection gradients are
-    // requantised in the weight-gradient op, beside the GEMMs that take them.
+    // experts' operands too. The routed experts' inputs and down-projection gradients, both
+    // received in FP8, are requantised per channel in the weight-gradient op, beside the GEMMs
+    // that take them.
     add(k.mlp_backward, {"FP8 transposed casts for the weight gradients", 0, shared * (cast(h) + recast(h) + cast(2 * f) + recast(f)),
                          cast(2 * f) + recast(f), 6});
-    add(k.mlp_weight, {"FP8 transposed casts of the experts' inputs and output gradients", 0, 0, recast(h) + cast(h), 2});
+    add(k.mlp_weight, {"FP8 transposed casts of the experts' inputs and output gradients", 0, 0, 2 * recast(h), 2});
   }
   if (fp8) add(k.mlp_backward, {"cached SwiGLU inputs back to BF16", 0, shared * cast(2 * f), cast(2 * f)});
   add(k.mlp_backward, {"SwiGLU backward with the routing weights' gradient", 0, shared * 5 * kBf16 * f, 5 * kBf16 * f});

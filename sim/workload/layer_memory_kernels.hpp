@@ -38,6 +38,8 @@ struct LayerMemoryKernels {
   std::vector<MemoryKernel> attn_forward, attn_backward, mlp_forward, mlp_backward, mlp_weight;
   // Selective recomputation's reruns (every RMSNorm), each before the backward op of its block.
   std::vector<MemoryKernel> attn_recompute, mlp_recompute;
+  // What the communication stream runs before combine(B) sends: the gradients' FP8 cast.
+  std::vector<MemoryKernel> combine_backward;
 };
 
 // Where the layer runs: a training step (the backward's lists and the recipe's activation caches

@@ -368,7 +368,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     }
     c.forward.dispatch_s = ep_.dispatch_forward_s;
     c.forward.combine_s = ep_.combine_forward_s;
-    c.backward.combine_s = ep_.combine_backward_s;
+    c.backward.combine_cast_s = memory_s(memory.combine_backward);
+    c.backward.combine_s = c.backward.combine_cast_s + ep_.combine_backward_s;
     c.backward.dispatch_s = ep_.dispatch_backward_s;
     c.tp_forward_s += tp_forward;
     c.tp_backward_s += tp_backward;
@@ -442,6 +443,9 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
     const auto it = l.kernels.find(name);
     return it == l.kernels.end() ? nullptr : &it->second;
   };
+  auto before_send_of = [](const LayerChunks& l, const std::string& name) {
+    return name == "combine(B)" ? l.backward.combine_cast_s : 0.0;
+  };
   auto serial = [&]() -> StepOpGraph::Segment& { return g.segments.emplace_back(); };
   // An op of a serial segment waits for the one before it.
   auto add = [&](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer, double seconds,
@@ -449,7 +453,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
     if (seconds <= 0) return;
     std::vector<int> deps;
     if (!seg.ops.empty()) deps.push_back(static_cast<int>(seg.ops.size()) - 1);
-    seg.ops.push_back({name, stream, layer, seconds, std::move(deps), l ? kernels_of(*l, name) : nullptr});
+    seg.ops.push_back({name, stream, layer, seconds, std::move(deps), l ? kernels_of(*l, name) : nullptr,
+                       l ? before_send_of(*l, name) : 0.0});
   };
   auto layer_of = [&](int stage, std::size_t i) {
     return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
@@ -465,7 +470,7 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
   auto backward = [&](const LayerChunks& l, int layer, bool input, bool weight) {
     auto& seg = serial();
     const BackwardChunk& x = l.backward;
-    if (input) add(seg, "combine(B)", "communication", layer, x.combine_s);
+    if (input) add(seg, "combine(B)", "communication", layer, x.combine_s, &l);
     if (input) add(seg, "mlp(B)", "compute", layer, x.mlp_input_s, &l);
     if (weight) add(seg, "mlp(W)", "compute", layer, x.mlp_weight_s, &l);
     if (input) add(seg, "dispatch(B)", "communication", layer, x.dispatch_s);
@@ -518,7 +523,7 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
           const LayerChunks& l = is_forward ? f.layers[i] : b.layers[bi];
           stands_for[k] = {static_cast<int>(seg.ops.size())};
           seg.ops.push_back({name, task.stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
-                             std::move(waits), kernels_of(l, name)});
+                             std::move(waits), kernels_of(l, name), before_send_of(l, name)});
         }
       } else if (has_f) {
         forward(f.layers[i], layer_of(fc.position, i));

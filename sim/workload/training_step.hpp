@@ -129,6 +129,7 @@ struct StepOpGraph {
     double seconds = 0;  // as the step is timed: communication at its whole-fabric time per micro-batch
     std::vector<int> deps;  // ops of its segment it waits for, besides the one before it on its stream
     const std::vector<KernelTime>* kernels = nullptr;
+    double before_send_s = 0;  // communication: of `seconds`, the kernels its stream runs before it sends
   };
   struct Segment {
     std::vector<Op> ops;
