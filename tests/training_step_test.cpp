@@ -129,6 +129,45 @@ TEST_CASE("overlap hides communication; SMs taken by it cost compute", "[trainin
   CHECK(bf16.stages()[8].forward_s() > st.forward_s());
 }
 
+TEST_CASE("an overlapped pair's layers follow each other as their data does, not layer after layer", "[training]") {
+  // All-to-alls long enough that a layer's combine(B) outlasts the compute beside it.
+  EpCommTimes ep = some_ep_comm();
+  ep.combine_backward_s = 6e-3;
+  const auto step = v3_step("dualpipe", ep, 20);
+  const Step pair{{{Pass::kForward, 0, 0, 0, 8}, {Pass::kBackward, 1, 0, 0, 8}}};
+  const auto ops = step.step_ops(pair);
+  // The i-th op of a name, in the order the pair runs them: forward layers first to last, backward last to first.
+  auto nth = [&](const std::string& name, std::size_t i) {
+    std::vector<OpSpan> found;
+    for (const auto& o : ops)
+      if (o.name == name) found.push_back(o);
+    REQUIRE(i < found.size());
+    return found[i];
+  };
+  const std::size_t layers = step.stages()[8].layers.size();
+  REQUIRE(layers >= 2);
+  for (std::size_t i = 1; i < layers; ++i) {
+    // A layer's combine(B) sends the gradient the layer after it computed in attn(B), beside that
+    // layer's attn(W) (DeepSeek's profile runs them so), not once the whole layer has ended.
+    const auto combine_b = nth("combine(B)", i), attn_b = nth("attn(B)", i - 1), attn_w = nth("attn(W)", i - 1);
+    CHECK(combine_b.layer == attn_b.layer - 1);
+    CHECK(combine_b.start_s == Approx(attn_b.end_s));
+    CHECK(combine_b.start_s < attn_w.end_s);
+    // Its attn(F) takes the layer before's output once combine(F) has brought it back, and the compute stream.
+    const auto attn_f = nth("attn(F)", i), combine_f = nth("combine(F)", i - 1);
+    CHECK(attn_f.layer == combine_f.layer + 1);
+    CHECK(attn_f.start_s == Approx(std::max(combine_f.end_s, attn_w.end_s)));
+  }
+  // Ends as the layers' ops chain, no later than layer after layer.
+  const auto& st = step.stages()[8];
+  double barriers_s = 0;
+  for (std::size_t i = 0; i < layers; ++i) {
+    ChunkPair one{st.layers[i].forward, st.layers[layers - 1 - i].backward, 132, 0};
+    barriers_s += core::simulate(net::StarPlatform(net::ideal_cluster(1)), overlapped_chunk_pair(one)).makespan_s();
+  }
+  CHECK(step.step_seconds(pair) < barriers_s);
+}
+
 TEST_CASE("the step breakdown classifies the critical rank's steps and picks the most idle rank", "[training]") {
   for (const char* kind : {"dualpipe", "1f1b", "zb1p"}) {
     INFO(kind);

@@ -489,8 +489,13 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
     other(f.extra_forward_s + b.extra_input_s + (with_weight ? b.extra_weight_s : 0.0));
     // Layer by layer: the forward runs its layers first to last, the backward last to first; the
     // i-th of each overlap as in Figure 4 (already timed beside communication: no slowdown
-    // there). A chunk with more layers runs its rest alone.
+    // there), all in one segment: a layer's first ops wait for what the layer before hands them
+    // (its output, once combine(F) has brought it back; its input gradient, once attn(B) has
+    // computed it) and for their streams, so that one layer's combine(B) runs beside the last
+    // one's attn(W), as in DeepSeek's profile. A chunk with more layers runs its rest alone.
     const std::size_t n = std::max(f.layers.size(), b.layers.size());
+    std::optional<std::size_t> paired;  // the segment of the overlapped layers
+    std::vector<int> output_ready, gradient_ready;  // of the layer pair before: the ops those wait for
     for (std::size_t i = 0; i < n; ++i) {
       const bool has_f = i < f.layers.size(), has_b = i < b.layers.size();
       const std::size_t bi = has_b ? b.layers.size() - 1 - i : 0;
@@ -498,8 +503,11 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
         BackwardChunk back = b.layers[bi].backward;
         if (!with_weight) back.attention_weight_s = back.mlp_weight_s = 0;
         const auto pair = overlapped_chunk_pair({f.layers[i].forward, back, sms_, 0});
-        auto& seg = g.segments.emplace_back();
-        seg.overlapped = true;
+        if (!paired) {
+          paired = g.segments.size();
+          g.segments.emplace_back().overlapped = true;
+        }
+        auto& seg = g.segments[*paired];
         // Ops of no time are left out; what waited for one waits for what it waited for,
         // including the op before it on its stream. `stands_for[k]`: the kept ops task k's end is.
         std::vector<std::vector<int>> stands_for(pair.tasks().size());
@@ -508,6 +516,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
           const auto& task = pair.tasks()[k];
           std::vector<int> waits;
           for (auto d : task.deps) waits.insert(waits.end(), stands_for[d].begin(), stands_for[d].end());
+          if (task.name == "ATTN (F)") waits.insert(waits.end(), output_ready.begin(), output_ready.end());
+          if (task.name == "COMBINE (B)") waits.insert(waits.end(), gradient_ready.begin(), gradient_ready.end());
           const auto before = last_on_stream.find(task.stream);
           const bool before_dropped = before != last_on_stream.end() && pair.tasks()[before->second].seconds <= 0;
           if (before_dropped) waits.insert(waits.end(), stands_for[before->second].begin(), stands_for[before->second].end());
@@ -524,6 +534,10 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
           stands_for[k] = {static_cast<int>(seg.ops.size())};
           seg.ops.push_back({name, task.stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
                              std::move(waits), kernels_of(l, name), before_send_of(l, name)});
+        }
+        for (std::size_t k = 0; k < pair.tasks().size(); ++k) {
+          if (pair.tasks()[k].name == "COMBINE (F)") output_ready = stands_for[k];
+          if (pair.tasks()[k].name == "ATTN (B)") gradient_ready = stands_for[k];
         }
       } else if (has_f) {
         forward(f.layers[i], layer_of(fc.position, i));

@@ -117,10 +117,12 @@ struct OpSpan {
   const std::vector<KernelTime>* kernels = nullptr;
 };
 
-// The ops of one step with what each waits for, layer by layer, each layer's ops starting once
-// the layer before has ended: an overlapped pair's layer as chunk_overlap.hpp orders and chains
-// it on the compute and communication streams; a chunk's layer (and the rest of the longer
-// chunk of a pair) op after op. The work outside layers is a segment of its own, first.
+// The ops of one step with what each waits for, in segments, each segment's ops starting once
+// the one before has ended. An overlapped pair's layers are one segment, each layer as
+// chunk_overlap.hpp orders and chains it on the compute and communication streams, its first
+// ops waiting for the layer before's output (combine(F)) and input gradient (attn(B)); a chunk's
+// layer (and the rest of the longer chunk of a pair) is a segment, op after op. The work outside
+// layers is a segment of its own, first.
 struct StepOpGraph {
   struct Op {
     std::string name;    // as DeepSeek's profile names it
