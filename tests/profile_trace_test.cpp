@@ -58,6 +58,7 @@ TEST_CASE("kernels belong to the innermost annotation holding their launch", "[c
   CHECK(p.sms == 132);
   CHECK(p.kernels == 6);
   CHECK(p.unattributed == 1);
+  CHECK(p.span_ms == Approx((2010 - 100) / 1e3));  // the device's first kernel's start to its last one's end, attributed or not
   const auto& attn = p.ops.at("attn(F)");
   CHECK(attn.instances == 2);
   CHECK(attn.kernels == 1.5);                             // 3 kernels over 2 instances

@@ -378,6 +378,20 @@ TEST_CASE("a calibration replaces each op by its measured time, scaled by the mo
   const double model_half = at_half.stages()[8].layers.back().backward.mlp_weight_s;
   const TrainingStep scaled(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20, half);
   CHECK(scaled.stages()[8].layers.back().backward.mlp_weight_s == Approx(mlp_w * 3 * mlp_w / model_half));
+
+  // The all-to-alls too: their measured spans, in proportion to the tokens; none in a dense layer.
+  OpCalibration all = half;
+  all.communication = true;
+  all.op_s.insert({{"dispatch(F)", 7e-3}, {"combine(F)", 9e-3}, {"combine(B)", 6e-3}, {"dispatch(B)", 8e-3}});
+  const TrainingStep measured(v3(), h800_roofline(true), par, batch, layout, some_ep_comm(), 132, 20, all);
+  const auto& moe = measured.stages()[8].layers.back();
+  CHECK(moe.forward.dispatch_s == Approx(14e-3));
+  CHECK(moe.forward.combine_s == Approx(18e-3));
+  CHECK(moe.backward.combine_s == Approx(12e-3));
+  CHECK(moe.backward.combine_cast_s == 0);  // inside the measured op
+  CHECK(moe.backward.dispatch_s == Approx(16e-3));
+  CHECK(measured.stages()[0].layers.front().forward.dispatch_s == 0);
+  CHECK(scaled.stages()[8].layers.back().forward.dispatch_s == some_ep_comm().dispatch_forward_s);  // compute only: the model's
 }
 
 TEST_CASE("a step's ops carry DeepSeek's names and fill the step", "[training]") {

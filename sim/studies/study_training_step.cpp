@@ -112,7 +112,9 @@ class TrainingStepStudy : public Study {
   // Flow mode: the step's all-to-alls op by op in its run (their flows evened per group and op, or
   // each as routed), else timed per micro-batch.
   enum class EpInStepMode { kNo, kEven, kPerFlow } ep_in_step = EpInStepMode::kNo;
-  bool step_rows = true;  // Table 4's rows; "rows": "ops" keeps only the per-op rows of one MoE layer
+  // Table 4's rows and one layer's ops ("all"); the ops alone, with their kernel time by class
+  // ("ops"); or a middle stage's overlapped F&B pair alone ("pair").
+  enum class Rows { kAll, kOps, kPair } rows = Rows::kAll;
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
   // What the runtime holds besides the model's tensors: the CUDA context (~0.5 GB), NCCL's and
@@ -155,7 +157,7 @@ class TrainingStepStudy : public Study {
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links,
-                                      options.trace_kernels || !step_rows);
+                                      options.trace_kernels || rows == Rows::kOps);
     // Flow mode: every pipeline of the cluster on the fabric, its PP sends routed, with each
     // pipeline rank's data-parallel synchronisation in the same run. Analytically, one pipeline
     // with PP at one link's rate, then the synchronisation's closed forms.
@@ -209,7 +211,7 @@ class TrainingStepStudy : public Study {
 
     StudyResult r;
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
-      if (step_rows) r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
+      if (rows == Rows::kAll) r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
     };
     row("tokens_per_day", "tokens/day", "B", tokens_per_day / 1e9);
     row("step", "time/step", "s", step_s);
@@ -270,11 +272,12 @@ class TrainingStepStudy : public Study {
         ops.push_back({"cp(B)", "compute, of which", layer.cp_backward_s});
       }
       const std::string layer_label = layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2);
-      for (const auto& [op, stream, seconds] : ops)
-        r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
+      if (rows != Rows::kPair)
+        for (const auto& [op, stream, seconds] : ops)
+          r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
       // Where the compute ops' time goes, by what their kernels do (as `codesim calibrate` classes
       // a profile's kernels by name).
-      if (!step_rows && !layer.kernels.empty()) {
+      if (rows == Rows::kOps && !layer.kernels.empty()) {
         using workload::KernelClass;
         std::map<KernelClass, double> by_class;
         for (const char* op : {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"})
@@ -289,6 +292,9 @@ class TrainingStepStudy : public Study {
     }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
+    if (rows == Rows::kPair)
+      r.rows.push_back({"pair", "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)",
+                        "F&B pair, overlapped", "ms", std::nullopt, step.step_seconds(pair) * 1e3, Basis::kSimulated});
     auto ms = [](double s) { return format_number(s * 1e3); };
     const std::string recompute[] = {"none", "selective", "full"};
     std::string layout_text = std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
@@ -340,8 +346,12 @@ class TrainingStepStudy : public Study {
                         "mlp(B) and mlp(W) of every MoE layer, each scaled by the model from the profiled " +
                         format_number(calibration->micro_batch_tokens) + "-token micro-batch with " +
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
-                        format_number(batch.micro_batch_tokens()) + " tokens; the dense layers' FFN, the embedding, head and MTP projection, "
-                        "the EP, PP and DP traffic, the schedule and the optimizer from the model.");
+                        format_number(batch.micro_batch_tokens()) + " tokens" +
+                        (calibration->communication ? ", and every MoE layer's dispatch(F), combine(F), combine(B) and dispatch(B) from their "
+                                                      "measured spans in proportion to the tokens; the dense layers' FFN"
+                                                    : "; the dense layers' FFN") +
+                        ", the embedding, head and MTP projection, " + (calibration->communication ? "" : "the EP, ") +
+                        "PP and DP traffic, the schedule and the optimizer from the model.");
     if (options.trace)
       r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels, cluster && ep_in_step != EpInStepMode::kNo);
     return r;
@@ -459,7 +469,8 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   s->model = &read_model(root);
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
-  s->step_rows = root.one_of("rows", {"all", "ops"}, "all") == "all";
+  const auto rows = root.one_of("rows", {"all", "ops", "pair"}, "all");
+  s->rows = rows == "ops" ? TrainingStepStudy::Rows::kOps : rows == "pair" ? TrainingStepStudy::Rows::kPair : TrainingStepStudy::Rows::kAll;
   if (auto file = root.optional_string("calibration")) {
     const std::string path = resolve_input_file(*file);
     const auto profile = workload::read_calibration(path);
@@ -481,11 +492,21 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
       // between its kernels (launches, 2 us each in DeepSeek's profile) are its time too.
       cal.op_s[op] = it->second.span_ms / 1e3;
     }
+    cal.communication = root.one_of("calibrated_ops", {"compute", "all"}, "compute") == "all";
+    for (const auto& op : workload::OpCalibration::communication_op_names()) {
+      const auto it = profile.ops.find(op);
+      if (!cal.communication) break;
+      if (it == profile.ops.end() || it->second.span_ms <= 0)
+        throw core::InputError(path + ": /ops/" + op, "missing; \"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
+      cal.op_s[op] = it->second.span_ms / 1e3;
+    }
     if (cal.communication_sms >= s->gpu->sm_count)
       throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
                                                                        std::to_string(s->gpu->sm_count) + " SMs");
     s->calibration = cal;
     s->calibration_source = *file + " (" + profile.device + ")";
+  } else if (auto ops = root.optional_string("calibrated_ops")) {
+    throw core::InputError(root.pointer_of("calibrated_ops"), "'" + *ops + "' is not allowed without /calibration, the file of measured ops");
   }
 
   core::JsonReader f = root.object("fabric");
@@ -543,6 +564,22 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     s->reserved_bytes = m->non_negative_number("reserved_bytes", s->reserved_bytes);
     m->finish();
   }
+  if (s->calibration && s->calibration->communication) {
+    // The measured all-to-alls are scaled only by their bytes.
+    const std::string why = " is not allowed with \"calibrated_ops\": \"all\"";
+    if (s->kernels.sms != s->calibration->communication_sms)
+      throw core::InputError(root.pointer_of("compute") + "/communication_sms", std::to_string(s->kernels.sms) + why + "; the all-to-alls were "
+                             "profiled on " + std::to_string(s->calibration->communication_sms) + " SMs");
+    if (par.recompute == workload::Recompute::kFull)
+      throw core::InputError(root.pointer_of("parallel") + "/recompute", "'full'" + why + " (its reruns of the all-to-alls are not profiled)");
+    if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo)
+      throw core::InputError(root.pointer_of("moe") + "/traffic",
+                             std::string(s->ep_in_step == TrainingStepStudy::EpInStepMode::kEven ? "'in-step'" : "'in-step-per-flow'") + why + ", which takes the all-to-alls' times from the profile "
+                             "instead of the fabric's run");
+  }
+  if (s->rows == TrainingStepStudy::Rows::kPair && par.schedule.rfind("dualpipe", 0) != 0)
+    throw core::InputError(root.pointer_of("rows"), "'pair' is not allowed with the " + par.schedule + " schedule; it overlaps no forward "
+                           "and backward chunk (dualpipe and dualpipev do)");
   return s;
 }
 

@@ -141,6 +141,9 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
   std::map<std::pair<long long, std::size_t>, std::vector<const Kernel*>> instances;
   const auto& list = kernels.at(chosen);
   p.kernels = static_cast<int>(list.size());
+  double first_us = list.front().start_us, last_us = list.front().end_us;
+  for (const auto& k : list) first_us = std::min(first_us, k.start_us), last_us = std::max(last_us, k.end_us);
+  p.span_ms = (last_us - first_us) / 1e3;
   for (const auto& k : list) {
     const auto launch = launches.find(k.correlation);
     if (launch == launches.end()) {

@@ -40,6 +40,7 @@ struct Profile {
   std::map<std::string, OpTimes> ops;
   int kernels = 0;      // on the device, attributed or not
   int unattributed = 0; // kernels whose launch no annotation holds
+  double span_ms = 0;   // the device's first kernel's start to its last one's end (not in the file)
   ProfiledWorkload workload;
 };
 

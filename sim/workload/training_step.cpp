@@ -143,6 +143,11 @@ const std::vector<std::string>& OpCalibration::op_names() {
   return names;
 }
 
+const std::vector<std::string>& OpCalibration::communication_op_names() {
+  static const std::vector<std::string> names = {"dispatch(F)", "combine(F)", "combine(B)", "dispatch(B)"};
+  return names;
+}
+
 LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
   LayerChunks c = layer_chunks(cost, batch_.micro_batch_tokens(), comm_sms_);
   if (!calibration_) return c;
@@ -166,6 +171,14 @@ LayerChunks TrainingStep::calibrated_chunks(const LayerCost& cost) const {
     scale(c.forward.mlp_s, at.forward.mlp_s, "mlp(F)");
     scale(c.backward.mlp_input_s, at.backward.mlp_input_s, "mlp(B)");
     scale(c.backward.mlp_weight_s, at.backward.mlp_weight_s, "mlp(W)");
+  }
+  if (cost.moe && cal.communication) {
+    const double tokens = batch_.micro_batch_tokens() / cal.micro_batch_tokens;
+    c.forward.dispatch_s = cal.op_s.at("dispatch(F)") * tokens;
+    c.forward.combine_s = cal.op_s.at("combine(F)") * tokens;
+    c.backward.combine_s = cal.op_s.at("combine(B)") * tokens;  // its gradients' cast included
+    c.backward.combine_cast_s = 0;
+    c.backward.dispatch_s = cal.op_s.at("dispatch(B)") * tokens;
   }
   return c;
 }

@@ -162,7 +162,13 @@ struct OpCalibration {
   std::map<std::string, double> op_s;
   double micro_batch_tokens = 0;  // of the profiled run
   int communication_sms = 0;      // of the profiled run
+  // The MoE layers' all-to-alls too, from their measured spans in proportion to the tokens (their
+  // bytes are; the step's communication SMs must be the profile's). In an overlapped pair those
+  // spans hold the kernels' waits for their peers, so this replays the profiled pair rather than
+  // predicting another.
+  bool communication = false;
   static const std::vector<std::string>& op_names();
+  static const std::vector<std::string>& communication_op_names();
 };
 
 class TrainingStep {
