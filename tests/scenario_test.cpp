@@ -374,22 +374,25 @@ TEST_CASE("a scenario's model may be a HuggingFace config.json", "[scenario][hug
   CHECK_THAT(error_of(from_config), Catch::StartsWith("nowhere/config.json: cannot open the file"));
 }
 
-TEST_CASE("a training step's trace shows each op's kernels inside it", "[scenario][training]") {
-  studies::RunOptions options;
-  options.trace = options.trace_kernels = true;
-  const auto report = studies::load_scenario(kScenarios + "/paper/table4-mpft.json", {"/mode=\"analytical\"", "/batch/global_sequences=4096"}).run(options);
-  REQUIRE(report.trace_json);
-  const auto events = nlohmann::json::parse(*report.trace_json)["traceEvents"];
+namespace {
+
+// How many of a trace's compute ops (events of category `op_category`) the kernels of the same
+// GPU and op fill, one after the other from the op's start to its end (by layer where the ops
+// carry it).
+int ops_filled_by_their_kernels(const std::string& trace_json, const std::string& op_category) {
+  const auto events = nlohmann::json::parse(trace_json)["traceEvents"];
   // Kernels by (rank, op, layer), in the order they were written.
   std::map<std::tuple<int, std::string, int>, std::vector<const nlohmann::json*>> kernels;
+  const bool by_layer = op_category == "op";
   for (const auto& e : events)
-    if (e.value("cat", "") == "kernel") kernels[{e["pid"].get<int>(), e["args"]["op"].get<std::string>(), e["args"]["layer"].get<int>()}].push_back(&e);
+    if (e.value("cat", "") == "kernel")
+      kernels[{e["pid"].get<int>(), e["args"]["op"].get<std::string>(), by_layer ? e["args"]["layer"].get<int>() : -1}].push_back(&e);
   REQUIRE(!kernels.empty());
   int checked = 0;
   for (const auto& op : events) {
     static const std::set<std::string> compute = {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"};
-    if (op.value("cat", "") != "op" || compute.count(op["name"].get<std::string>()) == 0) continue;
-    const auto it = kernels.find({op["pid"].get<int>(), op["name"].get<std::string>(), op["args"]["layer"].get<int>()});
+    if (op.value("cat", "") != op_category || compute.count(op["name"].get<std::string>()) == 0) continue;
+    const auto it = kernels.find({op["pid"].get<int>(), op["name"].get<std::string>(), by_layer ? op["args"]["layer"].get<int>() : -1});
     REQUIRE(it != kernels.end());
     // This instance's kernels: those that start inside it, one after the other, filling it.
     const double start = op["ts"].get<double>(), end = start + op["dur"].get<double>();
@@ -403,5 +406,27 @@ TEST_CASE("a training step's trace shows each op's kernels inside it", "[scenari
     CHECK(t == Approx(end).margin(1e-6));
     ++checked;
   }
-  CHECK(checked > 1000);
+  return checked;
+}
+
+}  // namespace
+
+TEST_CASE("a training step's trace shows each op's kernels inside it", "[scenario][training]") {
+  studies::RunOptions options;
+  options.trace = options.trace_kernels = true;
+  const auto report = studies::load_scenario(kScenarios + "/paper/table4-mpft.json", {"/mode=\"analytical\"", "/batch/global_sequences=4096"}).run(options);
+  REQUIRE(report.trace_json);
+  CHECK(ops_filled_by_their_kernels(*report.trace_json, "op") > 1000);
+}
+
+TEST_CASE("with its all-to-alls in the run, a step's trace puts each op's kernels under the task that ran it", "[scenario][training]") {
+  studies::RunOptions options;
+  options.trace = options.trace_kernels = true;
+  const auto report = studies::load_scenario(kScenarios + "/training/mixtral-8x7b-h100.json",
+                                             {"/mode=\"flow\"", "/moe/traffic=\"in-step\"", "/batch/global_sequences=64"})
+                          .run(options);
+  REQUIRE(report.trace_json);
+  // The run's op tasks are compute events named as the ops; the model's layout is not drawn.
+  CHECK(report.trace_json->find("\"cat\":\"op\"") == std::string::npos);
+  CHECK(ops_filled_by_their_kernels(*report.trace_json, "compute") > 100);
 }

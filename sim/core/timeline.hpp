@@ -17,6 +17,7 @@ class Timeline {
  public:
   Timeline(const TaskGraph& graph, std::vector<TaskSpan> spans);
 
+  const TaskGraph& graph() const { return *graph_; }
   const std::vector<TaskSpan>& spans() const { return spans_; }
   const TaskSpan& span(TaskId id) const { return spans_.at(static_cast<std::size_t>(id)); }
   double makespan_s() const;

@@ -56,8 +56,8 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
 // tracks; with `kernels`, under each op the kernels the model times inside it, one after the
 // other, stretched to the op's span where the op runs slower than they add up to. Where the run
 // itself ran the ops (`ops_in_run`: the all-to-alls in the step's run), its tasks are the ops,
-// and the kernels are laid out as the step's timing places its ops, from each step's start.
-std::string op_trace(const workload::TrainingStep& step, const workload::PipelineGraph& pg, const std::vector<int>& gpus,
+// and each compute op's kernels go under the task that ran it.
+std::string op_trace(const workload::TrainingStep& step, const workload::PipelineSteps& pg, const std::vector<int>& gpus,
                      const core::Timeline& timeline, bool kernels, bool ops_in_run) {
   auto trace = nlohmann::json::parse(timeline.chrome_trace_json(gpus));
   auto& events = trace["traceEvents"];
@@ -67,12 +67,31 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
     if (added) events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", name}}}});
     return it->second;
   };
+  const auto& tasks = timeline.graph().tasks();
   for (std::size_t rank = 0; rank < pg.step_tasks.size(); ++rank)
     for (std::size_t i = 0; i < pg.step_tasks[rank].size(); ++i) {
       const auto span = pg.span(timeline, static_cast<int>(rank), i);
+      const int pid = gpus[rank];
+      // In the run, the GPU's compute tasks of the step by op name, in the order they were added
+      // (its ops' order); an all-to-all's hold runs on a stream of its own.
+      std::map<std::string, std::vector<core::TaskId>> ran;
+      if (ops_in_run)
+        for (core::TaskId id = pg.step_tasks[rank][i]; id <= pg.step_ends[rank][i]; ++id) {
+          const auto& t = tasks[static_cast<std::size_t>(id)];
+          if (t.kind == core::TaskKind::kCompute && t.rank == pid && t.stream != "all-to-all") ran[t.name].push_back(id);
+        }
+      std::map<std::string, std::size_t> next;
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
-        const int pid = gpus[rank];
-        const double start_us = (span.start_s + op.start_s) * 1e6, dur_us = (op.end_s - op.start_s) * 1e6;
+        double start_us = (span.start_s + op.start_s) * 1e6, dur_us = (op.end_s - op.start_s) * 1e6;
+        if (ops_in_run) {
+          if (!op.kernels) continue;  // the run's own task is the op
+          const auto& ids = ran[op.name];
+          const std::size_t k = next[op.name]++;
+          if (k >= ids.size()) throw std::logic_error("the run has no task for " + op.name + " in step " + std::to_string(i));
+          const auto& s = timeline.span(ids[k]);
+          start_us = s.start_s * 1e6;
+          dur_us = (s.end_s - s.start_s) * 1e6;
+        }
         nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
                             {"ts", start_us}, {"dur", dur_us}};
         if (op.layer >= 0) e["args"] = {{"layer", op.layer}};
