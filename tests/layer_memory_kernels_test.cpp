@@ -51,6 +51,15 @@ TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only 
   CHECK_FALSE(find(dense.attn_forward, "router: scores, group-limited top-k, weights"));
   CHECK(find(dense.mlp_forward, "RMSNorm (FFN input)"));
   CHECK(find(moe.attn_recompute, "RMSNorm recomputed (MoE input)"));
+  // Recomputed up-projections: MLA rebuilds the attention's inputs as the forward built them.
+  for (const auto& [recomputed, forward] : {std::pair{"RoPE on queries and keys recomputed", "RoPE on queries and keys"},
+                                            {"MLA keys assembled per head, recomputed", "MLA keys assembled per head"},
+                                            {"FP8 cast of the MLA latents recomputed", "FP8 cast of the MLA latents"}}) {
+    REQUIRE(find(moe.attn_recompute, recomputed));
+    CHECK(find(moe.attn_recompute, recomputed)->bytes(4096, 0, 1, false) == find(moe.attn_forward, forward)->bytes(4096, 0, 1, false));
+  }
+  // GQA keeps its queries and keys: nothing of its attention is recomputed but the norm.
+  CHECK(layer_memory_kernels(model_by_name("llama-3.1-405b"), false, false).attn_recompute.size() == 1);
   CHECK(dense.mlp_recompute.size() == 1);
   // FP8 casts before every GEMM, the backward's per-token and transposed casts; none in BF16.
   CHECK(fp8_kernels(moe.attn_forward) == 4);

@@ -92,6 +92,12 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
   add(k.attn_backward, {"RMSNorm backward (attention input)", norm_backward(h)});
   add(k.attn_recompute, {"RMSNorm recomputed (attention input)", norm_forward(h)});
   if (mla) add(k.attn_recompute, {"RMSNorm of the MLA latents recomputed", 0, norm_forward(latents), 0, latent_norms});
+  // Recomputing MLA's up-projections (report §3.2.3) rebuilds what the attention kernel's
+  // backward reads from their outputs: their FP8 inputs, the rotary parts, the keys per head
+  // (DeepSeek's profile runs these in attn(B), before FlashAttention's backward).
+  if (mla && fp8) add(k.attn_recompute, {"FP8 cast of the MLA latents recomputed", 0, cast(latents), 0, latent_norms});
+  if (mla) add(k.attn_recompute, {"RoPE on queries and keys recomputed", 0, rope_bytes, 0, 2});
+  if (mla) add(k.attn_recompute, {"MLA keys assembled per head, recomputed", 0, key_assembly});
 
   if (!moe) {
     const double f = m.dense_ffn;
