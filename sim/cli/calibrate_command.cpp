@@ -58,8 +58,8 @@ int calibrate_command(const Args& args) {
   for (const auto& [name, op] : profile.ops)
     for (const auto& [stream, t] : op.stream_ms) streams.insert(stream);
   std::cout << "device " << profile.device_id << ": " << (profile.device.empty() ? "unnamed" : profile.device)
-            << (profile.sms ? " (" + std::to_string(profile.sms) + " SMs)" : "") << ", " << profile.kernels << " kernels over " << ms(profile.span_ms) << " ms, "
-            << profile.unattributed << " launched outside every annotation\n\n";
+            << (profile.sms ? " (" + std::to_string(profile.sms) + " SMs)" : "") << ", " << profile.kernels << " kernels over "
+            << ms(profile.span_ms) << " ms, " << profile.unattributed << " launched outside every annotation\n\n";
   std::cout << "| op | instances | kernels | busy ms | span ms |";
   for (int s : streams) std::cout << " stream " << s << " ms |";
   std::cout << "\n|---|---:|---:|---:|---:|";

@@ -311,9 +311,11 @@ class TrainingStepStudy : public Study {
     }
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
-    if (rows == Rows::kPair)
-      r.rows.push_back({"pair", "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)",
-                        "F&B pair, overlapped", "ms", std::nullopt, step.step_seconds(pair) * 1e3, Basis::kSimulated});
+    if (rows == Rows::kPair) {
+      const std::string stage =
+          "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)";
+      r.rows.push_back({"pair", stage, "F&B pair, overlapped", "ms", std::nullopt, step.step_seconds(pair) * 1e3, Basis::kSimulated});
+    }
     auto ms = [](double s) { return format_number(s * 1e3); };
     const std::string recompute[] = {"none", "selective", "full"};
     std::string layout_text = std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
@@ -366,8 +368,8 @@ class TrainingStepStudy : public Study {
                         format_number(calibration->micro_batch_tokens) + "-token micro-batch with " +
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens" +
-                        (calibration->communication ? ", and every MoE layer's dispatch(F), combine(F), combine(B) and dispatch(B) from their "
-                                                      "measured spans in proportion to the tokens; the dense layers' FFN"
+                        (calibration->communication ? ", and every MoE layer's dispatch(F), combine(F), combine(B) and dispatch(B) "
+                                                      "from their measured spans in proportion to the tokens; the dense layers' FFN"
                                                     : "; the dense layers' FFN") +
                         ", the embedding, head and MTP projection, " + (calibration->communication ? "" : "the EP, ") +
                         "PP and DP traffic, the schedule and the optimizer from the model.");
@@ -512,20 +514,22 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
       cal.op_s[op] = it->second.span_ms / 1e3;
     }
     cal.communication = root.one_of("calibrated_ops", {"compute", "all"}, "compute") == "all";
-    for (const auto& op : workload::OpCalibration::communication_op_names()) {
-      const auto it = profile.ops.find(op);
-      if (!cal.communication) break;
-      if (it == profile.ops.end() || it->second.span_ms <= 0)
-        throw core::InputError(path + ": /ops/" + op, "missing; \"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
-      cal.op_s[op] = it->second.span_ms / 1e3;
-    }
+    if (cal.communication)
+      for (const auto& op : workload::OpCalibration::communication_op_names()) {
+        const auto it = profile.ops.find(op);
+        if (it == profile.ops.end() || it->second.span_ms <= 0)
+          throw core::InputError(path + ": /ops/" + op,
+                                 "missing; \"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
+        cal.op_s[op] = it->second.span_ms / 1e3;
+      }
     if (cal.communication_sms >= s->gpu->sm_count)
       throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
                                                                        std::to_string(s->gpu->sm_count) + " SMs");
     s->calibration = cal;
     s->calibration_source = *file + " (" + profile.device + ")";
   } else if (auto ops = root.optional_string("calibrated_ops")) {
-    throw core::InputError(root.pointer_of("calibrated_ops"), "'" + *ops + "' is not allowed without /calibration, the file of measured ops");
+    throw core::InputError(root.pointer_of("calibrated_ops"),
+                           "'" + *ops + "' is not allowed without /calibration, the file of measured ops");
   }
 
   core::JsonReader f = root.object("fabric");
@@ -587,14 +591,17 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     // The measured all-to-alls are scaled only by their bytes.
     const std::string why = " is not allowed with \"calibrated_ops\": \"all\"";
     if (s->kernels.sms != s->calibration->communication_sms)
-      throw core::InputError(root.pointer_of("compute") + "/communication_sms", std::to_string(s->kernels.sms) + why + "; the all-to-alls were "
-                             "profiled on " + std::to_string(s->calibration->communication_sms) + " SMs");
+      throw core::InputError(root.pointer_of("compute") + "/communication_sms",
+                             std::to_string(s->kernels.sms) + why + "; the all-to-alls were profiled on " +
+                                 std::to_string(s->calibration->communication_sms) + " SMs");
     if (par.recompute == workload::Recompute::kFull)
       throw core::InputError(root.pointer_of("parallel") + "/recompute", "'full'" + why + " (its reruns of the all-to-alls are not profiled)");
-    if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo)
+    if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo) {
+      const bool even = s->ep_in_step == TrainingStepStudy::EpInStepMode::kEven;
       throw core::InputError(root.pointer_of("moe") + "/traffic",
-                             std::string(s->ep_in_step == TrainingStepStudy::EpInStepMode::kEven ? "'in-step'" : "'in-step-per-flow'") + why + ", which takes the all-to-alls' times from the profile "
-                             "instead of the fabric's run");
+                             std::string(even ? "'in-step'" : "'in-step-per-flow'") + why +
+                                 ", which takes the all-to-alls' times from the profile instead of the fabric's run");
+    }
   }
   if (s->rows == TrainingStepStudy::Rows::kPair && par.schedule.rfind("dualpipe", 0) != 0)
     throw core::InputError(root.pointer_of("rows"), "'pair' is not allowed with the " + par.schedule + " schedule; it overlaps no forward "

@@ -9,9 +9,10 @@
 // With the EP traffic given, every step runs op by op (TrainingStep::step_op_graph) on its GPU's
 // compute and communication streams, each dispatch and combine a transfer of the GPU's flows to
 // its EP peers (from its group's routed traffic, see EpInStep) that ends when its group's has,
-// after the kernels the op runs before it sends (combine(B)'s cast): the EP traffic shares the fabric with the PP sends and the synchronisation. Without it, each
-// MoE layer's all-to-alls are simulated on the whole fabric per micro-batch (ep_comm.hpp) and
-// their times run inside the chunks'.
+// after the kernels the op runs before it sends (combine(B)'s cast): the EP traffic shares the
+// fabric with the PP sends and the synchronisation. Without it, each MoE layer's all-to-alls
+// are simulated on the whole fabric per micro-batch (ep_comm.hpp) and their times run inside the
+// chunks'.
 #include <vector>
 
 #include "core/task_graph.hpp"
