@@ -50,7 +50,7 @@ TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only 
   CHECK(find(moe.attn_forward, "RMSNorm (MoE input)"));
   CHECK_FALSE(find(dense.attn_forward, "router: scores, group-limited top-k, weights"));
   CHECK(find(dense.mlp_forward, "RMSNorm (FFN input)"));
-  CHECK(find(moe.attn_recompute, "RMSNorm recomputed (MoE input)"));
+  CHECK(find(moe.mlp_recompute, "RMSNorm recomputed (MoE input)"));
   // Recomputed up-projections: MLA rebuilds the attention's inputs as the forward built them.
   for (const auto& [recomputed, forward] : {std::pair{"RoPE on queries and keys recomputed", "RoPE on queries and keys"},
                                             {"MLA keys assembled per head, recomputed", "MLA keys assembled per head"},

@@ -133,7 +133,8 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
   if (fp8 && !decode) add(k.attn_forward, {"FP8 cast of the tokens to dispatch", cast(h)});
   add(k.attn_backward, {"router backward", router_bytes, 0, 0, kRouterKernels});
   add(k.attn_backward, {"RMSNorm backward (MoE input)", norm_backward(h)});
-  add(k.attn_recompute, {"RMSNorm recomputed (MoE input)", norm_forward(h)});
+  // Its rerun, for the experts' and the router's gradients, runs in mlp(B) (as DeepSeek's profile has it).
+  add(k.mlp_recompute, {"RMSNorm recomputed (MoE input)", norm_forward(h)});
 
   // The experts: each received FP8 row permuted into its expert's order, SwiGLU (the routing
   // weight applied) per expert row and shared-expert token, the outputs put back in send order.

@@ -36,7 +36,8 @@ struct MemoryKernel {
 // Per op of one layer; the ops as training_step.hpp names them.
 struct LayerMemoryKernels {
   std::vector<MemoryKernel> attn_forward, attn_backward, mlp_forward, mlp_backward, mlp_weight;
-  // Selective recomputation's reruns (every RMSNorm), each before the backward op of its block.
+  // Selective recomputation's reruns (every RMSNorm, and what MLA's recomputed up-projections
+  // feed the attention), each in a backward op of its layer.
   std::vector<MemoryKernel> attn_recompute, mlp_recompute;
   // What the communication stream runs before combine(B) sends: the gradients' FP8 cast.
   std::vector<MemoryKernel> combine_backward;

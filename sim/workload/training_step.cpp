@@ -280,6 +280,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // autograd computes its two gradients together (only the FP8 GEMMs' weight gradients wait).
   const std::vector<MemoryKernel> no_kernels;
   const std::vector<MemoryKernel>& attn_recompute = selective ? memory.attn_recompute : no_kernels;
+  const std::vector<MemoryKernel>& mlp_recompute = selective ? memory.mlp_recompute : no_kernels;
   c.forward.attention_s = attn.forward_s + core_forward_s + router_s + memory_s(memory.attn_forward) + attn_tp_forward + c.cp_forward_s;
   // FlashAttention's backward runs five GEMMs to the forward's two.
   c.backward.attention_input_s = attn.input_gradient_s + core_backward_s + 2 * router_s + memory_s(attn_recompute) +
@@ -315,7 +316,6 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const GemmKernels k = gemm_parts(tensor_parallel_shard(gated_ffn_weights(m, m.dense_ffn), tp, 0), tokens);
     const GemmSeconds g = k.seconds();
     const double tp_forward = exposed(block_tp_s, g.forward_s), tp_backward = exposed(block_tp_s, g.input_gradient_s);
-    const std::vector<MemoryKernel>& mlp_recompute = selective ? memory.mlp_recompute : no_kernels;
     c.forward.mlp_s = g.forward_s + memory_s(memory.mlp_forward) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + memory_s(mlp_recompute) + memory_s(memory.mlp_backward) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s;
@@ -360,7 +360,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const double tp_forward = block_tp ? exposed(block_tp_s, g.forward_s) : 0.0;
     const double tp_backward = block_tp ? exposed(block_tp_s, g.input_gradient_s) : 0.0;
     c.forward.mlp_s = g.forward_s + memory_s(memory.mlp_forward) + tp_forward;
-    c.backward.mlp_input_s = g.input_gradient_s + memory_s(memory.mlp_backward) + tp_backward;
+    c.backward.mlp_input_s = g.input_gradient_s + memory_s(mlp_recompute) + memory_s(memory.mlp_backward) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s + memory_s(memory.mlp_weight);
     if (keep_kernels_) {
       auto& f = c.kernels["mlp(F)"];
@@ -372,6 +372,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       auto& b = c.kernels["mlp(B)"];
       b.assign(routed.input_gradient.rbegin(), routed.input_gradient.rend());
       b.insert(b.end(), shared.input_gradient.rbegin(), shared.input_gradient.rend());
+      memory_s(mlp_recompute, &b);
       memory_s(memory.mlp_backward, &b);
       b.push_back({"TP all-gather and reduce-scatter (exposed)", tp_backward, KernelClass::kCommunication});
       auto& w = c.kernels["mlp(W)"];
