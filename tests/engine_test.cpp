@@ -84,6 +84,27 @@ TEST_CASE("the Chrome trace lists every task with its time in microseconds", "[e
   CHECK(found);
 }
 
+TEST_CASE("a graph holds each name and stream once, as a label its tasks share", "[engine]") {
+  core::TaskGraph g;
+  const auto a = g.add_compute("attn(F)", 0, "compute", 1e-3, {});
+  const auto b = g.add_compute("attn(F)", 1, "compute", 1e-3, {});
+  const auto c = g.add_transfer("dispatch(F)", 0, "communication", {{0, 1, 1e6}}, {a});
+  const auto j = g.add_join("end", {b, c});
+  const auto& t = g.tasks();
+  CHECK(t[a].name == t[b].name);
+  CHECK(t[a].stream == t[b].stream);
+  CHECK(t[a].stream != t[c].stream);
+  CHECK(g.name(t[a]) == "attn(F)");
+  CHECK(g.name(t[c]) == "dispatch(F)");
+  CHECK(g.stream(t[c]) == "communication");
+  CHECK(g.name(t[j]) == "end");
+  CHECK(g.stream(t[j]).empty());
+  CHECK(g.label(t[b].stream) == "compute");
+  // A copy keeps its own labels.
+  const core::TaskGraph copy = g;
+  CHECK(copy.name(copy.tasks()[c]) == "dispatch(F)");
+}
+
 TEST_CASE("a graph larger than the cluster is an error, not a crash", "[engine]") {
   core::TaskGraph g;
   g.add_transfer("far", 0, "comm", {{0, 9, 1}}, {});

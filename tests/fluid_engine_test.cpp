@@ -21,7 +21,7 @@ void check_same_spans(const core::Platform& platform, const core::TaskGraph& gra
   REQUIRE(reference.makespan_s() > 0);
   CHECK(fluid.makespan_s() == Approx(reference.makespan_s()).epsilon(rel));
   for (std::size_t i = 0; i < graph.tasks().size(); ++i) {
-    INFO("task " << i << " '" << graph.tasks()[i].name << "'");
+    INFO("task " << i << " '" << graph.name(graph.tasks()[i]) << "'");
     CHECK(std::abs(fluid.spans()[i].start_s - reference.spans()[i].start_s) <= tolerance);
     CHECK(std::abs(fluid.spans()[i].end_s - reference.spans()[i].end_s) <= tolerance);
   }

@@ -9,7 +9,7 @@ namespace core {
 Timeline evaluate_analytically(const TaskGraph& graph, const FlowSeconds& flow_seconds) {
   const auto& tasks = graph.tasks();
   std::vector<TaskSpan> spans(tasks.size());
-  std::map<std::pair<int, std::string>, double> stream_free_s;
+  std::map<std::pair<int, Label>, double> stream_free_s;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     double ready = 0;

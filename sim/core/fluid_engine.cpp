@@ -238,7 +238,7 @@ class FluidRun {
     successors_.resize(first_successor_.back());
     std::vector<std::uint32_t> placed(first_successor_.begin(), first_successor_.end() - 1);
     stream_of_.assign(tasks.size(), -1);
-    std::map<std::pair<int, std::string>, int> stream_ids;
+    std::map<std::pair<int, Label>, int> stream_ids;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       deps_left_[i] = static_cast<int>(tasks[i].deps.size());
       for (TaskId dep : tasks[i].deps) successors_[placed[static_cast<std::size_t>(dep)]++] = static_cast<TaskId>(i);
@@ -274,7 +274,7 @@ class FluidRun {
       settle();
     }
     for (std::size_t i = 0; i < done_.size(); ++i)
-      if (!done_[i]) throw std::logic_error("task '" + graph_.tasks()[i].name + "' never ran");
+      if (!done_[i]) throw std::logic_error("task '" + graph_.name(graph_.tasks()[i]) + "' never ran");
     return spans_;
   }
 

@@ -37,7 +37,7 @@ class Executor {
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       remaining_[i] = static_cast<int>(tasks[i].deps.size());
       for (TaskId dep : tasks[i].deps) successors_[dep].push_back(static_cast<TaskId>(i));
-      if (tasks[i].kind != TaskKind::kJoin) streams_[{tasks[i].rank, tasks[i].stream}].push_back(static_cast<TaskId>(i));
+      if (tasks[i].kind != TaskKind::kJoin) streams_[{tasks[i].rank, graph.stream(tasks[i])}].push_back(static_cast<TaskId>(i));
     }
     semaphores_.resize(tasks.size());
   }
@@ -58,7 +58,7 @@ class Executor {
 
   std::vector<TaskSpan> spans() const {
     for (std::size_t i = 0; i < done_.size(); ++i)
-      if (!done_[i]) throw std::logic_error("task '" + graph_.tasks()[i].name + "' never ran");
+      if (!done_[i]) throw std::logic_error("task '" + graph_.name(graph_.tasks()[i]) + "' never ran");
     return spans_;
   }
 

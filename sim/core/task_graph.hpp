@@ -4,7 +4,9 @@
 // when the last one arrives; a join is a zero-time barrier. The tasks of one (rank, stream)
 // run one at a time in the order they were added, like kernels on a CUDA stream, and each also
 // waits for its dependencies (which are always tasks added before it).
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace core {
@@ -23,11 +25,15 @@ struct Flow {
 
 enum class TaskKind { kCompute, kTransfer, kJoin };
 
+// Names and streams are labels of the graph (TaskGraph::label): a step of a whole cluster has
+// millions of tasks and a few hundred distinct names.
+using Label = std::uint32_t;
+
 struct Task {
   TaskKind kind = TaskKind::kJoin;
-  std::string name;
-  int rank = -1;       // the GPU it runs on (the source of a transfer); -1 for a join
-  std::string stream;  // e.g. "compute", "comm": one track per rank and stream in a trace
+  int rank = -1;      // the GPU it runs on (the source of a transfer); -1 for a join
+  Label name = 0;
+  Label stream = 0;   // e.g. "compute", "comm": one track per rank and stream in a trace
   double seconds = 0;  // compute only
   std::vector<Flow> flows;  // transfer only
   std::vector<TaskId> deps;
@@ -35,17 +41,23 @@ struct Task {
 
 class TaskGraph {
  public:
-  TaskId add_compute(std::string name, int rank, std::string stream, double seconds, std::vector<TaskId> deps);
-  TaskId add_transfer(std::string name, int rank, std::string stream, std::vector<Flow> flows, std::vector<TaskId> deps);
-  TaskId add_join(std::string name, std::vector<TaskId> deps);
+  TaskId add_compute(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps);
+  TaskId add_transfer(const std::string& name, int rank, const std::string& stream, std::vector<Flow> flows, std::vector<TaskId> deps);
+  TaskId add_join(const std::string& name, std::vector<TaskId> deps);
 
   const std::vector<Task>& tasks() const { return tasks_; }
+  const std::string& label(Label l) const { return labels_[l]; }
+  const std::string& name(const Task& t) const { return labels_[t.name]; }
+  const std::string& stream(const Task& t) const { return labels_[t.stream]; }
   std::size_t flow_count() const { return flow_count_; }  // with each entry's count
   int max_rank() const { return max_rank_; }
 
  private:
   TaskId add(Task task);
+  Label intern(const std::string& text);
   std::vector<Task> tasks_;
+  std::vector<std::string> labels_{""};
+  std::unordered_map<std::string, Label> label_of_{{"", 0}};
   std::size_t flow_count_ = 0;
   int max_rank_ = -1;
 };

@@ -22,14 +22,14 @@ double Timeline::busy_s(int rank, const std::string& stream) const {
   double busy = 0;
   const auto& tasks = graph_->tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i)
-    if (tasks[i].rank == rank && tasks[i].stream == stream) busy += spans_[i].end_s - spans_[i].start_s;
+    if (tasks[i].rank == rank && graph_->stream(tasks[i]) == stream) busy += spans_[i].end_s - spans_[i].start_s;
   return busy;
 }
 
 std::string Timeline::chrome_trace_json(const std::vector<int>& only) const {
   using nlohmann::json;
   json events = json::array();
-  std::map<std::pair<int, std::string>, int> thread_ids;
+  std::map<std::pair<int, Label>, int> thread_ids;
   const std::set<int> shown(only.begin(), only.end());
   const auto& tasks = graph_->tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -40,10 +40,10 @@ std::string Timeline::chrome_trace_json(const std::vector<int>& only) const {
     auto [it, inserted] = thread_ids.try_emplace({t.rank, t.stream}, static_cast<int>(thread_ids.size()));
     if (inserted) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.rank}, {"tid", it->second},
-                        {"args", {{"name", t.stream}}}});
+                        {"args", {{"name", graph_->stream(t)}}}});
     }
     json e = {{"ph", "X"},
-              {"name", t.name},
+              {"name", graph_->name(t)},
               {"cat", t.kind == TaskKind::kCompute ? "compute" : "transfer"},
               {"pid", t.rank},
               {"tid", it->second},

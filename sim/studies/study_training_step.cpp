@@ -78,7 +78,8 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
       if (ops_in_run)
         for (core::TaskId id = pg.step_tasks[rank][i]; id <= pg.step_ends[rank][i]; ++id) {
           const auto& t = tasks[static_cast<std::size_t>(id)];
-          if (t.kind == core::TaskKind::kCompute && t.rank == pid && t.stream != "all-to-all") ran[t.name].push_back(id);
+          if (t.kind == core::TaskKind::kCompute && t.rank == pid && timeline.graph().stream(t) != "all-to-all")
+            ran[timeline.graph().name(t)].push_back(id);
         }
       std::map<std::string, std::size_t> next;
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {

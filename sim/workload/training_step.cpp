@@ -528,30 +528,32 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
         std::map<std::string, int> last_on_stream;  // task index
         for (std::size_t k = 0; k < pair.tasks().size(); ++k) {
           const auto& task = pair.tasks()[k];
+          const std::string& task_name = pair.name(task);
+          const std::string& task_stream = pair.stream(task);
           std::vector<int> waits;
           for (auto d : task.deps) waits.insert(waits.end(), stands_for[d].begin(), stands_for[d].end());
-          if (task.name == "ATTN (F)") waits.insert(waits.end(), output_ready.begin(), output_ready.end());
-          if (task.name == "COMBINE (B)") waits.insert(waits.end(), gradient_ready.begin(), gradient_ready.end());
-          const auto before = last_on_stream.find(task.stream);
+          if (task_name == "ATTN (F)") waits.insert(waits.end(), output_ready.begin(), output_ready.end());
+          if (task_name == "COMBINE (B)") waits.insert(waits.end(), gradient_ready.begin(), gradient_ready.end());
+          const auto before = last_on_stream.find(task_stream);
           const bool before_dropped = before != last_on_stream.end() && pair.tasks()[before->second].seconds <= 0;
           if (before_dropped) waits.insert(waits.end(), stands_for[before->second].begin(), stands_for[before->second].end());
           std::sort(waits.begin(), waits.end());
           waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-          last_on_stream[task.stream] = static_cast<int>(k);
+          last_on_stream[task_stream] = static_cast<int>(k);
           if (task.seconds <= 0) {
             stands_for[k] = std::move(waits);
             continue;
           }
-          const std::string name = profile_name(task.name);
+          const std::string name = profile_name(task_name);
           const bool is_forward = name.find("(F)") != std::string::npos;
           const LayerChunks& l = is_forward ? f.layers[i] : b.layers[bi];
           stands_for[k] = {static_cast<int>(seg.ops.size())};
-          seg.ops.push_back({name, task.stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
+          seg.ops.push_back({name, task_stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
                              std::move(waits), kernels_of(l, name), before_send_of(l, name)});
         }
         for (std::size_t k = 0; k < pair.tasks().size(); ++k) {
-          if (pair.tasks()[k].name == "COMBINE (F)") output_ready = stands_for[k];
-          if (pair.tasks()[k].name == "ATTN (B)") gradient_ready = stands_for[k];
+          if (pair.name(pair.tasks()[k]) == "COMBINE (F)") output_ready = stands_for[k];
+          if (pair.name(pair.tasks()[k]) == "ATTN (B)") gradient_ready = stands_for[k];
         }
       } else if (has_f) {
         forward(f.layers[i], layer_of(fc.position, i));
