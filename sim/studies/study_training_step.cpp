@@ -506,23 +506,21 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     workload::OpCalibration cal;
     cal.micro_batch_tokens = profile.workload.micro_batch_tokens;
     cal.communication_sms = profile.workload.communication_sms;
-    for (const auto& op : workload::OpCalibration::op_names()) {
-      const auto it = profile.ops.find(op);
-      if (it == profile.ops.end() || it->second.span_ms <= 0)
-        throw core::InputError(path + ": /ops/" + op, "missing; a training step's calibration needs attn(F), mlp(F), attn(B), attn(W), mlp(B) and mlp(W)");
-      // The op holds its streams from its first kernel's start to its last one's end: the gaps
-      // between its kernels (launches, 2 us each in DeepSeek's profile) are its time too.
-      cal.op_s[op] = it->second.span_ms / 1e3;
-    }
-    cal.communication = root.one_of("calibrated_ops", {"compute", "all"}, "compute") == "all";
-    if (cal.communication)
-      for (const auto& op : workload::OpCalibration::communication_op_names()) {
+    // Each op holds its streams from its first kernel's start to its last one's end: the gaps
+    // between its kernels (launches, 2 us each in DeepSeek's profile) are its time too.
+    auto take = [&](const std::vector<std::string>& ops, const std::string& needs) {
+      for (const auto& op : ops) {
         const auto it = profile.ops.find(op);
-        if (it == profile.ops.end() || it->second.span_ms <= 0)
-          throw core::InputError(path + ": /ops/" + op,
-                                 "missing; \"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
+        if (it == profile.ops.end() || it->second.span_ms <= 0) throw core::InputError(path + ": /ops/" + op, "missing; " + needs);
         cal.op_s[op] = it->second.span_ms / 1e3;
       }
+    };
+    take(workload::OpCalibration::op_names(),
+         "a training step's calibration needs attn(F), mlp(F), attn(B), attn(W), mlp(B) and mlp(W)");
+    cal.communication = root.one_of("calibrated_ops", {"compute", "all"}, "compute") == "all";
+    if (cal.communication)
+      take(workload::OpCalibration::communication_op_names(),
+           "\"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
     if (cal.communication_sms >= s->gpu->sm_count)
       throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
                                                                        std::to_string(s->gpu->sm_count) + " SMs");

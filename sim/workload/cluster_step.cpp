@@ -12,10 +12,8 @@ namespace workload {
 namespace {
 
 std::optional<EpOp> ep_op(const std::string& name) {
-  if (name == "dispatch(F)") return EpOp::kDispatchForward;
-  if (name == "combine(F)") return EpOp::kCombineForward;
-  if (name == "combine(B)") return EpOp::kCombineBackward;
-  if (name == "dispatch(B)") return EpOp::kDispatchBackward;
+  for (EpOp op : ep_ops())
+    if (name == ep_op_name(op)) return op;
   return std::nullopt;
 }
 

@@ -138,6 +138,17 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
   return out;
 }
 
+const std::array<EpOp, 4>& ep_ops() {
+  static const std::array<EpOp, 4> ops = {EpOp::kDispatchForward, EpOp::kCombineForward, EpOp::kCombineBackward,
+                                          EpOp::kDispatchBackward};
+  return ops;
+}
+
+const char* ep_op_name(EpOp op) {
+  static const char* const names[] = {"dispatch(F)", "combine(F)", "combine(B)", "dispatch(B)"};
+  return names[static_cast<std::size_t>(op)];
+}
+
 OpFlows ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, bool recompute) {
   const auto& ranks = t.groups.at(group);
   OpFlows flows;

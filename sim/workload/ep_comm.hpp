@@ -60,8 +60,10 @@ EpTraffic expert_parallel_traffic(const EpCommSetup& setup);
 EpCommTimes expert_parallel_comm(const EpCommSetup& setup);
 EpCommTimes expert_parallel_comm(const EpCommSetup& setup, const EpTraffic& traffic);
 
-// The four all-to-alls of a layer, as DeepSeek's profile names them.
+// The four all-to-alls of a layer, and their names as DeepSeek's profile gives them.
 enum class EpOp { kDispatchForward, kCombineForward, kCombineBackward, kDispatchBackward };
+const std::array<EpOp, 4>& ep_ops();
+const char* ep_op_name(EpOp op);
 // One GPU's flows of an op (its rank `local` in group `group`) by stage: over IB (to the GPUs of
 // its rail on the other nodes, which forward over NVLink) and over NVLink; with `recompute`, the
 // backward op also carries its forward's rerun.

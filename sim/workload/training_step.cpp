@@ -144,7 +144,11 @@ const std::vector<std::string>& OpCalibration::op_names() {
 }
 
 const std::vector<std::string>& OpCalibration::communication_op_names() {
-  static const std::vector<std::string> names = {"dispatch(F)", "combine(F)", "combine(B)", "dispatch(B)"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (EpOp op : ep_ops()) all.push_back(ep_op_name(op));
+    return all;
+  }();
   return names;
 }
 
@@ -519,7 +523,7 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
         const auto pair = overlapped_chunk_pair({f.layers[i].forward, back, sms_, 0});
         if (!paired) {
           paired = g.segments.size();
-          g.segments.emplace_back().overlapped = true;
+          g.segments.emplace_back();
         }
         auto& seg = g.segments[*paired];
         // Ops of no time are left out; what waited for one waits for what it waited for,

@@ -135,7 +135,6 @@ struct StepOpGraph {
   };
   struct Segment {
     std::vector<Op> ops;
-    bool overlapped = false;  // a forward and a backward layer on both streams at once
   };
   std::vector<Segment> segments;
 };
