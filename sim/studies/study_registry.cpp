@@ -15,6 +15,7 @@
 #include "studies/study_moe_routing.hpp"
 #include "studies/study_network_cost.hpp"
 #include "studies/study_pipeline.hpp"
+#include "studies/study_serving.hpp"
 #include "studies/study_train_flops.hpp"
 #include "studies/study_training_step.hpp"
 
@@ -38,6 +39,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"moe-dispatch", parse_moe_dispatch_study},
       {"training-step", parse_training_step_study},
       {"inference", parse_inference_study},
+      {"serving", parse_serving_study},
       {"gemm-kernels", parse_gemm_kernels_study},
       {"attention-kernels", parse_attention_kernels_study},
   };

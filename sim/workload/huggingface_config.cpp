@@ -79,6 +79,7 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   m.vocab = r.integer("vocab_size");
   m.tied_embeddings = r.boolean("tie_word_embeddings", false);
   m.dense_ffn = r.integer("intermediate_size");
+  m.max_context_tokens = r.integer("max_position_embeddings", 0);
   if (m.layers < 1 || m.hidden < 1 || m.vocab < 1)
     throw core::InputError(origin + ": /num_hidden_layers", "a model needs layers, a hidden size and a vocabulary above 0");
 

@@ -5,7 +5,9 @@
 // (memory-bound), routes the new tokens, and sends them point to point (IBGDA, no SMs); a
 // prefill step computes whole prompts and sends them DeepEP's way (IB once per node, then
 // NVLink), its kernels holding SMs. Costs come from a roofline; the EP traffic from the
-// model's gate on synthetic affinities, timed by flow simulation or by the busiest port.
+// model's gate on synthetic affinities, timed by flow simulation or by the busiest port. A step
+// may also mix prefill and decode (chunked prefill) and give the busiest attention group's own
+// load, as a serving simulation does; a dense model has no EP traffic.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -25,7 +27,8 @@ struct ServingDeployment {
   int gpus = 320;
   int gpus_per_node = 8;
   int attention_tp = 4;          // attention DP = gpus / attention_tp
-  int routed_gpus = 256;         // hold the routed experts, experts / routed_gpus each
+  int routed_gpus = 256;         // hold the routed experts, (experts + redundant) / routed_gpus each
+  int redundant_experts = 0;     // extra replicas of the heaviest experts, placed as EPLB does
   bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
   int micro_batches = 2;
@@ -44,6 +47,17 @@ struct ServingLinks {
   double pcie_Bps = hw::default_node().pcie_Bps;
 };
 
+// The attention work of one attention group (a DP rank, or a TP group) over a whole step, all
+// micro-batches together: sequences decoding and sequences prefilling (a prompt, or a chunk of
+// one after what is already in its KV cache).
+struct GroupLoad {
+  double decode_sequences = 0;
+  double decode_context_tokens = 0;   // mean tokens already in a decoding sequence's KV cache
+  double prefill_sequences = 0;
+  double prefill_tokens = 0;          // mean new tokens of a prefilling sequence
+  double prefill_context_tokens = 0;  // mean tokens before them in its KV cache (earlier chunks, prefix hits)
+};
+
 struct ServingRequest {
   bool prefill = false;
   int sequences = 0;            // per unit, all micro-batches: running sequences, or prompts
@@ -56,6 +70,11 @@ struct ServingRequest {
   int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
   AffinityDistribution affinity;  // of the synthetic tokens the gate routes
   std::uint64_t seed = 1;
+  // A serving simulation's step: the busiest attention group's load and the unit's tokens (all
+  // micro-batches), in place of `sequences` spread evenly; `prefill` then means the step holds
+  // prefill tokens (contiguous expert GEMMs and prefill's kernels).
+  std::optional<GroupLoad> busiest_group;
+  long long unit_tokens = 0;
 };
 
 struct ServingStep {
@@ -69,11 +88,20 @@ struct ServingStep {
   core::TaskGraph graph;
 };
 
+// The EP all-to-all of one micro-batch, as routed by the gate onto the placed experts.
+struct MoeTraffic {
+  double dispatch_s = 0, combine_s = 0;
+  double imbalance = 1;               // busiest expert GPU / mean
+  double busiest_expert_tokens = 0;   // routed token copies on the busiest expert GPU
+  double ib_bytes_per_gpu = 0;
+  bool simulated = false;
+};
+
 // `cluster`: where to flow-simulate the all-to-all; without it, the busiest port's bytes over its
 // bandwidth plus one latency.
-// `cache`: flow-simulated all-to-all times by tokens per micro-batch, kept across calls that
-// share the model, deployment, links and seed (the traffic does not depend on the context).
-using AllToAllCache = std::map<long long, std::pair<double, double>>;
+// `cache`: the all-to-all by tokens per micro-batch, kept across calls that share the model,
+// deployment, links and seed (the traffic does not depend on the context).
+using AllToAllCache = std::map<long long, MoeTraffic>;
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,
                          AllToAllCache* cache = nullptr);

@@ -49,6 +49,7 @@ struct Model {
   int vocab = 0;
   int mtp_modules = 0;  // multi-token-prediction modules, one transformer layer each
   bool tied_embeddings = false;  // the LM head reuses the embedding matrix
+  int max_context_tokens = 0;    // max_position_embeddings; 0 where the config does not say
 
   bool is_moe_layer(int layer) const { return moe.has_value() && layer >= dense_layers; }
 };

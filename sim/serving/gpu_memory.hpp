@@ -1,0 +1,36 @@
+#pragma once
+// What one GPU of a serving unit holds, counted from the model's shapes: its weights (its TP
+// share of attention and dense layers, its routed experts with their redundant replicas, the
+// shared expert where it runs, embedding and LM head), the largest activations of one step,
+// a runtime reserve, and what is left for KV cache pages.
+#include "hw/gpu.hpp"
+#include "workload/inference.hpp"
+#include "workload/model.hpp"
+
+namespace serving {
+
+struct MemoryInput {
+  int max_step_tokens = 8192;       // the most new tokens one DP rank computes in a step
+  double runtime_reserve_bytes = 0; // CUDA context, communication buffers, fragmentation
+  double kv_bytes_per_element = 2;
+  bool fp8_weights = true;          // linear layers' weights in FP8 (one byte), else BF16
+  bool mtp = false;                 // the MTP module's layer is loaded and keeps a KV cache
+};
+
+struct MemoryPlan {
+  double hbm_bytes = 0;
+  double weight_bytes = 0;
+  double activation_bytes = 0;
+  double reserve_bytes = 0;
+  double kv_bytes = 0;                // left for the KV cache on each GPU
+  double kv_bytes_per_token_gpu = 0;  // one token's KV cache on one GPU of its DP rank
+  double kv_bytes_per_token = 0;      // one token's whole KV cache (what a transfer moves)
+  long long kv_tokens = 0;            // a DP rank's KV capacity, in tokens
+
+  bool fits() const { return kv_bytes > 0; }
+};
+
+MemoryPlan plan_memory(const workload::Model& model, const hw::Gpu& gpu, const workload::ServingDeployment& unit,
+                       const MemoryInput& in);
+
+}  // namespace serving

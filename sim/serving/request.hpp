@@ -1,0 +1,20 @@
+#pragma once
+// A request as a serving simulation sees it: when it arrives, how long its prompt and answer
+// are, and which of its prompt's blocks it may share with earlier requests (a prefix cache).
+#include <cstdint>
+#include <vector>
+
+namespace serving {
+
+struct Request {
+  double arrival_s = 0;
+  int input_tokens = 0;
+  int output_tokens = 0;
+  // Prompt tokens a prefix cache already holds, when the workload states them as a hit fraction
+  // (-1: ask the prefix cache, from `block_hashes`).
+  int cached_tokens = -1;
+  std::vector<std::uint64_t> block_hashes;
+  int source_line = 0;  // a trace's line, for messages  // one per block of the prompt; equal hashes are a shared prefix
+};
+
+}  // namespace serving

@@ -1,0 +1,38 @@
+#pragma once
+// What a serving run is judged by, as serving benchmarks report it (notes/serving.md): TTFT
+// (arrival to first token), TPOT (mean gap between a request's later tokens), end-to-end latency,
+// their percentiles over the requests that arrived in the measured window; throughput per node
+// and GPU; goodput, the requests per second that met the SLO.
+#include <optional>
+
+#include "serving/serving_simulation.hpp"
+
+namespace serving {
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+
+struct Slo {
+  double ttft_s = 0;  // 0: not part of the SLO
+  double tpot_s = 0;
+};
+
+struct ServingMetrics {
+  long long measured = 0;   // requests that arrived in the window
+  long long finished = 0;   // ... and finished
+  Percentiles ttft_s, tpot_s, e2e_s, user_tokens_per_s;
+  double request_rate_per_s = 0;        // arrivals in the window
+  double input_tokens_per_s = 0;        // prefill, cache hits included
+  double computed_input_tokens_per_s = 0;
+  double output_tokens_per_s = 0;
+  double goodput_requests_per_s = 0;    // measured requests that finished within the SLO
+  double slo_attainment = 0;            // share of measured requests within the SLO
+};
+
+// The p-th percentile (0-100) of `values`, linearly interpolated; 0 when empty.
+double percentile(std::vector<double> values, double p);
+
+ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig& config, const Slo& slo);
+
+}  // namespace serving

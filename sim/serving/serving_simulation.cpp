@@ -1,0 +1,559 @@
+#include "serving/serving_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <queue>
+#include <sstream>
+
+#include "core/fast_random.hpp"
+#include "serving/prefix_cache.hpp"
+
+namespace serving {
+
+namespace {
+
+enum class Phase { kWaiting, kPrefilling, kAwaitingKv, kTransferring, kDecoding, kSwapped, kDone };
+
+struct Live {
+  int prompt = 0;     // tokens to hold before decoding: the input, and after a recompute what was generated
+  int in_kv = 0;      // tokens whose KV this request holds (cached prefix and computed)
+  int cached = 0;
+  int generated = 0;
+  Phase phase = Phase::kWaiting;
+  int unit = -1, rank = -1;            // where it is now
+  int prefill_unit = -1, prefill_rank = -1;  // disaggregated: the rank that holds its KV until the transfer ends
+  long long pages = 0;                 // pages held where it is now
+};
+
+struct Rank {
+  std::deque<int> waiting;   // for prefill (or, colocated, admission)
+  std::deque<int> incoming;  // decode: prefilled, waiting for pages and a transfer
+  std::deque<int> swapped;   // decode: preempted to host memory
+  std::vector<int> running;  // admitted: prefilling or decoding, in order of admission
+  int transferring = 0;
+  long long pages_used = 0, pages_total = 0;
+  long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
+};
+
+struct Entry {
+  int request;
+  int tokens;  // new tokens computed in the step
+  bool prefill;
+};
+
+struct Unit {
+  bool prefill_kind = false;  // a prefill unit of a disaggregated deployment
+  bool decodes = true;
+  const UnitConfig* config = nullptr;
+  std::vector<Rank> ranks;
+  bool busy = false;
+  double step_start_s = 0;
+  std::vector<std::vector<Entry>> batch;  // per rank, the step in flight
+};
+
+struct Event {
+  double t;
+  long long seq;
+  int kind;  // 0 ready, 1 step end, 2 transfer end, 3 swap-in end
+  int who;
+  bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
+};
+
+struct SeriesSum {
+  double weight = 0, batch = 0, tokens = 0, queue = 0, kv = 0, step = 0, imbalance = 0;
+  UnitSeries out;
+  void add(double w, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double step_s, double imb) {
+    weight += w;
+    batch += w * batch_per_rank;
+    tokens += w * unit_tokens;
+    queue += w * queue_len;
+    kv += w * kv_use;
+    step += step_s;
+    imbalance += imb;
+    out.steps += 1;
+    out.busy_s += step_s;
+    out.max_batch = std::max(out.max_batch, batch_per_rank);
+    out.max_queue = std::max(out.max_queue, queue_len);
+    out.max_kv_use = std::max(out.max_kv_use, kv_use);
+  }
+  UnitSeries finish() const {
+    UnitSeries s = out;
+    if (weight > 0) {
+      s.mean_batch = batch / weight;
+      s.mean_step_tokens = tokens / weight;
+      s.mean_queue = queue / weight;
+      s.mean_kv_use = kv / weight;
+    }
+    if (s.steps > 0) {
+      s.mean_step_s = step / s.steps;
+      s.imbalance = imbalance / s.steps;
+    }
+    return s;
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const std::vector<Request>& requests, const ServingConfig& c, const std::function<void(double)>& progress)
+      : requests_(requests), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks) {
+    live_.resize(requests.size());
+    result_.requests.resize(requests.size());
+    auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes) {
+      for (int i = 0; i < count; ++i) {
+        Unit u;
+        u.prefill_kind = prefill_kind;
+        u.decodes = decodes;
+        u.config = &config;
+        u.ranks.resize(static_cast<std::size_t>(config.ranks()));
+        for (auto& r : u.ranks) r.pages_total = config.memory.kv_tokens / c_.page_tokens;
+        u.batch.resize(u.ranks.size());
+        units_.push_back(std::move(u));
+      }
+    };
+    if (c.disaggregated) {
+      add_units(c.prefill_units, c.prefill, true, false);
+      first_decode_unit_ = c.prefill_units;
+    }
+    add_units(c.decode_units, c.decode, false, true);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      auto& rec = result_.requests[i];
+      rec.arrival_s = requests[i].arrival_s;
+      rec.input_tokens = requests[i].input_tokens;
+      rec.output_tokens = requests[i].output_tokens;
+      rec.in_window = requests[i].arrival_s >= c.warmup_s && requests[i].arrival_s < c.duration_s;
+      push(requests[i].arrival_s, -1, static_cast<int>(i));  // arrival: -1, becomes ready after any prefix fetch
+    }
+  }
+
+  ServingResult run() {
+    const double limit = c_.drain_limit_s > 0 ? c_.drain_limit_s : 10 * c_.duration_s;
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      if (e.t > limit) break;
+      events_.pop();
+      now_ = e.t;
+      if (progress_ && ++handled_ % 65536 == 0) progress_(now_);
+      switch (e.kind) {
+        case -1: arrive(e.who); break;
+        case 0: ready(e.who); break;
+        case 1: step_end(e.who); break;
+        case 2: transfer_end(e.who); break;
+        case 3: swap_in_end(e.who); break;
+      }
+    }
+    result_.end_s = now_;
+    for (const auto& l : live_)
+      if (l.phase != Phase::kDone) ++result_.unfinished;
+    result_.prefill = prefill_series_.finish();
+    result_.decode = decode_series_.finish();
+    if (c_.trace_until_s > 0) result_.trace_json = trace_json();
+    return std::move(result_);
+  }
+
+ private:
+  void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
+  long long pages_for(long long tokens) const { return (tokens + c_.page_tokens - 1) / c_.page_tokens; }
+  bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
+  const UnitConfig& decode_config() const { return c_.decode; }
+
+  void arrive(int id) {
+    const Request& q = requests_[static_cast<std::size_t>(id)];
+    Live& l = live_[static_cast<std::size_t>(id)];
+    int cached = std::max(0, q.cached_tokens);
+    if (q.cached_tokens < 0 && c_.prefix_cache_blocks > 0 && !q.block_hashes.empty())
+      cached = prefix_.lookup_and_insert(q.block_hashes) * c_.prefix_block_tokens;
+    cached = std::min(cached, q.input_tokens - 1);  // the last token is computed for its logits
+    l.cached = cached;
+    l.prompt = q.input_tokens;
+    result_.requests[static_cast<std::size_t>(id)].cached_tokens = cached;
+    // A hit held outside HBM is read in before the prompt can be scheduled.
+    const double fetch_s = c_.prefix_fetch_Bps > 0 ? cached * prefill_config().memory.kv_bytes_per_token / c_.prefix_fetch_Bps : 0.0;
+    push(now_ + fetch_s, 0, id);
+  }
+
+  const UnitConfig& prefill_config() const { return c_.disaggregated ? c_.prefill : c_.decode; }
+
+  // Prefill (or colocated) rank for a request: the router's choice over every rank of every unit.
+  std::pair<int, int> route_prefill(int id) {
+    const int first = c_.disaggregated ? 0 : first_decode_unit_;
+    const int last = c_.disaggregated ? first_decode_unit_ : static_cast<int>(units_.size());
+    return choose(first, last, id, true);
+  }
+
+  std::pair<int, int> choose(int first, int last, int id, bool prefill) {
+    long long& counter = prefill ? rr_prefill_ : rr_decode_;
+    std::vector<std::pair<int, int>> all;
+    for (int u = first; u < last; ++u)
+      for (int r = 0; r < static_cast<int>(units_[static_cast<std::size_t>(u)].ranks.size()); ++r) all.push_back({u, r});
+    if (c_.router == RouterPolicy::kRoundRobin) return all[static_cast<std::size_t>(counter++ % static_cast<long long>(all.size()))];
+    (void)id;
+    std::pair<int, int> best = all[0];
+    double best_score = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      // Ties go round-robin from the last choice, so equal ranks take turns.
+      const auto [u, r] = all[(i + static_cast<std::size_t>(counter)) % all.size()];
+      const Rank& k = units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)];
+      double score = 0;
+      if (c_.router == RouterPolicy::kKvAware)
+        score = double(k.pages_used + reserved_pages(k)) / std::max<long long>(1, k.pages_total) + (prefill ? double(k.pending_tokens) * 1e-9 : 0.0);
+      else if (prefill)
+        score = double(k.pending_tokens);  // DeepSeek's prefill balancer: input tokens per GPU
+      else
+        score = double(k.running.size() + k.incoming.size() + k.swapped.size()) + double(k.transferring);  // requests per GPU
+      if (i == 0 || score < best_score) {
+        best_score = score;
+        best = {u, r};
+      }
+    }
+    ++counter;
+    return best;
+  }
+
+  long long reserved_pages(const Rank& k) const {
+    long long p = 0;
+    for (int id : k.incoming) p += pages_for(live_[static_cast<std::size_t>(id)].prompt + 1);
+    return p;
+  }
+
+  void ready(int id) {
+    Live& l = live_[static_cast<std::size_t>(id)];
+    const auto [u, r] = route_prefill(id);
+    l.unit = u;
+    l.rank = r;
+    l.phase = Phase::kWaiting;
+    Rank& k = units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)];
+    k.waiting.push_back(id);
+    k.pending_tokens += l.prompt - l.cached;
+    try_start(u);
+  }
+
+  // A decoding rank takes in what it has pages for: swapped-out requests first, then (disaggregated)
+  // prefilled ones, whose KV cache then comes over the fabric.
+  void admit_incoming(int u) {
+    Unit& unit = units_[static_cast<std::size_t>(u)];
+    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
+      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+      auto room = [&](int id) {
+        const long long p = pages_for(live_[static_cast<std::size_t>(id)].in_kv + 1);
+        return static_cast<int>(k.running.size()) + k.transferring < unit.config->max_running && k.pages_used + p <= k.pages_total;
+      };
+      while (!k.swapped.empty() && room(k.swapped.front())) {
+        const int id = k.swapped.front();
+        k.swapped.pop_front();
+        Live& l = live_[static_cast<std::size_t>(id)];
+        l.pages = pages_for(l.in_kv + 1);
+        k.pages_used += l.pages;
+        ++k.transferring;
+        push(now_ + l.in_kv * unit.config->memory.kv_bytes_per_token_gpu / c_.swap_Bps, 3, id);
+      }
+      while (k.swapped.empty() && !k.incoming.empty() && room(k.incoming.front())) {
+        const int id = k.incoming.front();
+        k.incoming.pop_front();
+        Live& l = live_[static_cast<std::size_t>(id)];
+        l.pages = pages_for(l.in_kv + 1);
+        k.pages_used += l.pages;
+        ++k.transferring;
+        l.phase = Phase::kTransferring;
+        const double bytes = double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token;
+        push(now_ + c_.kv_transfer_latency_s + bytes / (c_.kv_senders * c_.kv_transfer_Bps), 2, id);
+      }
+    }
+  }
+
+  void transfer_end(int id) {
+    Live& l = live_[static_cast<std::size_t>(id)];
+    // The prefill rank's copy is released.
+    Rank& from = units_[static_cast<std::size_t>(l.prefill_unit)].ranks[static_cast<std::size_t>(l.prefill_rank)];
+    from.pages_used -= pages_for(l.in_kv);
+    result_.requests[static_cast<std::size_t>(id)].transfer_end_s = now_;
+    join_decode(id);
+    try_start(l.prefill_unit);
+  }
+
+  void swap_in_end(int id) { join_decode(id); }
+
+  void join_decode(int id) {
+    Live& l = live_[static_cast<std::size_t>(id)];
+    Rank& k = units_[static_cast<std::size_t>(l.unit)].ranks[static_cast<std::size_t>(l.rank)];
+    --k.transferring;
+    l.phase = Phase::kDecoding;
+    k.running.push_back(id);
+    try_start(l.unit);
+  }
+
+  // Frees the latest admitted running request of a rank: recomputed from its prompt and what it
+  // has generated, or swapped out to host memory.
+  void preempt(int u, int r) {
+    Unit& unit = units_[static_cast<std::size_t>(u)];
+    Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+    const int id = k.running.back();
+    k.running.pop_back();
+    Live& l = live_[static_cast<std::size_t>(id)];
+    k.pages_used -= l.pages;
+    l.pages = 0;
+    ++result_.requests[static_cast<std::size_t>(id)].preemptions;
+    ++result_.preemptions;
+    if (c_.preemption == Preemption::kSwap && l.phase == Phase::kDecoding) {
+      l.phase = Phase::kSwapped;
+      k.swapped.push_back(id);
+      return;
+    }
+    k.pending_tokens -= l.phase == Phase::kPrefilling ? l.prompt - l.in_kv : 0;
+    l.prompt = requests_[static_cast<std::size_t>(id)].input_tokens + l.generated;
+    l.in_kv = 0;
+    l.cached = 0;
+    l.phase = Phase::kWaiting;
+    if (c_.disaggregated) {
+      push(now_, 0, id);  // back through the prefill router
+    } else {
+      k.waiting.push_front(id);
+      k.pending_tokens += l.prompt;
+    }
+  }
+
+  void try_start(int u) {
+    Unit& unit = units_[static_cast<std::size_t>(u)];
+    if (unit.busy) return;
+    if (unit.decodes) admit_incoming(u);
+    const UnitConfig& cfg = *unit.config;
+    const int tps = unit.decodes && c_.mtp ? 2 : 1;
+    bool any = false, any_prefill = false;
+    double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
+    long long unit_tokens = 0;
+    workload::GroupLoad busiest;
+    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
+      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+      auto& entries = unit.batch[static_cast<std::size_t>(r)];
+      entries.clear();
+      int budget = cfg.max_batch_tokens;
+      // Decoding requests grow by their tokens; when pages run out, the latest admitted go.
+      if (unit.decodes) {
+        for (;;) {
+          long long extra = 0;
+          for (int id : k.running) {
+            const Live& l = live_[static_cast<std::size_t>(id)];
+            if (l.phase == Phase::kDecoding) extra += pages_for(l.in_kv + tps) - l.pages;
+          }
+          if (k.pages_used + extra <= k.pages_total || k.running.size() <= 1) break;
+          preempt(u, r);
+        }
+        for (int id : k.running) {
+          Live& l = live_[static_cast<std::size_t>(id)];
+          if (l.phase != Phase::kDecoding) continue;
+          const long long p = pages_for(l.in_kv + tps);
+          k.pages_used += p - l.pages;
+          l.pages = p;
+          entries.push_back({id, tps, false});
+          budget -= tps;
+        }
+      }
+      if (!unit.decodes || !c_.disaggregated) {
+        // Prefill: chunks of the prompts already admitted, then new ones while pages, the batch
+        // cap and the token budget allow (first come, first served).
+        for (int id : k.running) {
+          Live& l = live_[static_cast<std::size_t>(id)];
+          if (l.phase != Phase::kPrefilling || budget <= 0) continue;
+          const int chunk = std::min(budget, l.prompt - l.in_kv);
+          entries.push_back({id, chunk, true});
+          budget -= chunk;
+        }
+        while (budget > 0 && !k.waiting.empty() && static_cast<int>(k.running.size()) < cfg.max_running) {
+          const int id = k.waiting.front();
+          Live& l = live_[static_cast<std::size_t>(id)];
+          const long long p = pages_for(l.prompt + (unit.decodes ? 1 : 0));
+          if (k.pages_used + p > k.pages_total) break;
+          k.waiting.pop_front();
+          k.pages_used += p;
+          l.pages = p;
+          l.in_kv = l.cached;
+          l.phase = Phase::kPrefilling;
+          l.unit = u;
+          l.rank = r;
+          k.running.push_back(id);
+          auto& rec = result_.requests[static_cast<std::size_t>(id)];
+          if (rec.prefill_start_s < 0) rec.prefill_start_s = now_;
+          const int chunk = std::min(budget, l.prompt - l.in_kv);
+          entries.push_back({id, chunk, true});
+          budget -= chunk;
+        }
+      }
+      // This rank's attention load, and a proxy of its time to find the busiest: its new tokens
+      // through the projections, the KV its decoding sequences read, its prefill's query-key pairs.
+      workload::GroupLoad g;
+      long long rank_tokens = 0;
+      double pairs = 0;
+      for (const Entry& e : entries) {
+        const Live& l = live_[static_cast<std::size_t>(e.request)];
+        rank_tokens += e.tokens;
+        if (e.prefill) {
+          g.prefill_sequences += 1;
+          g.prefill_tokens += e.tokens;
+          g.prefill_context_tokens += l.in_kv;
+          pairs += e.tokens * (l.in_kv + e.tokens / 2.0);
+          any_prefill = true;
+        } else {
+          g.decode_sequences += 1;
+          g.decode_context_tokens += l.in_kv;
+        }
+      }
+      const double score = double(rank_tokens) + g.decode_context_tokens * cfg.cost->kv_token_weight() + pairs * cfg.cost->pair_weight();
+      if (g.prefill_sequences > 0) {
+        g.prefill_tokens /= g.prefill_sequences;
+        g.prefill_context_tokens /= g.prefill_sequences;
+      }
+      if (g.decode_sequences > 0) g.decode_context_tokens /= g.decode_sequences;
+      if (score > busiest_score) {
+        busiest_score = score;
+        busiest = g;
+      }
+      unit_tokens += rank_tokens;
+      any = any || !entries.empty();
+      queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());
+      batch += double(entries.size());
+      kv_use = std::max(kv_use, double(k.pages_used) / std::max<long long>(1, k.pages_total));
+    }
+    if (!any) return;
+    StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes && c_.mtp};
+    const double step_s = cfg.cost->seconds(load);
+    unit.busy = true;
+    unit.step_start_s = now_;
+    const double ranks = double(unit.ranks.size());
+    const double busiest_tokens = busiest.decode_sequences * tps + busiest.prefill_sequences * busiest.prefill_tokens;
+    const double imbalance = unit_tokens > 0 ? busiest_tokens / (double(unit_tokens) / ranks) : 1.0;
+    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, step_s, imbalance);
+    if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
+    push(now_ + step_s, 1, u);
+  }
+
+  void step_end(int u) {
+    Unit& unit = units_[static_cast<std::size_t>(u)];
+    unit.busy = false;
+    const bool count = measuring(now_);
+    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
+      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+      std::vector<int> finished;
+      for (const Entry& e : unit.batch[static_cast<std::size_t>(r)]) {
+        Live& l = live_[static_cast<std::size_t>(e.request)];
+        auto& rec = result_.requests[static_cast<std::size_t>(e.request)];
+        if (e.prefill) {
+          if (l.in_kv == l.cached && count) result_.input_tokens_in_window += l.cached;
+          l.in_kv += e.tokens;
+          k.pending_tokens -= e.tokens;
+          if (count) {
+            result_.input_tokens_in_window += e.tokens;
+            result_.computed_input_tokens_in_window += e.tokens;
+          }
+          if (l.in_kv < l.prompt) continue;
+          if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
+          if (c_.disaggregated) {
+            k.running.erase(std::find(k.running.begin(), k.running.end(), e.request));
+            l.prefill_unit = u;
+            l.prefill_rank = r;
+            const auto [du, dr] = choose(first_decode_unit_, static_cast<int>(units_.size()), e.request, false);
+            l.unit = du;
+            l.rank = dr;
+            l.pages = 0;
+            l.phase = Phase::kAwaitingKv;
+            units_[static_cast<std::size_t>(du)].ranks[static_cast<std::size_t>(dr)].incoming.push_back(e.request);
+            decode_units_to_kick_.push_back(du);
+            continue;
+          }
+          // Colocated: the prefill's logits give the first token.
+          l.phase = Phase::kDecoding;
+          if (rec.first_token_s < 0) {
+            rec.first_token_s = now_;
+            l.generated = 1;
+            if (count) result_.output_tokens_in_window += 1;
+          }
+        } else {
+          int produced = 1;
+          if (c_.mtp && random_.uniform() < c_.mtp_acceptance) produced = 2;
+          produced = std::min(produced, rec.output_tokens - l.generated);
+          l.generated += produced;
+          l.in_kv += produced;
+          if (count) result_.output_tokens_in_window += produced;
+          if (rec.first_token_s < 0) rec.first_token_s = now_;
+        }
+        if (l.generated >= rec.output_tokens) finished.push_back(e.request);
+      }
+      for (int id : finished) {
+        Live& l = live_[static_cast<std::size_t>(id)];
+        k.running.erase(std::find(k.running.begin(), k.running.end(), id));
+        k.pages_used -= l.pages;
+        l.pages = 0;
+        l.phase = Phase::kDone;
+        result_.requests[static_cast<std::size_t>(id)].finish_s = now_;
+      }
+    }
+    std::vector<int> kick;
+    kick.swap(decode_units_to_kick_);
+    for (int du : kick) try_start(du);
+    try_start(u);
+  }
+
+  std::string trace_json() const;
+
+  const std::vector<Request>& requests_;
+  const ServingConfig& c_;
+  std::function<void(double)> progress_;
+  core::FastNormal random_;
+  PrefixCache prefix_;
+  std::vector<Live> live_;
+  std::vector<Unit> units_;
+  int first_decode_unit_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  long long seq_ = 0, rr_prefill_ = 0, rr_decode_ = 0, handled_ = 0;
+  double now_ = 0;
+  std::vector<int> decode_units_to_kick_;
+  SeriesSum prefill_series_, decode_series_;
+  struct Counter {
+    double t;
+    int unit;
+    double batch, queue, kv;
+  };
+  std::vector<Counter> counters_;
+  ServingResult result_;
+};
+
+std::string Simulation::trace_json() const {
+  std::ostringstream o;
+  o.precision(9);
+  o << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  bool first = true;
+  auto event = [&](const std::string& name, int pid, long long tid, double from_s, double to_s) {
+    if (from_s < 0 || to_s < from_s) return;
+    o << (first ? "" : ",\n") << "{\"name\":\"" << name << "\",\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid
+      << ",\"ts\":" << from_s * 1e6 << ",\"dur\":" << (to_s - from_s) * 1e6 << "}";
+    first = false;
+  };
+  long long shown = 0;
+  for (std::size_t i = 0; i < result_.requests.size() && shown < 5000; ++i) {
+    const auto& r = result_.requests[i];
+    if (r.arrival_s >= c_.trace_until_s) break;
+    ++shown;
+    const long long id = static_cast<long long>(i);
+    const double decode_from = c_.disaggregated ? r.transfer_end_s : r.prefill_end_s;
+    event("queued", 1, id, r.arrival_s, r.prefill_start_s);
+    event("prefill", 1, id, r.prefill_start_s, r.prefill_end_s);
+    if (c_.disaggregated) event("KV transfer", 1, id, r.prefill_end_s, r.transfer_end_s);
+    event("decode", 1, id, decode_from, r.finish_s);
+  }
+  for (const auto& k : counters_) {
+    o << (first ? "" : ",\n") << "{\"name\":\"unit " << k.unit << "\",\"ph\":\"C\",\"pid\":2,\"ts\":" << k.t * 1e6
+      << ",\"args\":{\"batch per rank\":" << k.batch << ",\"queued\":" << k.queue << ",\"KV use\":" << k.kv << "}}";
+    first = false;
+  }
+  o << "\n]}\n";
+  return o.str();
+}
+
+}  // namespace
+
+ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
+                               const std::function<void(double)>& progress) {
+  Simulation s(requests, config, progress);
+  return s.run();
+}
+
+}  // namespace serving

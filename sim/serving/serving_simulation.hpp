@@ -1,0 +1,95 @@
+#pragma once
+// Requests served by units of GPUs, event by event: arrivals, routing, each unit's steps, KV
+// cache transfers. Disaggregated: prefill units compute prompts and hand each KV cache over the
+// fabric to a decode unit; colocated: each unit mixes prefill chunks into its decode steps. Every
+// unit's attention is split into DP ranks (attention groups), each with its own requests and KV
+// pages, batched continuously; all ranks of a unit step together (the EP all-to-all joins them),
+// so the busiest rank sets the step's time.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "serving/gpu_memory.hpp"
+#include "serving/request.hpp"
+#include "serving/step_cost.hpp"
+
+namespace serving {
+
+enum class RouterPolicy { kRoundRobin, kLeastLoaded, kKvAware };
+enum class Preemption { kRecompute, kSwap };
+
+struct UnitConfig {
+  workload::ServingDeployment deployment;
+  int max_running = 256;         // per DP rank: sequences in one step
+  int max_batch_tokens = 8192;   // per DP rank: new tokens in one step (prefill, or chunk and decode when colocated)
+  MemoryPlan memory;
+  StepCost* cost = nullptr;
+
+  int ranks() const { return deployment.attention_dp(); }
+};
+
+struct ServingConfig {
+  bool disaggregated = true;
+  int prefill_units = 1;
+  int decode_units = 1;  // colocated: the units
+  UnitConfig prefill, decode;
+  RouterPolicy router = RouterPolicy::kLeastLoaded;
+  Preemption preemption = Preemption::kRecompute;
+  int page_tokens = 64;
+  // KV cache from a prefill rank to a decode rank: each of the rank's `kv_senders` GPUs sends its
+  // share at `kv_transfer_Bps` (its NIC), after `kv_transfer_latency_s`.
+  double kv_transfer_Bps = 50e9;
+  double kv_transfer_latency_s = 0;
+  int kv_senders = 1;
+  double swap_Bps = 50e9;  // preempted KV to host memory and back (PCIe)
+  // Prefix cache: blocks kept across requests (from the requests' block hashes), and the
+  // bandwidth a hit's KV comes in at (0: held in HBM, free).
+  long long prefix_cache_blocks = 0;
+  int prefix_block_tokens = 512;
+  double prefix_fetch_Bps = 0;
+  double mtp_acceptance = 0;  // decode with MTP: the drafted token's acceptance rate
+  bool mtp = false;
+  double warmup_s = 0;        // requests arriving earlier are served but not measured
+  double duration_s = 60;     // arrivals stop; throughput is measured from warmup to here
+  double drain_limit_s = 0;   // the run stops here even if requests remain (0: 10 x duration)
+  std::uint64_t seed = 1;
+  double trace_until_s = 0;   // Chrome trace of requests and unit counters up to here (0: none)
+};
+
+struct RequestRecord {
+  double arrival_s = 0;
+  int input_tokens = 0, output_tokens = 0, cached_tokens = 0;
+  double prefill_start_s = -1, prefill_end_s = -1, transfer_end_s = -1;
+  double first_token_s = -1, finish_s = -1;
+  int preemptions = 0;
+  bool in_window = false;
+};
+
+// Time-weighted figures of one kind of unit over the measured window.
+struct UnitSeries {
+  double busy_s = 0, steps = 0;
+  double mean_batch = 0, max_batch = 0;        // sequences per DP rank in a step
+  double mean_step_tokens = 0;                 // new tokens per unit step
+  double mean_queue = 0, max_queue = 0;        // requests waiting per unit
+  double mean_kv_use = 0, max_kv_use = 0;      // share of the busiest rank's KV pages in use
+  double mean_step_s = 0;
+  double imbalance = 0;                        // busiest DP rank's tokens / mean, averaged over steps
+};
+
+struct ServingResult {
+  std::vector<RequestRecord> requests;
+  UnitSeries prefill, decode;
+  double input_tokens_in_window = 0, computed_input_tokens_in_window = 0, output_tokens_in_window = 0;
+  long long preemptions = 0;
+  long long unfinished = 0;  // still in the system when the run stopped
+  double end_s = 0;
+  long long steps_computed = 0, steps_looked_up = 0;
+  std::string trace_json;
+};
+
+// `progress(simulated_s)` is called now and then with the simulated time reached.
+ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
+                               const std::function<void(double)>& progress = {});
+
+}  // namespace serving

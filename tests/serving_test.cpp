@@ -1,0 +1,281 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "core/input_error.hpp"
+#include "hw/gpu.hpp"
+#include "serving/gpu_memory.hpp"
+#include "serving/prefix_cache.hpp"
+#include "serving/request_generator.hpp"
+#include "serving/request_trace.hpp"
+#include "serving/serving_metrics.hpp"
+#include "serving/serving_simulation.hpp"
+#include "serving/step_cost.hpp"
+#include "workload/expert_placement.hpp"
+
+using namespace serving;
+
+namespace {
+
+const workload::Model& v3() { return workload::model_by_name("deepseek-v3"); }
+const hw::Gpu& h800() { return hw::gpu_by_name("H800"); }
+workload::Roofline roofline() { return workload::Roofline(h800(), workload::KernelEfficiency{}, true); }
+workload::ServingLinks ib() { return workload::ServingLinks{160e9, 50e9, 3.33e-6, 3.7e-6, 64e9}; }
+
+// DeepSeek's decode unit: 144 GPUs, DP attention, EP144 with 32 redundant experts.
+workload::ServingDeployment decode_unit() {
+  workload::ServingDeployment d;
+  d.gpus = 144;
+  d.attention_tp = 1;
+  d.routed_gpus = 144;
+  d.redundant_experts = 32;
+  d.dedicated_shared = false;
+  return d;
+}
+
+UnitConfig unit_config(const workload::ServingDeployment& d, StepCost& cost, int max_running, int max_batch_tokens) {
+  UnitConfig u;
+  u.deployment = d;
+  u.max_running = max_running;
+  u.max_batch_tokens = max_batch_tokens;
+  MemoryInput in;
+  in.max_step_tokens = max_batch_tokens;
+  in.runtime_reserve_bytes = 8e9;
+  u.memory = plan_memory(v3(), h800(), d, in);
+  u.cost = &cost;
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("request generator: Poisson arrivals at the rate, same seed same stream", "[serving]") {
+  GeneratedWorkload w;
+  w.arrivals.rate_per_s = 50;
+  w.duration_s = 200;
+  w.input = {LengthKind::kLognormal, 2000, 1.0, 1, 100000};
+  w.output = {LengthKind::kFixed, 300, 0, 300, 300};
+  const auto a = generate_requests(w), b = generate_requests(w);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) REQUIRE((a[i].arrival_s == b[i].arrival_s && a[i].input_tokens == b[i].input_tokens));
+  CHECK(double(a.size()) == Approx(50 * 200).epsilon(0.03));
+  double input = 0;
+  for (const auto& r : a) {
+    input += r.input_tokens;
+    CHECK(r.output_tokens == 300);
+  }
+  CHECK(input / double(a.size()) == Approx(2000).epsilon(0.05));
+}
+
+TEST_CASE("request generator: gamma burstiness below 1 spreads the gaps, above 1 evens them", "[serving]") {
+  auto gap_cv = [](double burstiness) {
+    GeneratedWorkload w;
+    w.arrivals = {100, burstiness};
+    w.duration_s = 300;
+    const auto r = generate_requests(w);
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < r.size(); ++i) gaps.push_back(r[i].arrival_s - r[i - 1].arrival_s);
+    const double mean = std::accumulate(gaps.begin(), gaps.end(), 0.0) / double(gaps.size());
+    double var = 0;
+    for (double g : gaps) var += (g - mean) * (g - mean);
+    CHECK(mean == Approx(0.01).epsilon(0.05));
+    return std::sqrt(var / double(gaps.size())) / mean;
+  };
+  // The gaps of a gamma process with shape k have a CV of 1 / sqrt(k).
+  CHECK(gap_cv(1) == Approx(1).epsilon(0.05));
+  CHECK(gap_cv(0.25) == Approx(2).epsilon(0.08));
+  CHECK(gap_cv(4) == Approx(0.5).epsilon(0.05));
+}
+
+TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines named", "[serving]") {
+  const auto azure = parse_trace(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n", TraceFormat::kAzureCsv,
+      "azure.csv");
+  REQUIRE(azure.size() == 2);
+  CHECK(azure[0].arrival_s == 0);
+  CHECK(azure[1].arrival_s == Approx(4.314579));
+  CHECK(azure[1].input_tokens == 396);
+  CHECK(azure[1].output_tokens == 109);
+  const auto mooncake = parse_trace(
+      "{\"timestamp\": 27482, \"input_length\": 6955, \"output_length\": 52, \"hash_ids\": [46, 47, 48]}\n"
+      "{\"timestamp\": 30535, \"input_length\": 1000, \"output_length\": 12, \"hash_ids\": [46, 49]}\n",
+      TraceFormat::kMooncakeJsonl, "mooncake.jsonl");
+  REQUIRE(mooncake.size() == 2);
+  CHECK(mooncake[1].arrival_s == Approx(3.053));
+  CHECK(mooncake[0].block_hashes == std::vector<std::uint64_t>{46, 47, 48});
+  CHECK_THROWS_WITH(parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,abc,4\n", TraceFormat::kAzureCsv, "a.csv"),
+                    Catch::Contains("a.csv: line 2: ") && Catch::Contains("must be numbers"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 3}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: /input_length: 0 is not allowed"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \n", TraceFormat::kMooncakeJsonl, "m.jsonl"), Catch::Contains("m.jsonl: line 1: malformed JSON"));
+  CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"), Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
+}
+
+TEST_CASE("prefix cache: the longest run of leading blocks hits; LRU evicts", "[serving]") {
+  PrefixCache cache(4);
+  CHECK(cache.lookup_and_insert({1, 2, 3}) == 0);
+  CHECK(cache.lookup_and_insert({1, 2, 9}) == 2);
+  CHECK(cache.lookup_and_insert({2, 1}) == 2);
+  CHECK(cache.lookup_and_insert({7, 1}) == 0);  // a shared block after a miss is not a prefix
+  CHECK(cache.size() == 4);
+  CHECK(cache.lookup_and_insert({3}) == 0);  // 3 was the least recently used
+}
+
+TEST_CASE("EPLB placement: replicas of the heaviest experts, every GPU the same count, load evened", "[serving]") {
+  std::vector<double> load(256, 1.0);
+  for (int e = 0; e < 16; ++e) load[static_cast<std::size_t>(e)] = 4.0;  // 16 hot experts
+  const auto p = workload::balance_experts(load, 32, 144);
+  CHECK(p.slots_per_gpu == 2);
+  int slots = 0;
+  for (int e = 0; e < 256; ++e) slots += p.replicas(e);
+  CHECK(slots == 288);
+  CHECK(p.replicas(0) == 3);  // a hot expert's load 4 split thrice (4/3) beats any other's single replica
+  CHECK(p.replicas(200) == 1);
+  const double total = std::accumulate(load.begin(), load.end(), 0.0);
+  const double busiest = *std::max_element(p.gpu_load.begin(), p.gpu_load.end());
+  CHECK(busiest / (total / 144) < 1.35);
+  // Without replicas a GPU holding a hot expert carries 5 against a mean of 2.2.
+  std::vector<int> on_gpu(144, 0);
+  for (const auto& s : p.expert_slots)
+    for (int slot : s) ++on_gpu[static_cast<std::size_t>(slot / p.slots_per_gpu)];
+  for (int n : on_gpu) CHECK(n == 2);
+}
+
+TEST_CASE("memory: DeepSeek-V3 on a decode GPU of EP144, counted from the shapes", "[serving]") {
+  MemoryInput in;
+  in.max_step_tokens = 256;
+  in.runtime_reserve_bytes = 8e9;
+  const auto p = plan_memory(v3(), h800(), decode_unit(), in);
+  // MLA's latent: 576 BF16 elements per token and layer, 61 layers.
+  CHECK(p.kv_bytes_per_token == Approx(576.0 * 2 * 61));
+  CHECK(p.weight_bytes > 20e9);
+  CHECK(p.weight_bytes < 30e9);
+  CHECK(p.kv_bytes == Approx(p.hbm_bytes - p.weight_bytes - p.activation_bytes - p.reserve_bytes));
+  // One GPU cannot hold the whole model: no room for KV, and the plan says so.
+  workload::ServingDeployment one = decode_unit();
+  one.gpus = one.routed_gpus = 8;
+  one.redundant_experts = 0;
+  CHECK_FALSE(plan_memory(v3(), h800(), one, in).fits());
+}
+
+TEST_CASE("step cost: a grid point equals the direct figure; nearby loads stay within 2% of theirs", "[serving]") {
+  workload::ServingRequest base;
+  StepCost cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  for (double seqs : {1.0, 37.0, 93.0})
+    for (double ctx : {517.0, 3000.0, 11111.0}) {
+      StepLoad load;
+      load.busiest.decode_sequences = seqs;
+      load.busiest.decode_context_tokens = ctx;
+      load.unit_tokens = static_cast<long long>(seqs * 144 * 0.9);
+      const double kept = cost.seconds(load), direct = cost.direct_seconds(load);
+      CHECK(kept == Approx(direct).epsilon(0.02));
+    }
+  StepLoad load;
+  load.busiest.decode_sequences = 64;
+  load.busiest.decode_context_tokens = 4096;
+  load.unit_tokens = 64 * 144;
+  const double a = cost.seconds(load);
+  const long long computed = cost.computed();
+  CHECK(cost.seconds(load) == a);
+  CHECK(cost.computed() == computed);  // kept, not recomputed
+  // More context, longer steps; an MTP step verifying two tokens costs more than a plain one.
+  load.busiest.decode_context_tokens = 16384;
+  CHECK(cost.seconds(load) > a);
+  load.mtp = true;
+  CHECK(cost.seconds(load) > a);
+}
+
+TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a step per token", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment p = decode_unit();
+  p.gpus = p.routed_gpus = 32;
+  p.direct_comm = false;
+  p.redundant_experts = 32;
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c;
+  c.prefill = unit_config(p, prefill_cost, 16, 16384);
+  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  c.duration_s = 10;
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 4000;
+  q.output_tokens = 100;
+  const auto r = simulate_serving({q}, c);
+  const auto& rec = r.requests[0];
+  REQUIRE(rec.finish_s > 0);
+  CHECK(rec.prefill_start_s == 1);
+  StepLoad prefill;
+  prefill.busiest.prefill_sequences = 1;
+  prefill.busiest.prefill_tokens = 4000;
+  prefill.unit_tokens = 4000;
+  prefill.prefill = true;
+  CHECK(rec.prefill_end_s - 1 == Approx(prefill_cost.seconds(prefill)));
+  const double transfer = 4000 * c.prefill.memory.kv_bytes_per_token / c.kv_transfer_Bps;
+  CHECK(rec.transfer_end_s - rec.prefill_end_s == Approx(transfer));
+  // 100 decode steps, the first delivering the first token.
+  StepLoad step;
+  step.busiest.decode_sequences = 1;
+  step.busiest.decode_context_tokens = 4000;
+  step.unit_tokens = 1;
+  const double one = decode_cost.seconds(step);
+  CHECK(rec.first_token_s - rec.transfer_end_s == Approx(one));
+  CHECK((rec.finish_s - rec.first_token_s) / 99 == Approx(one).epsilon(0.02));
+  CHECK(r.unfinished == 0);
+}
+
+TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic, KV pressure preempts", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 32;
+  d.redundant_experts = 32;
+  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  auto run = [&](double rate, int max_running, long long kv_tokens, Preemption preemption) {
+    ServingConfig c;
+    c.disaggregated = false;
+    c.decode = unit_config(d, cost, max_running, 4096);
+    if (kv_tokens > 0) c.decode.memory.kv_tokens = kv_tokens;
+    c.preemption = preemption;
+    // Requests live about 12 s: the warm-up outlasts one, so the window sees the steady state.
+    c.duration_s = 60;
+    c.warmup_s = 20;
+    GeneratedWorkload w;
+    w.arrivals.rate_per_s = rate;
+    w.duration_s = 60;
+    w.input = {LengthKind::kUniform, 0, 0, 500, 3000};
+    w.output = {LengthKind::kUniform, 0, 0, 50, 400};
+    const auto requests = generate_requests(w);
+    auto result = simulate_serving(requests, c);
+    long long asked = 0, made = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      asked += requests[i].output_tokens;
+      if (result.requests[i].finish_s >= 0) made += requests[i].output_tokens;
+    }
+    INFO("rate " << rate << " kv " << kv_tokens << " preemptions " << result.preemptions << " end " << result.end_s);
+    CHECK(result.unfinished == 0);
+    CHECK(made == asked);
+    return std::pair{result, serving_metrics(result, c, {})};
+  };
+  const auto [light_r, light] = run(10, 64, 0, Preemption::kRecompute);
+  const auto [heavy_r, heavy] = run(80, 64, 0, Preemption::kRecompute);
+  CHECK(heavy.ttft_s.p90 > light.ttft_s.p90);
+  CHECK(heavy.tpot_s.p50 > light.tpot_s.p50);
+  CHECK(heavy_r.decode.mean_batch > light_r.decode.mean_batch);
+  CHECK(light.output_tokens_per_s == Approx(light.request_rate_per_s * 225).epsilon(0.1));
+  const auto again = run(80, 64, 0, Preemption::kRecompute).second;
+  CHECK(again.ttft_s.p99 == heavy.ttft_s.p99);
+  // A KV cache of 12,000 tokens per rank cannot hold every sequence it admits as they grow to
+  // 3,400 tokens: the latest admitted are preempted, and all still finish.
+  const auto [roomy_r, roomy] = run(20, 64, 0, Preemption::kRecompute);
+  const auto [tight_r, tight] = run(20, 64, 12000, Preemption::kRecompute);
+  CHECK(roomy_r.preemptions == 0);
+  CHECK(tight_r.preemptions > 0);
+  CHECK(tight.e2e_s.p99 > roomy.e2e_s.p99);
+  const auto [swap_r, swap] = run(20, 64, 12000, Preemption::kSwap);
+  CHECK(swap_r.preemptions > 0);
+}
+
+TEST_CASE("metrics: percentiles interpolate", "[serving]") {
+  CHECK(percentile({1, 2, 3, 4, 5}, 50) == 3);
+  CHECK(percentile({1, 2, 3, 4, 5}, 90) == Approx(4.6));
+  CHECK(percentile({}, 90) == 0);
+}
