@@ -43,7 +43,9 @@ class ServingStudy : public Study {
   serving::ServingConfig config;
   workload::ServingRequest base;
   workload::ServingLinks links;
-  std::vector<serving::Request> requests;
+  std::vector<serving::Request> requests;      // as run, within duration_s
+  std::optional<serving::GeneratedWorkload> generated;  // to draw again at another rate
+  std::vector<serving::Request> whole_trace;   // to replay at another pace
   std::string workload_text;
   serving::Slo slo;
   bool search = false;
@@ -68,10 +70,19 @@ class ServingStudy : public Study {
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
     const std::string& label = label_;
+    // The workload at `scale` times its rate: drawn again, or the trace replayed faster.
     auto once = [&](double scale, bool show) {
-      std::vector<serving::Request> scaled = requests;
-      if (scale != 1)
-        for (auto& q : scaled) q.arrival_s /= scale;
+      std::vector<serving::Request> scaled;
+      if (scale == 1) {
+        scaled = requests;
+      } else if (generated) {
+        auto g = *generated;
+        g.arrivals.rate_per_s *= scale;
+        scaled = serving::generate_requests(g);
+      } else {
+        for (auto q : whole_trace)
+          if ((q.arrival_s /= scale) < c.duration_s) scaled.push_back(std::move(q));
+      }
       std::optional<core::ProgressBar> bar;
       if (show) bar.emplace("serving", c.duration_s);
       return serving::simulate_serving(scaled, c, [&](double t) {
@@ -160,7 +171,7 @@ class ServingStudy : public Study {
       return res.unfinished == 0 && m.finished == m.measured && (slo.ttft_s <= 0 || m.ttft_s.p90 <= slo.ttft_s) &&
              (slo.tpot_s <= 0 || m.tpot_s.p90 <= slo.tpot_s);
     };
-    const double rate = double(requests.size()) / std::max(1e-9, requests.back().arrival_s);
+    const double rate = double(requests.size()) / c.duration_s;
     double lo = 1.0 / 64, hi = search_max_scale;
     serving::ServingMetrics at_lo;
     if (!meets(lo, &at_lo)) {
@@ -365,15 +376,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
     s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl);
     const double speed = w.positive_number("time_scale", 1.0);
-    std::vector<serving::Request> kept;
-    for (auto& q : s->requests) {
-      q.arrival_s /= speed;
-      if (q.arrival_s < c.duration_s) kept.push_back(std::move(q));
-    }
-    s->requests = std::move(kept);
+    for (auto& q : s->requests) q.arrival_s /= speed;
+    s->whole_trace = s->requests;
+    std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
-      for (auto& q : s->requests) q.cached_tokens = std::min(q.input_tokens - 1, static_cast<int>(std::floor(f * q.input_tokens)));
+      for (auto* list : {&s->requests, &s->whole_trace})
+        for (auto& q : *list) q.cached_tokens = std::min(q.input_tokens - 1, static_cast<int>(std::floor(f * q.input_tokens)));
     }
     for (const auto& q : s->requests)
       if (q.input_tokens + q.output_tokens > max_tokens)
@@ -400,6 +409,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     g.duration_s = c.duration_s;
     g.seed = c.seed;
     s->requests = serving::generate_requests(g);
+    s->generated = g;
     if (s->requests.empty())
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
     s->workload_text = "Workload: " + std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
