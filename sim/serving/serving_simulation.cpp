@@ -48,7 +48,6 @@ struct Unit {
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
   bool busy = false;
-  double step_start_s = 0;
   std::vector<std::vector<Entry>> batch;  // per rank, the step in flight
 };
 
@@ -60,16 +59,15 @@ struct Event {
   bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
 };
 
+// Sums over a kind of unit's measured steps, each weighted by its duration.
 struct SeriesSum {
-  double weight = 0, batch = 0, tokens = 0, queue = 0, kv = 0, step = 0, imbalance = 0;
+  double batch = 0, tokens = 0, queue = 0, kv = 0, imbalance = 0;
   UnitSeries out;
-  void add(double w, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double step_s, double imb) {
-    weight += w;
-    batch += w * batch_per_rank;
-    tokens += w * unit_tokens;
-    queue += w * queue_len;
-    kv += w * kv_use;
-    step += step_s;
+  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb) {
+    batch += step_s * batch_per_rank;
+    tokens += step_s * unit_tokens;
+    queue += step_s * queue_len;
+    kv += step_s * kv_use;
     imbalance += imb;
     out.steps += 1;
     out.busy_s += step_s;
@@ -79,14 +77,14 @@ struct SeriesSum {
   }
   UnitSeries finish() const {
     UnitSeries s = out;
-    if (weight > 0) {
-      s.mean_batch = batch / weight;
-      s.mean_step_tokens = tokens / weight;
-      s.mean_queue = queue / weight;
-      s.mean_kv_use = kv / weight;
+    if (s.busy_s > 0) {
+      s.mean_batch = batch / s.busy_s;
+      s.mean_step_tokens = tokens / s.busy_s;
+      s.mean_queue = queue / s.busy_s;
+      s.mean_kv_use = kv / s.busy_s;
     }
     if (s.steps > 0) {
-      s.mean_step_s = step / s.steps;
+      s.mean_step_s = s.busy_s / s.steps;
       s.imbalance = imbalance / s.steps;
     }
     return s;
@@ -155,7 +153,6 @@ class Simulation {
   void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
   long long pages_for(long long tokens) const { return (tokens + c_.page_tokens - 1) / c_.page_tokens; }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
-  const UnitConfig& decode_config() const { return c_.decode; }
 
   void arrive(int id) {
     const Request& q = requests_[static_cast<std::size_t>(id)];
@@ -175,19 +172,18 @@ class Simulation {
   const UnitConfig& prefill_config() const { return c_.disaggregated ? c_.prefill : c_.decode; }
 
   // Prefill (or colocated) rank for a request: the router's choice over every rank of every unit.
-  std::pair<int, int> route_prefill(int id) {
+  std::pair<int, int> route_prefill() {
     const int first = c_.disaggregated ? 0 : first_decode_unit_;
     const int last = c_.disaggregated ? first_decode_unit_ : static_cast<int>(units_.size());
-    return choose(first, last, id, true);
+    return choose(first, last, true);
   }
 
-  std::pair<int, int> choose(int first, int last, int id, bool prefill) {
+  std::pair<int, int> choose(int first, int last, bool prefill) {
     long long& counter = prefill ? rr_prefill_ : rr_decode_;
     std::vector<std::pair<int, int>> all;
     for (int u = first; u < last; ++u)
       for (int r = 0; r < static_cast<int>(units_[static_cast<std::size_t>(u)].ranks.size()); ++r) all.push_back({u, r});
     if (c_.router == RouterPolicy::kRoundRobin) return all[static_cast<std::size_t>(counter++ % static_cast<long long>(all.size()))];
-    (void)id;
     std::pair<int, int> best = all[0];
     double best_score = 0;
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -218,7 +214,7 @@ class Simulation {
 
   void ready(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
-    const auto [u, r] = route_prefill(id);
+    const auto [u, r] = route_prefill();
     l.unit = u;
     l.rank = r;
     l.phase = Phase::kWaiting;
@@ -417,11 +413,10 @@ class Simulation {
     StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes && c_.mtp};
     const double step_s = cfg.cost->seconds(load);
     unit.busy = true;
-    unit.step_start_s = now_;
     const double ranks = double(unit.ranks.size());
     const double busiest_tokens = busiest.decode_sequences * tps + busiest.prefill_sequences * busiest.prefill_tokens;
     const double imbalance = unit_tokens > 0 ? busiest_tokens / (double(unit_tokens) / ranks) : 1.0;
-    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, step_s, imbalance);
+    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance);
     if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
     push(now_ + step_s, 1, u);
   }
@@ -450,7 +445,7 @@ class Simulation {
             k.running.erase(std::find(k.running.begin(), k.running.end(), e.request));
             l.prefill_unit = u;
             l.prefill_rank = r;
-            const auto [du, dr] = choose(first_decode_unit_, static_cast<int>(units_.size()), e.request, false);
+            const auto [du, dr] = choose(first_decode_unit_, static_cast<int>(units_.size()), false);
             l.unit = du;
             l.rank = dr;
             l.pages = 0;

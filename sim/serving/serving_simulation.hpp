@@ -84,7 +84,6 @@ struct ServingResult {
   long long preemptions = 0;
   long long unfinished = 0;  // still in the system when the run stopped
   double end_s = 0;
-  long long steps_computed = 0, steps_looked_up = 0;
   std::string trace_json;
 };
 

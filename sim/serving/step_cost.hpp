@@ -35,7 +35,6 @@ class StepCost {
 
   long long computed() const { return computed_; }
   long long looked_up() const { return looked_up_; }
-  const workload::ServingDeployment& unit() const { return unit_; }
 
   static double on_grid(double x);
 

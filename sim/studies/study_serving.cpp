@@ -329,7 +329,6 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms);
   } else {
     s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms);
-    s->prefill = s->decode;
   }
   s->router_name_ = dep.one_of("router", {"round-robin", "least-loaded", "kv-aware"}, "least-loaded");
   c.router = s->router_name_ == "round-robin" ? serving::RouterPolicy::kRoundRobin
@@ -360,7 +359,6 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     // MLA's latent is whole on each GPU of a TP group (one sends it); GQA's heads are split.
     c.kv_senders = m.attention.kind == workload::AttentionKind::kMla ? 1 : std::min(s->prefill.config.deployment.attention_tp, m.attention.kv_heads);
   }
-  s->prefill.config.deployment.gpus_per_node = k.gpus_per_node;
 
   // The workload.
   core::JsonReader w = root.object("workload");
