@@ -28,7 +28,7 @@ int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b
 // the heaviest with redundant experts), sent directly or DeepEP's way.
 MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
                        const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
-  if (cache && cache->count(tokens)) return cache->at(tokens);
+  if (cache && cache->by_tokens.count(tokens)) return cache->by_tokens.at(tokens);
   const std::uint64_t seed = q.seed;
   const int max_routed = q.max_routed_tokens;
   const Moe& moe = *m.moe;
@@ -41,16 +41,20 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   // The placement answers the load seen over time (EPLB's estimate), not this batch: it is made
   // from another sample of the same gate. Each routed expert id becomes the slot of its replica.
   if (d.redundant_experts > 0) {
-    const int sample = 8192;
-    const auto history = route_tokens(synthetic_affinities(sample, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed + 0x9E37),
-                                      sample, gate, no_bias);
-    std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
-    for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
-    const auto placement = balance_experts(estimate, d.redundant_experts, d.routed_gpus);
+    std::optional<ReplicatedPlacement> made;
+    std::optional<ReplicatedPlacement>& placement = cache ? cache->placement : made;
+    if (!placement) {
+      const int sample = 8192;
+      const auto history = route_tokens(
+          synthetic_affinities(sample, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed + 0x9E37), sample, gate, no_bias);
+      std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
+      for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
+      placement = balance_experts(estimate, d.redundant_experts, d.routed_gpus);
+    }
     for (int t = 0; t < routed; ++t)
       for (int k = 0; k < routing.top_k; ++k) {
         int& e = routing.experts[static_cast<std::size_t>(t) * routing.top_k + k];
-        e = placement.slot_for(e, t);
+        e = placement->slot_for(e, t);
       }
   }
   const int slots = moe.routed_experts + d.redundant_experts;
@@ -98,7 +102,7 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     out.dispatch_s = dispatch_bound_s(dispatch, scale, links.ib_Bps, links.nvlink_Bps) + latency;
     out.combine_s = dispatch_bound_s(combine, scale, links.ib_Bps, links.nvlink_Bps) + latency;
   }
-  if (cache) (*cache)[tokens] = out;
+  if (cache) cache->by_tokens[tokens] = out;
   return out;
 }
 

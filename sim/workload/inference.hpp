@@ -16,6 +16,7 @@
 #include "core/timeline.hpp"
 #include "hw/node.hpp"
 #include "net/cluster.hpp"
+#include "workload/expert_placement.hpp"
 #include "workload/model.hpp"
 #include "workload/moe_gate.hpp"
 #include "workload/roofline.hpp"
@@ -99,9 +100,12 @@ struct MoeTraffic {
 
 // `cluster`: where to flow-simulate the all-to-all; without it, the busiest port's bytes over its
 // bandwidth plus one latency.
-// `cache`: the all-to-all by tokens per micro-batch, kept across calls that share the model,
-// deployment, links and seed (the traffic does not depend on the context).
-using AllToAllCache = std::map<long long, MoeTraffic>;
+// `cache`: the all-to-all by tokens per micro-batch, and the experts' placement, kept across calls
+// that share the model, deployment, links and seed (neither depends on the context).
+struct AllToAllCache {
+  std::map<long long, MoeTraffic> by_tokens;
+  std::optional<ReplicatedPlacement> placement;  // with redundant experts
+};
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,
                          AllToAllCache* cache = nullptr);
