@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
 #include "serving/gpu_memory.hpp"
+#include "serving/least_loaded.hpp"
 #include "serving/prefix_cache.hpp"
 #include "serving/request_generator.hpp"
 #include "serving/request_trace.hpp"
@@ -183,6 +184,40 @@ TEST_CASE("step cost: a grid point equals the direct figure; nearby loads stay w
   CHECK(cost.seconds(load) > a);
   load.mtp = true;
   CHECK(cost.seconds(load) > a);
+}
+
+TEST_CASE("step cost: fewer tokens' routing is the start of more tokens' (the cache takes it, the figure is the same)", "[serving]") {
+  workload::ServingRequest q;
+  q.busiest_group = workload::GroupLoad{20, 3000, 0, 0, 0};
+  auto step = [&](long long tokens, workload::AllToAllCache* cache) {
+    q.unit_tokens = tokens;
+    return workload::serving_step(v3(), roofline(), decode_unit(), ib(), q, nullptr, cache).step_s;
+  };
+  workload::AllToAllCache warm;
+  step(20000, &warm);
+  for (long long tokens : {7LL, 2880LL, 19999LL}) {
+    workload::AllToAllCache cold;
+    CHECK(step(tokens, &warm) == step(tokens, &cold));
+    CHECK(step(tokens, &warm) == step(tokens, nullptr));
+  }
+}
+
+TEST_CASE("router index: the least loaded rank; ties go to the one chosen longest ago", "[serving]") {
+  LeastLoaded index(5);
+  std::vector<int> order;
+  for (int i = 0; i < 7; ++i) order.push_back(index.take());
+  CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 0, 1});
+  index.set(3, -1);
+  CHECK(index.take() == 3);
+  CHECK(index.take() == 3);  // still the least loaded
+  index.set(3, 5);
+  index.set(2, 5);
+  CHECK(index.take() == 4);  // 2 and 3 now loaded; 4 was chosen before 0 and 1
+  CHECK(index.take() == 0);
+  CHECK(index.load(2) == 5);
+  LeastLoaded one(1);
+  CHECK(one.take() == 0);
+  CHECK(one.take() == 0);
 }
 
 TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a step per token", "[serving]") {

@@ -6,27 +6,32 @@
 
 namespace serving {
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double x = p / 100 * double(values.size() - 1);
-  const auto i = static_cast<std::size_t>(std::floor(x));
-  const std::size_t j = std::min(i + 1, values.size() - 1);
-  return values[i] + (values[j] - values[i]) * (x - double(i));
-}
-
 namespace {
 
-Percentiles summarise(const std::vector<double>& v) {
+double sorted_percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double x = p / 100 * double(sorted.size() - 1);
+  const auto i = static_cast<std::size_t>(std::floor(x));
+  const std::size_t j = std::min(i + 1, sorted.size() - 1);
+  return sorted[i] + (sorted[j] - sorted[i]) * (x - double(i));
+}
+
+Percentiles summarise(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
   Percentiles p;
-  p.p50 = percentile(v, 50);
-  p.p90 = percentile(v, 90);
-  p.p99 = percentile(v, 99);
+  p.p50 = sorted_percentile(v, 50);
+  p.p90 = sorted_percentile(v, 90);
+  p.p99 = sorted_percentile(v, 99);
   p.mean = v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
   return p;
 }
 
 }  // namespace
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return sorted_percentile(values, p);
+}
 
 ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig& c, const Slo& slo) {
   ServingMetrics m;

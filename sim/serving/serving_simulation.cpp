@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <queue>
 #include <sstream>
 
 #include "core/fast_random.hpp"
+#include "serving/least_loaded.hpp"
 #include "serving/prefix_cache.hpp"
 
 namespace serving {
@@ -15,6 +17,7 @@ namespace {
 
 enum class Phase { kWaiting, kPrefilling, kAwaitingKv, kTransferring, kDecoding, kSwapped, kDone };
 
+// A request's state while it is not decoding (decoding ones live in their rank's `Seq`).
 struct Live {
   int prompt = 0;     // tokens to hold before decoding: the input, and after a recompute what was generated
   int in_kv = 0;      // tokens whose KV this request holds (cached prefix and computed)
@@ -26,20 +29,37 @@ struct Live {
   long long pages = 0;                 // pages held where it is now
 };
 
+// A decoding sequence, kept inline in its rank: every step touches each one, and a simulated
+// hour makes billions of such touches.
+struct Seq {
+  int id;
+  int in_kv;
+  int generated;
+  int output;
+  long long pages;
+  long long room;  // tokens its pages hold (pages x page tokens): a page is added only past it
+};
+
+struct Chunk {
+  int request;
+  int tokens;  // prompt tokens computed in the step
+};
+
 struct Rank {
   std::deque<int> waiting;   // for prefill (or, colocated, admission)
   std::deque<int> incoming;  // decode: prefilled, waiting for pages and a transfer
   std::deque<int> swapped;   // decode: preempted to host memory
-  std::vector<int> running;  // admitted: prefilling or decoding, in order of admission
+  std::vector<int> prefilling;  // admitted prompts, in order of admission
+  std::vector<Seq> decoding;    // in order of joining; the first `decoding_in_step` are in the step in flight
+  int decoding_in_step = 0;
+  std::vector<Chunk> chunks;    // prefill chunks in the step in flight
   int transferring = 0;
   long long pages_used = 0, pages_total = 0;
+  long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
-};
+  int router_slot = -1;          // its place in the router's index
 
-struct Entry {
-  int request;
-  int tokens;  // new tokens computed in the step
-  bool prefill;
+  int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
 };
 
 struct Unit {
@@ -48,13 +68,12 @@ struct Unit {
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
   bool busy = false;
-  std::vector<std::vector<Entry>> batch;  // per rank, the step in flight
 };
 
 struct Event {
   double t;
   long long seq;
-  int kind;  // 0 ready, 1 step end, 2 transfer end, 3 swap-in end
+  int kind;  // -1 arrival (who: its place in time order), 0 ready, 1 step end, 2 transfer end, 3 swap-in end
   int who;
   bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
 };
@@ -91,37 +110,56 @@ struct SeriesSum {
   }
 };
 
+// The ranks a router chooses among: their places, and (least-loaded, KV-aware) their loads.
+struct RankChoice {
+  std::vector<std::pair<int, int>> slots;  // slot -> (unit, rank)
+  std::optional<LeastLoaded> index;
+  long long turn = 0;                      // round-robin
+};
+
 class Simulation {
  public:
   Simulation(const std::vector<Request>& requests, const ServingConfig& c, const std::function<void(double)>& progress)
       : requests_(requests), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks) {
     live_.resize(requests.size());
     result_.requests.resize(requests.size());
-    auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes) {
+    auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes, RankChoice& choice) {
       for (int i = 0; i < count; ++i) {
         Unit u;
         u.prefill_kind = prefill_kind;
         u.decodes = decodes;
         u.config = &config;
         u.ranks.resize(static_cast<std::size_t>(config.ranks()));
-        for (auto& r : u.ranks) r.pages_total = config.memory.kv_tokens / c_.page_tokens;
-        u.batch.resize(u.ranks.size());
+        for (int r = 0; r < config.ranks(); ++r) {
+          auto& k = u.ranks[static_cast<std::size_t>(r)];
+          k.pages_total = config.memory.kv_tokens / c_.page_tokens;
+          k.router_slot = static_cast<int>(choice.slots.size());
+          choice.slots.push_back({static_cast<int>(units_.size()), r});
+        }
         units_.push_back(std::move(u));
       }
     };
     if (c.disaggregated) {
-      add_units(c.prefill_units, c.prefill, true, false);
+      add_units(c.prefill_units, c.prefill, true, false, prefill_choice_);
       first_decode_unit_ = c.prefill_units;
     }
-    add_units(c.decode_units, c.decode, false, true);
+    add_units(c.decode_units, c.decode, false, true, c.disaggregated ? decode_choice_ : prefill_choice_);
+    for (auto* choice : {&prefill_choice_, &decode_choice_})
+      if (c_.router != RouterPolicy::kRoundRobin && !choice->slots.empty()) choice->index.emplace(static_cast<int>(choice->slots.size()));
     for (std::size_t i = 0; i < requests.size(); ++i) {
       auto& rec = result_.requests[i];
       rec.arrival_s = requests[i].arrival_s;
       rec.input_tokens = requests[i].input_tokens;
       rec.output_tokens = requests[i].output_tokens;
       rec.in_window = requests[i].arrival_s >= c.warmup_s && requests[i].arrival_s < c.duration_s;
-      push(requests[i].arrival_s, -1, static_cast<int>(i));  // arrival: -1, becomes ready after any prefix fetch
     }
+    // Arrivals in time order, each scheduling the next (a trace need not be sorted), so the event
+    // queue holds what is in flight rather than every request of the run.
+    arrival_order_.resize(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) arrival_order_[i] = static_cast<int>(i);
+    std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
+                     [&](int a, int b) { return requests[static_cast<std::size_t>(a)].arrival_s < requests[static_cast<std::size_t>(b)].arrival_s; });
+    if (!requests.empty()) push(requests[static_cast<std::size_t>(arrival_order_[0])].arrival_s, -1, 0);
   }
 
   ServingResult run() {
@@ -153,8 +191,12 @@ class Simulation {
   void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
   long long pages_for(long long tokens) const { return (tokens + c_.page_tokens - 1) / c_.page_tokens; }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
+  Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
 
-  void arrive(int id) {
+  void arrive(int nth) {
+    if (static_cast<std::size_t>(nth) + 1 < arrival_order_.size())
+      push(requests_[static_cast<std::size_t>(arrival_order_[static_cast<std::size_t>(nth) + 1])].arrival_s, -1, nth + 1);
+    const int id = arrival_order_[static_cast<std::size_t>(nth)];
     const Request& q = requests_[static_cast<std::size_t>(id)];
     Live& l = live_[static_cast<std::size_t>(id)];
     int cached = std::max(0, q.cached_tokens);
@@ -171,56 +213,38 @@ class Simulation {
 
   const UnitConfig& prefill_config() const { return c_.disaggregated ? c_.prefill : c_.decode; }
 
-  // Prefill (or colocated) rank for a request: the router's choice over every rank of every unit.
-  std::pair<int, int> route_prefill() {
-    const int first = c_.disaggregated ? 0 : first_decode_unit_;
-    const int last = c_.disaggregated ? first_decode_unit_ : static_cast<int>(units_.size());
-    return choose(first, last, true);
+  // A rank's load as its router sees it: the KV-aware router its pages (held and promised);
+  // DeepSeek's prefill balancer the prompt tokens it has to compute; its decode balancer the
+  // requests it holds.
+  double router_load(const Rank& k, bool prefill) const {
+    if (c_.router == RouterPolicy::kKvAware)
+      return double(k.pages_used + k.incoming_pages) / double(std::max<long long>(1, k.pages_total)) + (prefill ? double(k.pending_tokens) * 1e-9 : 0.0);
+    if (prefill) return double(k.pending_tokens);
+    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring);
   }
 
-  std::pair<int, int> choose(int first, int last, bool prefill) {
-    long long& counter = prefill ? rr_prefill_ : rr_decode_;
-    std::vector<std::pair<int, int>> all;
-    for (int u = first; u < last; ++u)
-      for (int r = 0; r < static_cast<int>(units_[static_cast<std::size_t>(u)].ranks.size()); ++r) all.push_back({u, r});
-    if (c_.router == RouterPolicy::kRoundRobin) return all[static_cast<std::size_t>(counter++ % static_cast<long long>(all.size()))];
-    std::pair<int, int> best = all[0];
-    double best_score = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      // Ties go round-robin from the last choice, so equal ranks take turns.
-      const auto [u, r] = all[(i + static_cast<std::size_t>(counter)) % all.size()];
-      const Rank& k = units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)];
-      double score = 0;
-      if (c_.router == RouterPolicy::kKvAware)
-        score = double(k.pages_used + reserved_pages(k)) / std::max<long long>(1, k.pages_total) + (prefill ? double(k.pending_tokens) * 1e-9 : 0.0);
-      else if (prefill)
-        score = double(k.pending_tokens);  // DeepSeek's prefill balancer: input tokens per GPU
-      else
-        score = double(k.running.size() + k.incoming.size() + k.swapped.size()) + double(k.transferring);  // requests per GPU
-      if (i == 0 || score < best_score) {
-        best_score = score;
-        best = {u, r};
-      }
-    }
-    ++counter;
-    return best;
+  // The rank's load changed: its router hears of it.
+  void touch(int u, Rank& k) {
+    const bool prefill = units_[static_cast<std::size_t>(u)].prefill_kind || !c_.disaggregated;
+    RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
+    if (choice.index) choice.index->set(k.router_slot, router_load(k, prefill));
   }
 
-  long long reserved_pages(const Rank& k) const {
-    long long p = 0;
-    for (int id : k.incoming) p += pages_for(live_[static_cast<std::size_t>(id)].prompt + 1);
-    return p;
+  std::pair<int, int> choose(RankChoice& choice) {
+    if (!choice.index) return choice.slots[static_cast<std::size_t>(choice.turn++ % static_cast<long long>(choice.slots.size()))];
+    return choice.slots[static_cast<std::size_t>(choice.index->take())];
   }
 
   void ready(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
-    const auto [u, r] = route_prefill();
+    const auto [u, r] = choose(prefill_choice_);
     l.unit = u;
     l.rank = r;
     l.phase = Phase::kWaiting;
-    Rank& k = units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)];
+    Rank& k = rank_of(u, r);
     k.waiting.push_back(id);
     k.pending_tokens += l.prompt - l.cached;
+    touch(u, k);
     try_start(u);
   }
 
@@ -228,11 +252,11 @@ class Simulation {
   // prefilled ones, whose KV cache then comes over the fabric.
   void admit_incoming(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
-    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
-      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+    for (auto& k : unit.ranks) {
+      if (k.swapped.empty() && k.incoming.empty()) continue;
       auto room = [&](int id) {
         const long long p = pages_for(live_[static_cast<std::size_t>(id)].in_kv + 1);
-        return static_cast<int>(k.running.size()) + k.transferring < unit.config->max_running && k.pages_used + p <= k.pages_total;
+        return k.running() + k.transferring < unit.config->max_running && k.pages_used + p <= k.pages_total;
       };
       while (!k.swapped.empty() && room(k.swapped.front())) {
         const int id = k.swapped.front();
@@ -248,20 +272,23 @@ class Simulation {
         k.incoming.pop_front();
         Live& l = live_[static_cast<std::size_t>(id)];
         l.pages = pages_for(l.in_kv + 1);
+        k.incoming_pages -= l.pages;
         k.pages_used += l.pages;
         ++k.transferring;
         l.phase = Phase::kTransferring;
         const double bytes = double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token;
         push(now_ + c_.kv_transfer_latency_s + bytes / (c_.kv_senders * c_.kv_transfer_Bps), 2, id);
       }
+      touch(u, k);
     }
   }
 
   void transfer_end(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
     // The prefill rank's copy is released.
-    Rank& from = units_[static_cast<std::size_t>(l.prefill_unit)].ranks[static_cast<std::size_t>(l.prefill_rank)];
+    Rank& from = rank_of(l.prefill_unit, l.prefill_rank);
     from.pages_used -= pages_for(l.in_kv);
+    touch(l.prefill_unit, from);
     result_.requests[static_cast<std::size_t>(id)].transfer_end_s = now_;
     join_decode(id);
     try_start(l.prefill_unit);
@@ -271,40 +298,51 @@ class Simulation {
 
   void join_decode(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
-    Rank& k = units_[static_cast<std::size_t>(l.unit)].ranks[static_cast<std::size_t>(l.rank)];
+    Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     l.phase = Phase::kDecoding;
-    k.running.push_back(id);
+    k.decoding.push_back({id, l.in_kv, l.generated, requests_[static_cast<std::size_t>(id)].output_tokens, l.pages, l.pages * c_.page_tokens});
     try_start(l.unit);
   }
 
-  // Frees the latest admitted running request of a rank: recomputed from its prompt and what it
-  // has generated, or swapped out to host memory.
-  void preempt(int u, int r) {
-    Unit& unit = units_[static_cast<std::size_t>(u)];
-    Rank& k = unit.ranks[static_cast<std::size_t>(r)];
-    const int id = k.running.back();
-    k.running.pop_back();
-    Live& l = live_[static_cast<std::size_t>(id)];
-    k.pages_used -= l.pages;
-    l.pages = 0;
+  // Frees the latest admitted request of a rank (a prompt being prefilled, else the latest to
+  // join decoding): recomputed from its prompt and what it has generated, or swapped out to host
+  // memory.
+  void preempt(Rank& k) {
+    int id;
+    Live* l;
+    if (!k.prefilling.empty()) {
+      id = k.prefilling.back();
+      k.prefilling.pop_back();
+      l = &live_[static_cast<std::size_t>(id)];
+      k.pending_tokens -= l->prompt - l->in_kv;
+    } else {
+      const Seq s = k.decoding.back();
+      k.decoding.pop_back();
+      id = s.id;
+      l = &live_[static_cast<std::size_t>(id)];
+      l->in_kv = s.in_kv;
+      l->generated = s.generated;
+      l->pages = s.pages;
+    }
+    k.pages_used -= l->pages;
+    l->pages = 0;
     ++result_.requests[static_cast<std::size_t>(id)].preemptions;
     ++result_.preemptions;
-    if (c_.preemption == Preemption::kSwap && l.phase == Phase::kDecoding) {
-      l.phase = Phase::kSwapped;
+    if (c_.preemption == Preemption::kSwap && l->phase == Phase::kDecoding) {
+      l->phase = Phase::kSwapped;
       k.swapped.push_back(id);
       return;
     }
-    k.pending_tokens -= l.phase == Phase::kPrefilling ? l.prompt - l.in_kv : 0;
-    l.prompt = requests_[static_cast<std::size_t>(id)].input_tokens + l.generated;
-    l.in_kv = 0;
-    l.cached = 0;
-    l.phase = Phase::kWaiting;
+    l->prompt = requests_[static_cast<std::size_t>(id)].input_tokens + l->generated;
+    l->in_kv = 0;
+    l->cached = 0;
+    l->phase = Phase::kWaiting;
     if (c_.disaggregated) {
       push(now_, 0, id);  // back through the prefill router
     } else {
       k.waiting.push_front(id);
-      k.pending_tokens += l.prompt;
+      k.pending_tokens += l->prompt;
     }
   }
 
@@ -318,43 +356,56 @@ class Simulation {
     double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
     long long unit_tokens = 0;
     workload::GroupLoad busiest;
-    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
-      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
-      auto& entries = unit.batch[static_cast<std::size_t>(r)];
-      entries.clear();
+    for (auto& k : unit.ranks) {
+      k.chunks.clear();
+      k.decoding_in_step = 0;
       int budget = cfg.max_batch_tokens;
-      // Decoding requests grow by their tokens; when pages run out, the latest admitted go.
-      if (unit.decodes) {
+      workload::GroupLoad g;
+      long long rank_tokens = 0;
+      double pairs = 0;
+      // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
+      if (unit.decodes && !k.decoding.empty()) {
+        long long extra = 0, context = 0;
         for (;;) {
-          long long extra = 0;
-          for (int id : k.running) {
-            const Live& l = live_[static_cast<std::size_t>(id)];
-            if (l.phase == Phase::kDecoding) extra += pages_for(l.in_kv + tps) - l.pages;
+          extra = context = 0;
+          for (const Seq& s : k.decoding) {
+            if (s.in_kv + tps > s.room) extra += pages_for(s.in_kv + tps) - s.pages;
+            context += s.in_kv;
           }
-          if (k.pages_used + extra <= k.pages_total || k.running.size() <= 1) break;
-          preempt(u, r);
+          if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
+          preempt(k);
         }
-        for (int id : k.running) {
-          Live& l = live_[static_cast<std::size_t>(id)];
-          if (l.phase != Phase::kDecoding) continue;
-          const long long p = pages_for(l.in_kv + tps);
-          k.pages_used += p - l.pages;
-          l.pages = p;
-          entries.push_back({id, tps, false});
-          budget -= tps;
+        if (extra > 0) {
+          for (Seq& s : k.decoding)
+            if (s.in_kv + tps > s.room) {
+              s.pages = pages_for(s.in_kv + tps);
+              s.room = s.pages * c_.page_tokens;
+            }
+          k.pages_used += extra;
         }
+        k.decoding_in_step = static_cast<int>(k.decoding.size());
+        budget -= tps * k.decoding_in_step;
+        rank_tokens += tps * k.decoding_in_step;
+        g.decode_sequences = k.decoding_in_step;
+        g.decode_context_tokens = double(context) / k.decoding_in_step;
       }
       if (!unit.decodes || !c_.disaggregated) {
         // Prefill: chunks of the prompts already admitted, then new ones while pages, the batch
         // cap and the token budget allow (first come, first served).
-        for (int id : k.running) {
-          Live& l = live_[static_cast<std::size_t>(id)];
-          if (l.phase != Phase::kPrefilling || budget <= 0) continue;
+        auto chunk_of = [&](int id) {
+          const Live& l = live_[static_cast<std::size_t>(id)];
           const int chunk = std::min(budget, l.prompt - l.in_kv);
-          entries.push_back({id, chunk, true});
+          k.chunks.push_back({id, chunk});
           budget -= chunk;
-        }
-        while (budget > 0 && !k.waiting.empty() && static_cast<int>(k.running.size()) < cfg.max_running) {
+          g.prefill_sequences += 1;
+          g.prefill_tokens += chunk;
+          g.prefill_context_tokens += l.in_kv;
+          pairs += chunk * (l.in_kv + chunk / 2.0);
+          rank_tokens += chunk;
+        };
+        for (int id : k.prefilling)
+          if (budget > 0) chunk_of(id);
+        while (budget > 0 && !k.waiting.empty() && k.running() < cfg.max_running) {
           const int id = k.waiting.front();
           Live& l = live_[static_cast<std::size_t>(id)];
           const long long p = pages_for(l.prompt + (unit.decodes ? 1 : 0));
@@ -365,49 +416,32 @@ class Simulation {
           l.in_kv = l.cached;
           l.phase = Phase::kPrefilling;
           l.unit = u;
-          l.rank = r;
-          k.running.push_back(id);
+          l.rank = static_cast<int>(&k - unit.ranks.data());
+          k.prefilling.push_back(id);
           auto& rec = result_.requests[static_cast<std::size_t>(id)];
           if (rec.prefill_start_s < 0) rec.prefill_start_s = now_;
-          const int chunk = std::min(budget, l.prompt - l.in_kv);
-          entries.push_back({id, chunk, true});
-          budget -= chunk;
+          chunk_of(id);
         }
+        if (!k.chunks.empty()) any_prefill = true;
       }
-      // This rank's attention load, and a proxy of its time to find the busiest: its new tokens
-      // through the projections, the KV its decoding sequences read, its prefill's query-key pairs.
-      workload::GroupLoad g;
-      long long rank_tokens = 0;
-      double pairs = 0;
-      for (const Entry& e : entries) {
-        const Live& l = live_[static_cast<std::size_t>(e.request)];
-        rank_tokens += e.tokens;
-        if (e.prefill) {
-          g.prefill_sequences += 1;
-          g.prefill_tokens += e.tokens;
-          g.prefill_context_tokens += l.in_kv;
-          pairs += e.tokens * (l.in_kv + e.tokens / 2.0);
-          any_prefill = true;
-        } else {
-          g.decode_sequences += 1;
-          g.decode_context_tokens += l.in_kv;
-        }
-      }
-      const double score = double(rank_tokens) + g.decode_context_tokens * cfg.cost->kv_token_weight() + pairs * cfg.cost->pair_weight();
+      // A proxy of this rank's attention time, to find the busiest: its new tokens through the
+      // projections, the KV its decoding sequences read, its prefill's query-key pairs.
+      const double score = double(rank_tokens) + g.decode_context_tokens * g.decode_sequences * cfg.cost->kv_token_weight() + pairs * cfg.cost->pair_weight();
       if (g.prefill_sequences > 0) {
         g.prefill_tokens /= g.prefill_sequences;
         g.prefill_context_tokens /= g.prefill_sequences;
       }
-      if (g.decode_sequences > 0) g.decode_context_tokens /= g.decode_sequences;
       if (score > busiest_score) {
         busiest_score = score;
         busiest = g;
       }
       unit_tokens += rank_tokens;
-      any = any || !entries.empty();
+      const int entries = k.decoding_in_step + static_cast<int>(k.chunks.size());
+      any = any || entries > 0;
       queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());
-      batch += double(entries.size());
-      kv_use = std::max(kv_use, double(k.pages_used) / std::max<long long>(1, k.pages_total));
+      batch += double(entries);
+      kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
+      touch(u, k);
     }
     if (!any) return;
     StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes && c_.mtp};
@@ -421,69 +455,100 @@ class Simulation {
     push(now_ + step_s, 1, u);
   }
 
+  void finish(int id) {
+    Live& l = live_[static_cast<std::size_t>(id)];
+    l.pages = 0;
+    l.phase = Phase::kDone;
+    result_.requests[static_cast<std::size_t>(id)].finish_s = now_;
+  }
+
   void step_end(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
     unit.busy = false;
     const bool count = measuring(now_);
     for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
-      std::vector<int> finished;
-      for (const Entry& e : unit.batch[static_cast<std::size_t>(r)]) {
+      // Decoding: each sequence of the step gains a token, or two when MTP's draft is accepted.
+      bool any_finished = false;
+      long long produced_here = 0;
+      core::FastNormal random = random_;  // a local copy stays in registers through the loop
+      const bool mtp = c_.mtp;
+      const double acceptance = c_.mtp_acceptance;
+      for (int i = 0; i < k.decoding_in_step; ++i) {
+        Seq& s = k.decoding[static_cast<std::size_t>(i)];
+        int produced = mtp && random.uniform() < acceptance ? 2 : 1;
+        produced = std::min(produced, s.output - s.generated);
+        if (s.generated == 0) result_.requests[static_cast<std::size_t>(s.id)].first_token_s = now_;
+        s.generated += produced;
+        s.in_kv += produced;
+        produced_here += produced;
+        any_finished = any_finished || s.generated >= s.output;
+      }
+      random_ = random;
+      if (count) result_.output_tokens_in_window += double(produced_here);
+      if (any_finished) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < k.decoding.size(); ++i) {
+          const Seq& s = k.decoding[i];
+          if (static_cast<int>(i) < k.decoding_in_step && s.generated >= s.output) {
+            k.pages_used -= s.pages;
+            finish(s.id);
+          } else {
+            k.decoding[kept++] = s;
+          }
+        }
+        k.decoding.resize(kept);
+      }
+      // Prefill: chunks computed; a finished prompt goes to decode.
+      for (const Chunk& e : k.chunks) {
         Live& l = live_[static_cast<std::size_t>(e.request)];
         auto& rec = result_.requests[static_cast<std::size_t>(e.request)];
-        if (e.prefill) {
-          if (l.in_kv == l.cached && count) result_.input_tokens_in_window += l.cached;
-          l.in_kv += e.tokens;
-          k.pending_tokens -= e.tokens;
-          if (count) {
-            result_.input_tokens_in_window += e.tokens;
-            result_.computed_input_tokens_in_window += e.tokens;
-          }
-          if (l.in_kv < l.prompt) continue;
-          if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
-          if (c_.disaggregated) {
-            k.running.erase(std::find(k.running.begin(), k.running.end(), e.request));
-            l.prefill_unit = u;
-            l.prefill_rank = r;
-            const auto [du, dr] = choose(first_decode_unit_, static_cast<int>(units_.size()), false);
-            l.unit = du;
-            l.rank = dr;
-            l.pages = 0;
-            l.phase = Phase::kAwaitingKv;
-            units_[static_cast<std::size_t>(du)].ranks[static_cast<std::size_t>(dr)].incoming.push_back(e.request);
-            decode_units_to_kick_.push_back(du);
-            continue;
-          }
-          // Colocated: the prefill's logits give the first token.
-          l.phase = Phase::kDecoding;
-          if (rec.first_token_s < 0) {
-            rec.first_token_s = now_;
-            l.generated = 1;
-            if (count) result_.output_tokens_in_window += 1;
-          }
-        } else {
-          int produced = 1;
-          if (c_.mtp && random_.uniform() < c_.mtp_acceptance) produced = 2;
-          produced = std::min(produced, rec.output_tokens - l.generated);
-          l.generated += produced;
-          l.in_kv += produced;
-          if (count) result_.output_tokens_in_window += produced;
-          if (rec.first_token_s < 0) rec.first_token_s = now_;
+        if (l.in_kv == l.cached && count) result_.input_tokens_in_window += l.cached;
+        l.in_kv += e.tokens;
+        k.pending_tokens -= e.tokens;
+        if (count) {
+          result_.input_tokens_in_window += e.tokens;
+          result_.computed_input_tokens_in_window += e.tokens;
         }
-        if (l.generated >= rec.output_tokens) finished.push_back(e.request);
+        if (l.in_kv < l.prompt) continue;
+        if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
+        k.prefilling.erase(std::find(k.prefilling.begin(), k.prefilling.end(), e.request));
+        if (c_.disaggregated) {
+          l.prefill_unit = u;
+          l.prefill_rank = r;
+          const auto [du, dr] = choose(decode_choice_);
+          l.unit = du;
+          l.rank = dr;
+          l.pages = 0;
+          l.phase = Phase::kAwaitingKv;
+          Rank& to = rank_of(du, dr);
+          to.incoming.push_back(e.request);
+          to.incoming_pages += pages_for(l.in_kv + 1);
+          touch(du, to);
+          decode_units_to_kick_.push_back(du);
+          continue;
+        }
+        // Colocated: the prefill's logits give the first token.
+        if (rec.first_token_s < 0) {
+          rec.first_token_s = now_;
+          l.generated = 1;
+          if (count) result_.output_tokens_in_window += 1;
+        }
+        if (l.generated >= rec.output_tokens) {
+          k.pages_used -= l.pages;
+          finish(e.request);
+          continue;
+        }
+        l.phase = Phase::kDecoding;
+        k.decoding.push_back({e.request, l.in_kv, l.generated, rec.output_tokens, l.pages, l.pages * c_.page_tokens});
       }
-      for (int id : finished) {
-        Live& l = live_[static_cast<std::size_t>(id)];
-        k.running.erase(std::find(k.running.begin(), k.running.end(), id));
-        k.pages_used -= l.pages;
-        l.pages = 0;
-        l.phase = Phase::kDone;
-        result_.requests[static_cast<std::size_t>(id)].finish_s = now_;
-      }
+      k.chunks.clear();
+      k.decoding_in_step = 0;
+      touch(u, k);
     }
-    std::vector<int> kick;
-    kick.swap(decode_units_to_kick_);
-    for (int du : kick) try_start(du);
+    kicking_.swap(decode_units_to_kick_);  // two buffers, so neither is allocated again
+    for (int du : kicking_) try_start(du);
+    kicking_.clear();
     try_start(u);
   }
 
@@ -495,12 +560,14 @@ class Simulation {
   core::FastNormal random_;
   PrefixCache prefix_;
   std::vector<Live> live_;
+  std::vector<int> arrival_order_;
   std::vector<Unit> units_;
   int first_decode_unit_ = 0;
+  RankChoice prefill_choice_, decode_choice_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-  long long seq_ = 0, rr_prefill_ = 0, rr_decode_ = 0, handled_ = 0;
+  long long seq_ = 0, handled_ = 0;
   double now_ = 0;
-  std::vector<int> decode_units_to_kick_;
+  std::vector<int> decode_units_to_kick_, kicking_;
   SeriesSum prefill_series_, decode_series_;
   struct Counter {
     double t;

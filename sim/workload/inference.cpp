@@ -36,8 +36,22 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   const double scale = double(tokens) / routed;
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
   const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
-  auto routing = route_tokens(synthetic_affinities(routed, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed), routed,
-                              gate, no_bias);
+  // Tokens are routed one by one and the first tokens' affinities do not depend on how many are
+  // drawn, so fewer tokens' routing is the start of more tokens' routing: kept, and drawn again
+  // (for at least twice as many) only when more are asked.
+  auto route = [&](int n) {
+    return route_tokens(synthetic_affinities(n, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed), n, gate, no_bias);
+  };
+  Routing routing;
+  if (cache) {
+    if (cache->routing.tokens < routed) cache->routing = route(std::min(max_routed, std::max(routed, 2 * cache->routing.tokens)));
+    routing.tokens = routed;
+    routing.top_k = cache->routing.top_k;
+    const auto n = static_cast<std::ptrdiff_t>(routed) * routing.top_k;
+    routing.experts.assign(cache->routing.experts.begin(), cache->routing.experts.begin() + n);
+  } else {
+    routing = route(routed);
+  }
   // The placement answers the load seen over time (EPLB's estimate), not this batch: it is made
   // from another sample of the same gate. Each routed expert id becomes the slot of its replica.
   if (d.redundant_experts > 0) {

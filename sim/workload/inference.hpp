@@ -105,6 +105,7 @@ struct MoeTraffic {
 struct AllToAllCache {
   std::map<long long, MoeTraffic> by_tokens;
   std::optional<ReplicatedPlacement> placement;  // with redundant experts
+  Routing routing;                                // the most tokens routed yet (fewer take its start)
 };
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,
