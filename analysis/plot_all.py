@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every figure codesim makes, into one folder: DualPipe's Gantt chart (report Figure 5), the
 all-to-all and routing curves (ISCA'25 Figures 5-6 and 8), TPOT against EP bandwidth, decode
-TPOT against context and batch, FP8 error against K, the training sweep over PP size x
+TPOT against context and batch, FP8 error against K, serving throughput per GPU against
+tokens/s per user over batch caps, the training sweep over PP size x
 schedule x network, and step time against the SMs given to communication.
 
 usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
@@ -23,6 +24,7 @@ def main():
         [here / "plot_tpot_bandwidth.py", out, *cs],
         [here / "plot_inference.py", out, *cs],
         [here / "plot_fp8.py", out, *cs],
+        [here / "plot_serving.py", out, *cs],
     ]
     for step in steps:
         print("+", " ".join(str(s) for s in step), flush=True)

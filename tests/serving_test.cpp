@@ -256,6 +256,24 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   CHECK(rec.first_token_s - rec.transfer_end_s == Approx(one));
   CHECK((rec.finish_s - rec.first_token_s) / 99 == Approx(one).epsilon(0.02));
   CHECK(r.unfinished == 0);
+
+  // Either phase given unlimited capacity (serve-plan measures the other alone): without decode
+  // units a request is done when its KV cache has left; without prefill units its prompt is
+  // ready at once and decode runs as before.
+  ServingConfig no_decode = c;
+  no_decode.decode_units = 0;
+  no_decode.decode_unbounded = true;
+  const auto& alone = simulate_serving({q}, no_decode).requests[0];
+  CHECK(alone.prefill_end_s == rec.prefill_end_s);
+  CHECK(alone.finish_s == Approx(rec.transfer_end_s));
+  CHECK(alone.first_token_s == alone.finish_s);
+  ServingConfig no_prefill = c;
+  no_prefill.prefill_units = 0;
+  no_prefill.prefill_unbounded = true;
+  const auto& quick = simulate_serving({q}, no_prefill).requests[0];
+  CHECK(quick.prefill_end_s == 1);
+  CHECK(quick.transfer_end_s - 1 == Approx(transfer));
+  CHECK(quick.finish_s - quick.transfer_end_s == Approx(rec.finish_s - rec.transfer_end_s));
 }
 
 TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic, KV pressure preempts", "[serving]") {

@@ -18,6 +18,7 @@ int fp8_command(const Args& args);
 int sweep_command(const Args& args);
 int merge_command(const Args& args);
 int plan_command(const Args& args);
+int serve_plan_command(const Args& args);
 int calibrate_command(const Args& args);
 
 }  // namespace cli

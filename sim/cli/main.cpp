@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  sweep SWEEP.json      run a scenario over a grid of parameters, in parallel, resumable\n"
     "  merge --out FILE ...  join the results of sweep shards\n"
     "  plan SCENARIO.json    rank every training layout that fits in memory by tokens per second\n"
+    "  serve-plan SCENARIO.json  serving: units a load needs, the prefill:decode ratio, throughput over batch caps\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     if (all[0] == "sweep") return cli::sweep_command(rest);
     if (all[0] == "merge") return cli::merge_command(rest);
     if (all[0] == "plan") return cli::plan_command(rest);
+    if (all[0] == "serve-plan") return cli::serve_plan_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
     if (all[0] == "calibrate") return cli::calibrate_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;

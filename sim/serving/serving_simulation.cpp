@@ -235,8 +235,48 @@ class Simulation {
     return choice.slots[static_cast<std::size_t>(choice.index->take())];
   }
 
+  // A prefilled request goes to a decode rank, whose pages it awaits; its KV cache is still
+  // held by the prefill rank (`u`, `r`; -1 where prefill is not simulated).
+  void to_decode(int id, int u, int r) {
+    Live& l = live_[static_cast<std::size_t>(id)];
+    l.prefill_unit = u;
+    l.prefill_rank = r;
+    l.pages = 0;
+    if (c_.decode_unbounded) {  // no decode to wait for: the transfer starts now
+      l.phase = Phase::kTransferring;
+      push(now_ + transfer_s(l), 2, id);
+      return;
+    }
+    const auto [du, dr] = choose(decode_choice_);
+    l.unit = du;
+    l.rank = dr;
+    l.phase = Phase::kAwaitingKv;
+    Rank& to = rank_of(du, dr);
+    to.incoming.push_back(id);
+    to.incoming_pages += pages_for(l.in_kv + 1);
+    touch(du, to);
+    decode_units_to_kick_.push_back(du);
+  }
+
+  double transfer_s(const Live& l) const {
+    return c_.kv_transfer_latency_s + double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token / (c_.kv_senders * c_.kv_transfer_Bps);
+  }
+
   void ready(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
+    if (c_.prefill_unbounded) {  // the prompt is computed the moment it can be
+      auto& rec = result_.requests[static_cast<std::size_t>(id)];
+      if (rec.prefill_start_s < 0) rec.prefill_start_s = rec.prefill_end_s = now_;
+      if (measuring(now_)) {
+        result_.input_tokens_in_window += l.prompt;
+        result_.computed_input_tokens_in_window += l.prompt - l.cached;
+      }
+      l.in_kv = l.prompt;
+      to_decode(id, -1, -1);
+      for (int du : decode_units_to_kick_) try_start(du);
+      decode_units_to_kick_.clear();
+      return;
+    }
     const auto [u, r] = choose(prefill_choice_);
     l.unit = u;
     l.rank = r;
@@ -276,8 +316,7 @@ class Simulation {
         k.pages_used += l.pages;
         ++k.transferring;
         l.phase = Phase::kTransferring;
-        const double bytes = double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token;
-        push(now_ + c_.kv_transfer_latency_s + bytes / (c_.kv_senders * c_.kv_transfer_Bps), 2, id);
+        push(now_ + transfer_s(l), 2, id);
       }
       touch(u, k);
     }
@@ -285,13 +324,21 @@ class Simulation {
 
   void transfer_end(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
-    // The prefill rank's copy is released.
-    Rank& from = rank_of(l.prefill_unit, l.prefill_rank);
-    from.pages_used -= pages_for(l.in_kv);
-    touch(l.prefill_unit, from);
-    result_.requests[static_cast<std::size_t>(id)].transfer_end_s = now_;
-    join_decode(id);
-    try_start(l.prefill_unit);
+    auto& rec = result_.requests[static_cast<std::size_t>(id)];
+    rec.transfer_end_s = now_;
+    const int from_unit = l.prefill_unit;
+    if (from_unit >= 0) {  // the prefill rank's copy is released
+      Rank& from = rank_of(from_unit, l.prefill_rank);
+      from.pages_used -= pages_for(l.in_kv);
+      touch(from_unit, from);
+    }
+    if (c_.decode_unbounded) {
+      rec.first_token_s = now_;
+      finish(id);
+    } else {
+      join_decode(id);
+    }
+    if (from_unit >= 0) try_start(from_unit);
   }
 
   void swap_in_end(int id) { join_decode(id); }
@@ -514,18 +561,7 @@ class Simulation {
         if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
         k.prefilling.erase(std::find(k.prefilling.begin(), k.prefilling.end(), e.request));
         if (c_.disaggregated) {
-          l.prefill_unit = u;
-          l.prefill_rank = r;
-          const auto [du, dr] = choose(decode_choice_);
-          l.unit = du;
-          l.rank = dr;
-          l.pages = 0;
-          l.phase = Phase::kAwaitingKv;
-          Rank& to = rank_of(du, dr);
-          to.incoming.push_back(e.request);
-          to.incoming_pages += pages_for(l.in_kv + 1);
-          touch(du, to);
-          decode_units_to_kick_.push_back(du);
+          to_decode(e.request, u, r);
           continue;
         }
         // Colocated: the prefill's logits give the first token.

@@ -50,6 +50,11 @@ struct ServingConfig {
   double prefix_fetch_Bps = 0;
   double mtp_acceptance = 0;  // decode with MTP: the drafted token's acceptance rate
   bool mtp = false;
+  // Disaggregated: one phase given unlimited capacity, to measure what the other serves alone
+  // (serve-plan): prompts prefilled the moment they are ready (no prefill units), or requests done
+  // once their KV cache has left prefill (no decode units).
+  bool prefill_unbounded = false;
+  bool decode_unbounded = false;
   double warmup_s = 0;        // requests arriving earlier are served but not measured
   double duration_s = 60;     // arrivals stop; throughput is measured from warmup to here
   double drain_limit_s = 0;   // the run stops here even if requests remain (0: 10 x duration)

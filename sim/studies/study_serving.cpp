@@ -30,6 +30,7 @@ struct UnitSpec {
   int nodes = 1;
   serving::UnitConfig config;
   double reserve_bytes = 0;
+  serving::MemoryInput memory_input;  // what its memory plan was made from
 };
 
 class ServingStudy : public Study {
@@ -50,6 +51,9 @@ class ServingStudy : public Study {
   serving::Slo slo;
   bool search = false;
   double search_max_scale = 64;
+  bool plan = false;
+  double plan_rate = 0;  // the load to plan for (0: the workload's)
+  std::vector<int> plan_caps;
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
@@ -69,34 +73,15 @@ class ServingStudy : public Study {
     c.decode.cost = &decode_cost;
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
-    const std::string& label = label_;
-    // The workload at `scale` times its rate: drawn again, or the trace replayed faster.
-    auto once = [&](double scale, bool show) {
-      std::vector<serving::Request> scaled;
-      if (scale == 1) {
-        scaled = requests;
-      } else if (generated) {
-        auto g = *generated;
-        g.arrivals.rate_per_s *= scale;
-        scaled = serving::generate_requests(g);
-      } else {
-        for (auto q : whole_trace)
-          if ((q.arrival_s /= scale) < c.duration_s) scaled.push_back(std::move(q));
-      }
-      std::optional<core::ProgressBar> bar;
-      if (show) bar.emplace("serving", c.duration_s);
-      return serving::simulate_serving(scaled, c, [&](double t) {
-        if (bar) bar->update(std::min(t, c.duration_s));
-      });
-    };
-    const auto result = once(1.0, true);
+    const auto result = simulate(c, 1.0, "serving");
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
-      r.rows.push_back({"slo/goodput", label, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
-      r.rows.push_back({"slo/attainment", label, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
+      r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
+      r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
     }
-    if (search) search_rate(r, once, c);
+    if (search) search_rows(r, c);
+    if (plan) plan_rows(r, c);
     if (options.trace) r.trace_json = result.trace_json;
 
     r.notes.push_back(deployment_note());
@@ -160,42 +145,184 @@ class ServingStudy : public Study {
     row("finished", "measured requests finished", "%", m.measured > 0 ? 100.0 * double(m.finished) / double(m.measured) : 0.0);
   }
 
-  template <class Once>
-  void search_rate(StudyResult& r, Once& once, const serving::ServingConfig& c) const {
-    // The highest arrival rate whose TTFT p90 and TPOT p90 stay within the SLO: the workload's
-    // arrivals compressed by a factor found by bisection (geometric; 10 runs).
-    auto meets = [&](double scale, serving::ServingMetrics* out) {
-      const auto res = once(scale, false);
-      const auto m = serving::serving_metrics(res, c, slo);
-      if (out) *out = m;
-      return res.unfinished == 0 && m.finished == m.measured && (slo.ttft_s <= 0 || m.ttft_s.p90 <= slo.ttft_s) &&
-             (slo.tpot_s <= 0 || m.tpot_s.p90 <= slo.tpot_s);
-    };
-    const double rate = double(requests.size()) / c.duration_s;
-    double lo = 1.0 / 64, hi = search_max_scale;
-    serving::ServingMetrics at_lo;
-    if (!meets(lo, &at_lo)) {
-      r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO (none: even the lowest tried misses it)", "req/s", {}, 0.0,
-                        Basis::kSimulated});
-      r.notes.push_back("No load meets the SLO: at " + format_number(rate * lo) + " requests/s TTFT p90 is " + format_number(at_lo.ttft_s.p90) +
-                        " s and TPOT p90 " + format_number(at_lo.tpot_s.p90 * 1e3) + " ms.");
-      return;
+  // The requests of the workload at `scale` times its rate: drawn again, or the trace replayed faster.
+  std::vector<serving::Request> requests_at(double scale, double duration_s) const {
+    if (scale == 1) return requests;
+    if (generated) {
+      auto g = *generated;
+      g.arrivals.rate_per_s *= scale;
+      return serving::generate_requests(g);
     }
-    if (meets(hi, nullptr)) lo = hi;
+    std::vector<serving::Request> scaled;
+    for (auto q : whole_trace)
+      if ((q.arrival_s /= scale) < duration_s) scaled.push_back(std::move(q));
+    return scaled;
+  }
+
+  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
+
+  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
+    std::optional<core::ProgressBar> bar;
+    if (progress) bar.emplace(progress, c.duration_s);
+    return serving::simulate_serving(requests_at(scale, c.duration_s), c, [&](double t) {
+      if (bar) bar->update(std::min(t, c.duration_s));
+    });
+  }
+
+  bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
+    return res.unfinished == 0 && m.finished == m.measured && (slo.ttft_s <= 0 || m.ttft_s.p90 <= slo.ttft_s) &&
+           (slo.tpot_s <= 0 || m.tpot_s.p90 <= slo.tpot_s);
+  }
+
+  // The highest arrival rate whose TTFT p90 and TPOT p90 stay within the SLO on `c`: the
+  // workload's arrivals compressed by a factor found by bisection (geometric; 10 runs).
+  struct Found {
+    bool any = false;
+    double rate_per_s = 0;
+    serving::ServingMetrics at;  // at that rate, or (none) at the lowest tried
+  };
+  Found find_max_rate(const serving::ServingConfig& c) const {
+    auto measure = [&](double scale, serving::ServingMetrics& m) {
+      const auto res = simulate(c, scale);
+      m = serving::serving_metrics(res, c, slo);
+      return meets(res, m);
+    };
+    Found f;
+    double lo = 1.0 / 64, hi = search_max_scale;
+    if (!measure(lo, f.at)) {
+      f.rate_per_s = base_rate() * lo;
+      return f;
+    }
+    serving::ServingMetrics scratch;
+    if (measure(hi, scratch)) lo = hi;
     else
       for (int i = 0; i < 10; ++i) {
         const double mid = std::sqrt(lo * hi);
-        (meets(mid, nullptr) ? lo : hi) = mid;
+        (measure(mid, scratch) ? lo : hi) = mid;
       }
-    serving::ServingMetrics best;
-    meets(lo, &best);
-    const double gpus = double(decode.units) * decode.nodes * cluster.cluster.gpus_per_node +
-                        (disaggregated ? double(prefill.units) * prefill.nodes * cluster.cluster.gpus_per_node : 0.0);
-    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, best.request_rate_per_s, Basis::kSimulated});
-    r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, best.output_tokens_per_s / gpus,
+    f.any = true;
+    measure(lo, f.at);
+    f.rate_per_s = base_rate() * lo;
+    return f;
+  }
+
+  double gpus_of(const serving::ServingConfig& c) const {
+    const double gpn = cluster.cluster.gpus_per_node;
+    return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
+  }
+
+  void search_rows(StudyResult& r, const serving::ServingConfig& c) const {
+    const Found f = find_max_rate(c);
+    if (!f.any) {
+      r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO (none: even the lowest tried misses it)", "req/s", {}, 0.0,
+                        Basis::kSimulated});
+      r.notes.push_back("No load meets the SLO: at " + format_number(f.rate_per_s) + " requests/s TTFT p90 is " + format_number(f.at.ttft_s.p90) +
+                        " s and TPOT p90 " + format_number(f.at.tpot_s.p90 * 1e3) + " ms.");
+      return;
+    }
+    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.at.request_rate_per_s, Basis::kSimulated});
+    r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
                       Basis::kSimulated});
-    r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, best.ttft_s.p90, Basis::kSimulated});
-    r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, best.tpot_s.p90 * 1e3, Basis::kSimulated});
+    r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
+    r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
+  }
+
+  // serve-plan: what one unit of each kind serves within the SLO, the other kind given unlimited
+  // capacity; the ratio that balances them; the units a load needs, checked by simulating them
+  // together; and throughput per GPU against per-user speed over decode batch caps.
+  void plan_rows(StudyResult& r, const serving::ServingConfig& c) const {
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({"plan/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    const double load = plan_rate > 0 ? plan_rate : base_rate();
+    serving::ServingConfig one_decode = c;  // decode alone: one unit, prompts prefilled at once
+    one_decode.decode_units = 1;
+    double prefill_rate = 0;                // what one prefill unit serves (disaggregated)
+    serving::ServingConfig planned = c;
+    const double node_gpus = cluster.cluster.gpus_per_node;
+    if (disaggregated) {
+      serving::ServingConfig one_prefill = c;
+      one_prefill.prefill_units = 1;
+      one_prefill.decode_units = 0;
+      one_prefill.decode_unbounded = true;
+      one_decode.prefill_units = 0;
+      one_decode.prefill_unbounded = true;
+      const Found p = find_max_rate(one_prefill), d = find_max_rate(one_decode);
+      if (!p.any || !d.any) {
+        r.notes.push_back(std::string("Plan: no load meets the SLO on one ") + (!p.any ? "prefill" : "decode") + " unit even with the other phase unlimited.");
+        return;
+      }
+      prefill_rate = p.rate_per_s;
+      row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", p.rate_per_s);
+      row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", d.rate_per_s);
+      row("prefill_per_decode", "prefill units per decode unit that balance them", "units", d.rate_per_s / p.rate_per_s);
+      row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes",
+          d.rate_per_s / p.rate_per_s * prefill.nodes / decode.nodes);
+      planned.prefill_units = static_cast<int>(std::ceil(load / p.rate_per_s - 1e-9));
+      planned.decode_units = static_cast<int>(std::ceil(load / d.rate_per_s - 1e-9));
+    } else {
+      const Found u = find_max_rate(one_decode);
+      if (!u.any) {
+        r.notes.push_back("Plan: no load meets the SLO on one unit.");
+        return;
+      }
+      row("unit_rate", "one unit: requests/s within the SLO", "req/s", u.rate_per_s);
+      planned.decode_units = static_cast<int>(std::ceil(load / u.rate_per_s - 1e-9));
+    }
+    const auto at_load = simulate(planned, load / base_rate());
+    const auto m = serving::serving_metrics(at_load, planned, slo);
+    const std::string for_load = "for " + format_number(load) + " req/s: ";
+    if (disaggregated) row("prefill_units", for_load + "prefill units", "units", planned.prefill_units);
+    row("decode_units", for_load + (disaggregated ? "decode units" : "units"), "units", planned.decode_units);
+    row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus);
+    row("ttft_p90", for_load + "TTFT p90, all units simulated together", "s", m.ttft_s.p90);
+    row("tpot_p90", for_load + "TPOT p90, all units simulated together", "ms", m.tpot_s.p90 * 1e3);
+    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", meets(at_load, m) ? 1.0 : 0.0);
+
+    // Throughput against per-user speed: one decode unit kept full (arrivals beyond what it
+    // serves, prompts prefilled at once when disaggregated) at each cap of sequences per DP rank.
+    for (int cap : plan_caps) {
+      serving::ServingConfig cc = one_decode;
+      cc.decode.max_running = cap;
+      if (disaggregated) {  // a decode step's activations grow with the cap
+        serving::MemoryInput in = decode.memory_input;
+        in.max_step_tokens = cap * (c.mtp ? 2 : 1);
+        cc.decode.memory = serving::plan_memory(*model, *cluster.gpu, decode.config.deployment, in);
+      } else {
+        cc.prefill = cc.decode;
+      }
+      cc.drain_limit_s = cc.duration_s;  // the queue is left, not drained
+      const double ranks = cc.decode.ranks();
+      double scale = 1;
+      serving::ServingResult res;
+      for (int tries = 0; tries < 8; ++tries) {
+        res = simulate(cc, scale);
+        if (res.decode.mean_batch >= 0.9 * cap || res.decode.mean_queue >= ranks) break;
+        scale *= 2;
+      }
+      const auto cm = serving::serving_metrics(res, cc, slo);
+      const double decode_gpus = double(decode.nodes) * node_gpus;
+      // Disaggregated: the prefill GPUs that would keep up with this decode unit counted too.
+      const double prefill_gpus = disaggregated ? res_requests_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus : 0.0;
+      const std::string at = "batch cap " + std::to_string(cap) + ": ";
+      row("cap_" + std::to_string(cap) + "/user_tokens_per_s", at + "tokens/s per user, p50", "tokens/s", cm.user_tokens_per_s.p50);
+      row("cap_" + std::to_string(cap) + "/output_per_gpu", at + "output tokens/s per GPU" + (disaggregated ? " (with the prefill GPUs that keep up)" : ""),
+          "tokens/s", cm.output_tokens_per_s / (decode_gpus + prefill_gpus));
+      row("cap_" + std::to_string(cap) + "/batch", at + "sequences per DP rank (mean)", "seqs", res.decode.mean_batch);
+    }
+    r.notes.push_back("Plan: each unit's rate is the highest whose TTFT p90 and TPOT p90 meet the SLO with the other phase unlimited (prompts "
+                      "prefilled the moment they arrive, or requests done once their KV cache leaves prefill); the units a load needs are "
+                      "each kind's rate divided into it, rounded up, then simulated together. The throughput curve keeps one decode unit "
+                      "full (arrivals doubled until its DP ranks reach 90% of the cap or queue) for " + format_number(config.duration_s) +
+                      " s at each cap.");
+  }
+
+  // Requests that finished decoding per second of the measured window.
+  static double res_requests_per_s(const serving::ServingResult& res, const serving::ServingConfig& c) {
+    long long done = 0;
+    for (const auto& q : res.requests)
+      if (q.finish_s >= c.warmup_s && q.finish_s <= c.duration_s) ++done;
+    return double(done) / (c.duration_s - c.warmup_s);
   }
 
   std::string deployment_note() const {
@@ -209,7 +336,9 @@ class ServingStudy : public Study {
       if (model->moe)
         s += ", routed experts EP" + std::to_string(d.routed_gpus) + " with " + std::to_string(d.redundant_experts) + " redundant (" +
              std::to_string((model->moe->routed_experts + d.redundant_experts) / d.routed_gpus) + " per GPU, placed as EPLB's global policy does)" +
-             ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs" : "on every GPU") +
+             (model->moe->shared_experts == 0 ? std::string(", no shared expert")
+                                               : ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs"
+                                                                                                                  : std::string("on every GPU"))) +
              ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink");
       s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
@@ -423,6 +552,30 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     s->search = slo->boolean("search", false);
     slo->finish();
   }
+  if (auto plan = root.optional_object("plan")) {
+    if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0)
+      throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
+    s->plan = true;
+    s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+    const int cap = s->decode.config.max_running;
+    std::vector<int> caps;
+    if (plan->has("batch_caps")) {
+      const nlohmann::json* raw = plan->raw("batch_caps");
+      if (!raw->is_array() || raw->empty())
+        throw core::InputError(plan->pointer_of("batch_caps"), raw->dump() + " is not allowed; a list of sequences per DP rank, each at least 1");
+      for (std::size_t i = 0; i < raw->size(); ++i) {
+        const auto& v = (*raw)[i];
+        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20))
+          throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; a whole number from 1 to 1048576");
+        caps.push_back(v.get<int>());
+      }
+    } else {
+      for (int b = 1; b < cap; b *= 2) caps.push_back(b);
+      caps.push_back(cap);
+    }
+    s->plan_caps = caps;
+    plan->finish();
+  }
 
   // Memory: the longest request must fit in one DP rank's KV cache.
   int longest = 0;
@@ -434,6 +587,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     in.kv_bytes_per_element = kv_bytes_per_element;
     in.fp8_weights = s->compute.fp8_gemms;
     in.mtp = c.mtp && decode_kind;
+    u.memory_input = in;
     u.config.memory = serving::plan_memory(m, *s->cluster.gpu, u.config.deployment, in);
     const auto& p = u.config.memory;
     if (p.kv_tokens < longest + c.page_tokens)
@@ -444,6 +598,16 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   };
   if (s->disaggregated) plan(s->prefill, false);
   plan(s->decode, true);
+  if (s->disaggregated)  // the plan's batch caps must leave the decode rank room for a request
+    for (std::size_t i = 0; i < s->plan_caps.size(); ++i) {
+      serving::MemoryInput in = s->decode.memory_input;
+      in.max_step_tokens = s->plan_caps[i] * (c.mtp ? 2 : 1);
+      const auto p = serving::plan_memory(m, *s->cluster.gpu, s->decode.config.deployment, in);
+      if (p.kv_tokens < longest + c.page_tokens)
+        throw core::InputError("/plan/batch_caps/" + std::to_string(i), std::to_string(s->plan_caps[i]) + " sequences per DP rank leave its KV cache " +
+                                                                            std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
+                                                                            std::to_string(longest));
+    }
   if (!s->disaggregated) s->prefill = s->decode;
   c.prefill = s->prefill.config;
   c.decode = s->decode.config;
