@@ -57,6 +57,7 @@ struct Rank {
   long long pages_used = 0, pages_total = 0;
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
+  double pending_pairs = 0;      // ... and the query-key pairs of their attention
   int router_slot = -1;          // its place in the router's index
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
@@ -144,6 +145,7 @@ class Simulation {
       first_decode_unit_ = c.prefill_units;
     }
     add_units(c.decode_units, c.decode, false, true, c.disaggregated ? decode_choice_ : prefill_choice_);
+    if (prefill_config().cost) pair_weight_ = prefill_config().cost->pair_weight();
     for (auto* choice : {&prefill_choice_, &decode_choice_})
       if (c_.router != RouterPolicy::kRoundRobin && !choice->slots.empty()) choice->index.emplace(static_cast<int>(choice->slots.size()));
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -213,15 +215,19 @@ class Simulation {
 
   const UnitConfig& prefill_config() const { return c_.disaggregated ? c_.prefill : c_.decode; }
 
-  // A rank's load as its router sees it: the KV-aware router its pages (held and promised);
-  // DeepSeek's prefill balancer the prompt tokens it has to compute; its decode balancer the
-  // requests it holds.
+  // A rank's load as its router sees it. KV-aware: its pages (held and promised). Least-loaded
+  // as DeepSeek's balancers do it: in prefill the work it has to compute (prompt tokens through
+  // the projections and the core attention's query-key pairs, in tokens' time); in decode the
+  // requests it holds, then its KV-cache use (below one request).
   double router_load(const Rank& k, bool prefill) const {
-    if (c_.router == RouterPolicy::kKvAware)
-      return double(k.pages_used + k.incoming_pages) / double(std::max<long long>(1, k.pages_total)) + (prefill ? double(k.pending_tokens) * 1e-9 : 0.0);
-    if (prefill) return double(k.pending_tokens);
-    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring);
+    const double kv_use = double(k.pages_used + k.incoming_pages) / double(std::max<long long>(1, k.pages_total));
+    if (c_.router == RouterPolicy::kKvAware) return kv_use + (prefill ? double(k.pending_tokens) * 1e-12 : 0.0);
+    if (prefill) return double(k.pending_tokens) + k.pending_pairs * pair_weight_;
+    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring) + std::min(kv_use, 0.999);
   }
+
+  // Query-key pairs still to compute for a prompt of `prompt` tokens with `in_kv` in its cache.
+  static double pairs_left(int prompt, int in_kv) { return 0.5 * (double(prompt) * prompt - double(in_kv) * in_kv); }
 
   // The rank's load changed: its router hears of it.
   void touch(int u, Rank& k) {
@@ -284,6 +290,7 @@ class Simulation {
     Rank& k = rank_of(u, r);
     k.waiting.push_back(id);
     k.pending_tokens += l.prompt - l.cached;
+    k.pending_pairs += pairs_left(l.prompt, l.cached);
     touch(u, k);
     try_start(u);
   }
@@ -363,6 +370,7 @@ class Simulation {
       k.prefilling.pop_back();
       l = &live_[static_cast<std::size_t>(id)];
       k.pending_tokens -= l->prompt - l->in_kv;
+      k.pending_pairs -= pairs_left(l->prompt, l->in_kv);
     } else {
       const Seq s = k.decoding.back();
       k.decoding.pop_back();
@@ -390,6 +398,7 @@ class Simulation {
     } else {
       k.waiting.push_front(id);
       k.pending_tokens += l->prompt;
+      k.pending_pairs += pairs_left(l->prompt, 0);
     }
   }
 
@@ -551,6 +560,7 @@ class Simulation {
         Live& l = live_[static_cast<std::size_t>(e.request)];
         auto& rec = result_.requests[static_cast<std::size_t>(e.request)];
         if (l.in_kv == l.cached && count) result_.input_tokens_in_window += l.cached;
+        k.pending_pairs -= pairs_left(l.prompt, l.in_kv) - pairs_left(l.prompt, l.in_kv + e.tokens);
         l.in_kv += e.tokens;
         k.pending_tokens -= e.tokens;
         if (count) {
@@ -600,6 +610,7 @@ class Simulation {
   std::vector<Unit> units_;
   int first_decode_unit_ = 0;
   RankChoice prefill_choice_, decode_choice_;
+  double pair_weight_ = 0;  // a query-key pair of prefill attention, in tokens through the projections
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   long long seq_ = 0, handled_ = 0;
   double now_ = 0;
