@@ -276,6 +276,31 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   CHECK(quick.finish_s - quick.transfer_end_s == Approx(rec.finish_s - rec.transfer_end_s));
 }
 
+TEST_CASE("simulation: KV caches to one decode rank queue on its NICs", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 128;
+  d.redundant_experts = 0;
+  d.attention_tp = 128;  // one DP rank takes every request
+  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  ServingConfig c;
+  c.decode = unit_config(d, cost, 128, 256);
+  c.prefill = c.decode;
+  c.prefill_units = 0;
+  c.prefill_unbounded = true;
+  c.duration_s = 10;
+  c.kv_transfer_latency_s = 1e-5;
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 3000;
+  q.output_tokens = 10;
+  const auto r = simulate_serving({q, q, q}, c);
+  const double transfer = 1e-5 + 3000 * c.prefill.memory.kv_bytes_per_token / c.kv_transfer_Bps;
+  CHECK(r.requests[0].transfer_end_s - 1 == Approx(transfer));
+  CHECK(r.requests[1].transfer_end_s - r.requests[0].transfer_end_s == Approx(transfer));
+  CHECK(r.requests[2].transfer_end_s - r.requests[1].transfer_end_s == Approx(transfer));
+}
+
 TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic, KV pressure preempts", "[serving]") {
   workload::ServingRequest base;
   workload::ServingDeployment d = decode_unit();

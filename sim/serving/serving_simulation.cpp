@@ -59,6 +59,7 @@ struct Rank {
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
   double pending_pairs = 0;      // ... and the query-key pairs of their attention
   int router_slot = -1;          // its place in the router's index
+  double nic_free_s = 0;         // when its NICs are done with the KV caches queued on them
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
 };
@@ -250,7 +251,7 @@ class Simulation {
     l.pages = 0;
     if (c_.decode_unbounded) {  // no decode to wait for: the transfer starts now
       l.phase = Phase::kTransferring;
-      push(now_ + transfer_s(l), 2, id);
+      push(transfer_end_s(l, nullptr), 2, id);
       return;
     }
     const auto [du, dr] = choose(decode_choice_);
@@ -264,8 +265,19 @@ class Simulation {
     decode_units_to_kick_.push_back(du);
   }
 
-  double transfer_s(const Live& l) const {
-    return c_.kv_transfer_latency_s + double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token / (c_.kv_senders * c_.kv_transfer_Bps);
+  // When a KV cache that starts moving now has arrived. It takes the NICs of the prefill rank
+  // that holds it and of the decode rank `to` (none where a phase is not simulated) whole, so
+  // transfers to or from one rank queue one after another. (The EP all-to-all's share of those
+  // NICs is not taken from them.)
+  double transfer_end_s(const Live& l, Rank* to) {
+    Rank* from = l.prefill_unit >= 0 ? &rank_of(l.prefill_unit, l.prefill_rank) : nullptr;
+    double start = now_;
+    for (Rank* k : {from, to})
+      if (k) start = std::max(start, k->nic_free_s);
+    const double end = start + c_.kv_transfer_latency_s + double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token / (c_.kv_senders * c_.kv_transfer_Bps);
+    for (Rank* k : {from, to})
+      if (k) k->nic_free_s = end;
+    return end;
   }
 
   void ready(int id) {
@@ -323,7 +335,7 @@ class Simulation {
         k.pages_used += l.pages;
         ++k.transferring;
         l.phase = Phase::kTransferring;
-        push(now_ + transfer_s(l), 2, id);
+        push(transfer_end_s(l, &k), 2, id);
       }
       touch(u, k);
     }

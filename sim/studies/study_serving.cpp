@@ -352,7 +352,8 @@ class ServingStudy : public Study {
     s += unit_text(disaggregated ? "decode" : "colocated", decode);
     if (disaggregated)
       s += " KV caches go to decode over " + std::to_string(config.kv_senders) + " NIC(s) of the prefill rank at " + format_number(config.kv_transfer_Bps / 1e9) +
-           " GB/s each, the prefill rank keeping its pages until the transfer ends; the decode unit takes a request once it has pages for it, and its "
+           " GB/s each, one at a time on the NICs of the ranks at either end (the EP all-to-all's share of them not counted), the prefill rank "
+           "keeping its pages until the transfer ends; the decode unit takes a request once it has pages for it, and its "
            "first step delivers the first token (TTFT = queue + prefill + transfer + first decode step).";
     s += std::string(" Router: ") + router_name_ + "; preemption by " + (config.preemption == serving::Preemption::kSwap ? "swapping to host memory" : "recomputation") +
          "; KV pages of " + std::to_string(config.page_tokens) + " tokens.";
