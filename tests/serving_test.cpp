@@ -142,6 +142,33 @@ TEST_CASE("EPLB placement: replicas of the heaviest experts, every GPU the same 
   for (int n : on_gpu) CHECK(n == 2);
 }
 
+TEST_CASE("EPLB hierarchical placement: whole groups per node, nodes evened, replicas stay on their group's node", "[serving]") {
+  std::vector<double> load(256, 1.0);
+  for (int e = 0; e < 32; ++e) load[static_cast<std::size_t>(e)] = 3.0;  // group 0 hot
+  CHECK(workload::eplb_hierarchical(8, 32, 8));  // DeepSeek's prefill unit: EP32 over 4 nodes
+  CHECK_FALSE(workload::eplb_hierarchical(8, 144, 8));  // its decode unit: 18 nodes do not divide 8 groups
+  const auto p = workload::balance_experts_hierarchical(load, 32, 32, 8, 4);
+  CHECK(p.slots_per_gpu == 9);
+  std::vector<int> on_gpu(32, 0);
+  std::vector<double> node_load(4, 0.0);
+  for (int e = 0; e < 256; ++e) {
+    const int node = p.expert_slots[static_cast<std::size_t>(e)][0] / (9 * 8);
+    for (int slot : p.expert_slots[static_cast<std::size_t>(e)]) {
+      ++on_gpu[static_cast<std::size_t>(slot / 9)];
+      CHECK(slot / (9 * 8) == node);
+    }
+    // The experts of a group share a node.
+    CHECK(node == p.expert_slots[static_cast<std::size_t>(e / 32 * 32)][0] / (9 * 8));
+    node_load[static_cast<std::size_t>(node)] += load[static_cast<std::size_t>(e)];
+  }
+  for (int n : on_gpu) CHECK(n == 9);
+  // The hot group (96) shares its node with another (32): 128 against 64 for the others' two
+  // groups, the best that whole groups allow.
+  CHECK(*std::max_element(node_load.begin(), node_load.end()) == 128);
+  CHECK(p.replicas(0) > 1);
+  CHECK(p.gpu_load.size() == 32);
+}
+
 TEST_CASE("memory: DeepSeek-V3 on a decode GPU of EP144, counted from the shapes", "[serving]") {
   MemoryInput in;
   in.max_step_tokens = 256;

@@ -16,6 +16,7 @@
 #include "studies/compute_config.hpp"
 #include "studies/input_file.hpp"
 #include "studies/model_config.hpp"
+#include "workload/expert_placement.hpp"
 
 namespace studies {
 
@@ -335,7 +336,7 @@ class ServingStudy : public Study {
                                            : "TP" + std::to_string(d.attention_tp) + " x DP" + std::to_string(d.attention_dp()));
       if (model->moe)
         s += ", routed experts EP" + std::to_string(d.routed_gpus) + " with " + std::to_string(d.redundant_experts) + " redundant (" +
-             std::to_string((model->moe->routed_experts + d.redundant_experts) / d.routed_gpus) + " per GPU, placed as EPLB's global policy does)" +
+             std::to_string((model->moe->routed_experts + d.redundant_experts) / d.routed_gpus) + " per GPU, placed as EPLB's " + (workload::eplb_hierarchical(model->moe->groups, d.routed_gpus, d.gpus_per_node) ? "hierarchical" : "global") + " policy does)" +
              (model->moe->shared_experts == 0 ? std::string(", no shared expert")
                                                : ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs"
                                                                                                                   : std::string("on every GPU"))) +

@@ -45,4 +45,48 @@ ReplicatedPlacement balance_experts(const std::vector<double>& expert_load, int 
   return p;
 }
 
+ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expert_load, int redundant, int gpus, int groups, int nodes) {
+  const int experts = static_cast<int>(expert_load.size());
+  const int group_size = experts / groups, groups_per_node = groups / nodes, gpus_per_node = gpus / nodes;
+  const int slots_per_node = (experts + redundant) / nodes;
+
+  // Groups onto nodes: heaviest first, each onto the least-loaded node with room.
+  std::vector<double> group_load(static_cast<std::size_t>(groups), 0.0);
+  for (int e = 0; e < experts; ++e) group_load[static_cast<std::size_t>(e / group_size)] += expert_load[static_cast<std::size_t>(e)];
+  std::vector<int> order(static_cast<std::size_t>(groups));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return group_load[static_cast<std::size_t>(a)] > group_load[static_cast<std::size_t>(b)]; });
+  std::vector<double> node_load(static_cast<std::size_t>(nodes), 0.0);
+  std::vector<std::vector<int>> node_groups(static_cast<std::size_t>(nodes));
+  for (int grp : order) {
+    int best = -1;
+    for (int n = 0; n < nodes; ++n)
+      if (static_cast<int>(node_groups[static_cast<std::size_t>(n)].size()) < groups_per_node &&
+          (best < 0 || node_load[static_cast<std::size_t>(n)] < node_load[static_cast<std::size_t>(best)]))
+        best = n;
+    node_groups[static_cast<std::size_t>(best)].push_back(grp);
+    node_load[static_cast<std::size_t>(best)] += group_load[static_cast<std::size_t>(grp)];
+  }
+
+  // Each node: its experts replicated and packed onto its GPUs; its slots follow the nodes before it.
+  ReplicatedPlacement p;
+  p.gpus = gpus;
+  p.slots_per_gpu = (experts + redundant) / gpus;
+  p.expert_slots.assign(static_cast<std::size_t>(experts), {});
+  for (int n = 0; n < nodes; ++n) {
+    std::vector<int> ids;
+    std::vector<double> load;
+    for (int grp : node_groups[static_cast<std::size_t>(n)])
+      for (int e = grp * group_size; e < (grp + 1) * group_size; ++e) {
+        ids.push_back(e);
+        load.push_back(expert_load[static_cast<std::size_t>(e)]);
+      }
+    const ReplicatedPlacement local = balance_experts(load, slots_per_node - static_cast<int>(ids.size()), gpus_per_node);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      for (int slot : local.expert_slots[i]) p.expert_slots[static_cast<std::size_t>(ids[i])].push_back(n * slots_per_node + slot);
+    p.gpu_load.insert(p.gpu_load.end(), local.gpu_load.begin(), local.gpu_load.end());
+  }
+  return p;
+}
+
 }  // namespace workload

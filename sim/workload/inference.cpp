@@ -63,7 +63,10 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
           synthetic_affinities(sample, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed + 0x9E37), sample, gate, no_bias);
       std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
       for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
-      placement = balance_experts(estimate, d.redundant_experts, d.routed_gpus);
+      // EPLB's own choice: hierarchical when the nodes divide the expert groups, else global.
+      placement = eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
+                      ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
+                      : balance_experts(estimate, d.redundant_experts, d.routed_gpus);
     }
     for (int t = 0; t < routed; ++t)
       for (int k = 0; k < routing.top_k; ++k) {
