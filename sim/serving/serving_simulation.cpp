@@ -36,8 +36,8 @@ struct Seq {
   int in_kv;
   int generated;
   int output;
-  long long pages;
-  long long room;  // tokens its pages hold (pages x page tokens): a page is added only past it
+  int pages;
+  int room;  // tokens its pages hold (pages x page tokens): a page is added only past it
 };
 
 struct Chunk {
@@ -219,12 +219,13 @@ class Simulation {
   // A rank's load as its router sees it. KV-aware: its pages (held and promised). Least-loaded
   // as DeepSeek's balancers do it: in prefill the work it has to compute (prompt tokens through
   // the projections and the core attention's query-key pairs, in tokens' time); in decode the
-  // requests it holds, then its KV-cache use (below one request).
+  // requests it holds, then its KV-cache use.
   double router_load(const Rank& k, bool prefill) const {
     const double kv_use = double(k.pages_used + k.incoming_pages) / double(std::max<long long>(1, k.pages_total));
     if (c_.router == RouterPolicy::kKvAware) return kv_use + (prefill ? double(k.pending_tokens) * 1e-12 : 0.0);
     if (prefill) return double(k.pending_tokens) + k.pending_pairs * pair_weight_;
-    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring) + std::min(kv_use, 0.999);
+    // (KV use in sixteenths: it breaks ties, and a rank's place in the index moves less often.)
+    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring) + std::min(std::floor(kv_use * 16), 15.0) / 16;
   }
 
   // Query-key pairs still to compute for a prompt of `prompt` tokens with `in_kv` in its cache.
@@ -362,12 +363,17 @@ class Simulation {
 
   void swap_in_end(int id) { join_decode(id); }
 
+  Seq seq_of(int id, const Live& l, int output) const {
+    const int pages = static_cast<int>(l.pages);
+    return {id, l.in_kv, l.generated, output, pages, pages * c_.page_tokens};
+  }
+
   void join_decode(int id) {
     Live& l = live_[static_cast<std::size_t>(id)];
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     l.phase = Phase::kDecoding;
-    k.decoding.push_back({id, l.in_kv, l.generated, requests_[static_cast<std::size_t>(id)].output_tokens, l.pages, l.pages * c_.page_tokens});
+    k.decoding.push_back(seq_of(id, l, requests_[static_cast<std::size_t>(id)].output_tokens));
     try_start(l.unit);
   }
 
@@ -446,7 +452,7 @@ class Simulation {
         if (extra > 0) {
           for (Seq& s : k.decoding)
             if (s.in_kv + tps > s.room) {
-              s.pages = pages_for(s.in_kv + tps);
+              s.pages = static_cast<int>(pages_for(s.in_kv + tps));
               s.room = s.pages * c_.page_tokens;
             }
           k.pages_used += extra;
@@ -598,7 +604,7 @@ class Simulation {
           continue;
         }
         l.phase = Phase::kDecoding;
-        k.decoding.push_back({e.request, l.in_kv, l.generated, rec.output_tokens, l.pages, l.pages * c_.page_tokens});
+        k.decoding.push_back(seq_of(e.request, l, rec.output_tokens));
       }
       k.chunks.clear();
       k.decoding_in_step = 0;

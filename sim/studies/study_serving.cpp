@@ -139,7 +139,7 @@ class ServingStudy : public Study {
     }
     row("decode_batch", disaggregated ? "decode sequences per DP rank (mean over steps)" : "sequences per DP rank and step (mean)", "seqs", result.decode.mean_batch);
     row("decode_step", disaggregated ? "decode step (mean)" : "step (mean)", "ms", result.decode.mean_step_s * 1e3);
-    row("decode_rank_imbalance", "busiest DP rank's tokens / mean (decode steps)", "x", result.decode.imbalance);
+    row("decode_rank_imbalance", "the gating DP rank's new tokens / the mean (decode steps)", "x", result.decode.imbalance);
     row("kv_use_max", "KV pages in use, busiest rank, max", "%", 100 * result.decode.max_kv_use);
     row("queue_mean", "requests waiting (mean over steps)", "reqs", result.decode.mean_queue + result.prefill.mean_queue);
     row("preemptions", "preemptions", "count", double(result.preemptions));
