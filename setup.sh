@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libboost-program-options-dev
-          libeigen3-dev nlohmann-json3-dev catch2 python3 python3-jsonschema python3-matplotlib)
+          libeigen3-dev nlohmann-json3-dev catch2 python3 python3-jsonschema python3-matplotlib
+          pybind11-dev python3-dev python3-pandas python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

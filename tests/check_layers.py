@@ -8,7 +8,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["core", "hw", "net", "workload", "serving", "studies", "cli"]
+LAYERS = ["core", "hw", "net", "workload", "serving", "studies", "cli", "python"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -1,0 +1,140 @@
+"""codesim from Python: scenarios loaded, changed and run in-process on the C++ library, reports
+as pandas DataFrames.
+
+    import codesim
+    report = codesim.load("scenarios/paper/tpot-ib.json").run()
+    report.tables["tpot-bound"]          # a DataFrame: the columns of `codesim run --format csv`
+    codesim.load(path, sets={"/workload/arrivals/rate_per_s": 80}).run().rows
+
+Bad input raises codesim.InputError: str(e) is the CLI's line, e.path the JSON pointer, file
+or argument it names.
+"""
+import json
+import os
+import pathlib
+
+from . import _codesim
+
+__all__ = ["InputError", "Scenario", "Report", "load", "tables", "models", "gpus", "nodes"]
+
+InputError = _codesim.InputError
+InputError.__str__ = lambda self: self.args[0]
+InputError.path = property(lambda self: self.args[1] if len(self.args) > 1 else "")
+
+COLUMNS = ["table", "id", "label", "metric", "unit", "paper", "ours", "delta_rel", "basis"]
+
+
+def _frame(records):
+    import pandas  # imported here: loading and running scenarios does not need it
+
+    return pandas.DataFrame.from_records(records, columns=COLUMNS)
+
+
+class Report:
+    """What a run reports: its tables (one DataFrame per table id), every row in one long
+    DataFrame, the notes and warnings, and the JSON `codesim run --format json` prints."""
+
+    def __init__(self, document):
+        self._document = document
+
+    @property
+    def rows(self):
+        return _frame([dict(row, table=t["id"]) for t in self._document["tables"] for row in t["rows"]])
+
+    @property
+    def tables(self):
+        return {t["id"]: _frame([dict(row, table=t["id"]) for row in t["rows"]]) for t in self._document["tables"]}
+
+    @property
+    def notes(self):
+        return [note for t in self._document["tables"] for note in t["notes"]]
+
+    @property
+    def warnings(self):
+        return list(self._document.get("warnings", []))
+
+    def to_json(self):
+        return json.dumps({"tables": self._document["tables"]}, indent=2)
+
+    def __repr__(self):
+        return f"<codesim.Report: {', '.join(t['id'] for t in self._document['tables'])}>"
+
+
+class Scenario:
+    """A loaded, validated scenario."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.kind = handle.kind
+        self.title = handle.title
+        self.table = handle.table_id
+
+    def run(self, engine=None, trace=None):
+        """Runs it (the GIL released while it simulates). `engine`: "fluid" (default) or
+        "simgrid"; `trace`: a path for the Chrome trace."""
+        if engine is not None and not isinstance(engine, str):
+            raise TypeError(f"engine: {engine!r} is not allowed; 'fluid' or 'simgrid'")
+        if trace is not None and not isinstance(trace, (str, os.PathLike)):
+            raise TypeError(f"trace: {trace!r} is not allowed; a file path")
+        text = _codesim.run(self._handle, engine or "fluid", os.fspath(trace) if trace is not None else "")
+        return Report(json.loads(text))
+
+    def __repr__(self):
+        return f"<codesim.Scenario {self.kind}: {self.title}>"
+
+
+def _assignment(pointer, value):
+    if not isinstance(pointer, str) or not pointer.startswith("/"):
+        raise TypeError(f"sets: key {pointer!r} is not allowed; a JSON pointer such as '/workload/duration_s'")
+    return f"{pointer}={json.dumps(value)}"
+
+
+def load(source, sets=None):
+    """A scenario from a file path or a dict (a scenario document), with `sets` applied first:
+    {JSON pointer: value}, as the CLI's --set /pointer=VALUE."""
+    if sets is None:
+        sets = {}
+    if not isinstance(sets, dict):
+        raise TypeError(f"sets: {type(sets).__name__} is not allowed; a dict of JSON pointer to value")
+    assignments = [_assignment(k, v) for k, v in sets.items()]
+    if isinstance(source, dict):
+        return Scenario(_codesim.load(json.dumps(source), False, assignments))
+    if isinstance(source, (str, os.PathLike)):
+        return Scenario(_codesim.load(os.fspath(source), True, assignments))
+    raise TypeError(f"source: {type(source).__name__} is not allowed; a file path or a dict")
+
+
+def tables(only=None, check=False):
+    """The papers' tables (`codesim tables`): {table id: DataFrame}. With check=True, also the
+    check's lines and its failure count, as `codesim tables --check` prints them."""
+    if only is not None and not isinstance(only, str):
+        raise TypeError(f"only: {only!r} is not allowed; a table id")
+    text, lines, failures = _codesim.tables(only or "", bool(check))
+    frames = Report(json.loads(text)).tables
+    return (frames, lines, failures) if check else frames
+
+
+def _catalogue(folder):
+    import pandas
+
+    records = []
+    for path in sorted((pathlib.Path(_codesim.source_dir) / "data" / folder).glob("*.json")):
+        record = json.loads(path.read_text())
+        record.setdefault("name", path.stem)
+        records.append(record)
+    return pandas.DataFrame.from_records(records)
+
+
+def models():
+    """The models in data/models, one row each (name, display name, source, published config)."""
+    return _catalogue("models")
+
+
+def gpus():
+    """The GPUs in data/gpus, one row each, with their figures and sources."""
+    return _catalogue("gpus")
+
+
+def nodes():
+    """The nodes in data/nodes, one row each, with their figures and sources."""
+    return _catalogue("nodes")
