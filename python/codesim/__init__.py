@@ -15,7 +15,7 @@ import pathlib
 
 from . import _codesim
 
-__all__ = ["InputError", "Scenario", "Report", "load", "tables", "models", "gpus", "nodes"]
+__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "models", "gpus", "nodes"]
 
 InputError = _codesim.InputError
 InputError.__str__ = lambda self: self.args[0]
@@ -112,6 +112,45 @@ def tables(only=None, check=False):
     text, lines, failures = _codesim.tables(only or "", bool(check))
     frames = Report(json.loads(text)).tables
     return (frames, lines, failures) if check else frames
+
+
+def sweep(base, grid=None, points=None, jobs=None, log=None):
+    """Runs `base` (a scenario path or dict) at every combination of `grid` ({pointer: [values]})
+    or at each of `points` ([{pointer: value}]) in `jobs` worker processes (default: the cores);
+    a DataFrame, a row per point: point, its inputs, every report row's value by id, error.
+    With `log` (a .jsonl or .csv path) every finished point is kept there as it ends, and a
+    sweep run again with the same log runs only the points it lacks (Ctrl-C loses none)."""
+    import pandas
+    import tempfile
+
+    if (grid is None) == (points is None):
+        raise TypeError("sweep: give grid={pointer: [values]} or points=[{pointer: value}], one of them")
+    if grid is not None and not (isinstance(grid, dict) and all(isinstance(v, (list, tuple)) for v in grid.values())):
+        raise TypeError("grid: a dict of JSON pointer to a list of values")
+    if points is not None and not (isinstance(points, (list, tuple)) and all(isinstance(p, dict) for p in points)):
+        raise TypeError("points: a list of dicts of JSON pointer to value")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or isinstance(jobs, bool):
+        raise TypeError(f"jobs: {jobs!r} is not allowed; a whole number of worker processes")
+    if isinstance(base, (str, os.PathLike)):
+        base = os.path.abspath(os.fspath(base))
+    elif not isinstance(base, dict):
+        raise TypeError(f"base: {type(base).__name__} is not allowed; a scenario path or dict")
+    document = {"base": base}
+    if grid is not None:
+        document["grid"] = {k: list(v) for k, v in grid.items()}
+    else:
+        document["points"] = [dict(p) for p in points]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.fspath(log) if log is not None else os.path.join(scratch, "sweep.jsonl")
+        rows = json.loads(_codesim.sweep(json.dumps(document), os.getcwd(), path, jobs))
+    records = []
+    for row in rows:
+        record = {"point": row["point"], **row.get("inputs", {}), **row.get("metrics", {})}
+        record["error"] = row.get("error")
+        records.append(record)
+    return pandas.DataFrame.from_records(records)
 
 
 def _catalogue(folder):

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -88,7 +89,7 @@ std::string sweep_log_path(const std::string& out) {
 }
 
 bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, std::size_t shard_i, std::size_t shard_n,
-               const std::string& what) {
+               const std::string& what, const std::function<bool()>& interrupted) {
   studies::check_writable_file(out);
   const std::string log = sweep_log_path(out);
   std::set<std::size_t> done;
@@ -151,7 +152,17 @@ bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, st
   std::optional<core::ProgressBar> bar(std::in_place, what, double(todo.size()), 0.0);
   char buffer[256];
   ssize_t n;
-  while ((n = ::read(progress[0], buffer, sizeof buffer)) > 0) {
+  bool stopped = false;
+  while ((n = ::read(progress[0], buffer, sizeof buffer)) != 0) {
+    if (n < 0) {
+      if (errno != EINTR) break;
+      if (interrupted && interrupted()) {
+        stopped = true;
+        for (pid_t pid : pids) ::kill(pid, SIGKILL);  // a point cut short is not in the log; the rest are
+        break;
+      }
+      continue;
+    }
     finished += static_cast<std::size_t>(n);
     bar->update(double(finished));
   }
@@ -163,6 +174,7 @@ bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, st
     failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   bar.reset();
+  if (stopped) return false;
   if (failed) {
     std::cerr << "codesim " << what << ": " << failed << " worker(s) failed; rerun to resume\n";
     return false;

@@ -4,15 +4,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/sweep_runner.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "studies/output_file.hpp"
 #include "studies/overrides.hpp"
 #include "studies/paper_tables.hpp"
 #include "studies/scenario.hpp"
+#include "studies/sweep.hpp"
 
 namespace py = pybind11;
 
@@ -64,6 +67,27 @@ py::tuple tables(const std::string& only, bool check) {
   return py::make_tuple(studies::render_json(t), lines, failures);
 }
 
+// A sweep (a document as a sweep file holds it) run in `jobs` worker processes, every finished
+// point appended to `log` (.jsonl, or a .csv with its .jsonl twin): an interrupted sweep run
+// again with the same log repeats nothing. Ctrl-C stops the workers and raises KeyboardInterrupt.
+std::string sweep(const std::string& document, const std::string& base_dir, const std::string& log, int jobs) {
+  if (jobs < 1 || jobs > 256) throw core::InputError("jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
+  if (!cli::is_csv(log) && std::filesystem::path(log).extension() != ".jsonl")
+    throw core::InputError("log", "'" + log + "' is not allowed; a .jsonl or .csv path");
+  const studies::Sweep s = studies::parse_sweep(nlohmann::json::parse(document), "sweep", base_dir);
+  bool ok = false;
+  {
+    py::gil_scoped_release release;
+    ok = cli::run_sweep(s, log, jobs, 0, 1, "sweep", [] {
+      py::gil_scoped_acquire acquire;
+      return PyErr_CheckSignals() != 0;
+    });
+  }
+  if (PyErr_Occurred()) throw py::error_already_set();
+  if (!ok) throw std::runtime_error("a sweep worker failed; run again with the same log to resume");
+  return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_codesim, m) {
@@ -86,4 +110,5 @@ PYBIND11_MODULE(_codesim, m) {
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("sets"));
   m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));
+  m.def("sweep", &sweep, py::arg("document"), py::arg("base_dir"), py::arg("log"), py::arg("jobs"));
 }

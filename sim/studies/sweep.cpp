@@ -21,13 +21,16 @@ void add_pointer(Sweep& s, const std::string& pointer, const std::string& where)
 }  // namespace
 
 Sweep load_sweep(const std::string& path) {
-  const nlohmann::json document = core::read_json_file(path);
+  return parse_sweep(core::read_json_file(path), path, std::filesystem::path(path).parent_path());
+}
+
+Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const std::filesystem::path& base_dir) {
   core::JsonReader root(document, "");
   Sweep s;
   const nlohmann::json* base = root.raw("base");
   if (!base) throw core::InputError(path + ": /base", "is missing; name the base scenario (a path) or give it inline");
   if (base->is_string()) {
-    const auto file = std::filesystem::path(path).parent_path() / base->get<std::string>();
+    const auto file = base_dir / base->get<std::string>();
     s.base = core::read_json_file(file.string());
     s.base_origin = file.string();
   } else if (base->is_object()) {

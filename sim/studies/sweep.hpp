@@ -8,6 +8,7 @@
 // Each point runs the base with its values set, as `--set` would, and gives one row: its index,
 // its inputs and every report row's value (or the error that stopped it).
 #include <cstddef>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -30,6 +31,8 @@ struct Sweep {
 // Validates the sweep file (InputError naming the JSON pointer) and the base scenario, and
 // refuses more points than kMaxPoints before enumerating any.
 Sweep load_sweep(const std::string& path);
+// The same from a document: `origin` names it in messages, a base given as a path is relative to `base_dir`.
+Sweep parse_sweep(const nlohmann::json& document, const std::string& origin, const std::filesystem::path& base_dir);
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 
 // Runs one point: {"point", "inputs": {pointer: value}, "metrics": {row id: value}} and, when

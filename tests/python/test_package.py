@@ -79,3 +79,52 @@ def test_the_catalogue():
     gpus = codesim.gpus()
     assert "sources" in gpus.columns and len(gpus) >= 5
     assert "h800" in codesim.nodes()["name"].tolist()
+
+
+def test_a_sweep_resumed_loses_and_repeats_nothing(tmp_path):
+    grid = {"/mode": ["analytical"], "/moe/simulated_tokens_per_gpu": [256], "/compute/communication_sms": [8, 16, 24, 32]}
+    base = ROOT / "scenarios" / "training" / "baseline-dualpipe.json"
+    whole = codesim.sweep(base, grid=grid, jobs=2, log=tmp_path / "whole.jsonl")
+    assert len(whole) == 4 and whole["error"].isna().all()
+    # As if stopped after two points, in the middle of writing the third.
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(sorted(lines, key=lambda l: json.loads(l)["point"])[:2]) + '{"point": 2, "inp')
+    resumed = codesim.sweep(base, grid=grid, jobs=2, log=cut)
+    assert resumed.sort_values("point").reset_index(drop=True).equals(whole.sort_values("point").reset_index(drop=True))
+    points = [json.loads(l)["point"] for l in cut.read_text().splitlines()]
+    assert sorted(points) == [0, 1, 2, 3]
+    with pytest.raises(TypeError, match="grid"):
+        codesim.sweep(base, grid={"/mode": "analytical"})
+    # A point the scenario refuses is a row with its error, as in `codesim sweep`.
+    refused = codesim.sweep(base, grid={"/parallel/pp": [7]}, log=tmp_path / "bad.jsonl")
+    assert "/parallel/pp" in refused["error"][0]
+    with pytest.raises(codesim.InputError) as error:
+        codesim.sweep(base, grid={"/mode": ["analytical"]}, log=tmp_path / "bad.txt")
+    assert error.value.path == "log"
+
+
+def test_ctrl_c_stops_a_sweep_keeps_its_points_and_leaves_python_usable(tmp_path):
+    import signal
+    import threading
+    import time
+
+    base = ROOT / "scenarios" / "training" / "baseline-dualpipe.json"
+    grid = {"/mode": ["analytical"], "/compute/communication_sms": list(range(4, 40))}
+    log = tmp_path / "sweep.jsonl"
+
+    def interrupt_after_the_first_point():
+        deadline = time.time() + 60
+        while time.time() < deadline and not (log.exists() and log.read_text().count("\n") >= 1):
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_after_the_first_point, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        codesim.sweep(base, grid=grid, jobs=1, log=log)
+    kept = log.read_text().count("\n")
+    assert 1 <= kept < 36
+    assert len(codesim.load(TPOT).run().rows) > 0  # the interpreter goes on
+    done = codesim.sweep(base, grid=grid, jobs=1, log=log)
+    assert sorted(done["point"]) == list(range(36))
+    assert sorted(json.loads(line)["point"] for line in log.read_text().splitlines()) == list(range(36))
