@@ -69,18 +69,57 @@ class Scenario:
         self.title = handle.title
         self.table = handle.table_id
 
-    def run(self, engine=None, trace=None):
-        """Runs it (the GIL released while it simulates). `engine`: "fluid" (default) or
-        "simgrid"; `trace`: a path for the Chrome trace."""
+    def run(self, engine=None, trace=None, progress=None):
+        """Runs it, the GIL released while it simulates. `engine`: "fluid" (default) or
+        "simgrid"; `trace`: a path for the Chrome trace; `progress`: a callable taking (what,
+        share done) that long work calls now and then, or None for a tqdm bar where tqdm is
+        installed, or False. Ctrl-C stops long work (KeyboardInterrupt), as does an exception
+        the callable raises."""
         if engine is not None and not isinstance(engine, str):
             raise TypeError(f"engine: {engine!r} is not allowed; 'fluid' or 'simgrid'")
         if trace is not None and not isinstance(trace, (str, os.PathLike)):
             raise TypeError(f"trace: {trace!r} is not allowed; a file path")
-        text = _codesim.run(self._handle, engine or "fluid", os.fspath(trace) if trace is not None else "")
+        if progress is not None and progress is not False and not callable(progress):
+            raise TypeError(f"progress: {progress!r} is not allowed; a callable (what, share), None or False")
+        bar = _TqdmProgress() if progress is None else None
+        try:
+            callback = bar if bar is not None and bar.available else (progress or None)
+            text = _codesim.run(self._handle, engine or "fluid", os.fspath(trace) if trace is not None else "", callback)
+        finally:
+            if bar is not None:
+                bar.close()
         return Report(json.loads(text))
 
     def __repr__(self):
         return f"<codesim.Scenario {self.kind}: {self.title}>"
+
+
+class _TqdmProgress:
+    """A tqdm bar per piece of long work, where tqdm is installed."""
+
+    def __init__(self):
+        try:
+            import tqdm
+
+            self._tqdm = tqdm.tqdm
+        except ImportError:
+            self._tqdm = None
+        self._bar, self._what = None, None
+
+    @property
+    def available(self):
+        return self._tqdm is not None
+
+    def __call__(self, what, share):
+        if what != self._what:
+            self.close()
+            self._bar, self._what = self._tqdm(total=1000, desc=what, leave=False), what
+        self._bar.update(int(share * 1000) - self._bar.n)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+        self._bar, self._what = None, None
 
 
 def _assignment(pointer, value):

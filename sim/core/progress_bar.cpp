@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace core {
 
@@ -13,7 +14,36 @@ constexpr double kEstimateFromShare = 0.02;
 // The bar of the outermost work under way on this thread, which the bars of the work inside it
 // report into.
 thread_local ProgressBar* outermost = nullptr;
+
+struct Observer {
+  ProgressObserver call;
+  std::thread::id thread;
+  pid_t pid = 0;
+  std::chrono::steady_clock::time_point last;
+};
+Observer& observer() {
+  static Observer o;
+  return o;
+}
 }  // namespace
+
+void set_progress_observer(ProgressObserver call) {
+  Observer& o = observer();
+  o.call = std::move(call);
+  o.thread = std::this_thread::get_id();
+  o.pid = ::getpid();
+  o.last = {};
+}
+
+void ProgressBar::notify(double done) const {
+  Observer& o = observer();
+  if (!o.call || total_ <= 0 || std::this_thread::get_id() != o.thread || ::getpid() != o.pid) return;
+  const double share = std::clamp(done / total_, 0.0, 1.0);
+  const auto now = std::chrono::steady_clock::now();
+  if (share < 1 && now - o.last < std::chrono::milliseconds(100)) return;
+  o.last = now;
+  o.call(what_, share);
+}
 
 ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out)
     : what_(std::move(what)), total_(total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
@@ -34,7 +64,7 @@ ProgressBar::~ProgressBar() {
       const std::lock_guard<std::mutex> lock(outer_->mutex_);
       --outer_->under_way_;
     }
-    outer_->report(-reported_);  // the outer bar counts its unit whole
+    outer_->report(-reported_, false);  // the outer bar counts its unit whole (and, in a destructor, tells no observer)
   }
   if (drawn_) std::fprintf(out_, "\r\033[K"), std::fflush(out_);
 }
@@ -51,15 +81,25 @@ void ProgressBar::update(double done) {
     reported_ = share;
     return;
   }
-  const std::lock_guard<std::mutex> lock(mutex_);
-  done_ = done;
-  show();
+  double now_done = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_ = done;
+    show();
+    now_done = done_ + inner_;
+  }
+  notify(now_done);  // outside the lock: it may throw
 }
 
-void ProgressBar::report(double change) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  inner_ += change;
-  show();
+void ProgressBar::report(double change, bool observed) {
+  double now_done = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    inner_ += change;
+    show();
+    now_done = done_ + inner_;
+  }
+  if (observed) notify(now_done);
 }
 
 void ProgressBar::show() {

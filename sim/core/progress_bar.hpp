@@ -12,10 +12,17 @@
 // thread Inside the bar.
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 
 namespace core {
+
+// What a host (the Python package) hears of the outermost bar: the work's name and its share
+// done, on the thread and in the process that set it (never in a forked simulation), at most ten
+// times a second and at the end. It may throw to stop the work.
+using ProgressObserver = std::function<void(const std::string& what, double share)>;
+void set_progress_observer(ProgressObserver observer);  // empty: none
 
 class ProgressBar {
  public:
@@ -39,7 +46,8 @@ class ProgressBar {
   };
 
  private:
-  void report(double change);  // in an inner bar's share of its work done
+  void report(double change, bool observed = true);  // in an inner bar's share of its work done
+  void notify(double done) const;
   void show();
   void estimate(double share, double elapsed_s);
   void draw(double share, double elapsed_s);

@@ -10,6 +10,7 @@
 
 #include "cli/sweep_runner.hpp"
 #include "core/engine.hpp"
+#include "core/progress_bar.hpp"
 #include "core/input_error.hpp"
 #include "studies/output_file.hpp"
 #include "studies/overrides.hpp"
@@ -34,16 +35,37 @@ std::shared_ptr<studies::Scenario> load(const std::string& source, bool is_path,
   return std::make_shared<studies::Scenario>(studies::parse_scenario(document, "scenario"));
 }
 
-std::string run(const studies::Scenario& scenario, const std::string& engine, const std::string& trace_path) {
+// Thrown out of a simulation by the progress observer when Python has an exception to raise
+// (Ctrl-C, or the callback's own): the run unwinds, and the exception is raised in Python.
+struct Interrupted {};
+
+std::string run(const studies::Scenario& scenario, const std::string& engine, const std::string& trace_path, py::object progress) {
   if (engine != "fluid" && engine != "simgrid") throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
   studies::Report report;
-  {
+  // Long work reports its progress: the callback hears it, and Ctrl-C is seen there.
+  core::set_progress_observer([progress](const std::string& what, double share) {
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw Interrupted{};
+    if (progress.is_none()) return;
+    try {
+      progress(what, share);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      throw Interrupted{};
+    }
+  });
+  struct Forget {
+    ~Forget() { core::set_progress_observer({}); }
+  } forget;
+  try {
     py::gil_scoped_release release;  // the simulation does not touch Python
     core::set_default_engine(engine == "simgrid" ? core::EngineKind::kSimGrid : core::EngineKind::kFluid);
     studies::RunOptions options;
     options.trace = !trace_path.empty();
     report = scenario.run(options);
+  } catch (const Interrupted&) {
+    throw py::error_already_set();
   }
   if (!trace_path.empty()) {
     if (!report.trace_json) throw core::InputError("trace", "scenario kind '" + scenario.kind + "' writes no trace");
@@ -108,7 +130,7 @@ PYBIND11_MODULE(_codesim, m) {
       .def_readonly("origin", &studies::Scenario::origin);
   m.attr("source_dir") = CODESIM_SOURCE_DIR;
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("sets"));
-  m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"));
+  m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"), py::arg("progress"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));
   m.def("sweep", &sweep, py::arg("document"), py::arg("base_dir"), py::arg("log"), py::arg("jobs"));
 }

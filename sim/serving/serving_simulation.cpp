@@ -172,7 +172,7 @@ class Simulation {
       if (e.t > limit) break;
       events_.pop();
       now_ = e.t;
-      if (progress_ && ++handled_ % 65536 == 0) progress_(now_);
+      if (progress_ && ++handled_ % 4096 == 0) progress_(now_);
       switch (e.kind) {
         case -1: arrive(e.who); break;
         case 0: ready(e.who); break;

@@ -128,3 +128,23 @@ def test_ctrl_c_stops_a_sweep_keeps_its_points_and_leaves_python_usable(tmp_path
     done = codesim.sweep(base, grid=grid, jobs=1, log=log)
     assert sorted(done["point"]) == list(range(36))
     assert sorted(json.loads(line)["point"] for line in log.read_text().splitlines()) == list(range(36))
+
+
+def test_progress_reaches_the_callback_and_its_exception_stops_the_run():
+    production = ROOT / "scenarios" / "serving" / "deepseek-v3-production.json"
+    sets = {"/workload/duration_s": 30, "/workload/warmup_s": 5}
+    heard = []
+    codesim.load(production, sets=sets).run(progress=lambda what, share: heard.append((what, share)))
+    assert heard and all(what == "serving" and 0 <= share <= 1 for what, share in heard)
+
+    class Enough(Exception):
+        pass
+
+    def stop(what, share):
+        raise Enough()
+
+    with pytest.raises(Enough):
+        codesim.load(production, sets=sets).run(progress=stop)
+    assert len(codesim.load(TPOT).run(progress=False).rows) > 0
+    with pytest.raises(TypeError, match="progress"):
+        codesim.load(TPOT).run(progress=3)
