@@ -153,16 +153,16 @@ bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, st
   char buffer[256];
   ssize_t n;
   bool stopped = false;
+  // A signal may land on another thread of the process and leave read() running: asked at each
+  // point done too.
   while ((n = ::read(progress[0], buffer, sizeof buffer)) != 0) {
-    if (n < 0) {
-      if (errno != EINTR) break;
-      if (interrupted && interrupted()) {
-        stopped = true;
-        for (pid_t pid : pids) ::kill(pid, SIGKILL);  // a point cut short is not in the log; the rest are
-        break;
-      }
-      continue;
+    if (n < 0 && errno != EINTR) break;
+    if (interrupted && interrupted()) {
+      stopped = true;
+      for (pid_t pid : pids) ::kill(pid, SIGKILL);  // a point cut short is not in the log; the rest are
+      break;
     }
+    if (n < 0) continue;
     finished += static_cast<std::size_t>(n);
     bar->update(double(finished));
   }

@@ -29,8 +29,8 @@ std::string sweep_log_path(const std::string& out);
 
 // Runs the points of share shard_i of shard_n not yet in the log, with a progress bar named
 // `what` on a terminal. False when a worker failed (rerunning resumes).
-// `interrupted`, asked when a signal interrupts the wait: true stops the workers (killed, their
-// finished points kept in the log) and returns false.
+// `interrupted`, asked at each point done and when a signal interrupts the wait: true stops the
+// workers (killed, their finished points kept in the log) and returns false.
 bool run_sweep(const studies::Sweep& sweep, const std::string& out, int jobs, std::size_t shard_i, std::size_t shard_n,
                const std::string& what, const std::function<bool()>& interrupted = {});
 
