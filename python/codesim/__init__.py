@@ -15,7 +15,7 @@ import pathlib
 
 from . import _codesim
 
-__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "models", "gpus", "nodes"]
+__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "schedule", "fp8", "models", "gpus", "nodes"]
 
 InputError = _codesim.InputError
 InputError.__str__ = lambda self: self.args[0]
@@ -190,6 +190,47 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
         record["error"] = row.get("error")
         records.append(record)
     return pandas.DataFrame.from_records(records)
+
+
+def schedule(kind, pp, micro_batches, virtual_stages=2):
+    """A pipeline schedule's op order per rank (`codesim schedule`): {"kind", "ranks": [[token,
+    ...] per rank], "parameter_copies"}; every schedule returned has passed the soundness check."""
+    for name, value in (("pp", pp), ("micro_batches", micro_batches), ("virtual_stages", virtual_stages)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name}: {value!r} is not allowed; a whole number")
+    if not isinstance(kind, str):
+        raise TypeError(f"kind: {kind!r} is not allowed; a schedule name")
+    return _codesim.schedule(kind, pp, micro_batches, virtual_stages)
+
+
+class fp8:
+    """FP8 numerics on NumPy arrays, the CLI's `codesim fp8` on the same code."""
+
+    @staticmethod
+    def cast(values, to, saturate=True):
+        """Round-to-nearest-even conversion: (codes as uint32, decoded values as float64), each of
+        values' shape. `to`: e4m3, e5m2, e5m6, bf16, fp22, fp32 or ue8m0."""
+        import numpy
+
+        return _codesim.fp8_cast(numpy.asarray(values, dtype=numpy.float64), to, bool(saturate))
+
+    @staticmethod
+    def quantize(x, format="e4m3", tile=(1, 128), power_of_two_scales=False):
+        """Fine-grained quantisation of a 2-D array: (values on the format's grid, one scale per
+        tile); x = values x scale tile by tile. Tiles: (1, 128) activations, (128, 128) weights."""
+        import numpy
+
+        return _codesim.fp8_quantize(numpy.asarray(x, dtype=numpy.float64), format, tuple(tile), bool(power_of_two_scales))
+
+    @staticmethod
+    def gemm(a, b, format="e4m3", accumulator_bits=22, product_fraction_bits=13, group=32, promote_every=128,
+             power_of_two_scales=False):
+        """A x B^T with A quantised in 1x128 tiles and B in 128x128 blocks, accumulated as Hopper's
+        tensor cores do (FP22 by default), promoted to FP32 every `promote_every` K (0: never)."""
+        import numpy
+
+        return _codesim.fp8_gemm(numpy.asarray(a, dtype=numpy.float64), numpy.asarray(b, dtype=numpy.float64), format,
+                                 accumulator_bits, product_fraction_bits, group, promote_every, bool(power_of_two_scales))
 
 
 def _catalogue(folder):

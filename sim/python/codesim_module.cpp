@@ -1,6 +1,8 @@
 // codesim._codesim: the C++ library's scenario loader, runner and paper tables for Python
 // (python/codesim/__init__.py shapes what they return into DataFrames). Reports cross as the
 // JSON the CLI's --format json prints, so the package's tables are the CLI's, number for number.
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -11,12 +13,16 @@
 #include "cli/sweep_runner.hpp"
 #include "core/engine.hpp"
 #include "core/progress_bar.hpp"
+#include "hw/fp8/gemm.hpp"
+#include "hw/fp8/quantize.hpp"
 #include "core/input_error.hpp"
 #include "studies/output_file.hpp"
 #include "studies/overrides.hpp"
 #include "studies/paper_tables.hpp"
 #include "studies/scenario.hpp"
 #include "studies/sweep.hpp"
+#include "workload/schedule_check.hpp"
+#include "workload/schedule_generators.hpp"
 
 namespace py = pybind11;
 
@@ -110,6 +116,72 @@ std::string sweep(const std::string& document, const std::string& base_dir, cons
   return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
 }
 
+// A pipeline schedule's op order per rank, in `codesim schedule`'s tokens; checked sound.
+py::dict schedule(const std::string& kind, long long pp, long long micro_batches, long long virtual_stages) {
+  const auto s = workload::schedule_for({kind, pp, micro_batches, virtual_stages}, "");
+  if (const auto problems = workload::check_schedule(s); !problems.empty()) throw std::logic_error("generated schedule is unsound: " + problems.front());
+  std::vector<std::vector<std::string>> ranks;
+  for (const auto& steps : s.steps) {
+    ranks.emplace_back();
+    for (const auto& step : steps) ranks.back().push_back(workload::token(step, s.show_lane));
+  }
+  py::dict out;
+  out["kind"] = s.kind;
+  out["ranks"] = ranks;
+  out["parameter_copies"] = s.stages_per_rank;
+  return out;
+}
+
+// Round-to-nearest-even codes of `values` in `format`, and what they decode to: the CLI's
+// `codesim fp8 cast`, element by element.
+py::tuple fp8_cast(const py::array_t<double, py::array::c_style | py::array::forcecast>& values, const std::string& format, bool saturate) {
+  const auto& f = hw::fp8::format_by_name(format, "to");
+  py::array_t<std::uint32_t> codes(values.request().shape);
+  py::array_t<double> decoded(values.request().shape);
+  const double* in = values.data();
+  auto* c = codes.mutable_data();
+  auto* d = decoded.mutable_data();
+  const auto overflow = saturate ? hw::fp8::Overflow::kSaturate : hw::fp8::Overflow::kNonSaturate;
+  for (py::ssize_t i = 0; i < values.size(); ++i) {
+    c[i] = hw::fp8::encode(f, in[i], overflow);
+    d[i] = hw::fp8::decode(f, c[i]);
+  }
+  return py::make_tuple(codes, decoded);
+}
+
+hw::fp8::Tiling tiling(const std::pair<int, int>& tile) {
+  if (tile.first < 1 || tile.second < 1)
+    throw core::InputError("tile", "(" + std::to_string(tile.first) + ", " + std::to_string(tile.second) + ") is not allowed; rows and columns at least 1");
+  return {tile.first, tile.second};
+}
+
+// Fine-grained quantisation: the values on the format's grid and one scale per tile.
+py::tuple fp8_quantize(const hw::fp8::Matrix& x, const std::string& format, const std::pair<int, int>& tile, bool power_of_two_scales) {
+  hw::fp8::QuantizeOptions options;
+  options.power_of_two_scales = power_of_two_scales;
+  const auto q = hw::fp8::quantize(x, tiling(tile), hw::fp8::format_by_name(format, "format"), options);
+  return py::make_tuple(q.values, q.scales);
+}
+
+// C = A B^T with A in 1x128 tiles and B in 128x128 blocks, accumulated as Hopper's tensor cores
+// do (hw/fp8/gemm.hpp), promoted to FP32 every `promote_every` (0: never).
+hw::fp8::Matrix fp8_gemm(const hw::fp8::Matrix& a, const hw::fp8::Matrix& b, const std::string& format, int accumulator_bits,
+                         int product_fraction_bits, int group, int promote_every, bool power_of_two_scales) {
+  if (a.cols() != b.cols())
+    throw core::InputError("b", "has " + std::to_string(b.cols()) + " columns; A x B^T needs A's " + std::to_string(a.cols()));
+  hw::fp8::AccumulatorModel model{accumulator_bits, product_fraction_bits, group, promote_every};
+  hw::fp8::check_model(model, a.cols());
+  hw::fp8::QuantizeOptions options;
+  options.power_of_two_scales = power_of_two_scales;
+  const auto& f = hw::fp8::format_by_name(format, "format");
+  hw::fp8::Matrix c;
+  {
+    py::gil_scoped_release release;
+    c = hw::fp8::gemm_limited(hw::fp8::quantize(a, hw::fp8::kActivationTiles, f, options), hw::fp8::quantize(b, hw::fp8::kWeightBlocks, f, options), model);
+  }
+  return c;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_codesim, m) {
@@ -132,5 +204,10 @@ PYBIND11_MODULE(_codesim, m) {
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("sets"));
   m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"), py::arg("progress"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));
+  m.def("schedule", &schedule, py::arg("kind"), py::arg("pp"), py::arg("micro_batches"), py::arg("virtual_stages"));
+  m.def("fp8_cast", &fp8_cast, py::arg("values"), py::arg("format"), py::arg("saturate"));
+  m.def("fp8_quantize", &fp8_quantize, py::arg("x"), py::arg("format"), py::arg("tile"), py::arg("power_of_two_scales"));
+  m.def("fp8_gemm", &fp8_gemm, py::arg("a"), py::arg("b"), py::arg("format"), py::arg("accumulator_bits"), py::arg("product_fraction_bits"),
+        py::arg("group"), py::arg("promote_every"), py::arg("power_of_two_scales"));
   m.def("sweep", &sweep, py::arg("document"), py::arg("base_dir"), py::arg("log"), py::arg("jobs"));
 }

@@ -148,3 +148,49 @@ def test_progress_reaches_the_callback_and_its_exception_stops_the_run():
     assert len(codesim.load(TPOT).run(progress=False).rows) > 0
     with pytest.raises(TypeError, match="progress"):
         codesim.load(TPOT).run(progress=3)
+
+
+def test_fp8_casts_equal_the_cli_bit_for_bit():
+    import numpy
+
+    values = [0.0, -0.0, 1.0, 0.1, -3.14159, 448.0, 500.0, 1e-9, 2.0**-9, 65504.0, 1e6]
+    for to in ("e4m3", "e5m2", "bf16", "ue8m0"):
+        codes, decoded = codesim.fp8.cast(numpy.array(values), to, saturate=False)
+        out = subprocess.run([CLI, "fp8", "cast", "--to", to, *map(repr, values)], check=True, capture_output=True, text=True).stdout
+        cli_codes = [int(line.split()[1], 16) for line in out.splitlines()]
+        assert codes.tolist() == cli_codes, to
+        assert decoded.shape == (len(values),)
+    with pytest.raises(codesim.InputError) as error:
+        codesim.fp8.cast([1.0], "e3m4")
+    assert error.value.path == "to"
+
+
+def test_fp8_quantize_and_gemm_on_numpy():
+    import numpy
+
+    rng = numpy.random.default_rng(1)
+    a, b = rng.standard_normal((4, 4096)), rng.standard_normal((8, 4096))
+    values, scales = codesim.fp8.quantize(a, "e4m3", (1, 128))
+    assert values.shape == a.shape and scales.shape == (4, 32)
+    assert numpy.allclose(values * numpy.repeat(scales, 128, axis=1), a, rtol=0.07, atol=1e-3)
+    # Against the exact product of the quantised operands, the accumulation's own error: FP32
+    # promotion every 128 elements of K keeps it far below the tensor cores' FP22 alone.
+    b_values, b_scales = codesim.fp8.quantize(b, "e4m3", (128, 128))
+    b_dequantized = b_values * numpy.repeat(numpy.repeat(b_scales, 128, axis=0)[: b.shape[0]], 128, axis=1)
+    reference = (values * numpy.repeat(scales, 128, axis=1)) @ b_dequantized.T
+    rms = numpy.sqrt(numpy.mean(reference**2))
+    promoted = numpy.abs(codesim.fp8.gemm(a, b) - reference).max() / rms
+    fast = numpy.abs(codesim.fp8.gemm(a, b, promote_every=0) - reference).max() / rms
+    assert promoted < 1e-3 < fast
+    with pytest.raises(codesim.InputError):
+        codesim.fp8.gemm(a, b[:, :100])
+
+
+def test_schedules_equal_the_cli():
+    ours = codesim.schedule("dualpipe", 4, 10)
+    theirs = cli_json("schedule", "--kind", "dualpipe", "--pp", 4, "--microbatches", 10)
+    assert ours["ranks"] == theirs["ranks"]
+    with pytest.raises(codesim.InputError):
+        codesim.schedule("2f2b", 4, 8)
+    with pytest.raises(TypeError):
+        codesim.schedule("1f1b", 4.5, 8)
