@@ -15,7 +15,7 @@ import pathlib
 
 from . import _codesim
 
-__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "schedule", "fp8", "models", "gpus", "nodes"]
+__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "plan", "calibrate", "schedule", "fp8", "models", "gpus", "nodes"]
 
 InputError = _codesim.InputError
 InputError.__str__ = lambda self: self.args[0]
@@ -159,7 +159,6 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
     a DataFrame, a row per point: point, its inputs, every report row's value by id, error.
     With `log` (a .jsonl or .csv path) every finished point is kept there as it ends, and a
     sweep run again with the same log runs only the points it lacks (Ctrl-C loses none)."""
-    import pandas
     import tempfile
 
     if (grid is None) == (points is None):
@@ -168,10 +167,7 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
         raise TypeError("grid: a dict of JSON pointer to a list of values")
     if points is not None and not (isinstance(points, (list, tuple)) and all(isinstance(p, dict) for p in points)):
         raise TypeError("points: a list of dicts of JSON pointer to value")
-    if jobs is None:
-        jobs = os.cpu_count() or 1
-    if not isinstance(jobs, int) or isinstance(jobs, bool):
-        raise TypeError(f"jobs: {jobs!r} is not allowed; a whole number of worker processes")
+    jobs = _jobs(jobs)
     if isinstance(base, (str, os.PathLike)):
         base = os.path.abspath(os.fspath(base))
     elif not isinstance(base, dict):
@@ -184,12 +180,63 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
     with tempfile.TemporaryDirectory() as scratch:
         path = os.fspath(log) if log is not None else os.path.join(scratch, "sweep.jsonl")
         rows = json.loads(_codesim.sweep(json.dumps(document), os.getcwd(), path, jobs))
+    return _sweep_frame(rows)
+
+
+def _sweep_frame(rows):
+    import pandas
+
     records = []
     for row in rows:
         record = {"point": row["point"], **row.get("inputs", {}), **row.get("metrics", {})}
         record["error"] = row.get("error")
         records.append(record)
     return pandas.DataFrame.from_records(records)
+
+
+def _jobs(jobs):
+    if jobs is None:
+        return os.cpu_count() or 1
+    if not isinstance(jobs, int) or isinstance(jobs, bool):
+        raise TypeError(f"jobs: {jobs!r} is not allowed; a whole number of worker processes")
+    return jobs
+
+
+def plan(scenario, sets=None, jobs=None, log=None):
+    """Every layout of a training-step scenario file (`codesim plan`): a DataFrame a row per
+    layout, its inputs and metrics, those that fit in memory first, fastest first; `fits` says
+    which fit. Resumable through `log` as sweep() is."""
+    import tempfile
+
+    if not isinstance(scenario, (str, os.PathLike)):
+        raise TypeError(f"scenario: {type(scenario).__name__} is not allowed; a training-step scenario path")
+    if sets is not None and not isinstance(sets, dict):
+        raise TypeError(f"sets: {type(sets).__name__} is not allowed; a dict of JSON pointer to value")
+    assignments = [_assignment(k, v) for k, v in (sets or {}).items()]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.fspath(log) if log is not None else os.path.join(scratch, "plan.jsonl")
+        rows = json.loads(_codesim.plan(os.fspath(scenario), assignments, path, _jobs(jobs)))
+    frame = _sweep_frame(rows)
+    if "memory_free" in frame.columns:
+        frame["fits"] = frame["memory_free"] >= 0
+        frame = frame.sort_values(["fits", "tokens_per_s", "memory_total"], ascending=[False, False, True], kind="stable")
+    return frame.reset_index(drop=True)
+
+
+def calibrate(trace, device=None, micro_batch_tokens=0.0, communication_sms=-1, out=None):
+    """A PyTorch profiler trace read as `codesim calibrate` reads it: (a DataFrame a row per op:
+    instances, kernels, busy_ms, span_ms, and kernel time by class; the calibration document a
+    training-step scenario takes as "calibration", written to `out` when given)."""
+    import pandas
+
+    if device is not None and (not isinstance(device, int) or isinstance(device, bool)):
+        raise TypeError(f"device: {device!r} is not allowed; a device number")
+    document = json.loads(_codesim.calibrate(os.fspath(trace), device, float(micro_batch_tokens), int(communication_sms)))
+    rows = [{"op": op["op"], "instances": op["instances"], "kernels": op["kernels"], "busy_ms": op["busy_ms"], "span_ms": op["span_ms"],
+             **{f"{name} ms": ms for name, ms in op["class_ms"].items()}} for op in document["ops"]]
+    if out is not None:
+        pathlib.Path(out).write_text(json.dumps(document["calibration"], indent=2) + "\n")
+    return pandas.DataFrame.from_records(rows), document["calibration"]
 
 
 def schedule(kind, pp, micro_batches, virtual_stages=2):

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/sweep_runner.hpp"
@@ -20,7 +21,10 @@
 #include "studies/overrides.hpp"
 #include "studies/paper_tables.hpp"
 #include "studies/scenario.hpp"
+#include "studies/layout_plan.hpp"
 #include "studies/sweep.hpp"
+#include "workload/kernel_class.hpp"
+#include "workload/profile_trace.hpp"
 #include "workload/schedule_check.hpp"
 #include "workload/schedule_generators.hpp"
 
@@ -116,6 +120,43 @@ std::string sweep(const std::string& document, const std::string& base_dir, cons
   return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
 }
 
+// Every layout of a training-step scenario run as `codesim plan` runs them: the sweep's rows.
+std::string plan(const std::string& path, const std::vector<std::string>& sets, const std::string& log, int jobs) {
+  if (jobs < 1 || jobs > 256) throw core::InputError("jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
+  const studies::Sweep s = studies::plan_sweep(path, sets);
+  bool ok = false;
+  {
+    py::gil_scoped_release release;
+    ok = cli::run_sweep(s, log, jobs, 0, 1, "plan", [] {
+      py::gil_scoped_acquire acquire;
+      return PyErr_CheckSignals() != 0;
+    });
+  }
+  if (PyErr_Occurred()) throw py::error_already_set();
+  if (!ok) throw std::runtime_error("a plan worker failed; run again with the same log to resume");
+  return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
+}
+
+// A PyTorch profiler trace read as `codesim calibrate` reads it: per op and instance, and the
+// calibration document a training-step scenario takes.
+std::string calibrate(const std::string& trace_path, std::optional<int> device, double micro_batch_tokens, int communication_sms) {
+  auto profile = workload::read_profile_trace(trace_path, device);
+  profile.workload.micro_batch_tokens = micro_batch_tokens;
+  profile.workload.communication_sms = communication_sms;
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& [name, op] : profile.ops) {
+    nlohmann::json classes = nlohmann::json::object(), streams = nlohmann::json::object();
+    for (const auto& [c, ms] : op.class_ms) classes[workload::kernel_class_name(c)] = ms;
+    for (const auto& [stream, ms] : op.stream_ms) streams[std::to_string(stream)] = ms;
+    ops.push_back({{"op", name}, {"instances", op.instances}, {"kernels", op.kernels}, {"busy_ms", op.busy_ms}, {"span_ms", op.span_ms},
+                   {"stream_ms", streams}, {"class_ms", classes}});
+  }
+  return nlohmann::json{{"device", profile.device}, {"device_id", profile.device_id}, {"sms", profile.sms}, {"kernels", profile.kernels},
+                        {"unattributed", profile.unattributed}, {"span_ms", profile.span_ms}, {"ops", ops},
+                        {"calibration", workload::calibration_json(profile)}}
+      .dump();
+}
+
 // A pipeline schedule's op order per rank, in `codesim schedule`'s tokens; checked sound.
 py::dict schedule(const std::string& kind, long long pp, long long micro_batches, long long virtual_stages) {
   const auto s = workload::schedule_for({kind, pp, micro_batches, virtual_stages}, "");
@@ -204,6 +245,8 @@ PYBIND11_MODULE(_codesim, m) {
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("sets"));
   m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"), py::arg("progress"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));
+  m.def("plan", &plan, py::arg("path"), py::arg("sets"), py::arg("log"), py::arg("jobs"));
+  m.def("calibrate", &calibrate, py::arg("trace_path"), py::arg("device"), py::arg("micro_batch_tokens"), py::arg("communication_sms"));
   m.def("schedule", &schedule, py::arg("kind"), py::arg("pp"), py::arg("micro_batches"), py::arg("virtual_stages"));
   m.def("fp8_cast", &fp8_cast, py::arg("values"), py::arg("format"), py::arg("saturate"));
   m.def("fp8_quantize", &fp8_quantize, py::arg("x"), py::arg("format"), py::arg("tile"), py::arg("power_of_two_scales"));

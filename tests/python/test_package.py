@@ -194,3 +194,35 @@ def test_schedules_equal_the_cli():
         codesim.schedule("2f2b", 4, 8)
     with pytest.raises(TypeError):
         codesim.schedule("1f1b", 4.5, 8)
+
+
+PROFILE = ROOT.parent / "shared" / "profile-data" / "train.json"
+
+
+@pytest.mark.skipif(not PROFILE.exists(), reason="DeepSeek's profile is not beside this checkout")
+def test_calibrate_reads_a_profile_as_the_cli_does(tmp_path):
+    ops, calibration = codesim.calibrate(PROFILE, out=tmp_path / "calibration.json")
+    attn = ops.set_index("op").loc["attn(F)"]
+    assert attn["instances"] == 4 and round(attn["busy_ms"], 3) == 4.363
+    assert json.loads((tmp_path / "calibration.json").read_text()) == calibration
+
+
+def test_calibrate_and_plan_refuse_bad_input():
+    with pytest.raises(codesim.InputError) as error:
+        codesim.calibrate(ROOT / "tests" / "data" / "traces" / "truncated.json")
+    assert "truncated.json" in error.value.path
+    with pytest.raises(codesim.InputError) as error:
+        codesim.plan(TPOT)
+    assert "/kind" in str(error.value)
+
+
+def test_plan_ranks_layouts_as_the_cli_does(tmp_path):
+    mixtral = ROOT / "scenarios" / "training" / "mixtral-8x7b-h100.json"
+    layouts = codesim.plan(mixtral, sets={"/fabric/nodes": 2}, jobs=2, log=tmp_path / "plan.jsonl")
+    assert layouts["fits"].iloc[0] and layouts["fits"].any()
+    fit = layouts[layouts["fits"]]
+    assert fit["tokens_per_s"].is_monotonic_decreasing
+    out = subprocess.run([CLI, "plan", mixtral, "--set", "/fabric/nodes=2", "--top", "1", "-j", "2"], check=True, capture_output=True,
+                         text=True).stdout
+    best = [line for line in out.splitlines() if line.startswith("| 1 |")][0].split("|")
+    assert float(best[-5]) == pytest.approx(fit["tokens_per_s"].iloc[0], rel=1e-5)  # ..., tokens/s, TFLOPS, MFU, memory, ""
