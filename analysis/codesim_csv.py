@@ -1,10 +1,13 @@
 """Shared by the plot scripts: the OUTDIR/--codesim command line, and running a scenario into
-CSV rows (kept beside the plot)."""
+rows (kept beside the plot as CSV). Scenarios run in-process through the Python package where it
+is built (build/python); otherwise through the CLI."""
 import argparse
 import csv
 import io
+import json
 import pathlib
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -18,9 +21,29 @@ def outdir_arguments(doc):
     return args
 
 
-def run_rows(codesim, scenario, csv_path, *extra):
-    """Runs `codesim run SCENARIO --format csv`, writes the CSV to csv_path, returns its rows."""
-    out = subprocess.run([codesim, "run", str(scenario), "--format", "csv", *extra], check=True, capture_output=True,
+def package():
+    """The codesim package, from the environment or the build tree; None where it is not built."""
+    try:
+        import codesim
+    except ImportError:
+        sys.path.insert(0, str(ROOT / "build" / "python"))
+        try:
+            import codesim
+        except ImportError:
+            return None
+    return codesim
+
+
+def run_rows(codesim_cli, scenario, csv_path, sets=None):
+    """Runs a scenario with `sets` ({JSON pointer: value}), writes its rows to csv_path as
+    `codesim run --format csv` does, and returns them (every field a string, as csv reads them)."""
+    codesim = package()
+    if codesim is not None:
+        rows = codesim.load(scenario, sets=sets or {}).run(progress=False).rows
+        rows.to_csv(csv_path, index=False)
+        return [{k: "" if v is None or v != v else str(v) for k, v in row.items()} for row in rows.to_dict("records")]
+    overrides = [a for pointer, value in (sets or {}).items() for a in ("--set", f"{pointer}={json.dumps(value)}")]
+    out = subprocess.run([codesim_cli, "run", str(scenario), "--format", "csv", *overrides], check=True, capture_output=True,
                          text=True).stdout
     pathlib.Path(csv_path).write_text(out)
     return list(csv.DictReader(io.StringIO(out)))

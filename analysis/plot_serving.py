@@ -5,20 +5,17 @@ serving comparisons show), for DeepSeek-V3 as DeepSeek deploys it and for the V3
 
 usage: analysis/plot_serving.py OUTDIR [--codesim build/codesim]
 
-Runs `codesim serve-plan` on the serving scenarios and writes serving-curve.png and one CSV per
-scenario into OUTDIR.
+Runs the serving scenarios with their plan (`codesim serve-plan`), through the Python package
+where it is built, and writes serving-curve.png and one CSV per scenario into OUTDIR.
 """
-import csv
-import io
 import re
-import subprocess
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from codesim_csv import ROOT, outdir_arguments  # noqa: E402
+from codesim_csv import ROOT, outdir_arguments, run_rows  # noqa: E402
 
 SCENARIOS = [
     ("deepseek-v3-production", "DeepSeek-V3, EP144 decode units (H800)"),
@@ -31,11 +28,11 @@ def main():
     args = outdir_arguments(__doc__)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, title in SCENARIOS:
-        out = subprocess.run([args.codesim, "serve-plan", str(ROOT / "scenarios" / "serving" / f"{name}.json"), "--format", "csv"],
-                             check=True, capture_output=True, text=True).stdout
-        (args.outdir / f"serving-{name}.csv").write_text(out)
+        # `codesim serve-plan`, as the scenario's "plan" section.
+        rows = run_rows(args.codesim, ROOT / "scenarios" / "serving" / f"{name}.json", args.outdir / f"serving-{name}.csv",
+                        sets={"/plan": {}})
         points = {}
-        for row in csv.DictReader(io.StringIO(out)):
+        for row in rows:
             m = POINT.fullmatch(row["id"])
             if m:
                 points.setdefault(int(m[1]), {})[m[2]] = float(row["ours"])
