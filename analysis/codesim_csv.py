@@ -34,16 +34,23 @@ def package():
     return codesim
 
 
-def run_rows(codesim_cli, scenario, csv_path, sets=None):
-    """Runs a scenario with `sets` ({JSON pointer: value}), writes its rows to csv_path as
-    `codesim run --format csv` does, and returns them (every field a string, as csv reads them)."""
+def scenario_rows(codesim_cli, scenario, sets=None, csv_path=None):
+    """Runs a scenario with `sets` ({JSON pointer: value}) and returns its rows as
+    `codesim run --format csv` gives them (every field a string); written to csv_path if given."""
     codesim = package()
     if codesim is not None:
         rows = codesim.load(scenario, sets=sets or {}).run(progress=False).rows
-        rows.to_csv(csv_path, index=False)
+        if csv_path is not None:
+            rows.to_csv(csv_path, index=False)
         return [{k: "" if v is None or v != v else str(v) for k, v in row.items()} for row in rows.to_dict("records")]
     overrides = [a for pointer, value in (sets or {}).items() for a in ("--set", f"{pointer}={json.dumps(value)}")]
     out = subprocess.run([codesim_cli, "run", str(scenario), "--format", "csv", *overrides], check=True, capture_output=True,
                          text=True).stdout
-    pathlib.Path(csv_path).write_text(out)
+    if csv_path is not None:
+        pathlib.Path(csv_path).write_text(out)
     return list(csv.DictReader(io.StringIO(out)))
+
+
+def run_rows(codesim_cli, scenario, csv_path, sets=None):
+    """scenario_rows, kept beside the plot as csv_path."""
+    return scenario_rows(codesim_cli, scenario, sets, csv_path)

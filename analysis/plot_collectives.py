@@ -7,26 +7,20 @@ Runs the shipped scenarios over a sweep of sizes (with --set, no edited copies) 
 alltoall.png, routing.png and their CSVs into OUTDIR.
 """
 import csv
-import io
-import json
-import subprocess
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from codesim_csv import ROOT, outdir_arguments  # noqa: E402
+from codesim_csv import ROOT, outdir_arguments, scenario_rows  # noqa: E402
 
 SIZES = [2 ** e for e in range(12, 30, 2)]  # 4 KiB .. 256 MiB
 
 
-def run(codesim, scenario, sizes, *sets):
-    overrides = [a for s in ("/collective/sizes_bytes=" + json.dumps(sizes), *sets) for a in ("--set", s)]
-    out = subprocess.run([codesim, "run", str(scenario), "--format", "csv", *overrides],
-                         check=True, capture_output=True, text=True)
+def run(codesim, scenario, sizes, sets=None):
     rows = {}
-    for row in csv.DictReader(io.StringIO(out.stdout)):
+    for row in scenario_rows(codesim, scenario, {"/collective/sizes_bytes": sizes, **(sets or {})}):
         size, metric = row["id"].split("/")
         rows.setdefault(float(size), {})[metric] = float(row["ours"])
     return [rows[s] for s in sorted(rows)]
@@ -43,7 +37,7 @@ def main():
         w.writerow(["fabric", "gpus", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps"])
         for colour, gpus in enumerate((32, 64, 128)):  # ISCA'25 Figures 5-6: 32, 64 and 128 GPUs
             for name, style in (("mpft", "o-"), ("mrft", "s--")):
-                rows = run(args.codesim, paper / f"alltoall-{name}-128.json", SIZES, f"/fabric/nodes={gpus // 8}")
+                rows = run(args.codesim, paper / f"alltoall-{name}-128.json", SIZES, {"/fabric/nodes": gpus // 8})
                 for s, r in zip(SIZES, rows):
                     w.writerow([name.upper(), gpus, s, r["time"], r["algbw"], r["busbw"]])
                 label = f"{name.upper()} {gpus} GPUs"

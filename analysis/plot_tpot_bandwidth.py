@@ -1,16 +1,14 @@
 #!/usr/bin/python3
 """TPOT against the EP link bandwidth: the closed-form bound and the SimGrid flow simulation.
 
-Runs `codesim run` on a decode-bound scenario once per bandwidth (with --set, no edited copy),
-reads the CSV reports and plots both curves.
+Runs a decode-bound scenario once per bandwidth (the link's field set, no edited copy; through
+the Python package where it is built, else `codesim run`) and plots both curves.
 
 usage: analysis/plot_tpot_bandwidth.py OUTDIR [--codesim build/codesim] [--scenario scenarios/paper/tpot-ib.json]
 """
 import argparse
 import csv
-import io
 import pathlib
-import subprocess
 import sys
 
 import matplotlib
@@ -18,13 +16,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from codesim_csv import scenario_rows  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def run(codesim, scenario, pointer, bandwidth):
-    out = subprocess.run([codesim, "run", scenario, "--format", "csv", "--set", f"{pointer}={bandwidth}"],
-                         check=True, capture_output=True, text=True).stdout
-    return {row["id"]: float(row["ours"]) for row in csv.DictReader(io.StringIO(out))}
+    return {row["id"]: float(row["ours"]) for row in scenario_rows(codesim, scenario, {pointer: bandwidth})}
 
 
 def main():
