@@ -20,6 +20,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from codesim_csv import package  # noqa: E402
+
 COLOURS = {
     ("F", "0"): "#f6c26b", ("F", "1"): "#f4a460", ("F", ""): "#f6c26b",
     ("B", "0"): "#8fd18f", ("B", "1"): "#5fb55f", ("B", ""): "#8fd18f",
@@ -39,7 +41,11 @@ def main():
     if "kind" in document:  # a scenario: simulate it for its trace
         with tempfile.TemporaryDirectory() as tmp:
             trace = pathlib.Path(tmp) / "trace.json"
-            subprocess.run([args.codesim, "run", args.trace, "--trace", str(trace)], check=True, stdout=subprocess.DEVNULL)
+            codesim = package()
+            if codesim is not None:
+                codesim.load(args.trace).run(trace=trace, progress=False)
+            else:
+                subprocess.run([args.codesim, "run", args.trace, "--trace", str(trace)], check=True, stdout=subprocess.DEVNULL)
             document = json.load(open(trace))
     events = [e for e in document["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "compute"]
     if not events:

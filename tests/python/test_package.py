@@ -226,3 +226,13 @@ def test_plan_ranks_layouts_as_the_cli_does(tmp_path):
                          text=True).stdout
     best = [line for line in out.splitlines() if line.startswith("| 1 |")][0].split("|")
     assert float(best[-5]) == pytest.approx(fit["tokens_per_s"].iloc[0], rel=1e-5)  # ..., tokens/s, TFLOPS, MFU, memory, ""
+
+
+def test_every_paper_table_equals_the_cli():
+    ours = codesim.tables()
+    theirs = cli_json("tables")["tables"]
+    assert list(ours) == [t["id"] for t in theirs]
+    for table in theirs:
+        frame = ours[table["id"]]
+        assert frame["id"].tolist() == [row["id"] for row in table["rows"]], table["id"]
+        assert frame["ours"].tolist() == [row["ours"] for row in table["rows"]], table["id"]
