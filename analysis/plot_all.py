@@ -7,10 +7,11 @@ schedule x network, and step time against the SMs given to communication.
 
 usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
 """
+import json
 import subprocess
 import sys
 
-from codesim_csv import ROOT, outdir_arguments
+from codesim_csv import ROOT, outdir_arguments, package
 
 
 def main():
@@ -34,10 +35,20 @@ def main():
         ("train-communication-sms", ["--x", "/compute/communication_sms", "--series", "/fabric/nic_bandwidth_Bps",
                                      "--panel", "-", "--style", "-"]),
     ]
+    codesim = package()
     for name, plot_args in sweeps:
         sweep_csv = out / f"{name}.csv"
+        sweep_file = ROOT / "sweeps" / f"{name}.json"
         print(f"+ codesim sweep sweeps/{name}.json", flush=True)
-        subprocess.run([args.codesim, "sweep", str(ROOT / f"sweeps/{name}.json"), "--out", str(sweep_csv)], check=True)
+        if codesim is not None:  # in-process workers, the same rows as `codesim sweep --out FILE.csv`
+            document = json.loads(sweep_file.read_text())
+            base = document["base"]
+            if isinstance(base, str):
+                base = sweep_file.parent / base
+            frame = codesim.sweep(base, grid=document.get("grid"), points=document.get("points"))
+            frame.to_csv(sweep_csv, index=False)
+        else:
+            subprocess.run([args.codesim, "sweep", str(sweep_file), "--out", str(sweep_csv)], check=True)
         subprocess.run([sys.executable, str(here / "plot_sweep.py"), str(sweep_csv), str(out / f"{name}.png"), *plot_args],
                        check=True)
 
