@@ -250,6 +250,22 @@ def schedule(kind, pp, micro_batches, virtual_stages=2):
     return _codesim.schedule(kind, pp, micro_batches, virtual_stages)
 
 
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _matrix(x, name):
+    import numpy
+
+    try:
+        m = numpy.asarray(x, dtype=numpy.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: not allowed; a 2-D array of numbers") from None
+    if m.ndim != 2:
+        raise TypeError(f"{name}: an array of {m.ndim} dimensions is not allowed; a 2-D array")
+    return m
+
+
 class fp8:
     """FP8 numerics on NumPy arrays, the CLI's `codesim fp8` on the same code."""
 
@@ -267,17 +283,21 @@ class fp8:
         tile); x = values x scale tile by tile. Tiles: (1, 128) activations, (128, 128) weights."""
         import numpy
 
-        return _codesim.fp8_quantize(numpy.asarray(x, dtype=numpy.float64), format, tuple(tile), bool(power_of_two_scales))
+        if not (isinstance(tile, (tuple, list)) and len(tile) == 2 and all(_is_int(t) for t in tile)):
+            raise TypeError(f"tile: {tile!r} is not allowed; (rows, columns), two whole numbers")
+        return _codesim.fp8_quantize(_matrix(x, "x"), format, tuple(tile), bool(power_of_two_scales))
 
     @staticmethod
     def gemm(a, b, format="e4m3", accumulator_bits=22, product_fraction_bits=13, group=32, promote_every=128,
              power_of_two_scales=False):
         """A x B^T with A quantised in 1x128 tiles and B in 128x128 blocks, accumulated as Hopper's
         tensor cores do (FP22 by default), promoted to FP32 every `promote_every` K (0: never)."""
-        import numpy
-
-        return _codesim.fp8_gemm(numpy.asarray(a, dtype=numpy.float64), numpy.asarray(b, dtype=numpy.float64), format,
-                                 accumulator_bits, product_fraction_bits, group, promote_every, bool(power_of_two_scales))
+        for name, value in (("accumulator_bits", accumulator_bits), ("product_fraction_bits", product_fraction_bits), ("group", group),
+                            ("promote_every", promote_every)):
+            if not _is_int(value):
+                raise TypeError(f"{name}: {value!r} is not allowed; a whole number")
+        return _codesim.fp8_gemm(_matrix(a, "a"), _matrix(b, "b"), format, accumulator_bits, product_fraction_bits, group, promote_every,
+                                 bool(power_of_two_scales))
 
 
 def _catalogue(folder):

@@ -184,6 +184,17 @@ def test_fp8_quantize_and_gemm_on_numpy():
     assert promoted < 1e-3 < fast
     with pytest.raises(codesim.InputError):
         codesim.fp8.gemm(a, b[:, :100])
+    with pytest.raises(TypeError, match="tile"):
+        codesim.fp8.quantize(a, tile=(1, 2, 3))
+    with pytest.raises(TypeError, match="group"):
+        codesim.fp8.gemm(a, b, group="32")
+    with pytest.raises(TypeError, match="2-D"):
+        codesim.fp8.quantize([1.0, 2.0])
+    with pytest.raises(TypeError):
+        codesim.load(TPOT, colour="red")  # an unknown keyword
+    with pytest.raises(codesim.InputError) as error:
+        codesim.load(LLAMA, sets={"/workload/duration_s": "an hour"})
+    assert error.value.path == "/workload/duration_s"
 
 
 def test_schedules_equal_the_cli():
