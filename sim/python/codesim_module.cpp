@@ -6,22 +6,23 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/sweep_runner.hpp"
 #include "core/engine.hpp"
+#include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "hw/fp8/gemm.hpp"
 #include "hw/fp8/quantize.hpp"
-#include "core/input_error.hpp"
+#include "studies/layout_plan.hpp"
 #include "studies/output_file.hpp"
 #include "studies/overrides.hpp"
 #include "studies/paper_tables.hpp"
 #include "studies/scenario.hpp"
-#include "studies/layout_plan.hpp"
 #include "studies/sweep.hpp"
 #include "workload/kernel_class.hpp"
 #include "workload/profile_trace.hpp"
@@ -52,6 +53,16 @@ struct Interrupted {};
 std::string run(const studies::Scenario& scenario, const std::string& engine, const std::string& trace_path, py::object progress) {
   if (engine != "fluid" && engine != "simgrid") throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
+  // The engine choice and the progress observer are the process's: one run at a time (checked
+  // with the GIL held, so a second thread is told rather than left waiting on the first).
+  static std::atomic<bool> running{false};
+  if (running.exchange(true)) throw std::runtime_error("a scenario is already running in this process; codesim runs one at a time (codesim.sweep runs many)");
+  struct Forget {
+    ~Forget() {
+      core::set_progress_observer({});
+      running = false;
+    }
+  } forget;
   studies::Report report;
   // Long work reports its progress: the callback hears it, and Ctrl-C is seen there.
   core::set_progress_observer([progress](const std::string& what, double share) {
@@ -65,9 +76,6 @@ std::string run(const studies::Scenario& scenario, const std::string& engine, co
       throw Interrupted{};
     }
   });
-  struct Forget {
-    ~Forget() { core::set_progress_observer({}); }
-  } forget;
   try {
     py::gil_scoped_release release;  // the simulation does not touch Python
     core::set_default_engine(engine == "simgrid" ? core::EngineKind::kSimGrid : core::EngineKind::kFluid);
