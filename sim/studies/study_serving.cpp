@@ -326,7 +326,7 @@ class ServingStudy : public Study {
       const double user_p50 = serving::percentile(user, 50);
       const double decode_gpus = double(decode.nodes) * node_gpus;
       // Disaggregated: the prefill GPUs that would keep up with this decode unit counted too.
-      const double prefill_gpus = disaggregated ? res_requests_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus : 0.0;
+      const double prefill_gpus = disaggregated ? finished_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus : 0.0;
       const std::string at = "batch cap " + std::to_string(cap) + ": ";
       row("cap_" + std::to_string(cap) + "/user_tokens_per_s", at + "tokens/s per user, p50", "tokens/s", user_p50);
       row("cap_" + std::to_string(cap) + "/output_per_gpu", at + "output tokens/s per GPU" + (disaggregated ? " (with the prefill GPUs that keep up)" : ""),
@@ -341,7 +341,7 @@ class ServingStudy : public Study {
   }
 
   // Requests that finished decoding per second of the measured window.
-  static double res_requests_per_s(const serving::ServingResult& res, const serving::ServingConfig& c) {
+  static double finished_per_s(const serving::ServingResult& res, const serving::ServingConfig& c) {
     long long done = 0;
     for (const auto& q : res.requests)
       if (q.finish_s >= c.warmup_s && q.finish_s <= c.duration_s) ++done;
