@@ -290,14 +290,16 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   ServingConfig no_decode = c;
   no_decode.decode_units = 0;
   no_decode.decode_unbounded = true;
-  const auto& alone = simulate_serving({q}, no_decode).requests[0];
+  const auto alone_run = simulate_serving({q}, no_decode);
+  const auto& alone = alone_run.requests[0];
   CHECK(alone.prefill_end_s == rec.prefill_end_s);
   CHECK(alone.finish_s == Approx(rec.transfer_end_s));
   CHECK(alone.first_token_s == alone.finish_s);
   ServingConfig no_prefill = c;
   no_prefill.prefill_units = 0;
   no_prefill.prefill_unbounded = true;
-  const auto& quick = simulate_serving({q}, no_prefill).requests[0];
+  const auto quick_run = simulate_serving({q}, no_prefill);
+  const auto& quick = quick_run.requests[0];
   CHECK(quick.prefill_end_s == 1);
   CHECK(quick.transfer_end_s - 1 == Approx(transfer));
   CHECK(quick.finish_s - quick.transfer_end_s == Approx(rec.finish_s - rec.transfer_end_s));
