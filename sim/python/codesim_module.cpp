@@ -107,42 +107,39 @@ py::tuple tables(const std::string& only, bool check) {
   return py::make_tuple(studies::render_json(t), lines, failures);
 }
 
-// A sweep (a document as a sweep file holds it) run in `jobs` worker processes, every finished
-// point appended to `log` (.jsonl, or a .csv with its .jsonl twin): an interrupted sweep run
-// again with the same log repeats nothing. Ctrl-C stops the workers and raises KeyboardInterrupt.
-std::string sweep(const std::string& document, const std::string& base_dir, const std::string& log, int jobs) {
-  if (jobs < 1 || jobs > 256) throw core::InputError("jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
-  if (!cli::is_csv(log) && std::filesystem::path(log).extension() != ".jsonl")
-    throw core::InputError("log", "'" + log + "' is not allowed; a .jsonl or .csv path");
-  const studies::Sweep s = studies::parse_sweep(nlohmann::json::parse(document), "sweep", base_dir);
+// A sweep's points run in `jobs` worker processes as `codesim sweep` runs them, every finished
+// point appended to `log` (.jsonl, or a .csv with its .jsonl twin): run again with the same log,
+// it repeats nothing. Ctrl-C stops the workers and raises KeyboardInterrupt. The rows, as JSON.
+std::string run_in_workers(const studies::Sweep& s, const std::string& log, int jobs, const char* what) {
   bool ok = false;
   {
     py::gil_scoped_release release;
-    ok = cli::run_sweep(s, log, jobs, 0, 1, "sweep", [] {
+    ok = cli::run_sweep(s, log, jobs, 0, 1, what, [] {
       py::gil_scoped_acquire acquire;
       return PyErr_CheckSignals() != 0;
     });
   }
   if (PyErr_Occurred()) throw py::error_already_set();
-  if (!ok) throw std::runtime_error("a sweep worker failed; run again with the same log to resume");
+  if (!ok) throw std::runtime_error(std::string("a ") + what + " worker failed; run again with the same log to resume");
   return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
 }
 
-// Every layout of a training-step scenario run as `codesim plan` runs them: the sweep's rows.
-std::string plan(const std::string& path, const std::vector<std::string>& sets, const std::string& log, int jobs) {
+void check_workers(const std::string& log, int jobs) {
   if (jobs < 1 || jobs > 256) throw core::InputError("jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
-  const studies::Sweep s = studies::plan_sweep(path, sets);
-  bool ok = false;
-  {
-    py::gil_scoped_release release;
-    ok = cli::run_sweep(s, log, jobs, 0, 1, "plan", [] {
-      py::gil_scoped_acquire acquire;
-      return PyErr_CheckSignals() != 0;
-    });
-  }
-  if (PyErr_Occurred()) throw py::error_already_set();
-  if (!ok) throw std::runtime_error("a plan worker failed; run again with the same log to resume");
-  return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
+  if (!cli::is_csv(log) && std::filesystem::path(log).extension() != ".jsonl")
+    throw core::InputError("log", "'" + log + "' is not allowed; a .jsonl or .csv path");
+}
+
+// A sweep from a document as a sweep file holds it (a base given as a path is relative to `base_dir`).
+std::string sweep(const std::string& document, const std::string& base_dir, const std::string& log, int jobs) {
+  check_workers(log, jobs);
+  return run_in_workers(studies::parse_sweep(nlohmann::json::parse(document), "sweep", base_dir), log, jobs, "sweep");
+}
+
+// Every layout of a training-step scenario, as `codesim plan` runs them.
+std::string plan(const std::string& path, const std::vector<std::string>& sets, const std::string& log, int jobs) {
+  check_workers(log, jobs);
+  return run_in_workers(studies::plan_sweep(path, sets), log, jobs, "plan");
 }
 
 // A PyTorch profiler trace read as `codesim calibrate` reads it: per op and instance, and the
