@@ -243,6 +243,15 @@ class Simulation {
     return choice.slots[static_cast<std::size_t>(choice.index->take())];
   }
 
+  // A request put on the rank its router chooses, in `phase`: that rank's unit, and the rank.
+  std::pair<int, Rank&> place(Live& l, RankChoice& choice, Phase phase) {
+    const auto [u, r] = choose(choice);
+    l.unit = u;
+    l.rank = r;
+    l.phase = phase;
+    return {u, rank_of(u, r)};
+  }
+
   // A prefilled request goes to a decode rank, whose pages it awaits; its KV cache is still
   // held by the prefill rank (`u`, `r`; -1 where prefill is not simulated).
   void to_decode(int id, int u, int r) {
@@ -255,11 +264,7 @@ class Simulation {
       push(transfer_end_s(l, nullptr), 2, id);
       return;
     }
-    const auto [du, dr] = choose(decode_choice_);
-    l.unit = du;
-    l.rank = dr;
-    l.phase = Phase::kAwaitingKv;
-    Rank& to = rank_of(du, dr);
+    const auto [du, to] = place(l, decode_choice_, Phase::kAwaitingKv);
     to.incoming.push_back(id);
     to.incoming_pages += pages_for(l.in_kv + 1);
     touch(du, to);
@@ -296,11 +301,7 @@ class Simulation {
       decode_units_to_kick_.clear();
       return;
     }
-    const auto [u, r] = choose(prefill_choice_);
-    l.unit = u;
-    l.rank = r;
-    l.phase = Phase::kWaiting;
-    Rank& k = rank_of(u, r);
+    const auto [u, k] = place(l, prefill_choice_, Phase::kWaiting);
     k.waiting.push_back(id);
     k.pending_tokens += l.prompt - l.cached;
     k.pending_pairs += pairs_left(l.prompt, l.cached);

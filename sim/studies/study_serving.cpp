@@ -146,9 +146,9 @@ class ServingStudy : public Study {
     row("finished", "measured requests finished", "%", m.measured > 0 ? 100.0 * double(m.finished) / double(m.measured) : 0.0);
   }
 
-  // The requests of the workload at `scale` times its rate: drawn again, or the trace replayed faster.
+  // The requests of the workload at `scale` (not 1) times its rate: drawn again, or the trace
+  // replayed faster.
   std::vector<serving::Request> requests_at(double scale, double duration_s) const {
-    if (scale == 1) return requests;
     if (generated) {
       auto g = *generated;
       g.arrivals.rate_per_s *= scale;
@@ -165,9 +165,11 @@ class ServingStudy : public Study {
   serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
     std::optional<core::ProgressBar> bar;
     if (progress) bar.emplace(progress, c.duration_s);
-    return serving::simulate_serving(requests_at(scale, c.duration_s), c, [&](double t) {
+    const auto update = [&](double t) {
       if (bar) bar->update(std::min(t, c.duration_s));
-    });
+    };
+    if (scale == 1) return serving::simulate_serving(requests, c, update);  // as drawn: no copy
+    return serving::simulate_serving(requests_at(scale, c.duration_s), c, update);
   }
 
   bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
