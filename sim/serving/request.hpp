@@ -1,6 +1,8 @@
 #pragma once
 // A request as a serving simulation sees it: when it arrives, how long its prompt and answer
 // are, and which of its prompt's blocks it may share with earlier requests (a prefix cache).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -13,8 +15,14 @@ struct Request {
   // Prompt tokens a prefix cache already holds, when the workload states them as a hit fraction
   // (-1: ask the prefix cache, from `block_hashes`).
   int cached_tokens = -1;
-  std::vector<std::uint64_t> block_hashes;
-  int source_line = 0;  // a trace's line, for messages  // one per block of the prompt; equal hashes are a shared prefix
+  std::vector<std::uint64_t> block_hashes;  // one per block of the prompt; equal hashes are a shared prefix
+  int source_line = 0;                      // a trace's line, for messages
+
+  // A hit fraction of the prompt held by the prefix cache; the last token is always computed
+  // (its logits give the first output token).
+  void set_prefix_hit(double fraction) {
+    cached_tokens = std::min(input_tokens - 1, static_cast<int>(std::floor(fraction * input_tokens)));
+  }
 };
 
 }  // namespace serving

@@ -52,8 +52,7 @@ std::vector<Request> generate_requests(const GeneratedWorkload& w) {
     r.arrival_s = t;
     r.input_tokens = draw_length(inputs, w.input);
     r.output_tokens = draw_length(outputs, w.output);
-    if (w.prefix_hit_fraction > 0)
-      r.cached_tokens = std::min(r.input_tokens - 1, static_cast<int>(std::floor(w.prefix_hit_fraction * r.input_tokens)));
+    if (w.prefix_hit_fraction > 0) r.set_prefix_hit(w.prefix_hit_fraction);
     out.push_back(std::move(r));
   }
   return out;

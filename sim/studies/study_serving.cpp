@@ -535,7 +535,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
       for (auto* list : {&s->requests, &s->whole_trace})
-        for (auto& q : *list) q.cached_tokens = std::min(q.input_tokens - 1, static_cast<int>(std::floor(f * q.input_tokens)));
+        for (auto& q : *list) q.set_prefix_hit(f);
     }
     for (const auto& q : s->requests)
       if (q.input_tokens + q.output_tokens > max_tokens)
