@@ -28,7 +28,8 @@ int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b
 // the heaviest with redundant experts), sent directly or DeepEP's way.
 MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
                        const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
-  if (cache && cache->by_tokens.count(tokens)) return cache->by_tokens.at(tokens);
+  if (cache)
+    if (const auto kept = cache->by_tokens.find(tokens); kept != cache->by_tokens.end()) return kept->second;
   const std::uint64_t seed = q.seed;
   const int max_routed = q.max_routed_tokens;
   const Moe& moe = *m.moe;
