@@ -3,6 +3,7 @@
 #include "hw/attention_kernel.hpp"
 #include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
+#include "hw/gemm_library.hpp"
 #include "hw/gpu.hpp"
 
 using namespace hw;
@@ -25,37 +26,39 @@ TEST_CASE("GEMM tiles are chosen as DeepGEMM chooses them", "[kernels]") {
 
 TEST_CASE("GEMM time respects the GPU's limits", "[kernels]") {
   const auto& h800 = gpu_by_name("H800");
+  const auto& c = default_gemm_library().constants;
   for (const GemmShape& s : {GemmShape{64, 2112, 7168}, GemmShape{4096, 7168, 16384}, GemmShape{128, 32768, 512},
                              GemmShape{512, 4096, 7168, 8, GemmKind::kGroupedContiguous},
                              GemmShape{7168, 2112, 4096, 1, GemmKind::kWeightGradient}}) {
-    const double t = gemm_seconds(h800, s, 132);
+    const double t = gemm_seconds(h800, s, 132, c);
     // Never above the FP8 peak, never faster than reading the operands once.
     CHECK(s.flops() / t < h800.fp8_dense_flops_per_s);
     CHECK(t > (s.m * s.groups * s.k + s.groups * s.n * s.k) / h800.hbm_bandwidth_Bps);
     // Fewer SMs (communication holding 20) is never faster where the tensor cores bind. (A
     // one-wave GEMM may be: fewer, wider tiles re-read the shared rows from L2 less often.)
-    if (gemm_tiling(s, 132).waves > 1) CHECK(gemm_seconds(h800, s, 112) >= t);
+    if (gemm_tiling(s, 132).waves > 1) CHECK(gemm_seconds(h800, s, 112, c) >= t);
     // A longer K loop is never shorter.
     GemmShape longer = s;
     longer.k *= 2;
-    CHECK(gemm_seconds(h800, longer, 132) > t);
+    CHECK(gemm_seconds(h800, longer, 132, c) > t);
   }
   // A 64-row GEMM is bound by its weight bytes: doubling the rows costs far less than double.
-  const double m64 = gemm_seconds(h800, {64, 7168, 16384}, 132);
-  CHECK(gemm_seconds(h800, {128, 7168, 16384}, 132) < 1.5 * m64);
+  const double m64 = gemm_seconds(h800, {64, 7168, 16384}, 132, c);
+  CHECK(gemm_seconds(h800, {128, 7168, 16384}, 132, c) < 1.5 * m64);
   // A large one is bound by the tensor cores: double the rows, about double the time.
-  const double m4k = gemm_seconds(h800, {4096, 7168, 16384}, 132);
-  CHECK(gemm_seconds(h800, {8192, 7168, 16384}, 132) == Approx(2 * m4k).epsilon(0.1));
+  const double m4k = gemm_seconds(h800, {4096, 7168, 16384}, 132, c);
+  CHECK(gemm_seconds(h800, {8192, 7168, 16384}, 132, c) == Approx(2 * m4k).epsilon(0.1));
 }
 
 TEST_CASE("A BF16 GEMM takes twice an FP8 one where tensor cores bind and where weight bytes do", "[kernels]") {
   const auto& h800 = gpu_by_name("H800");
+  const auto& c = default_gemm_library().constants;
   for (double m : {64.0, 4096.0}) {
     INFO("M = " << m);
     GemmShape fp8{m, 7168, 16384};
     GemmShape bf16 = fp8;
     bf16.precision = GemmPrecision::kBf16;
-    const double ratio = gemm_seconds(h800, bf16, 132) / gemm_seconds(h800, fp8, 132);
+    const double ratio = gemm_seconds(h800, bf16, 132, c) / gemm_seconds(h800, fp8, 132, c);
     CHECK(ratio > 1.8);
     CHECK(ratio < 2.05);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace hw {
@@ -15,9 +16,10 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 }  // namespace
 
-const GemmCalibration& deepgemm_on_hopper() {
-  static const GemmCalibration c;
-  return c;
+double GemmCalibration::efficiency(GemmKind kind) const {
+  return kind == GemmKind::kWeightGradient ? weight_gradient_efficiency
+         : kind == GemmKind::kGroupedMasked ? masked_mma_efficiency
+                                             : mma_efficiency;
 }
 
 GemmTiling gemm_tiling(const GemmShape& s, int sms) {
@@ -63,10 +65,13 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms) {
 
 double gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
-  const GemmTiling t = gemm_tiling(s, sms);
-  const double efficiency = s.kind == GemmKind::kWeightGradient ? c.weight_gradient_efficiency
-                            : s.kind == GemmKind::kGroupedMasked ? c.masked_mma_efficiency
-                                                                  : c.mma_efficiency;
+  return gemm_seconds(gpu, s, gemm_tiling(s, sms), sms, c);
+}
+
+double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
+  const double efficiency = c.efficiency(s.kind);
+  if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
   const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
   const bool fp8 = s.precision == GemmPrecision::kFp8;
   const double sm_flops_per_s = (fp8 ? gpu.fp8_dense_flops_per_s : gpu.bf16_dense_flops_per_s) / gpu.sm_count * efficiency;

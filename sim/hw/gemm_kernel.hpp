@@ -29,12 +29,12 @@ struct GemmShape {
   double flops() const { return 2 * m * n * k * groups; }
 };
 
-// DeepGEMM's constants on Hopper, fitted once, all together, to every row of its published
-// table on H800 (dense, grouped contiguous, grouped masked, weight gradient; ../shared/notes/
-// kernels.md): `codesim tables --only kernels` shows the fit row by row. Calibrated, not
-// datasheet figures: efficiencies are of the per-SM FP8 peak at the boost clock in the K loop
-// (the fine-grained scales' promotion and the clock under load are in them); the L2 rate is the
-// effective one of operand loads with TMA multicast.
+// The model's constants for one GEMM library, fitted once to its published rows (hw/gemm_fit.hpp,
+// data/gemm_libraries/; `codesim tables --only kernels` shows each fit row by row). Calibrated,
+// not datasheet figures: efficiencies are of the per-SM peak at the boost clock in the K loop
+// (the fine-grained scales' promotion and the clock under load are in them), 0 for a kind the
+// library has no rows of; the L2 rate is the effective one of operand loads with TMA multicast.
+// The values here are where the fit starts.
 struct GemmCalibration {
   double mma_efficiency = 0.80;              // dense and grouped contiguous
   double masked_mma_efficiency = 0.60;       // grouped masked
@@ -43,8 +43,9 @@ struct GemmCalibration {
   double hbm_efficiency = 0.90;
   double l2_Bps = 14e12;
   double launch_s = 2.2e-6;
+
+  double efficiency(GemmKind kind) const;
 };
-const GemmCalibration& deepgemm_on_hopper();
 
 struct GemmTiling {
   int block_m = 0, block_n = 0;
@@ -54,6 +55,8 @@ struct GemmTiling {
 
 // `sms`: the SMs the GEMM runs on (all, or what communication kernels leave).
 GemmTiling gemm_tiling(const GemmShape& shape, int sms);
-double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c = deepgemm_on_hopper());
+double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);
+// With the tiling chosen beforehand (a fit times the same shapes many times).
+double gemm_seconds(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);
 
 }  // namespace hw

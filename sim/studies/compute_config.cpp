@@ -16,7 +16,7 @@ workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
   return k;
 }
 
-ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms) {
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms, const std::vector<hw::GemmKind>& gemm_kinds) {
   ComputeConfig out;
   out.fp8_gemms = c.boolean("fp8_gemms", gpu.fp8_dense_flops_per_s > 0);
   if (out.fp8_gemms && gpu.fp8_dense_flops_per_s <= 0)
@@ -34,6 +34,21 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
   e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
   e.memory = fraction("memory_efficiency", e.memory);
+  if (c.has("gemm_library") && c.string("gemm_library") != "default") {
+    const std::string where = c.pointer_of("gemm_library");
+    const hw::GemmLibrary& lib = hw::gemm_library(c.string("gemm_library"), where);
+    if (!lib.runs_on_gpu(gpu.name)) {
+      std::string gpus;
+      for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;
+      throw core::InputError(where, "'" + lib.name + "' is not allowed on the " + gpu.name + "; its kernels run on the " + gpus +
+                                        " (\"default\" takes the default library's constants on any GPU, an assumption)");
+    }
+    if ((lib.precision == hw::GemmPrecision::kFp8) != out.fp8_gemms)
+      throw core::InputError(where, "'" + lib.name + "' is not allowed; its rows are " + (out.fp8_gemms ? "BF16" : "FP8") + " GEMMs and this recipe runs " +
+                                        (out.fp8_gemms ? "FP8" : "BF16") + " (compute/fp8_gemms)");
+    hw::require_gemm_kinds(lib, gemm_kinds, where);
+    out.gemm_library = &lib;
+  }
   out.kernels = read_comm_kernels(c, static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1)));
   c.finish();
   return out;

@@ -1,6 +1,6 @@
 #pragma once
-// The `gemm-kernels` scenario kind: FP8 GEMMs of given shapes timed by the kernel model
-// (hw/gemm_kernel.hpp), in TFLOPS, beside published microbenchmarks.
+// The `gemm-kernels` scenario kind: a GEMM library's published rows (data/gemm_libraries/)
+// beside the kernel model (hw/gemm_kernel.hpp) with the constants fitted to them, in TFLOPS.
 #include <memory>
 
 #include "studies/study.hpp"

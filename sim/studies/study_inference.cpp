@@ -34,7 +34,7 @@ class InferenceStudy : public Study {
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
-    const workload::Roofline roofline(*cluster.gpu, compute.efficiency, compute.fp8_gemms);
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
     net::Cluster unit = cluster.cluster;
     unit.nodes = deployment.gpus / deployment.gpus_per_node;
     // Forwarded all-to-alls run on SM kernels whose channels cap each GPU's links; direct ones
@@ -167,7 +167,8 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
   d.finish();
-  const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0);
+  const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
+                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
   s->compute = compute;
   dep.comm_sms = compute.kernels.sms;
 

@@ -8,6 +8,7 @@
 #include "studies/study_fp8.hpp"
 #include "studies/study_attention_kernels.hpp"
 #include "studies/study_gemm_kernels.hpp"
+#include "studies/study_memory_kernels.hpp"
 #include "studies/study_inference.hpp"
 #include "studies/study_kv_cache.hpp"
 #include "studies/study_latency.hpp"
@@ -41,6 +42,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"inference", parse_inference_study},
       {"serving", parse_serving_study},
       {"gemm-kernels", parse_gemm_kernels_study},
+      {"memory-kernels", parse_memory_kernels_study},
       {"attention-kernels", parse_attention_kernels_study},
   };
   return kinds;

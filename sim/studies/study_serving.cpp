@@ -63,7 +63,7 @@ class ServingStudy : public Study {
       for (auto& row : r.rows) row.ours = kNotRun;
       return r;
     }
-    const workload::Roofline roofline(*cluster.gpu, compute.efficiency, compute.fp8_gemms);
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
     net::Cluster prefill_net = cluster.cluster, decode_net = cluster.cluster;
     prefill_net.nodes = prefill.nodes;
     decode_net.nodes = decode.nodes;
@@ -471,7 +471,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->flow = root.one_of("mode", {"analytical", "flow"}, "analytical") == "flow";
   const net::Cluster& k = s->cluster.cluster;
   s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
-  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0);
+  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
+                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
   const int comm_sms = s->compute.kernels.sms;
 
   auto& c = s->config;

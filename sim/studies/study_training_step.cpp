@@ -119,6 +119,7 @@ class TrainingStepStudy : public Study {
   const hw::Gpu* gpu = nullptr;
   workload::KernelEfficiency efficiency;
   bool fp8_gemms = true;
+  const hw::GemmLibrary* gemm_library = nullptr;
   workload::TrainingParallelism par;
   workload::TrainingBatch batch;
   workload::OptimizerSetup optimizer;
@@ -143,7 +144,7 @@ class TrainingStepStudy : public Study {
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
-    const workload::Roofline roofline(*gpu, efficiency, fp8_gemms);
+    const workload::Roofline roofline(*gpu, efficiency, fp8_gemms, *gemm_library);
 
     workload::EpCommTimes ep;
     std::optional<workload::EpTraffic> ep_traffic;  // flow mode: what the step's run sends
@@ -550,7 +551,9 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     throw core::InputError(root.pointer_of("parallel") + "/" + (par.tp > 1 ? "tp" : "cp"),
                            std::to_string(par.tp > 1 ? par.tp : par.cp) + " is not allowed with a calibration; its ops were profiled "
                            "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
-  const auto compute = parse_compute(root.object("compute"), *s->gpu, 20);
+  const auto compute = parse_compute(root.object("compute"), *s->gpu, 20,
+                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kWeightGradient});
+  s->gemm_library = compute.gemm_library;
   s->fp8_gemms = compute.fp8_gemms;
   s->efficiency = compute.efficiency;
   s->kernels = compute.kernels;

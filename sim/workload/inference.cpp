@@ -226,7 +226,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   ServingStep out;
   auto dense_s = [&](double intermediate, double rows) {
     if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
-    return dense_forward_seconds(r.gpu(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
+    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
   };
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
   const double dense_ffn_s =
@@ -248,7 +248,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     auto routed_s = [&](double rows_per_expert) {
       if (!r.fp8_gemms()) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
       const auto layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-      return grouped_forward_seconds(r.gpu(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms);
+      return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms);
     };
     double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
     const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;

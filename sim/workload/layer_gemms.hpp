@@ -39,17 +39,18 @@ struct GemmSeconds {
   double forward_s = 0, input_gradient_s = 0, weight_gradient_s = 0;
 };
 
-// `rows` tokens through the weights, on `sms` SMs of `gpu`, one kernel per weight: the forward
+// `rows` tokens through the weights, on `sms` SMs of `gpu` with a GEMM library's constants `c`
+// (hw/gemm_library.hpp), one kernel per weight: the forward
 // alone (inference, recomputation) or all three passes of training.
-double dense_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms,
+double dense_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms,
                              hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
-GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int sms,
+GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms,
                                hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 // `groups` experts' weights, `rows_per_group` tokens each: contiguous rows (training, prefill;
 // each group padded to the layout's 128) or masked (decode).
-double grouped_forward_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group,
+double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group,
                                hw::GemmKind layout, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
-GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,
+GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,
                                  hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 
 }  // namespace workload

@@ -13,6 +13,7 @@
 // none of them.
 #include <vector>
 
+#include "hw/memory_kernel.hpp"
 #include "workload/model.hpp"
 #include "workload/roofline.hpp"
 
@@ -20,6 +21,7 @@ namespace workload {
 
 struct MemoryKernel {
   const char* name;
+  hw::MemoryKernelKind kind = hw::MemoryKernelKind::kElementwise;
   // Bytes per token. `hidden`: on full hidden vectors (norms, residuals, the router), which
   // sequence parallelism cuts over TP and which are otherwise repeated on every TP rank;
   // `heads`: on what TP always cuts (heads, FFN columns). `routed_row`: per row a GPU's experts
@@ -50,9 +52,10 @@ enum class LayerPass { kTraining, kPrefill, kDecode };
 // `moe`: the layer's FFN is the model's MoE (else its dense FFN); `fp8`: GEMMs in FP8.
 LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, LayerPass pass = LayerPass::kTraining);
 
-// One such kernel's time on a GPU (its `tokens`, the `routed_rows` its experts receive): its
-// bytes at the roofline's achieved bandwidth and, on GPUs of the kernel model's family, DeepGEMM's
-// fitted fixed start and end (hw/gemm_kernel.hpp) per launch.
+// One such kernel's time on a GPU (its `tokens`, the `routed_rows` its experts receive): the
+// memory-bound kernel model's floor per launch (on GPUs with FP8 tensor cores, the family it was
+// measured on) and its bytes at its kind's fraction of HBM (hw/memory_kernel.hpp, fitted to
+// Hopper microbenchmarks), the bytes slowed as the roofline is (beside communication kernels).
 double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
                              bool sequence_parallel);
 

@@ -3,6 +3,7 @@
 // achieved memory bandwidth, each the GPU's peak times an efficiency. The efficiencies are the
 // scenario's, stated with where they come from (published kernel benchmarks), never fitted to
 // the figure a scenario reproduces.
+#include "hw/gemm_library.hpp"
 #include "hw/gpu.hpp"
 
 namespace workload {
@@ -17,8 +18,10 @@ struct KernelEfficiency {
 
 class Roofline {
  public:
-  Roofline(const hw::Gpu& gpu, KernelEfficiency efficiency, bool fp8_gemms)
-      : gpu_(&gpu), eff_(efficiency), fp8_gemms_(fp8_gemms) {}
+  // `gemm_library`: whose kernel model times the GEMMs shape by shape.
+  Roofline(const hw::Gpu& gpu, KernelEfficiency efficiency, bool fp8_gemms,
+           const hw::GemmLibrary& gemm_library = hw::default_gemm_library())
+      : gpu_(&gpu), eff_(efficiency), fp8_gemms_(fp8_gemms), gemm_library_(&gemm_library) {}
 
   // A linear layer's GEMM: FP8 where the recipe runs it in FP8, else BF16.
   double linear_s(double flops) const { return fp8_gemms_ ? fp8_gemm_s(flops) : bf16_gemm_s(flops); }
@@ -38,12 +41,16 @@ class Roofline {
   }
 
   const hw::Gpu& gpu() const { return *gpu_; }
+  double slowdown() const { return slow_; }
   bool fp8_gemms() const { return fp8_gemms_; }
+  const hw::GemmLibrary& gemm_library() const { return *gemm_library_; }
+  const hw::GemmCalibration& gemm_constants() const { return gemm_library_->constants; }
 
  private:
   const hw::Gpu* gpu_;
   KernelEfficiency eff_;
   bool fp8_gemms_;
+  const hw::GemmLibrary* gemm_library_;
   double slow_ = 1;
 };
 

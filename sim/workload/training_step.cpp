@@ -35,14 +35,14 @@ std::string gemm_shape(double m, double n, double k) {
 }
 
 // `named`: with their names (for a trace), else their times alone.
-GemmKernels gemm_kernels(const hw::Gpu& gpu, const std::vector<Weight>& weights, double rows, int groups, int sms,
-                         hw::GemmPrecision precision, bool named) {
+GemmKernels gemm_kernels(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int groups,
+                         int sms, hw::GemmPrecision precision, bool named) {
   GemmKernels k;
   const std::string type = precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
   const std::string grouped = groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
   for (const Weight& w : weights) {
-    const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, {w}, groups, rows, sms, precision)
-                                     : dense_gemm_seconds(gpu, {w}, rows, sms, precision);
+    const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, c, {w}, groups, rows, sms, precision)
+                                     : dense_gemm_seconds(gpu, c, {w}, rows, sms, precision);
     auto name = [&](const std::string& prefix, double m, double n, double kk) { return named ? prefix + gemm_shape(m, n, kk) : ""; };
     k.forward.push_back({name(grouped, rows, w.out, w.in), g.forward_s, KernelClass::kGemm});
     k.input_gradient.push_back({name(grouped, rows, w.in, w.out), g.input_gradient_s, KernelClass::kGemm});
@@ -236,7 +236,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   };
   // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
   auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
-    if (kernels) return gemm_kernels(gpu, weights, rows, 0, gemm_sms, precision, keep_kernels_);
+    if (kernels) return gemm_kernels(gpu, r.gemm_constants(), weights, rows, 0, gemm_sms, precision, keep_kernels_);
     const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows)), KernelClass::kGemm}};
     return GemmKernels{one, one, one};
   };
@@ -245,7 +245,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
   const double recompute_s = !selective ? 0.0
-                             : kernels  ? dense_forward_seconds(gpu, up, tokens, gemm_sms, precision)
+                             : kernels  ? dense_forward_seconds(gpu, r.gemm_constants(), up, tokens, gemm_sms, precision)
                                         : r.linear_s(forward_flops(up, tokens));
 
   // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
@@ -347,7 +347,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     GemmSeconds g;
     GemmKernels routed, shared;  // the kernels, for the ops' lists
     if (kernels) {
-      routed = gemm_kernels(gpu, expert_weights, rows, local_experts, gemm_sms, precision, keep_kernels_);
+      routed = gemm_kernels(gpu, r.gemm_constants(), expert_weights, rows, local_experts, gemm_sms, precision, keep_kernels_);
       if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
       const GemmSeconds r_s = routed.seconds(), s_s = shared.seconds();
       g = {r_s.forward_s + s_s.forward_s, r_s.input_gradient_s + s_s.input_gradient_s, r_s.weight_gradient_s + s_s.weight_gradient_s};

@@ -1,0 +1,93 @@
+#include "hw/gemm_fit.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+
+namespace hw {
+
+namespace {
+
+// The fitted constants, each as its log (all are positive); an efficiency whose kind has no rows
+// is left out.
+struct Parameters {
+  std::vector<double GemmCalibration::*> fields;
+
+  explicit Parameters(const std::vector<GemmMeasurement>& rows) {
+    auto any = [&](GemmKind kind) {
+      return std::any_of(rows.begin(), rows.end(), [&](const GemmMeasurement& r) { return r.shape.kind == kind; });
+    };
+    if (any(GemmKind::kDense) || any(GemmKind::kGroupedContiguous)) fields.push_back(&GemmCalibration::mma_efficiency);
+    if (any(GemmKind::kGroupedMasked)) fields.push_back(&GemmCalibration::masked_mma_efficiency);
+    if (any(GemmKind::kWeightGradient)) fields.push_back(&GemmCalibration::weight_gradient_efficiency);
+    for (auto f : {&GemmCalibration::tile_fill_s, &GemmCalibration::hbm_efficiency, &GemmCalibration::l2_Bps,
+                   &GemmCalibration::launch_s})
+      fields.push_back(f);
+  }
+
+  Eigen::VectorXd start() const {
+    const GemmCalibration c;
+    Eigen::VectorXd x(fields.size());
+    for (size_t i = 0; i < fields.size(); ++i) x[i] = std::log(c.*fields[i]);
+    return x;
+  }
+
+  GemmCalibration constants(const Eigen::VectorXd& x) const {
+    GemmCalibration c;
+    c.mma_efficiency = c.masked_mma_efficiency = c.weight_gradient_efficiency = 0;
+    for (size_t i = 0; i < fields.size(); ++i) c.*fields[i] = std::exp(x[i]);
+    // Fractions of a peak stay fractions.
+    for (auto f : {&GemmCalibration::mma_efficiency, &GemmCalibration::masked_mma_efficiency,
+                   &GemmCalibration::weight_gradient_efficiency, &GemmCalibration::hbm_efficiency})
+      c.*f = std::min(c.*f, 1.0);
+    return c;
+  }
+};
+
+struct Residuals {
+  using Scalar = double;
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+
+  const Gpu* gpu;
+  const std::vector<GemmMeasurement>* rows;
+  std::vector<GemmTiling> tilings;
+  const Parameters* parameters;
+
+  int inputs() const { return static_cast<int>(parameters->fields.size()); }
+  int values() const { return static_cast<int>(rows->size()); }
+
+  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& residual) const {
+    const GemmCalibration c = parameters->constants(x);
+    for (size_t i = 0; i < rows->size(); ++i) {
+      const GemmMeasurement& row = (*rows)[i];
+      const double ours = row.shape.flops() / gemm_seconds(*gpu, row.shape, tilings[i], gpu->sm_count, c) / 1e12;
+      residual[static_cast<Eigen::Index>(i)] = std::log(ours / row.tflops);
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows) {
+  const Parameters parameters(rows);
+  Residuals residuals{&gpu, &rows, {}, &parameters};
+  for (const auto& row : rows) residuals.tilings.push_back(gemm_tiling(row.shape, gpu.sm_count));
+  Eigen::NumericalDiff<Residuals> differentiated(residuals);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
+  Eigen::VectorXd x = parameters.start();
+  solver.minimize(x);
+  GemmFit fit;
+  fit.constants = parameters.constants(x);
+  Eigen::VectorXd r(rows.size());
+  residuals(x, r);
+  fit.rms_log_error = rows.empty() ? 0 : std::sqrt(r.squaredNorm() / rows.size());
+  return fit;
+}
+
+}  // namespace hw

@@ -1,0 +1,135 @@
+#include "hw/gemm_library.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/catalogue.hpp"
+#include "core/data_files.hpp"
+#include "core/input_error.hpp"
+#include "hw/gemm_fit.hpp"
+
+namespace hw {
+
+namespace {
+
+GemmMeasurement read_row(core::JsonReader& r) {
+  GemmMeasurement row;
+  GemmShape& s = row.shape;
+  s.kind = gemm_kind_from_name(r.one_of("kind", gemm_kind_names()));
+  s.m = static_cast<double>(r.positive_integer("m", 1 << 24));
+  s.n = static_cast<double>(r.positive_integer("n", 1 << 24));
+  s.k = static_cast<double>(r.positive_integer("k", 1 << 24));
+  s.groups = static_cast<int>(r.positive_integer("groups", 1, 4096));
+  row.tflops = r.positive_number("tflops");
+  return row;
+}
+
+// A library whose rates are another's over a speedup: per row (the "speedup" its rows print) or
+// one figure for a kind of kernel.
+void derive_rows(GemmLibrary& lib, core::JsonReader& from, const std::map<std::string, const nlohmann::json*>& documents) {
+  const std::string base = from.one_of("library", [&] {
+    std::vector<std::string> names;
+    for (const auto& [name, doc] : documents) names.push_back(name);
+    return names;
+  }());
+  const auto kinds = from.string_list("kinds", gemm_kind_names());
+  const nlohmann::json* speedup = from.raw("speedup");
+  const bool per_row = speedup && speedup->is_string() && *speedup == "per row";
+  const double fixed = per_row ? 0 : from.positive_number("speedup");
+  const double rounding = from.non_negative_number("speedup_uncertainty", 0);
+  from.string("why");
+  from.finish();
+  core::JsonReader doc(*documents.at(base), "data/gemm_libraries/" + base + ".json: ");
+  for (auto& item : doc.object_list("rows", "measured GEMMs")) {
+    GemmMeasurement row = read_row(item);
+    const double s = item.has("speedup") ? item.positive_number("speedup") : 0;
+    if (std::find(kinds.begin(), kinds.end(), gemm_kind_names()[static_cast<int>(row.shape.kind)]) == kinds.end()) continue;
+    const double over = per_row ? s : fixed;
+    if (over <= 0) throw core::InputError(item.pointer_of("speedup"), "is missing; " + lib.name + " takes each row's speedup");
+    row.tflops /= over;
+    row.uncertainty = rounding / over;
+    lib.rows.push_back(row);
+  }
+}
+
+const std::vector<GemmLibrary>& catalogue() {
+  static const std::vector<GemmLibrary> libraries = [] {
+    const auto files = core::read_data_folder("gemm_libraries");
+    std::map<std::string, const nlohmann::json*> documents;
+    for (const auto& [path, doc] : files)
+      if (doc.contains("name") && doc["name"].is_string()) documents[doc["name"].get<std::string>()] = &doc;
+    std::vector<GemmLibrary> out;
+    for (const auto& [path, doc] : files) {
+      core::JsonReader r(doc, path + ": ");
+      GemmLibrary lib;
+      lib.name = r.string("name");
+      lib.description = r.string("description");
+      lib.source = r.string("source");
+      lib.measured_on = &gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
+      lib.runs_on = r.string_list("runs_on", gpu_names());
+      lib.precision = r.one_of("precision", {"fp8", "bf16"}) == "fp8" ? GemmPrecision::kFp8 : GemmPrecision::kBf16;
+      if (r.has("derived_from")) {
+        for (auto& from : r.object_list("derived_from", "libraries it is derived from")) derive_rows(lib, from, documents);
+      } else {
+        for (auto& item : r.object_list("rows", "measured GEMMs")) {
+          GemmMeasurement row = read_row(item);
+          item.non_negative_number("speedup", 0);  // over DeepSeek's internal kernels, for a derived library
+          item.finish();
+          lib.rows.push_back(row);
+        }
+      }
+      r.finish();
+      for (auto& row : lib.rows) row.shape.precision = lib.precision;
+      const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows);
+      lib.constants = fit.constants;
+      lib.fit_rms_log_error = fit.rms_log_error;
+      out.push_back(std::move(lib));
+    }
+    return out;
+  }();
+  return libraries;
+}
+
+}  // namespace
+
+bool GemmLibrary::has(GemmKind kind) const {
+  return std::any_of(rows.begin(), rows.end(), [&](const GemmMeasurement& r) { return r.shape.kind == kind; });
+}
+
+bool GemmLibrary::runs_on_gpu(const std::string& gpu) const {
+  return std::find(runs_on.begin(), runs_on.end(), gpu) != runs_on.end();
+}
+
+std::vector<std::string> gemm_library_names() { return core::names_of(catalogue()); }
+
+const GemmLibrary& gemm_library(const std::string& name, const std::string& where) {
+  return core::find_by_name(catalogue(), name, "GEMM library", where);
+}
+
+const GemmLibrary& default_gemm_library() {
+  static const GemmLibrary& lib = gemm_library("deepgemm-2025-05", "default GEMM library");
+  return lib;
+}
+
+void require_gemm_kinds(const GemmLibrary& library, const std::vector<GemmKind>& kinds, const std::string& where) {
+  for (GemmKind kind : kinds) {
+    if (library.has(kind)) continue;
+    std::string with;
+    for (const auto& other : catalogue())
+      if (other.has(kind)) with += (with.empty() ? "" : ", ") + other.name;
+    throw core::InputError(where, "'" + library.name + "' is not allowed; it has no published " + gemm_kind_names()[static_cast<int>(kind)] +
+                                      " GEMMs to time them by (libraries that have: " + with + ")");
+  }
+}
+
+const std::vector<std::string>& gemm_kind_names() {
+  static const std::vector<std::string> names = {"dense", "grouped-contiguous", "grouped-masked", "weight-gradient"};
+  return names;
+}
+
+GemmKind gemm_kind_from_name(const std::string& name) {
+  const auto& names = gemm_kind_names();
+  return static_cast<GemmKind>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+}  // namespace hw

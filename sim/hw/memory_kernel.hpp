@@ -1,0 +1,46 @@
+#pragma once
+// Time of a memory-bound kernel on a GPU: a fixed floor per launch plus its bytes at a fraction of
+// the GPU's HBM bandwidth, both by kind of kernel, fitted once to published Hopper
+// microbenchmarks (data/memory_kernels/hopper.json; `codesim tables --only kernels` shows the
+// fit row by row). Kinds differ in how near the HBM rate they come: a row reduction or an
+// element-wise kernel streams, a cast also reduces each row's scale, a transpose breaks
+// coalescing on one side, a permute gathers rows by index.
+#include <array>
+#include <string>
+#include <vector>
+
+namespace hw {
+
+enum class MemoryKernelKind { kRowReduction, kElementwise, kCast, kCastTranspose, kPermute };
+constexpr int kMemoryKernelKinds = 5;
+const std::vector<std::string>& memory_kernel_kind_names();  // in MemoryKernelKind's order
+
+struct MemoryKernelMeasurement {
+  std::string kernel, shape, gpu, source;
+  MemoryKernelKind kind = MemoryKernelKind::kElementwise;
+  double bytes = 0, seconds = 0;
+  double hbm_Bps = 0;  // the measuring GPU's
+};
+
+struct MemoryKernelRate {
+  double floor_s = 0;       // per launch: start, tail and end of a kernel too small to stream
+  double hbm_fraction = 0;  // of the GPU's HBM bandwidth, once streaming
+};
+
+struct MemoryKernelModel {
+  std::vector<MemoryKernelMeasurement> rows;
+  std::array<MemoryKernelRate, kMemoryKernelKinds> rates{};  // fitted to `rows`, kind by kind
+  std::string source;
+
+  const MemoryKernelRate& rate(MemoryKernelKind kind) const { return rates[static_cast<int>(kind)]; }
+  double seconds(MemoryKernelKind kind, double bytes, double hbm_Bps, int launches = 1) const {
+    const MemoryKernelRate& r = rate(kind);
+    return launches * r.floor_s + bytes / (r.hbm_fraction * hbm_Bps);
+  }
+};
+
+// The model fitted to the Hopper rows: one floor for all kinds and a fraction per kind, minimising
+// the squared relative error of the time (a linear least squares).
+const MemoryKernelModel& hopper_memory_kernels();
+
+}  // namespace hw

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "hw/gemm_fit.hpp"
+#include "hw/gemm_library.hpp"
+#include "hw/memory_kernel.hpp"
+
+using namespace hw;
+
+TEST_CASE("A GEMM fit recovers the constants that made its rows", "[kernels]") {
+  const Gpu& h800 = gpu_by_name("H800");
+  GemmCalibration truth;
+  truth.mma_efficiency = 0.7;
+  truth.masked_mma_efficiency = 0.55;
+  truth.weight_gradient_efficiency = 0.5;
+  truth.launch_s = 3e-6;
+  std::vector<GemmMeasurement> rows;
+  for (const auto& row : default_gemm_library().rows) {
+    GemmMeasurement made = row;
+    made.tflops = row.shape.flops() / gemm_seconds(h800, row.shape, h800.sm_count, truth) / 1e12;
+    rows.push_back(made);
+  }
+  const GemmFit fit = fit_gemm_calibration(h800, rows);
+  CHECK(fit.rms_log_error < 0.01);
+  CHECK(fit.constants.mma_efficiency == Approx(truth.mma_efficiency).epsilon(0.03));
+  CHECK(fit.constants.weight_gradient_efficiency == Approx(truth.weight_gradient_efficiency).epsilon(0.03));
+}
+
+TEST_CASE("DeepSeek's internal kernels are DeepGEMM's first table over its speedups", "[kernels]") {
+  const GemmLibrary& first = gemm_library("deepgemm-2025-02", "");
+  const GemmLibrary& internal = gemm_library("internal-cutlass-2025-02", "");
+  // 4096 x 7168 x 16384: 1358 TFLOPS at 1.2x.
+  bool found = false;
+  for (const auto& row : internal.rows)
+    if (row.shape.kind == GemmKind::kDense && row.shape.m == 4096 && row.shape.n == 7168 && row.shape.k == 16384) {
+      CHECK(row.tflops == Approx(1358 / 1.2));
+      CHECK(row.uncertainty == Approx(0.05 / 1.2));
+      found = true;
+    }
+  CHECK(found);
+  CHECK(internal.has(GemmKind::kWeightGradient));
+  CHECK_FALSE(first.has(GemmKind::kWeightGradient));
+  // Slower kernels, slower model: the same large GEMM takes longer with the internal constants.
+  const Gpu& h800 = gpu_by_name("H800");
+  const GemmShape big{4096, 7168, 16384};
+  CHECK(gemm_seconds(h800, big, 112, internal.constants) > 1.1 * gemm_seconds(h800, big, 112, first.constants));
+}
+
+TEST_CASE("The memory-bound kernel model: one floor, a fraction of HBM per kind, time growing with bytes", "[kernels]") {
+  const MemoryKernelModel& m = hopper_memory_kernels();
+  for (int k = 0; k < kMemoryKernelKinds; ++k) {
+    INFO(memory_kernel_kind_names()[k]);
+    CHECK(m.rates[k].hbm_fraction > 0.3);
+    CHECK(m.rates[k].hbm_fraction <= 1.0);
+    CHECK(m.rates[k].floor_s == m.rates[0].floor_s);
+    const auto kind = static_cast<MemoryKernelKind>(k);
+    CHECK(m.seconds(kind, 2e8, 3.35e12) > m.seconds(kind, 1e8, 3.35e12));
+  }
+  CHECK(m.rate(MemoryKernelKind::kCastTranspose).hbm_fraction < m.rate(MemoryKernelKind::kElementwise).hbm_fraction);
+}
