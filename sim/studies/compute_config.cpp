@@ -34,9 +34,9 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
   e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
   e.memory = fraction("memory_efficiency", e.memory);
-  if (c.has("gemm_library") && c.string("gemm_library") != "default") {
+  if (const auto name = c.optional_string("gemm_library"); name && *name != "default") {
     const std::string where = c.pointer_of("gemm_library");
-    const hw::GemmLibrary& lib = hw::gemm_library(c.string("gemm_library"), where);
+    const hw::GemmLibrary& lib = hw::gemm_library(*name, where);
     if (!lib.runs_on_gpu(gpu.name)) {
       std::string gpus;
       for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;

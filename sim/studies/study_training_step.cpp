@@ -117,14 +117,11 @@ class TrainingStepStudy : public Study {
   std::string label;
   const workload::Model* model = nullptr;
   const hw::Gpu* gpu = nullptr;
-  workload::KernelEfficiency efficiency;
-  bool fp8_gemms = true;
-  const hw::GemmLibrary* gemm_library = nullptr;
+  ComputeConfig compute;  // kernel efficiencies, the recipe's precision, the GEMM library, communication SMs
   workload::TrainingParallelism par;
   workload::TrainingBatch batch;
   workload::OptimizerSetup optimizer;
   workload::StageLayout layout;
-  workload::CommKernels kernels;  // the SMs communication takes from compute, and what they drive
   net::FabricSpec fabric;
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
@@ -144,7 +141,7 @@ class TrainingStepStudy : public Study {
 
   StudyResult run(const RunOptions& options) const override {
     const bool use_flow = flow && options.simulate;
-    const workload::Roofline roofline(*gpu, efficiency, fp8_gemms, *gemm_library);
+    const workload::Roofline roofline = compute.roofline(*gpu);
 
     workload::EpCommTimes ep;
     std::optional<workload::EpTraffic> ep_traffic;  // flow mode: what the step's run sends
@@ -159,10 +156,10 @@ class TrainingStepStudy : public Study {
       ep_setup.simulated_tokens_per_gpu = simulated_tokens_per_gpu;
       ep_setup.seed = seed;
       ep_setup.affinity = affinity;
-      ep_setup.fp8_dispatch = fp8_gemms;
+      ep_setup.fp8_dispatch = compute.fp8_gemms;
       ep_setup.fabric = fabric;
-      ep_setup.fabric.nic_Bps = kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
-      ep_setup.fabric.nvlink_Bps = kernels.nvlink_Bps(fabric.nvlink_Bps);
+      ep_setup.fabric.nic_Bps = compute.kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
+      ep_setup.fabric.nvlink_Bps = compute.kernels.nvlink_Bps(fabric.nvlink_Bps);
       ep_setup.flow = use_flow;
       // Flow mode: every EP group of the cluster at once on the whole fabric, where groups that
       // share leaves and spines contend; analytically, one group on a fabric of its own.
@@ -177,7 +174,7 @@ class TrainingStepStudy : public Study {
 
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, kernels.sms, calibration, links,
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, compute.kernels.sms, calibration, links,
                                       options.trace_kernels || rows == Rows::kOps);
     // Flow mode: every pipeline of the cluster on the fabric, its PP sends routed, with each
     // pipeline rank's data-parallel synchronisation in the same run. Analytically, one pipeline
@@ -250,7 +247,7 @@ class TrainingStepStudy : public Study {
     row("days_14_8t", "days for 14.8T tokens", "days", gpu_hours_per_trillion * 14.8 / par.gpus / 24);
     row("tokens_per_s", "tokens/s", "M", tokens / step_s / 1e6);
 
-    const auto mem = workload::training_memory(step, optimizer, fp8_gemms, reserved_bytes);
+    const auto mem = workload::training_memory(step, optimizer, compute.fp8_gemms, reserved_bytes);
     const double hbm = gpu->hbm_bytes;
     row("memory_weights", "memory: weights", "GB", mem.weights_B / 1e9);
     row("memory_gradients", "memory: gradients", "GB", mem.gradients_B / 1e9);
@@ -348,7 +345,7 @@ class TrainingStepStudy : public Study {
                                                             : ", each as routed")
                    : "") +
               "); busiest expert GPU " +
-              format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(kernels, fabric) + ".";
+              format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(compute.kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
     if (par.tp > 1) note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
     if (par.cp > 1) note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
@@ -551,12 +548,8 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     throw core::InputError(root.pointer_of("parallel") + "/" + (par.tp > 1 ? "tp" : "cp"),
                            std::to_string(par.tp > 1 ? par.tp : par.cp) + " is not allowed with a calibration; its ops were profiled "
                            "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
-  const auto compute = parse_compute(root.object("compute"), *s->gpu, 20,
-                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kWeightGradient});
-  s->gemm_library = compute.gemm_library;
-  s->fp8_gemms = compute.fp8_gemms;
-  s->efficiency = compute.efficiency;
-  s->kernels = compute.kernels;
+  s->compute = parse_compute(root.object("compute"), *s->gpu, 20,
+                             {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kWeightGradient});
 
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));
@@ -592,9 +585,9 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   if (s->calibration && s->calibration->communication) {
     // The measured all-to-alls are scaled only by their bytes.
     const std::string why = " is not allowed with \"calibrated_ops\": \"all\"";
-    if (s->kernels.sms != s->calibration->communication_sms)
+    if (s->compute.kernels.sms != s->calibration->communication_sms)
       throw core::InputError(root.pointer_of("compute") + "/communication_sms",
-                             std::to_string(s->kernels.sms) + why + "; the all-to-alls were profiled on " +
+                             std::to_string(s->compute.kernels.sms) + why + "; the all-to-alls were profiled on " +
                                  std::to_string(s->calibration->communication_sms) + " SMs");
     if (par.recompute == workload::Recompute::kFull)
       throw core::InputError(root.pointer_of("parallel") + "/recompute", "'full'" + why + " (its reruns of the all-to-alls are not profiled)");

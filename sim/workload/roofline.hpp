@@ -43,7 +43,6 @@ class Roofline {
   const hw::Gpu& gpu() const { return *gpu_; }
   double slowdown() const { return slow_; }
   bool fp8_gemms() const { return fp8_gemms_; }
-  const hw::GemmLibrary& gemm_library() const { return *gemm_library_; }
   const hw::GemmCalibration& gemm_constants() const { return gemm_library_->constants; }
 
  private:
