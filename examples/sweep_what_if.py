@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     out.mkdir(parents=True, exist_ok=True)
-    # Every TP x PP that leaves EP 8 whole data-parallel groups to be carved from (64 GPUs), two
+    # Every TP x PP that leaves 8 or more data-parallel replicas for EP 8 to span (64 GPUs), two
     # schedules, 25 SM budgets for communication and 20 global batches: 10,000 points.
     layouts = [(tp, pp) for tp in (1, 2, 4, 8) for pp in (1, 2, 4, 8) if 64 // (tp * pp) % 8 == 0]
     points = [{"/parallel/tp": tp, "/parallel/pp": pp, "/parallel/schedule": schedule, "/compute/communication_sms": sms,

@@ -165,7 +165,7 @@ EpCluster ep_cluster(int pp, bool one_routing) {
   c.setup.tokens_per_gpu = 4096;
   c.setup.simulated_tokens_per_gpu = 64;
   c.setup.fabric = cluster_fabric(c.par);
-  c.setup.groups = c.par.grid().groups({"ep"});
+  c.setup.groups = c.par.expert_grid().groups({"ep"});
   c.traffic = expert_parallel_traffic(c.setup);
   if (one_routing) {  // every group routes alike: each op takes every group the same time
     c.traffic.forward.resize(1);

@@ -82,27 +82,29 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
             if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) schedules.push_back({"dualpipe", 1});
             if (m >= 2 * pp && 2 * pp <= model.layers) schedules.push_back({"dualpipev", 1});
           }
-          std::vector<int> eps = {1};
+          // MoE parallel folding: etp x ep over a stage's tp x cp x dp GPUs, experts whole or cut as attention is.
+          std::vector<std::pair<int, int>> experts = {{1, 1}};  // (ep, etp)
           if (moe) {
-            eps.clear();
-            for (int ep : divisors(dp, dp))
-              if (model.moe->routed_experts % ep == 0) eps.push_back(ep);
+            experts.clear();
+            const int stage_gpus = tp * cp * dp;
+            for (int etp : tp > 1 ? std::vector<int>{1, tp} : std::vector<int>{1})
+              for (int ep : divisors(stage_gpus / etp, stage_gpus))
+                if (model.moe->routed_experts % ep == 0 && model.moe->expert_ffn % etp == 0) experts.push_back({ep, etp});
           }
           for (const auto& [schedule, vpp] : schedules)
-            for (int ep : eps)
-              for (int etp : (moe && tp > 1) ? std::vector<int>{1, tp} : std::vector<int>{1})
-                for (const char* recompute : {"none", "selective", "full"})
-                  for (int zero : {0, 1, 2, 3}) {
-                    SweepPoint p;
-                    p.index = sweep.points.size();
-                    p.values = {{"/parallel/tp", tp},       {"/parallel/cp", cp},   {"/parallel/pp", pp}, {"/parallel/dp", dp},
-                                {"/parallel/vpp", vpp},     {"/parallel/ep", ep},   {"/parallel/etp", etp},
-                                {"/batch/micro_batch_sequences", mbs}, {"/parallel/schedule", schedule},
-                                {"/parallel/recompute", recompute},    {"/parallel/zero", zero}};
-                    sweep.points.push_back(std::move(p));
-                    if (sweep.points.size() > kMaxSweepPoints)
-                      throw core::InputError(path, "has more than " + std::to_string(kMaxSweepPoints) + " layouts to plan");
-                  }
+            for (const auto& [ep, etp] : experts)
+              for (const char* recompute : {"none", "selective", "full"})
+                for (int zero : {0, 1, 2, 3}) {
+                  SweepPoint p;
+                  p.index = sweep.points.size();
+                  p.values = {{"/parallel/tp", tp},       {"/parallel/cp", cp},   {"/parallel/pp", pp}, {"/parallel/dp", dp},
+                              {"/parallel/vpp", vpp},     {"/parallel/ep", ep},   {"/parallel/etp", etp},
+                              {"/batch/micro_batch_sequences", mbs}, {"/parallel/schedule", schedule},
+                              {"/parallel/recompute", recompute},    {"/parallel/zero", zero}};
+                  sweep.points.push_back(std::move(p));
+                  if (sweep.points.size() > kMaxSweepPoints)
+                    throw core::InputError(path, "has more than " + std::to_string(kMaxSweepPoints) + " layouts to plan");
+                }
         }
       }
     }

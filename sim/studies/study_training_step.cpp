@@ -112,6 +112,21 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
   return trace.dump();
 }
 
+// Which of attention's dimensions an EP group spans (MoE parallel folding), and the experts' cut.
+std::string ep_text(const workload::TrainingParallelism& par) {
+  const auto ep_group = par.expert_grid().group_of(0, {"ep"});
+  const workload::RankGrid attention = par.attention_grid();
+  std::vector<std::string> spans;
+  for (const auto& [dim, name] : {std::pair{"tp", "TP"}, {"cp", "CP"}, {"dp", "DP"}}) {
+    const auto g = attention.group_of(0, {dim});
+    const auto shared = std::count_if(g.begin(), g.end(), [&](int r) { return std::binary_search(ep_group.begin(), ep_group.end(), r); });
+    if (shared > 1) spans.push_back(name);
+  }
+  std::string text = par.ep > 1 && !spans.empty() ? " over " + joined(spans, " x ") + " ranks" : "";
+  if (par.etp > 1) text += ", experts cut " + std::to_string(par.etp) + " ways";
+  return text;
+}
+
 class TrainingStepStudy : public Study {
  public:
   std::string label;
@@ -164,9 +179,9 @@ class TrainingStepStudy : public Study {
       // Flow mode: every EP group of the cluster at once on the whole fabric, where groups that
       // share leaves and spines contend; analytically, one group on a fabric of its own.
       if (use_flow) {
-        ep_setup.groups = par.grid().groups({"ep"});
+        ep_setup.groups = par.expert_grid().groups({"ep"});
       } else {
-        ep_setup.fabric.gpus_per_node = par.members_per_node("ep");  // the EP group's GPUs that share a node
+        ep_setup.fabric.gpus_per_node = par.expert_members_per_node("ep");  // the EP group's GPUs that share a node
       }
       ep_traffic = workload::expert_parallel_traffic(ep_setup);
       ep = workload::expert_parallel_comm(ep_setup, *ep_traffic);
@@ -324,7 +339,7 @@ class TrainingStepStudy : public Study {
                               std::to_string(step.schedule().micro_batches) + " micro-batches of " +
                               std::to_string(batch.micro_batch_sequences) + " x " + std::to_string(batch.sequence_tokens) +
                               " tokens), DP " + std::to_string(par.dp) + " with ZeRO-" + std::to_string(par.zero) +
-                              (model->moe ? ", EP " + std::to_string(par.ep) + (par.etp > 1 ? " (experts cut over TP)" : "") : "") +
+                              (model->moe ? ", EP " + std::to_string(par.ep) + ep_text(par) : "") +
                               ", recompute " + recompute[static_cast<int>(par.recompute)] + ", placement " +
                               joined(par.order, "-") + "; " +
                               (use_flow ? "flow" : "analytical") + " mode";
@@ -438,15 +453,25 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
     throw InputError(p.pointer_of("vpp"), std::to_string(par.vpp) + " is not allowed with schedule '" + schedule +
                                             "'; virtual stages need \"interleaved\"");
   if (model.moe) {
+    // MoE parallel folding: the experts' grid (etp x ep x expert DP) covers the GPUs of a
+    // pipeline stage, as attention's (tp x cp x dp) does.
     const int experts = model.moe->routed_experts;
-    if (par.dp % par.ep != 0)
-      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide dp " + std::to_string(par.dp) +
-                                             "; EP is carved from the data-parallel GPUs");
+    const long long stage_gpus = static_cast<long long>(par.tp) * par.cp * par.dp;
     if (experts % par.ep != 0)
       throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide the " + std::to_string(experts) + " routed experts");
-    if (par.etp != 1 && par.etp != par.tp)
-      throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; experts are whole (1) or cut like the rest over TP (" +
-                                              std::to_string(par.tp) + ")");
+    if (par.etp > par.gpus_per_node || par.gpus_per_node % par.etp != 0 || model.moe->expert_ffn % par.etp != 0)
+      throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; an expert is cut into parts that divide its " +
+                                              std::to_string(model.moe->expert_ffn) + " FFN columns, inside a node of " +
+                                              std::to_string(par.gpus_per_node) + " GPUs");
+    if (stage_gpus % (static_cast<long long>(par.etp) * par.ep) != 0)
+      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; etp x ep = " + std::to_string(par.etp * par.ep) +
+                                             " does not divide the " + std::to_string(stage_gpus) +
+                                             " GPUs of a pipeline stage (tp x cp x dp), over which the experts fold");
+    if (!par.experts_fit_pipeline_stride())
+      throw InputError(p.pointer_of("order"), "'" + joined(par.order, "-") + "' is not allowed with etp " + std::to_string(par.etp) +
+                                                  ", ep " + std::to_string(par.ep) + ": it places PP at a stride of " +
+                                                  std::to_string(par.pipeline_stride()) +
+                                                  " ranks, inside an expert dimension it does not divide; put pp last (Megatron-Core's default)");
   } else {
     if (par.ep != 1) throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; " + model.display_name + " is dense (ep 1)");
     if (par.etp != 1) throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; " + model.display_name + " is dense (etp 1)");

@@ -171,7 +171,7 @@ ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSet
   const auto& par = step.parallelism();
   const auto& schedule = step.schedule();
   ClusterStepGraph out;
-  out.pipelines = par.grid().groups({"pp"});  // sorted: a pipeline's GPUs by pipeline rank
+  out.pipelines = par.attention_grid().groups({"pp"});  // sorted: a pipeline's GPUs by pipeline rank
   StepBuilder build = compute_steps([&step](const Step& s) { return step.step_seconds(s); });
   if (ep) build = EpStepBuilder(step, *ep);
   out.steps = append_pipelines(out.graph, schedule, build, step.pp_transfer_bytes(), out.pipelines);

@@ -72,9 +72,8 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
     return tasks.times(core::simulate(net::FabricPlatform(spec), g));
   }
   // The closed form needs one group of each kind (all are alike).
-  const RankGrid grid = par.grid();
-  const Hierarchy dense = hierarchy({grid.group_of(0, par.dense_dp_dims())}, par.gpus_per_node, s.fabric);
-  const Hierarchy experts = hierarchy({grid.group_of(0, par.expert_dp_dims())}, par.gpus_per_node, s.fabric);
+  const Hierarchy dense = hierarchy({par.attention_grid().group_of(0, par.dense_dp_dims())}, par.gpus_per_node, s.fabric);
+  const Hierarchy experts = hierarchy({par.expert_grid().group_of(0, {"dp"})}, par.gpus_per_node, s.fabric);
   auto phase_s = [](const RingSet& set, double size) {
     return set.rings.empty() || set.rings.front().size() < 2 || size <= 0 ? 0.0 : closed_form_s(set, size);
   };
@@ -113,16 +112,15 @@ DataParallelTasks append_data_parallel_sync(core::TaskGraph& g, const DataParall
                                             const std::vector<int>& gpus, const std::vector<core::TaskId>& gradients_ready,
                                             const std::vector<core::TaskId>& last_step) {
   const auto& par = s.parallelism;
-  const RankGrid grid = par.grid();
   const std::set<int> here(gpus.begin(), gpus.end());
-  auto groups = [&](const std::vector<std::string>& dims) {
+  auto groups = [&](const RankGrid& grid, const std::vector<std::string>& dims) {
     std::vector<std::vector<int>> out;
     for (auto& group : grid.groups(dims))
       if (here.count(group.front())) out.push_back(std::move(group));
     return out;
   };
-  const Hierarchy dense = hierarchy(groups(par.dense_dp_dims()), par.gpus_per_node, s.fabric);
-  const Hierarchy experts = hierarchy(groups(par.expert_dp_dims()), par.gpus_per_node, s.fabric);
+  const Hierarchy dense = hierarchy(groups(par.attention_grid(), par.dense_dp_dims()), par.gpus_per_node, s.fabric);
+  const Hierarchy experts = hierarchy(groups(par.expert_grid(), {"dp"}), par.gpus_per_node, s.fabric);
 
   DataParallelTasks out;
   out.start = g.add_join("gradients ready", gradients_ready);

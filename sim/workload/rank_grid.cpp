@@ -12,18 +12,26 @@ RankGrid::RankGrid(std::vector<GridDimension> dims) : dims_(std::move(dims)) {
   }
 }
 
-int RankGrid::index(const std::string& dim) const {
+std::vector<std::size_t> RankGrid::slots(const std::string& dim) const {
+  std::vector<std::size_t> out;
   for (std::size_t i = 0; i < dims_.size(); ++i)
-    if (dims_[i].name == dim) return static_cast<int>(i);
-  throw std::logic_error("rank grid has no dimension '" + dim + "'");
+    if (dims_[i].name == dim) out.push_back(i);
+  if (out.empty()) throw std::logic_error("rank grid has no dimension '" + dim + "'");
+  return out;
 }
 
-int RankGrid::size(const std::string& dim) const { return dims_[static_cast<std::size_t>(index(dim))].size; }
-int RankGrid::stride(const std::string& dim) const { return strides_[static_cast<std::size_t>(index(dim))]; }
+int RankGrid::size(const std::string& dim) const {
+  int n = 1;
+  for (auto i : slots(dim)) n *= dims_[i].size;
+  return n;
+}
+
+int RankGrid::stride(const std::string& dim) const { return strides_[slots(dim).front()]; }
 
 std::vector<std::vector<int>> RankGrid::groups(const std::vector<std::string>& varying) const {
   std::vector<bool> varies(dims_.size(), false);
-  for (const auto& v : varying) varies[static_cast<std::size_t>(index(v))] = true;
+  for (const auto& v : varying)
+    for (auto i : slots(v)) varies[i] = true;
   // Number each group by its coordinates in the fixed dimensions; ranks arrive in order.
   int n_groups = 1;
   for (std::size_t i = 0; i < dims_.size(); ++i)
@@ -40,14 +48,14 @@ std::vector<std::vector<int>> RankGrid::groups(const std::vector<std::string>& v
 
 std::vector<int> RankGrid::group_of(int rank, const std::vector<std::string>& varying) const {
   std::vector<int> members = {rank};
-  for (const auto& v : varying) {
-    const auto i = static_cast<std::size_t>(index(v));
-    const int base = -(members.front() / strides_[i] % dims_[i].size) * strides_[i];
-    std::vector<int> grown;
-    for (int m : members)
-      for (int k = 0; k < dims_[i].size; ++k) grown.push_back(m + base + k * strides_[i]);
-    members = std::move(grown);
-  }
+  for (const auto& v : varying)
+    for (auto i : slots(v)) {
+      const int base = -(members.front() / strides_[i] % dims_[i].size) * strides_[i];
+      std::vector<int> grown;
+      for (int m : members)
+        for (int k = 0; k < dims_[i].size; ++k) grown.push_back(m + base + k * strides_[i]);
+      members = std::move(grown);
+    }
   std::sort(members.begin(), members.end());
   return members;
 }

@@ -60,9 +60,10 @@ double ring_s(double bytes, int n, double link_Bps) {
 }  // namespace
 
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
-  const RankGrid grid = par.grid();
+  const RankGrid grid = par.attention_grid(), experts = par.expert_grid();
   auto link = [&](const std::string& dim) { return par.members_per_node(dim) == grid.size(dim) ? nvlink_Bps : nic_Bps; };
-  return {link("tp"), link("cp")};
+  const double etp_Bps = par.expert_members_per_node("tp") == experts.size("tp") ? nvlink_Bps : nic_Bps;
+  return {link("tp"), link("cp"), etp_Bps};
 }
 
 double StageChunks::forward_s() const {
@@ -358,11 +359,16 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
       const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s, KernelClass::kGemm}};  // routed and shared experts
       routed = GemmKernels{one, one, one};
     }
-    // TP around the MoE block: experts cut over TP gather and scatter like a dense block; whole
-    // experts take tokens from the sequence shards, and only the shared experts need TP's.
-    const bool block_tp = etp > 1 || e.shared_experts > 0;
-    const double tp_forward = block_tp ? exposed(block_tp_s, g.forward_s) : 0.0;
-    const double tp_backward = block_tp ? exposed(block_tp_s, g.input_gradient_s) : 0.0;
+    // TP around the MoE block: the shared experts, cut over TP, gather and scatter like a dense
+    // block; routed experts cut over ETP gather their ETP group's sequence shards before the
+    // dispatch and scatter them after the combine (one collective with TP's where the groups are
+    // one); whole experts take tokens from the sequence shards.
+    const double shared_tp_s = e.shared_experts > 0 ? block_tp_s : 0.0;
+    const double routed_tp_s = etp == tp ? (etp > 1 ? block_tp_s : 0.0)
+                                         : 2 * ring_s(2.0 * m.hidden * tokens * etp / tp, etp, links_.etp_Bps);
+    const double moe_tp_s = etp == tp ? std::max(shared_tp_s, routed_tp_s) : shared_tp_s + routed_tp_s;
+    const double tp_forward = exposed(moe_tp_s, g.forward_s);
+    const double tp_backward = exposed(moe_tp_s, g.input_gradient_s);
     c.forward.mlp_s = g.forward_s + memory_s(memory.mlp_forward) + tp_forward;
     c.backward.mlp_input_s = g.input_gradient_s + memory_s(mlp_recompute) + memory_s(memory.mlp_backward) + tp_backward;
     c.backward.mlp_weight_s = g.weight_gradient_s + memory_s(memory.mlp_weight);

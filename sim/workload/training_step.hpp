@@ -50,6 +50,7 @@ struct TrainingBatch {
 // else each GPU's NIC (rates per GPU and direction).
 struct GroupLinks {
   double tp_Bps = 0, cp_Bps = 0;
+  double etp_Bps = 0;  // the experts' TP group (the experts' grid)
 };
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps);
 
