@@ -5,6 +5,7 @@
 #include "core/input_error.hpp"
 #include "net/platform.hpp"
 #include "studies/cluster_config.hpp"
+#include "workload/bubble_formula.hpp"
 #include "workload/pipeline_simulation.hpp"
 #include "workload/schedule_check.hpp"
 #include "workload/schedule_generators.hpp"
@@ -22,12 +23,13 @@ struct Formula {
 
 // Table 2 of the DeepSeek-V3 report, plus DualPipeV with its pp stages on pp / 2 devices.
 Formula table2(const std::string& kind, int pp, const workload::PassTimes& t) {
-  const double F = t.forward_s, B = t.backward_s, W = t.weight_s, FB = t.overlapped_s;
-  if (kind == "1f1b") return {"1F1B", (pp - 1) * (F + B), double(pp), 1.0};
-  if (kind == "zb1p") return {"ZB1P", (pp - 1) * (F + B - 2 * W), double(pp), 1.0};
-  if (kind == "dualpipe") return {"DualPipe", (pp / 2 - 1) * (FB + B - 3 * W), double(pp + 1), 2.0};
-  if (kind == "dualpipev") return {"DualPipeV", (pp / 2 - 1) * (FB + B - 3 * W), double(pp + 1), std::nullopt};
-  return {"1F1B interleaved", std::nullopt, std::nullopt, std::nullopt};
+  const int devices = kind == "dualpipev" ? pp / 2 : pp;
+  const auto bubble = workload::balanced_bubble_s(kind, devices, t);
+  if (kind == "1f1b") return {"1F1B", bubble, double(pp), 1.0};
+  if (kind == "zb1p") return {"ZB1P", bubble, double(pp), 1.0};
+  if (kind == "dualpipe") return {"DualPipe", bubble, double(pp + 1), 2.0};
+  if (kind == "dualpipev") return {"DualPipeV", bubble, double(pp + 1), std::nullopt};
+  return {"1F1B interleaved", bubble, std::nullopt, std::nullopt};
 }
 
 class PipelineStudy : public Study {

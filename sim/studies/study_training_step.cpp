@@ -16,6 +16,7 @@
 #include "studies/fabric_config.hpp"
 #include "studies/input_file.hpp"
 #include "studies/model_config.hpp"
+#include "workload/bubble_formula.hpp"
 #include "workload/cluster_step.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/ep_comm.hpp"
@@ -262,6 +263,17 @@ class TrainingStepStudy : public Study {
     row("days_14_8t", "days for 14.8T tokens", "days", gpu_hours_per_trillion * 14.8 / par.gpus / 24);
     row("tokens_per_s", "tokens/s", "M", tokens / step_s / 1e6);
 
+    // The bubble the schedule would have over equal stages, each a middle stage: where the step's
+    // departs from it, its stages differ (the note says by how much).
+    const int mid_stage = static_cast<int>(step.stages().size() / 2);
+    const auto& mid = step.stages()[static_cast<std::size_t>(mid_stage)];
+    const workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
+    const workload::PassTimes balanced{mid.forward_s(), mid.input_backward_s() + mid.weight_s(), mid.weight_s(), step.step_seconds(pair)};
+    const auto bubble_formula_s = workload::balanced_bubble_s(step.schedule().kind, step.schedule().ranks, balanced);
+    if (bubble_formula_s && rows == Rows::kAll)
+      r.rows.push_back({"bubble_equal_stages", model->display_name, "bubble over equal stages (closed form at a middle stage's chunks)", "s",
+                        std::nullopt, *bubble_formula_s, Basis::kFormula});
+
     const auto mem = workload::training_memory(step, optimizer, compute.fp8_gemms, reserved_bytes);
     const double hbm = gpu->hbm_bytes;
     row("memory_weights", "memory: weights", "GB", mem.weights_B / 1e9);
@@ -276,7 +288,6 @@ class TrainingStepStudy : public Study {
       r.warnings.push_back(label + ": the layout does not fit: " + format_number(mem.total_B() / 1e9) + " GB per GPU against " +
                            format_number(hbm / 1e9) + " GB of HBM on " + gpu->name);
 
-    const auto& mid = step.stages()[step.stages().size() / 2];
     const std::string layer_kind = model->moe ? "MoE" : "dense";
     // One layer of a middle stage as the overlapped F&B pair (or the chunk alone) runs it, named
     // as DeepSeek's profile names its ops (compute already timed beside the communication kernels).
@@ -323,8 +334,6 @@ class TrainingStepStudy : public Study {
                             by_class[kind] * 1e3, Basis::kSimulated});
       }
     }
-    const int mid_stage = static_cast<int>(step.stages().size() / 2);
-    workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
     if (rows == Rows::kPair) {
       const std::string stage =
           "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)";
@@ -347,6 +356,24 @@ class TrainingStepStudy : public Study {
                        ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
     if (step.schedule().kind.rfind("dualpipe", 0) == 0) note += ", F&B " + ms(step.step_seconds(pair)) + " ms";
     note += ".";
+    {
+      // The split, and how far its stages are from equal.
+      std::size_t light = 0, heavy = 0;
+      auto total_s = [&](std::size_t i) {
+        const auto& st = step.stages()[i];
+        return st.forward_s() + st.input_backward_s() + st.weight_s();
+      };
+      for (std::size_t i = 0; i < step.stages().size(); ++i) {
+        if (total_s(i) < total_s(light)) light = i;
+        if (total_s(i) > total_s(heavy)) heavy = i;
+      }
+      note += " Stages hold " + layout.describe() + " layers (the embedding on the first, the head and loss on the last); F + B + W per micro-batch from " +
+              ms(total_s(light)) + " ms (stage " + std::to_string(light) + ") to " + ms(total_s(heavy)) + " ms (stage " + std::to_string(heavy) +
+              "), a middle stage's " + ms(total_s(static_cast<std::size_t>(mid_stage))) + " ms";
+      if (bubble_formula_s)
+        note += "; over equal stages the bubble would be " + ms(*bubble_formula_s) + " ms, the step's is " + ms(b.bubble_s) + " ms";
+      note += ".";
+    }
     if (model->moe && par.ep > 1)
       note += " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " + ms(ep.combine_forward_s) +
               " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms" +
@@ -495,12 +522,34 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
                          " data-parallel replicas of whole micro-batches of " + std::to_string(batch.micro_batch_sequences));
   workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, par.vpp}, p.pointer() + "/");
   const int stages = par.stages();
+  // The stage split: at most one way of giving it.
+  std::vector<std::string> given;
+  for (const char* key : {"layers_per_stage", "pipeline_layout", "first_stage_layers", "last_stage_layers", "stage_split"})
+    if (p.has(key)) given.push_back(key);
+  const bool by_rank = p.has("first_stage_layers") || p.has("last_stage_layers");
+  if (given.size() > 1 && !(given.size() == 2 && given[0] == "first_stage_layers" && given[1] == "last_stage_layers"))
+    throw InputError(p.pointer_of(given[1]), "is not allowed beside " + p.pointer_of(given[0]) + "; give the stage split one way");
   if (p.has("layers_per_stage")) {
     const auto sizes = p.number_list("layers_per_stage", {0, 1e6, true, 0});
     if (static_cast<int>(sizes.size()) != stages)
       throw InputError(p.pointer_of("layers_per_stage"), std::to_string(sizes.size()) + " entries is not allowed; one per stage (" +
                                                            std::to_string(stages) + ")");
     s.layout = workload::explicit_stage_layout(model, std::vector<int>(sizes.begin(), sizes.end()), mtp, p.pointer_of("layers_per_stage"));
+  } else if (auto text = p.optional_string("pipeline_layout")) {
+    const std::string where = p.pointer_of("pipeline_layout");
+    s.layout = workload::string_stage_layout(model, workload::parse_pipeline_layout(*text, where), stages, mtp, where);
+  } else if (by_rank) {
+    if (par.schedule == "dualpipev")
+      throw InputError(p.pointer_of(given[0]), "is not allowed with schedule 'dualpipev', whose ranks hold a first and a last stage "
+                                                  "each; give layers_per_stage or pipeline_layout");
+    workload::RankLayerCounts counts;
+    if (p.has("first_stage_layers")) counts.first = static_cast<int>(p.non_negative_integer("first_stage_layers", 0, model.layers));
+    if (p.has("last_stage_layers")) counts.last = static_cast<int>(p.non_negative_integer("last_stage_layers", 0, model.layers));
+    counts.first_where = p.pointer_of("first_stage_layers");
+    counts.last_where = p.pointer_of("last_stage_layers");
+    s.layout = workload::megatron_stage_layout(model, par.pp, stages / par.pp, counts, mtp, p.pointer_of("pp"));
+  } else if (p.one_of("stage_split", {"balanced", "even"}, "balanced") == "even") {
+    s.layout = workload::megatron_stage_layout(model, stages, 1, {}, mtp, p.pointer_of("stage_split"));
   } else {
     s.layout = workload::balanced_stage_layout(model, stages, mtp, batch.sequence_tokens, p.pointer_of("pp"));
   }

@@ -85,7 +85,7 @@ TrainingMemory training_memory(const TrainingStep& step, const OptimizerSetup& o
       sb.gemm_inputs += lb.gemm_inputs;
       sb.other += lb.other;
     }
-    if (s == n_stages - 1 && layout.mtp) {
+    if (s == layout.mtp_stage) {
       const auto lb = layer_activation_bytes(m, m.moe.has_value(), par, tokens, fp8);
       sb.gemm_inputs += lb.gemm_inputs;
       sb.other += lb.other + 2 * 2.0 * m.hidden * tokens / par.cp;  // the MTP module's two inputs

@@ -124,14 +124,14 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
       st.extra_forward_s += head_forward;
       st.extra_input_s += head_input;
       st.extra_weight_s += head_weight;
-      if (layout_.mtp) {
-        // The MTP module: norms of its two inputs, the 2h x h projection, one layer, the shared head.
-        const double projection = 2 * 2 * h * h * tokens / par_.tp;
-        st.extra_forward_s += r.memory_s(8 * h * tokens / seq_shard) + r.linear_s(projection) + head_forward;
-        st.extra_input_s += r.memory_s(16 * h * tokens / seq_shard) + r.linear_s(projection) + head_input;
-        st.extra_weight_s += r.linear_s(projection) + head_weight;
-        st.layers.push_back(calibrated_chunks(costs.back()));  // the MTP module's layer is an MoE layer
-      }
+    }
+    if (s == layout_.mtp_stage) {
+      // The MTP module: norms of its two inputs, the 2h x h projection, one layer, the shared head.
+      const double projection = 2 * 2 * h * h * tokens / par_.tp;
+      st.extra_forward_s += r.memory_s(8 * h * tokens / seq_shard) + r.linear_s(projection) + head_forward;
+      st.extra_input_s += r.memory_s(16 * h * tokens / seq_shard) + r.linear_s(projection) + head_input;
+      st.extra_weight_s += r.linear_s(projection) + head_weight;
+      st.layers.push_back(calibrated_chunks(costs.back()));  // the MTP module's layer is an MoE layer
     }
     stages_.push_back(std::move(st));
   }
@@ -661,13 +661,13 @@ RankParameters TrainingStep::rank_parameters(int rank) const {
   for (int s : stages_of_rank(rank)) {
     for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l) add_layer(m.is_moe_layer(l));
     if (s == 0) p.dense += double(m.vocab) * m.hidden;
-    if (s == n_stages - 1) {
-      // A tied head is the embedding, held here too unless the first stage is this one.
+    if (s == n_stages - 1)  // a tied head is the embedding, held here too unless the first stage is this one
       p.dense += (m.tied_embeddings && n_stages == 1 ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;
-      if (layout_.mtp) {
-        add_layer(m.moe.has_value());
-        p.dense += 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
-      }
+    if (s == layout_.mtp_stage) {
+      add_layer(m.moe.has_value());
+      p.dense += 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
+      // The MTP module's head is the output layer's, held here too unless this is the last stage.
+      if (s != n_stages - 1) p.dense += double(m.vocab) * m.hidden;
     }
   }
   p.dense /= par_.tp;  // TP's shard (norm weights and MLA's small down-projections are whole: ignored)

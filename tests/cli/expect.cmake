@@ -1,5 +1,5 @@
 # Runs one codesim command line and checks its exit code, its output and the files it leaves.
-#   -DCMD="codesim|arg|..."   the command, arguments separated by |
+#   -DCMD="codesim|arg|..."   the command, arguments separated by | (an argument's own | as <bar>)
 #   -DCODE=N                  expected exit code
 #   -DSTDERR_MATCH=REGEX      optional: standard error must match
 #   -DSTDOUT_MATCH=REGEX      optional: standard output must match
@@ -13,6 +13,7 @@ if(DEFINED PRESENT)
   file(REMOVE "${PRESENT}")
 endif()
 string(REPLACE "|" ";" CMD "${CMD}")
+string(REPLACE "<bar>" "|" CMD "${CMD}")
 foreach(stream STDERR STDOUT)
   if(DEFINED ${stream}_MATCH)
     string(REPLACE "<semicolon>" ";" ${stream}_MATCH "${${stream}_MATCH}")
