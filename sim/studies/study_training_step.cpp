@@ -337,7 +337,7 @@ class TrainingStepStudy : public Study {
     if (rows == Rows::kPair) {
       const std::string stage =
           "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)";
-      r.rows.push_back({"pair", stage, "F&B pair, overlapped", "ms", std::nullopt, step.step_seconds(pair) * 1e3, Basis::kSimulated});
+      r.rows.push_back({"pair", stage, "F&B pair, overlapped", "ms", std::nullopt, balanced.overlapped_s * 1e3, Basis::kSimulated});
     }
     auto ms = [](double s) { return format_number(s * 1e3); };
     const std::string recompute[] = {"none", "selective", "full"};
@@ -354,7 +354,7 @@ class TrainingStepStudy : public Study {
                               (use_flow ? "flow" : "analytical") + " mode";
     std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " +
                        ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
-    if (step.schedule().kind.rfind("dualpipe", 0) == 0) note += ", F&B " + ms(step.step_seconds(pair)) + " ms";
+    if (step.schedule().kind.rfind("dualpipe", 0) == 0) note += ", F&B " + ms(balanced.overlapped_s) + " ms";
     note += ".";
     {
       // The split, and how far its stages are from equal.

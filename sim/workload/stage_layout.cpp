@@ -114,6 +114,7 @@ StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages
   check_stages(model, stages, where);
   auto not_whole = [&](const std::string& field, const std::string& what) { throw core::InputError(field, what); };
   std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
+  auto given = [&](int r) { return (r == 0 && counts.first >= 0) || (r == pp - 1 && counts.last >= 0); };  // a count of its own
   if (counts.first < 0 && counts.last < 0) {
     if (model.layers % stages != 0)
       not_whole(where, std::to_string(stages) + " stages is not allowed with an even split; they do not divide the " +
@@ -135,12 +136,11 @@ StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages
                 "the first and last ranks' layers leave " + std::to_string(rest) + " of " + model.display_name + "'s " +
                     std::to_string(model.layers) + " layers for " + std::to_string(others) + " other ranks, which is not a whole number each");
     for (int r = 0; r < pp; ++r)
-      if (!((r == 0 && counts.first >= 0) || (r == pp - 1 && counts.last >= 0))) per_rank[static_cast<std::size_t>(r)] = others ? rest / others : 0;
+      if (!given(r)) per_rank[static_cast<std::size_t>(r)] = others ? rest / others : 0;
   }
   for (int r = 0; r < pp; ++r)
     if (per_rank[static_cast<std::size_t>(r)] % virtual_stages != 0) {
-      const bool own = (r == 0 && counts.first >= 0) || (r == pp - 1 && counts.last >= 0);
-      not_whole(own ? (r == 0 ? counts.first_where : counts.last_where) : where,
+      not_whole(given(r) ? (r == 0 ? counts.first_where : counts.last_where) : where,
                 std::to_string(per_rank[static_cast<std::size_t>(r)]) + " layers on pipeline rank " + std::to_string(r) +
                     " is not allowed; they spread evenly over its " + std::to_string(virtual_stages) + " virtual stages");
     }

@@ -52,12 +52,19 @@ int TrainingParallelism::dp_at_ep_slot() const {
   return 1;
 }
 
+namespace {
+// The size of attention's slot `name` (other than pp) in the order: DP split over "ep" and "dp".
+int attention_slot(const TrainingParallelism& par, const std::string& name, int dp_at_ep) {
+  return name == "tp" ? par.tp : name == "cp" ? par.cp : name == "ep" ? dp_at_ep : par.dp / dp_at_ep;
+}
+}  // namespace
+
 int TrainingParallelism::pipeline_stride() const {
   const int at_ep = dp_at_ep_slot();
   long long stride = 1;
   for (const auto& name : order) {
     if (name == "pp") break;
-    stride *= name == "tp" ? tp : name == "cp" ? cp : name == "ep" ? at_ep : dp / at_ep;
+    stride *= attention_slot(*this, name, at_ep);
   }
   return static_cast<int>(stride);
 }
@@ -65,8 +72,7 @@ int TrainingParallelism::pipeline_stride() const {
 RankGrid TrainingParallelism::attention_grid() const {
   const int at_ep = dp_at_ep_slot();
   auto dims = *with_pipeline(  // the stride is a product of these slots
-      order, [&](const std::string& n) { return n == "tp" ? tp : n == "cp" ? cp : n == "ep" ? at_ep : dp / at_ep; }, pp,
-      pipeline_stride());
+      order, [&](const std::string& n) { return attention_slot(*this, n, at_ep); }, pp, pipeline_stride());
   for (auto& d : dims)
     if (d.name == "ep") d.name = "dp";  // attention's DP, in two slots
   return RankGrid(dims);
