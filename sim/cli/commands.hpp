@@ -20,5 +20,6 @@ int merge_command(const Args& args);
 int plan_command(const Args& args);
 int serve_plan_command(const Args& args);
 int calibrate_command(const Args& args);
+int fabric_command(const Args& args);
 
 }  // namespace cli

@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario\n"
     "  calibrate TRACE.json  per-op GPU times of a PyTorch profiler trace, and a calibration file\n"
+    "  fabric SCENARIO.json  a scenario's fabric and the components its faults may name (--list: all)\n"
     "\n"
     "  codesim <command> --help   options of a command\n"
     "  codesim --version\n";
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
     if (all[0] == "serve-plan") return cli::serve_plan_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
     if (all[0] == "calibrate") return cli::calibrate_command(rest);
+    if (all[0] == "fabric") return cli::fabric_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
     return core::kInputErrorExitCode;
   } catch (const core::InputError& e) {

@@ -43,6 +43,7 @@ struct Bundle {
   double entered_s = 0;
   std::uint32_t first_member = 0;  // its flow entries' tasks, in `members_`
   std::uint32_t members = 0;       // entries (each standing for Flow::count flows)
+  std::uint32_t route = 0;         // the network's route it takes (a network change may move it)
 };
 
 // Where a bundle stands, kept in its component's level order: a re-solve reads and writes a
@@ -248,6 +249,13 @@ class FluidRun {
       stream_of_[i] = it->second;
       streams_[it->second].tasks.push_back(static_cast<TaskId>(i));
     }
+    link_Bps_.reserve(net_.links().size());
+    for (const NetworkLink& link : net_.links()) link_Bps_.push_back(link.Bps);
+    if (!net_.changes().empty()) {
+      rerouted_.assign(net_.routes(), 0);
+      route_override_.resize(net_.routes());
+      for (std::size_t c = 0; c < net_.changes().size(); ++c) events_.push({net_.changes()[c].at_s, kNetworkChange, static_cast<TaskId>(c), 0});
+    }
     local_of_.assign(net_.links().size(), -1);
     allocated_Bps_.assign(net_.links().size(), 0.0);
     owner_.assign(net_.links().size(), -1);
@@ -286,7 +294,7 @@ class FluidRun {
     std::size_t next = 0;
     bool busy = false;
   };
-  enum EventKind { kComputeEnd = 0, kFlowsEnter = 1 };
+  enum EventKind { kComputeEnd = 0, kFlowsEnter = 1, kNetworkChange = 2 };
   // (time, kind, task, the first of its flows entering, by its place in the task's latency order)
   using Event = std::tuple<double, int, TaskId, std::size_t>;
 
@@ -301,6 +309,9 @@ class FluidRun {
         if (kind == kComputeEnd) {
           advance();
           finish(task);
+        } else if (kind == kNetworkChange) {
+          apply_change(net_.changes()[static_cast<std::size_t>(task)]);
+          changed = true;
         } else {
           enter_latency_group(task, flow);
         }
@@ -409,10 +420,7 @@ class FluidRun {
       } else {
         Bundle b;
         Rated r;
-        const auto [links, links_end] = net_.route_links(route);
-        r.set_links(links, static_cast<std::uint16_t>(links_end - links));
-        Component& component = mark_changed(component_for(links, static_cast<std::uint16_t>(links_end - links)));
-        for (auto l = links; l != links_end; ++l) ++crossing_[static_cast<std::size_t>(*l)];
+        const auto [links, links_end] = route_links(route);
         const double latency = route_latency_s_[route];
         r.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
         r.bytes_left = bytes;
@@ -421,20 +429,88 @@ class FluidRun {
           throw std::length_error("the fluid engine holds at most 2^32 flow entries and 65,535 links per route");
         b.first_member = static_cast<std::uint32_t>(members_.size());
         b.members = static_cast<std::uint32_t>(j - i);
+        b.route = static_cast<std::uint32_t>(route);
         for (std::size_t k = i; k < j; ++k) {
           members_.push_back(std::get<2>(flows[k]));
           r.flows += static_cast<std::uint32_t>(std::get<3>(flows[k]));
         }
-        component.first_entered_s = std::min(component.first_entered_s, now_);
-        component.last_entered_s = now_;
-        component.quiet_until_s = -kInfinity;  // the new bundle's own window may be narrower
-        component.entered = true;
-        r.slot = component.place(b);
-        component.fresh.push_back(r);
+        place_bundle(b, r, links, links_end);
       }
       i = j;
     }
     for (int c : dirty_) refresh(c);  // their entries and windows
+  }
+
+  // The route's links as of now.
+  std::pair<const int*, const int*> route_links(std::size_t route) const {
+    if (!rerouted_.empty() && rerouted_[route]) return route_override_[route];
+    return net_.route_links(route);
+  }
+
+  // Puts a bundle on its links: in the component that holds them, among its fresh entries.
+  void place_bundle(const Bundle& b, Rated r, const int* links, const int* links_end) {
+    r.set_links(links, static_cast<std::uint16_t>(links_end - links));
+    Component& component = mark_changed(component_for(links, static_cast<std::uint16_t>(links_end - links)));
+    for (auto l = links; l != links_end; ++l) ++crossing_[static_cast<std::size_t>(*l)];
+    component.first_entered_s = std::min(component.first_entered_s, b.entered_s);
+    component.last_entered_s = std::max(component.last_entered_s, b.entered_s);
+    component.quiet_until_s = -kInfinity;  // the new bundle's own window may be narrower
+    component.entered = true;
+    r.slot = component.place(b);
+    component.fresh.push_back(r);
+  }
+
+  // A fault, a repair or routing reacting to them: the links' new bandwidths, and the bundles on
+  // rerouted routes moved to their new links with the bytes they have left. The components they
+  // touch are solved anew; the others keep their rates.
+  void apply_change(const NetworkChange& change) {
+    for (const auto& [link, Bps] : change.link_Bps) {
+      link_Bps_[static_cast<std::size_t>(link)] = Bps;
+      if (crossing_[static_cast<std::size_t>(link)] > 0) resolve_from_scratch(owner_[static_cast<std::size_t>(link)]);
+    }
+    if (change.routes.empty()) return;
+    for (const auto& [route, links] : change.routes) {
+      rerouted_[route] = 1;
+      route_override_[route] = {links.data(), links.data() + links.size()};
+    }
+    std::vector<char> moved(net_.routes(), 0);
+    for (const auto& [route, links] : change.routes) moved[route] = 1;
+    // The bundles on moved routes leave their links (collected first: placing them merges components).
+    std::vector<std::pair<Bundle, Rated>> moving;
+    for (std::size_t c = 0; c < components_.size(); ++c) {
+      Component& component = components_[c];
+      for (auto* entries : {&component.order, &component.fresh})
+        for (std::size_t i = 0; i < entries->size(); ++i) {
+          Rated& r = (*entries)[i];
+          if (r.ended || !moved[component.bundles[r.slot].route]) continue;
+          Rated left = r;
+          left.bytes_left = r.bytes_at(now_);
+          left.since_s = now_;
+          left.rate_Bps = 0;
+          moving.push_back({component.bundles[r.slot], left});
+          for (std::uint32_t j = 0; j < r.link_count; ++j) {
+            const auto link = static_cast<std::size_t>(r.links()[j]);
+            allocated_Bps_[link] -= r.flows * r.rate_Bps;
+            --crossing_[link];
+          }
+          r.ended = true;
+          if (entries == &component.order) component.ends.set(i, kInfinity);
+          component.ended_since_split = true;
+          resolve_from_scratch(static_cast<int>(c));
+        }
+    }
+    for (auto& [b, r] : moving) {
+      const auto [links, links_end] = route_links(b.route);
+      place_bundle(b, r, links, links_end);
+    }
+    for (int c : dirty_) refresh(c);
+  }
+
+  // Marks a component to be solved from scratch at the next solve.
+  void resolve_from_scratch(int c) {
+    Component& component = mark_changed(c);
+    component.entered = true;
+    component.quiet_until_s = -kInfinity;
   }
 
   // Marks a component for the next solve.
@@ -804,7 +880,6 @@ class FluidRun {
   // Progressive filling of one component's bundles, on a dense copy of its links' state; from
   // scratch, or for some of them, on what the others leave of their links.
   void fill(Part& part, Scratch& scratch) {
-    const auto& links = net_.links();
     // Each link the component's bundles cross, numbered densely: the filling's random accesses
     // then stay within a few thousand links' state. `local_of_` is shared, but a component's
     // links are its thread's alone.
@@ -818,7 +893,7 @@ class FluidRun {
           local = static_cast<int>(scratch.local.size());
           scratch.touched.push_back(link_id);
           const auto l = static_cast<std::size_t>(link_id);
-          scratch.local.push_back({links[l].Bps - (part.from_scratch ? 0.0 : allocated_Bps_[l]), 0, 0, 0, 0});
+          scratch.local.push_back({link_Bps_[l] - (part.from_scratch ? 0.0 : allocated_Bps_[l]), 0, 0, 0, 0});
         }
         link_id = local;
         LocalLink& link = scratch.local[static_cast<std::size_t>(local)];
@@ -914,6 +989,9 @@ class FluidRun {
   HugeVector<TaskId> members_;
   std::vector<int> local_of_;         // per link: its dense number in the filling of its component, or -1
   std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates
+  std::vector<double> link_Bps_;       // per link: its bandwidth as of now (network changes set it)
+  std::vector<char> rerouted_;         // per route, when the network changes: whether a change moved it
+  std::vector<std::pair<const int*, const int*>> route_override_;  // per route: its links since, if moved
   bool from_ended_level_;
   std::vector<Scratch> scratch_;  // per thread
   double now_ = 0;

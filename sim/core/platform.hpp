@@ -27,6 +27,16 @@ struct NetworkLink {
   double latency_s = 0;
 };
 
+// What changes in the network at an instant (a fault, a repair, routing reacting to them):
+// links' bandwidths (0: down) and routes' links. Flows in the network at that instant that take
+// a changed route move to its new links with the bytes they have left; a route keeps the latency
+// it had (flows enter by it).
+struct NetworkChange {
+  double at_s = 0;
+  std::vector<std::pair<int, double>> link_Bps;                  // (link, its bandwidth from now)
+  std::vector<std::pair<std::size_t, std::vector<int>>> routes;  // (route, its links from now)
+};
+
 // Links, and one route per asked-for pair, held flat: a 2,048-GPU all-to-all has 500,000 routes.
 class Network {
  public:
@@ -34,6 +44,7 @@ class Network {
     links_.push_back({Bps, latency_s});
     return static_cast<int>(links_.size()) - 1;
   }
+  void set_link_Bps(int link, double Bps) { links_[static_cast<std::size_t>(link)].Bps = Bps; }
   // Routes must be added in increasing (src, dst) order, as a RoutePairs set iterates.
   void add_route(int src, int dst, const std::vector<int>& links) {
     if (!pairs_.empty() && !(pairs_.back() < std::make_pair(src, dst)))
@@ -55,6 +66,12 @@ class Network {
   }
   Sharing sharing() const { return sharing_; }
   void set_sharing(Sharing sharing) { sharing_ = sharing; }
+  // Changes, in time order; the fluid engine applies them (SimGrid's engine refuses them).
+  void add_change(NetworkChange change) {
+    if (!changes_.empty() && change.at_s < changes_.back().at_s) throw std::logic_error("network changes must come in time order");
+    changes_.push_back(std::move(change));
+  }
+  const std::vector<NetworkChange>& changes() const { return changes_; }
   double route_latency_s(std::size_t route) const {
     double s = 0;
     for (auto [l, end] = route_links(route); l != end; ++l) s += links_[static_cast<std::size_t>(*l)].latency_s;
@@ -67,6 +84,7 @@ class Network {
   HugeVector<std::size_t> begin_;
   HugeVector<int> route_links_;
   Sharing sharing_ = Sharing::kMaxMin;
+  std::vector<NetworkChange> changes_;
 };
 
 class Platform {

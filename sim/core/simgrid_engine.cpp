@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 
 namespace core {
@@ -168,6 +169,9 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   sg4::Engine engine(&argc, argv.data());
 
   const Network net = network_of(platform, graph);
+  if (!net.changes().empty())
+    throw InputError("--engine", "simgrid is not allowed for a network that changes during the run (faults); the fluid engine "
+                                 "applies such changes");
   const auto hosts = build_zone(platform, net);
 
   Executor executor(graph, hosts, net.sharing() == Sharing::kMaxMin ? &net : nullptr);
@@ -212,6 +216,9 @@ Timeline simulate_simgrid(const Platform& platform, const TaskGraph& graph, Simu
     try {
       const auto spans = run_simgrid(platform, graph);
       payload.assign(reinterpret_cast<const char*>(spans.data()), spans.size() * sizeof(TaskSpan));
+    } catch (const InputError& e) {
+      status = 2;  // the input's fault, told as such
+      payload = e.what();
     } catch (const std::exception& e) {
       status = 1;
       payload = e.what();
@@ -229,6 +236,7 @@ Timeline simulate_simgrid(const Platform& platform, const TaskGraph& graph, Simu
     throw std::runtime_error("the simulation process died with signal " + std::to_string(WTERMSIG(wstatus)));
   if (reply.empty() || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
     throw std::runtime_error("the simulation process failed to report its result");
+  if (reply[0] == 2) throw InputError("", std::string(reply, 1));
   if (reply[0] != 0) throw std::runtime_error("simulation failed: " + std::string(reply, 1));
   std::vector<TaskSpan> spans(graph.tasks().size());
   if (reply.size() - 1 != spans.size() * sizeof(TaskSpan)) throw std::runtime_error("simulation result is truncated");

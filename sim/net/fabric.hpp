@@ -7,10 +7,12 @@
 //  - multi-rail fat tree (MRFT): one two-level fat tree; NIC i of every node on rail i (its own
 //    leaves), all leaves under shared spines.
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "hw/node.hpp"
+#include "net/fabric_fault.hpp"
 #include "net/platform.hpp"
 #include "net/topology.hpp"
 
@@ -53,10 +55,34 @@ struct FabricSpec {
   double gpu_flops_per_s = 1e15;
   std::vector<StaticRoute> static_routes;  // Routing::kStatic
   core::Sharing sharing = core::Sharing::kMaxMin;
+  // Multi-port NICs (MPFT, ISCA'25 Figure 4): each NIC has this many ports, one in each plane of
+  // its group of as many NICs (NIC i's group: planes i / ports x ports onwards), and sprays a
+  // flow's packets over them. In the fluid limit a NIC is one link of its ports' summed
+  // bandwidth (nic_Bps, unchanged), its flows routed in its own plane while it works and in a
+  // sibling plane of its group, from the same NIC, when it does not: a port or plane lost costs
+  // its share of the NIC, not the NIC.
+  int nic_ports = 1;
+  // Faults of the fabric's components, and how routing reacts to one that is down.
+  std::vector<Fault> faults;
+  // Switch routing tables (d-mod-k, ECMP, static) keep sending into a dead link or switch until
+  // the subnet manager's next sweep has routed around it (OpenSM's sweep_interval: 10 s by
+  // default), and take it back as late after its repair. Adaptive routing and packet spraying
+  // leave a dead port at once: the switch sees its link go down.
+  double table_update_s = 10;
+  // PXN forwarding of a GPU whose NIC (or plane, or leaf) is down to a peer GPU of its node
+  // whose NIC still works, over NVLink, from this long after the fault.
+  double pxn_failover_s = 0;
 };
+
+int fabric_leaves_per_group(const FabricSpec& spec);  // leaves of a plane (MPFT) or rail (MRFT)
+int fabric_spines_per_group(const FabricSpec& spec);  // spines of a plane, or shared by the rails
 
 // Throws core::InputError naming `where` + the field for a fabric that cannot be built.
 void check_fabric(const FabricSpec& spec, const std::string& where);
+
+// Throws core::InputError naming `where` + "faults/i/..." for a fault that names no component
+// of the fabric, a fraction outside [0, 1), or a time below 0.
+void check_faults(const FabricSpec& spec, const std::string& where);
 
 // Throws core::InputError naming `where` + "to_gpu", "spine" or "from_leaf" for a static route
 // naming a GPU, spine or leaf the (otherwise valid) fabric does not have.
@@ -86,6 +112,23 @@ class FabricPlatform : public Platform {
   std::vector<VertexId> route(int src_gpu, int dst_gpu) const;
 
  private:
+  struct Links;
+  struct View;
+  struct AdaptiveState {
+    std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load;
+    std::map<std::pair<int, int>, VertexId> chosen_spine;
+  };
+  // The spine from leaf `a` to leaf `b` for the pair, among those the view has alive; -1: none.
+  long pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const;
+  // The links of a pair's route as the view sees the fabric; empty: no path is left.
+  std::vector<int> path(int src, int dst, const Links& links, const View* view, AdaptiveState& state) const;
+  // The switch links a route takes between two leaves of one plane or rail, through `spine`
+  // (-1: spraying's trunks).
+  void add_switch_links(std::vector<int>& path, VertexId a, VertexId b, long spine, const Links& links) const;
+  // The network with the faults: the links as at 0, then a change at each instant a fault
+  // starts or ends or routing reacts to one.
+  void add_faults(core::Network& net, const RoutePairs& pairs, const Links& links) const;
+
   // The fabric's number of the platform's GPU, and its node.
   int fabric_gpu(int gpu) const { return plane_ >= 0 ? gpu * spec_.gpus_per_node + plane_ : gpu; }
   int node_of(int gpu) const { return plane_ >= 0 ? gpu : gpu / spec_.gpus_per_node; }
@@ -96,8 +139,7 @@ class FabricPlatform : public Platform {
   std::vector<VertexId> nic_;    // per GPU: its NIC (endpoint vertex)
   std::vector<VertexId> leaf_;   // per GPU: its leaf switch
   std::vector<std::vector<VertexId>> spines_;  // per plane (MPFT) or one list (MRFT)
-  mutable std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load_;  // adaptive routing state
-  mutable std::map<std::pair<int, int>, VertexId> chosen_spine_;  // adaptive routing's choices
+  mutable AdaptiveState adaptive_;  // adaptive routing's choices, in the order routes were asked for
   std::map<std::pair<int, int>, int> static_spine_;  // (from leaf or -1, destination GPU) -> spine index
 };
 

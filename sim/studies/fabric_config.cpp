@@ -1,5 +1,6 @@
 #include "studies/fabric_config.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/input_error.hpp"
@@ -14,6 +15,32 @@ net::Routing routing_by_name(const std::string& name) {
          : name == "spray"    ? net::Routing::kSpray
          : name == "static"   ? net::Routing::kStatic
                               : net::Routing::kDModK;
+}
+
+std::vector<net::Fault> read_faults(core::JsonReader& f) {
+  std::vector<net::Fault> out;
+  if (!f.has("faults")) return out;
+  for (core::JsonReader& r : f.object_list("faults", "faults: {kind, target, at_s, for_s, bandwidth_fraction}")) {
+    net::Fault fault;
+    const auto& kinds = net::fault_kind_names();
+    fault.kind = static_cast<net::FaultKind>(std::find(kinds.begin(), kinds.end(), r.one_of("kind", kinds)) - kinds.begin());
+    fault.target = r.string("target");
+    fault.at_s = r.non_negative_number("at_s", 0.0);
+    if (r.has("for_s")) fault.for_s = r.positive_number("for_s");
+    if (r.has("bandwidth_fraction")) fault.bandwidth_fraction = r.number("bandwidth_fraction");
+    r.finish();
+    out.push_back(fault);
+  }
+  return out;
+}
+
+void refuse_job_stopping_faults(const net::FabricSpec& spec, const std::string& where) {
+  for (std::size_t i = 0; i < spec.faults.size(); ++i)
+    if (spec.faults[i].kind == net::FaultKind::kGpu || spec.faults[i].kind == net::FaultKind::kNode)
+      throw core::InputError(where + "faults/" + std::to_string(i) + "/kind",
+                             "'" + net::fault_kind_names()[static_cast<std::size_t>(spec.faults[i].kind)] +
+                                 "' is not allowed in a flow scenario; a failed GPU or node stops the job, and the training-run study "
+                                 "counts what that costs over a run (a slow GPU is a straggler)");
 }
 
 net::HopLatencies read_hop_latencies(core::JsonReader& h) {
@@ -69,6 +96,10 @@ std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool 
     spec.nvlink_Bps = f.positive_number("nvlink_bandwidth_Bps", (node ? *node : hw::default_node()).scale_up_achieved_Bps);
     spec.nvlink_latency_s = f.non_negative_number("nvlink_latency_s", 0.0);
     spec.pcie_Bps = f.non_negative_number("pcie_bandwidth_Bps", node ? node->pcie_Bps : 0.0);
+    spec.nic_ports = static_cast<int>(f.positive_integer("nic_ports", 1, 72));
+    spec.table_update_s = f.non_negative_number("table_update_s", spec.table_update_s);
+    spec.pxn_failover_s = f.non_negative_number("pxn_failover_s", spec.pxn_failover_s);
+    spec.faults = read_faults(f);
   }
   if (const auto* table = f.raw("static_routes")) {
     if (routing != "static")

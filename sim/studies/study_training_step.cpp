@@ -174,6 +174,7 @@ class TrainingStepStudy : public Study {
       ep_setup.affinity = affinity;
       ep_setup.fp8_dispatch = compute.fp8_gemms;
       ep_setup.fabric = fabric;
+      ep_setup.fabric.faults.clear();  // the EP phases timed on their own, healthy; the step's run has the faults
       ep_setup.fabric.nic_Bps = compute.kernels.ib_Bps(fabric.nic_Bps);  // each GPU sends through its own NIC
       ep_setup.fabric.nvlink_Bps = compute.kernels.nvlink_Bps(fabric.nvlink_Bps);
       ep_setup.flow = use_flow;
@@ -608,6 +609,10 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   read_fabric_fields(f, s->fabric, true);
   f.finish();
   net::check_fabric(s->fabric, f.pointer() + "/");
+  refuse_job_stopping_faults(s->fabric, f.pointer() + "/");
+  if (!s->flow && !s->fabric.faults.empty())
+    throw core::InputError(f.pointer_of("faults"), "is not allowed in analytical mode; faults change the network during the flow "
+                                                 "model's run (set /mode to \"flow\")");
   if (s->flow && s->fabric.nodes * s->fabric.gpus_per_node > 16384)
     throw core::InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) + " nodes is more than flow mode simulates (16,384 GPUs); "
                                             "set /mode to \"analytical\"");
