@@ -18,6 +18,7 @@
 #include "studies/study_pipeline.hpp"
 #include "studies/study_serving.hpp"
 #include "studies/study_train_flops.hpp"
+#include "studies/study_training_run.hpp"
 #include "studies/study_training_step.hpp"
 
 namespace studies {
@@ -39,6 +40,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"moe-routing", parse_moe_routing_study},
       {"moe-dispatch", parse_moe_dispatch_study},
       {"training-step", parse_training_step_study},
+      {"training-run", parse_training_run_study},
       {"inference", parse_inference_study},
       {"serving", parse_serving_study},
       {"gemm-kernels", parse_gemm_kernels_study},
