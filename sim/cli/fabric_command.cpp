@@ -1,11 +1,11 @@
 // codesim fabric SCENARIO.json [--list]: the scenario's fabric, and the components a fault may
 // name ("plane 3 / leaf 12 / spine 5"), all of them with --list.
-#include <fstream>
 #include <iostream>
 #include <map>
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "net/fabric.hpp"
 #include "studies/fabric_config.hpp"
 #include "studies/overrides.hpp"
@@ -25,10 +25,9 @@ int fabric_command(const Args& args) {
   positional.add("scenario", 1);
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim fabric SCENARIO.json [--list] [--set /ptr=VALUE ...]", options, positional, vm)) return 0;
-  studies::load_scenario(scenario_path, sets);  // the whole scenario valid first
-  std::ifstream in(scenario_path);
-  nlohmann::json document = nlohmann::json::parse(in);
+  nlohmann::json document = core::read_json_file(scenario_path);
   studies::apply_overrides(document, sets);
+  studies::parse_scenario(document, scenario_path);  // the whole scenario valid first
   if (!document.contains("fabric") || !document["fabric"].is_object())
     throw core::InputError(scenario_path + ": /fabric", "is missing; this command lists a fabric's components");
   core::JsonReader f(document["fabric"], "/fabric");
@@ -49,13 +48,13 @@ int fabric_command(const Args& args) {
     auto& [count, first] = by_kind[line.substr(0, colon)];
     if (count++ == 0) first = line.substr(colon + 2);
   }
-  for (auto& [k, entry] : by_kind) entry.second = std::to_string(entry.first) + " in all, the first '" + entry.second + "'";
   std::cout << scenario_path << ": " << (kind == "mpft" ? "multi-plane" : "multi-rail") << " fat tree, " << spec.nodes << " nodes of "
             << spec.gpus_per_node << " GPUs, " << spec.radix << "-port switches, " << net::fabric_leaves_per_group(spec)
             << " leaves per " << (kind == "mpft" ? "plane" : "rail") << ", " << net::fabric_spines_per_group(spec) << " spines "
             << (kind == "mpft" ? "per plane" : "shared") << (spec.nic_ports > 1 ? ", NICs of " + std::to_string(spec.nic_ports) + " ports" : "") << "\n";
   for (const auto& k : net::fault_kind_names())
-    if (by_kind.count(k)) std::cout << "  " << k << ": " << by_kind[k].second << "\n";
+    if (const auto it = by_kind.find(k); it != by_kind.end())
+      std::cout << "  " << k << ": " << it->second.first << " in all, the first '" << it->second.second << "'\n";
   std::cout << "(codesim fabric " << scenario_path << " --list: all of them)\n";
   return 0;
 }

@@ -33,8 +33,6 @@ void check_faults(const FabricSpec& s, const std::string& where) {
     const Fault& f = s.faults[i];
     const std::string at = where + "faults/" + std::to_string(i) + "/";
     find_fabric_component(s, f.kind, f.target, at + "target");
-    if (f.kind == FaultKind::kNic && s.kind == FabricKind::kMultiPlane && s.nic_ports == 1 && f.target.find("port") != std::string::npos)
-      throw core::InputError(at + "target", "'" + f.target + "' is not allowed; NICs have one port (nic_ports 1)");
     if (!(f.at_s >= 0) || !std::isfinite(f.at_s))
       throw core::InputError(at + "at_s", std::to_string(f.at_s) + " is not allowed; a time from 0 s, within the run");
     if (!(f.for_s > 0)) throw core::InputError(at + "for_s", std::to_string(f.for_s) + " is not allowed; a duration > 0 s (leave it out: to the end)");
@@ -161,14 +159,17 @@ std::vector<VertexId> FabricPlatform::route(int src_gpu, int dst_gpu) const {
 
 long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const {
   const auto& spines = spines_[spec_.kind == FabricKind::kMultiPlane ? graph_[a].plane : 0];
-  // The spines a route may take: all, or those whose two links routing knows to be up.
-  std::vector<VertexId> usable;
-  for (VertexId s : spines)
-    if (!view || (view->switch_Bps[static_cast<std::size_t>(links->edges.at({a, s}))] > 0 &&
-                  view->switch_Bps[static_cast<std::size_t>(links->edges.at({s, b}))] > 0))
-      usable.push_back(s);
-  if (usable.empty()) return -1;
-  auto alive = [&](VertexId s) { return std::find(usable.begin(), usable.end(), s) != usable.end(); };
+  // The spines a route may take: all, or, with a view, those whose two links routing knows to be up.
+  std::vector<VertexId> up;
+  if (view) {
+    for (VertexId s : spines)
+      if (view->switch_Bps[static_cast<std::size_t>(links->edges.at({a, s}))] > 0 &&
+          view->switch_Bps[static_cast<std::size_t>(links->edges.at({s, b}))] > 0)
+        up.push_back(s);
+    if (up.empty()) return -1;
+  }
+  const std::vector<VertexId>& usable = view ? up : spines;
+  auto alive = [&](VertexId s) { return !view || std::find(up.begin(), up.end(), s) != up.end(); };
   // The table's spine if it is usable, else the next usable one, as a re-swept table has it.
   auto from_table = [&](std::size_t index) {
     for (std::size_t k = 0; k < spines.size(); ++k)
