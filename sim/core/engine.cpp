@@ -37,7 +37,7 @@ Network network_of(const Platform& platform, const TaskGraph& graph) {
 
 double progress_units(const TaskGraph& graph) {
   double units = 0;
-  for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kCompute ? 1.0 : double(t.flows.size());
+  for (const auto& t : graph.tasks()) units += t.kind == TaskKind::kTransfer ? double(t.flows.size()) : 1.0;
   return units;
 }
 

@@ -202,7 +202,7 @@ constexpr unsigned kMaxThreads = 16;
 class FluidRun {
  public:
   FluidRun(const Platform& platform, const TaskGraph& graph, FluidSolve solve)
-      : graph_(graph), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
+      : graph_(graph), slowdowns_(platform.compute_slowdowns()), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
     const auto& tasks = graph.tasks();
     net_ = network_of(platform, graph);
     if (net_.routes() > std::numeric_limits<std::uint32_t>::max())
@@ -336,8 +336,9 @@ class FluidRun {
     ++stream.next;
     const Task& t = graph_.tasks()[id];
     spans_[id].start_s = now_;
-    if (t.kind == TaskKind::kCompute) {
-      events_.push({now_ + t.seconds, kComputeEnd, id, 0});
+    if (t.kind == TaskKind::kCompute || t.kind == TaskKind::kDelay) {
+      const double end_s = t.kind == TaskKind::kCompute ? slowdowns_.end_s(t.rank, now_, t.seconds) : now_ + t.seconds;
+      events_.push({end_s, kComputeEnd, id, 0});
       return;
     }
     flows_left_[id] = static_cast<int>(t.flows.size());
@@ -422,7 +423,7 @@ class FluidRun {
         Rated r;
         const auto [links, links_end] = route_links(route);
         const double latency = route_latency_s_[route];
-        r.weight = net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0;
+        r.weight = (net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0) * net_.route_weight(route);
         r.bytes_left = bytes;
         r.since_s = b.entered_s = now_;
         if (members_.size() + (j - i) > std::numeric_limits<std::uint32_t>::max() || links_end - links > std::numeric_limits<std::uint16_t>::max())
@@ -960,6 +961,7 @@ class FluidRun {
   }
 
   const TaskGraph& graph_;
+  const ComputeSlowdowns& slowdowns_;
   Network net_;
   HugeVector<double> route_latency_s_;
   HugeVector<std::size_t> first_flow_;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/compute_slowdown.hpp"
 #include "core/huge_page_allocator.hpp"
 
 namespace core {
@@ -64,6 +65,20 @@ class Network {
     const std::size_t end = route + 1 < begin_.size() ? begin_[route + 1] : route_links_.size();
     return {route_links_.data() + begin_[route], route_links_.data() + end};
   }
+  // A route's links, rewritten in place (a traffic class moved onto links of its own).
+  template <typename F>
+  void map_route_links(std::size_t route, F f) {
+    const std::size_t end = route + 1 < begin_.size() ? begin_[route + 1] : route_links_.size();
+    for (std::size_t i = begin_[route]; i < end; ++i) route_links_[i] = f(route_links_[i]);
+  }
+  // Weighted sharing: a flow's share of a link in proportion to its route's weight (a traffic
+  // class's); 1 unless set. Only the fluid engine weights flows.
+  void set_route_weight(std::size_t route, double weight) {
+    if (route_weights_.empty()) route_weights_.assign(pairs_.size(), 1.0);
+    route_weights_[route] = weight;
+  }
+  double route_weight(std::size_t route) const { return route_weights_.empty() ? 1.0 : route_weights_[route]; }
+  bool weighted() const { return !route_weights_.empty(); }
   Sharing sharing() const { return sharing_; }
   void set_sharing(Sharing sharing) { sharing_ = sharing; }
   // Changes, in time order; the fluid engine applies them (SimGrid's engine refuses them).
@@ -84,6 +99,7 @@ class Network {
   HugeVector<std::size_t> begin_;
   HugeVector<int> route_links_;
   Sharing sharing_ = Sharing::kMaxMin;
+  std::vector<double> route_weights_;  // empty: all 1
   std::vector<NetworkChange> changes_;
 };
 
@@ -94,6 +110,13 @@ class Platform {
   virtual double gpu_flops_per_s() const = 0;
   // The links, with a route for each pair in `pairs`.
   virtual Network network(const RoutePairs& pairs) const = 0;
+
+  // GPUs that compute slower than the rest; none unless set.
+  const ComputeSlowdowns& compute_slowdowns() const { return compute_slowdowns_; }
+  void set_compute_slowdowns(ComputeSlowdowns slowdowns) { compute_slowdowns_ = std::move(slowdowns); }
+
+ private:
+  ComputeSlowdowns compute_slowdowns_;
 };
 
 }  // namespace core

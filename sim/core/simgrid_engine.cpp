@@ -31,8 +31,8 @@ class Executor {
  public:
   // `delays`: under max-min sharing the links carry no latency (SimGrid would weight flows by
   // it), so each flow starts its route's latency after its task instead; null otherwise.
-  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts, const Network* delays)
-      : graph_(graph), hosts_(hosts), delays_(delays), spans_(graph.tasks().size()), remaining_(graph.tasks().size()),
+  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts, const Network* delays, const ComputeSlowdowns& slowdowns)
+      : graph_(graph), hosts_(hosts), delays_(delays), slowdowns_(slowdowns), spans_(graph.tasks().size()), remaining_(graph.tasks().size()),
         waiting_(graph.tasks().size(), false), done_(graph.tasks().size(), false), successors_(graph.tasks().size()) {
     const auto& tasks = graph.tasks();
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -73,8 +73,9 @@ class Executor {
       }
       const Task& t = graph_.tasks()[id];
       const double start = sg4::Engine::get_clock();
-      if (t.kind == TaskKind::kCompute) {
-        if (t.seconds > 0) sg4::this_actor::sleep_for(t.seconds);
+      if (t.kind == TaskKind::kCompute || t.kind == TaskKind::kDelay) {
+        if (t.seconds > 0)
+          sg4::this_actor::sleep_until(t.kind == TaskKind::kCompute ? slowdowns_.end_s(t.rank, start, t.seconds) : start + t.seconds);
         advance();
       } else {
         // Each flow's copies, started in order of their delay.
@@ -120,6 +121,7 @@ class Executor {
   const TaskGraph& graph_;
   const std::vector<sg4::Host*>& hosts_;
   const Network* delays_;
+  const ComputeSlowdowns& slowdowns_;
   std::vector<TaskSpan> spans_;
   std::vector<int> remaining_;
   std::vector<bool> waiting_;
@@ -172,9 +174,11 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   if (!net.changes().empty())
     throw InputError("--engine", "simgrid is not allowed for a network that changes during the run (faults); the fluid engine "
                                  "applies such changes");
+  if (net.weighted())
+    throw InputError("--engine", "simgrid is not allowed for traffic classes of different weights; the fluid engine weights flows");
   const auto hosts = build_zone(platform, net);
 
-  Executor executor(graph, hosts, net.sharing() == Sharing::kMaxMin ? &net : nullptr);
+  Executor executor(graph, hosts, net.sharing() == Sharing::kMaxMin ? &net : nullptr, platform.compute_slowdowns());
   ProgressBar bar("simulating " + std::to_string(graph.flow_count()) + " flows", progress_units(graph));
   executor.show_progress(&bar);
   executor.start_actors();

@@ -32,9 +32,33 @@ TaskId TaskGraph::add_compute(const std::string& name, int rank, const std::stri
   return add(Task{TaskKind::kCompute, rank, intern(name), intern(stream), seconds, {}, std::move(deps)});
 }
 
+TaskId TaskGraph::add_delay(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps) {
+  if (!(seconds >= 0)) throw std::logic_error("delay '" + name + "' has a negative duration");
+  return add(Task{TaskKind::kDelay, rank, intern(name), intern(stream), seconds, {}, std::move(deps)});
+}
+
 TaskId TaskGraph::add_transfer(const std::string& name, int rank, const std::string& stream, std::vector<Flow> flows,
                                std::vector<TaskId> deps) {
   return add(Task{TaskKind::kTransfer, rank, intern(name), intern(stream), 0, std::move(flows), std::move(deps)});
+}
+
+TaskId TaskGraph::append(const TaskGraph& other, int rank_offset, const std::vector<TaskId>& after) {
+  const auto base = static_cast<TaskId>(tasks_.size());
+  std::vector<TaskId> all;
+  for (const Task& t : other.tasks_) {
+    Task copy = t;
+    copy.name = intern(other.label(t.name));
+    copy.stream = intern(other.label(t.stream));
+    if (copy.rank >= 0) copy.rank += rank_offset;
+    for (auto& f : copy.flows) {
+      f.src_rank += rank_offset;
+      f.dst_rank += rank_offset;
+    }
+    for (auto& d : copy.deps) d += base;
+    if (copy.deps.empty()) copy.deps = after;
+    all.push_back(add(std::move(copy)));
+  }
+  return add_join("end", std::move(all));
 }
 
 TaskId TaskGraph::add_join(const std::string& name, std::vector<TaskId> deps) {

@@ -1,7 +1,9 @@
 #pragma once
 // The work a simulation executes: a DAG of tasks placed on ranks (GPUs). A compute task holds
-// its rank's `stream` for a given time; a transfer task starts a set of flows at once and ends
-// when the last one arrives; a join is a zero-time barrier. The tasks of one (rank, stream)
+// its rank's `stream` for a given time, longer where the GPU is slow (core/compute_slowdown); a
+// delay holds it for a fixed time spent elsewhere (an all-to-all's floor), whatever the GPU; a
+// transfer task starts a set of flows at once and ends when the last one arrives; a join is a
+// zero-time barrier. The tasks of one (rank, stream)
 // run one at a time in the order they were added, like kernels on a CUDA stream, and each also
 // waits for its dependencies (which are always tasks added before it).
 #include <cstdint>
@@ -23,7 +25,7 @@ struct Flow {
   int count = 1;
 };
 
-enum class TaskKind { kCompute, kTransfer, kJoin };
+enum class TaskKind { kCompute, kDelay, kTransfer, kJoin };
 
 // Names and streams are labels of the graph (TaskGraph::label): a step of a whole cluster has
 // millions of tasks and a few hundred distinct names.
@@ -34,7 +36,7 @@ struct Task {
   int rank = -1;      // the GPU it runs on (the source of a transfer); -1 for a join
   Label name = 0;
   Label stream = 0;   // e.g. "compute", "comm": one track per rank and stream in a trace
-  double seconds = 0;  // compute only
+  double seconds = 0;  // compute and delay only
   std::vector<Flow> flows;  // transfer only
   std::vector<TaskId> deps;
 };
@@ -42,8 +44,13 @@ struct Task {
 class TaskGraph {
  public:
   TaskId add_compute(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps);
+  TaskId add_delay(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps);
   TaskId add_transfer(const std::string& name, int rank, const std::string& stream, std::vector<Flow> flows, std::vector<TaskId> deps);
   TaskId add_join(const std::string& name, std::vector<TaskId> deps);
+
+  // Adds `other`'s tasks, its ranks shifted by `rank_offset` (a collective built on GPUs 0..n-1,
+  // run on a job's GPUs), those with no dependency waiting for `after`; returns a join of them.
+  TaskId append(const TaskGraph& other, int rank_offset, const std::vector<TaskId>& after);
 
   const std::vector<Task>& tasks() const { return tasks_; }
   const std::string& label(Label l) const { return labels_[l]; }

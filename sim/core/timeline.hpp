@@ -23,6 +23,10 @@ class Timeline {
   double makespan_s() const;
   // Time a rank's stream spends in its tasks.
   double busy_s(int rank, const std::string& stream) const;
+  // The chain of tasks that set the makespan, from the first to the one that ends last: each
+  // task's predecessor is what it waited for last, a dependency or the task before it on its
+  // stream.
+  std::vector<TaskId> critical_path() const;
 
   // Chrome trace as a string: one process per rank, one thread per stream, microseconds; only
   // `ranks`' tasks where some are named (one pipeline of a whole cluster's step).

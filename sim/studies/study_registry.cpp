@@ -17,6 +17,7 @@
 #include "studies/study_network_cost.hpp"
 #include "studies/study_pipeline.hpp"
 #include "studies/study_serving.hpp"
+#include "studies/study_shared_fabric.hpp"
 #include "studies/study_train_flops.hpp"
 #include "studies/study_training_run.hpp"
 #include "studies/study_training_step.hpp"
@@ -36,6 +37,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
       {"collective", parse_collective_study},
+      {"shared-fabric", parse_shared_fabric_study},
       {"latency", parse_latency_study},
       {"moe-routing", parse_moe_routing_study},
       {"moe-dispatch", parse_moe_dispatch_study},

@@ -16,6 +16,7 @@
 #include "studies/fabric_config.hpp"
 #include "studies/input_file.hpp"
 #include "studies/model_config.hpp"
+#include "studies/straggler_config.hpp"
 #include "workload/bubble_formula.hpp"
 #include "workload/cluster_step.hpp"
 #include "workload/data_parallel_sync.hpp"
@@ -74,12 +75,12 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
       const auto span = pg.span(timeline, static_cast<int>(rank), i);
       const int pid = gpus[rank];
       // In the run, the GPU's compute tasks of the step by op name, in the order they were added
-      // (its ops' order); an all-to-all's hold runs on a stream of its own.
+      // (its ops' order); an all-to-all's hold is a delay, on a stream of its own.
       std::map<std::string, std::vector<core::TaskId>> ran;
       if (ops_in_run)
         for (core::TaskId id = pg.step_tasks[rank][i]; id <= pg.step_ends[rank][i]; ++id) {
           const auto& t = tasks[static_cast<std::size_t>(id)];
-          if (t.kind == core::TaskKind::kCompute && t.rank == pid && timeline.graph().stream(t) != "all-to-all")
+          if (t.kind == core::TaskKind::kCompute && t.rank == pid)
             ran[timeline.graph().name(t)].push_back(id);
         }
       std::map<std::string, std::size_t> next;
@@ -130,6 +131,76 @@ std::string ep_text(const workload::TrainingParallelism& par) {
 
 class TrainingStepStudy : public Study {
  public:
+  // Each straggler case's step on the fabric against the healthy one's, and how long each
+  // collective waited for its last member, and for whom.
+  void add_straggler_rows(const workload::ClusterStepGraph& cluster, const workload::TrainingStep& step, const net::FabricSpec& whole,
+                          double healthy_step_s, const core::Timeline& healthy, StudyResult& r) const {
+    auto where = [&](int gpu) {  // "node 17 / gpu 3 (pipeline 5, rank 2)"
+      for (std::size_t p = 0; p < cluster.pipelines.size(); ++p)
+        for (std::size_t st = 0; st < cluster.pipelines[p].size(); ++st)
+          if (cluster.pipelines[p][st] == gpu)
+            return gpu_name(whole, gpu) + " (pipeline " + std::to_string(p) + ", rank " + std::to_string(st) + ")";
+      return gpu_name(whole, gpu);
+    };
+    const std::string healthy_label = "no straggler";
+    r.rows.push_back({"healthy/step", healthy_label, "time/step", "s", std::nullopt, healthy_step_s, Basis::kSimulated});
+    for (const auto& w : workload::collective_waits(cluster.collectives, healthy))
+      r.rows.push_back({"healthy/wait/" + w.name, healthy_label, "wait for the last member at " + w.name + ", mean", "ms", std::nullopt,
+                        w.mean_s * 1e3, Basis::kSimulated});
+    const auto& tasks = cluster.graph.tasks();
+    for (const auto& c : straggler_cases) {
+      net::FabricPlatform platform(whole);
+      platform.set_compute_slowdowns(c.slowdowns);
+      const core::Timeline timeline = core::simulate(platform, cluster.graph);
+      const double step_s = workload::cluster_step_result(cluster, step, timeline).step_s;
+      std::vector<int> slow;
+      for (const auto& d : c.slowdowns.all()) slow.push_back(d.rank);
+      std::sort(slow.begin(), slow.end());
+      // Which GPUs' compute the step waited on: the compute along its critical path, by GPU.
+      std::map<int, double> on_path_s;
+      for (core::TaskId id : timeline.critical_path()) {
+        const auto& t = tasks[static_cast<std::size_t>(id)];
+        if (t.kind == core::TaskKind::kCompute) on_path_s[t.rank] += timeline.span(id).end_s - timeline.span(id).start_s;
+      }
+      double slow_on_path_s = 0, path_s = 0;
+      for (const auto& [gpu, seconds] : on_path_s) {
+        path_s += seconds;
+        if (std::binary_search(slow.begin(), slow.end(), gpu)) slow_on_path_s += seconds;
+      }
+      const std::string id = "case/" + c.id;
+      r.rows.push_back({id + "/step", c.label, "time/step", "s", std::nullopt, step_s, Basis::kSimulated});
+      r.rows.push_back({id + "/wait", c.label, "the step's wait for stragglers", "s", std::nullopt, step_s - healthy_step_s, Basis::kSimulated});
+      r.rows.push_back({id + "/slowdown", c.label, "step slowdown", "%", std::nullopt, 100 * (step_s / healthy_step_s - 1), Basis::kSimulated});
+      r.rows.push_back({id + "/critical_path", c.label, "stragglers' compute on the critical path", "s", std::nullopt, slow_on_path_s,
+                        Basis::kSimulated});
+      const auto waits = workload::collective_waits(cluster.collectives, timeline, slow);
+      for (const auto& w : waits)
+        if (w.gated_by_slow > 0)
+          r.rows.push_back({id + "/wait/" + w.name, c.label, "wait for a straggler at " + w.name + ", mean", "ms", std::nullopt,
+                            w.slow_mean_s * 1e3, Basis::kSimulated});
+
+      std::string note = c.label + ": ";
+      const auto& all = c.slowdowns.all();
+      for (std::size_t i = 0; i < all.size() && i < 4; ++i)
+        note += (i ? ", " : "") + where(all[i].rank) + " " + format_number(all[i].factor) + "x from " + format_number(all[i].from_s) + " s";
+      if (all.size() > 4) note += " and " + std::to_string(all.size() - 4) + " more";
+      note += ". The step takes " + format_number(step_s) + " s against " + format_number(healthy_step_s) + " s; its critical path holds " +
+              format_number(path_s) + " s of compute, " + format_number(slow_on_path_s) + " s of it the stragglers'";
+      std::vector<std::pair<double, int>> top;
+      for (const auto& [gpu, seconds] : on_path_s) top.push_back({-seconds, gpu});
+      std::sort(top.begin(), top.end());
+      for (std::size_t i = 0; i < top.size() && i < 3; ++i)
+        note += (i ? ", " : " (most: ") + where(top[i].second) + " " + format_number(-top[i].first) + " s" + (i + 1 == std::min<std::size_t>(top.size(), 3) ? ")" : "");
+      note += ".";
+      for (const auto& w : waits)
+        if (w.gated_by_slow > 0)
+          note += " " + w.name + ": a straggler came last at " + std::to_string(w.gated_by_slow) + " of " + std::to_string(w.instances) +
+                  " instances, " + format_number(w.slow_mean_s * 1e3) + " ms after the first member on average (all instances: " +
+                  format_number(w.mean_s * 1e3) + " ms, at most " + format_number(w.max_s * 1e3) + " ms).";
+      r.notes.push_back(note);
+    }
+  }
+
   std::string label;
   const workload::Model* model = nullptr;
   const hw::Gpu* gpu = nullptr;
@@ -147,8 +218,15 @@ class TrainingStepStudy : public Study {
   // each as routed), else timed per micro-batch.
   enum class EpInStepMode { kNo, kEven, kPerFlow } ep_in_step = EpInStepMode::kNo;
   // Table 4's rows and one layer's ops ("all"); the ops alone, with their kernel time by class
-  // ("ops"); or a middle stage's overlapped F&B pair alone ("pair").
-  enum class Rows { kAll, kOps, kPair } rows = Rows::kAll;
+  // ("ops"); a middle stage's overlapped F&B pair alone ("pair"); or the straggler cases' rows
+  // alone ("stragglers").
+  enum class Rows { kAll, kOps, kPair, kStragglers } rows = Rows::kAll;
+  // Flow mode: the step again with GPUs that compute slower, each case against the healthy run.
+  struct StragglerCase {
+    std::string id, label;
+    core::ComputeSlowdowns slowdowns;
+  };
+  std::vector<StragglerCase> straggler_cases;
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
   // What the runtime holds besides the model's tensors: the CUDA context (~0.5 GB), NCCL's and
@@ -156,6 +234,7 @@ class TrainingStepStudy : public Study {
   double reserved_bytes = 3e9;
 
   StudyResult run(const RunOptions& options) const override {
+    StudyResult stragglers;  // the straggler cases' rows and notes, after the step's
     const bool use_flow = flow && options.simulate;
     const workload::Roofline roofline = compute.roofline(*gpu);
 
@@ -218,7 +297,13 @@ class TrainingStepStudy : public Study {
       dp_rank = run.dp_rank;
       pipeline_s = run.pipeline_s;
       step_s = run.step_s;
+      if (!straggler_cases.empty()) add_straggler_rows(*cluster, step, whole, step_s, *timeline, stragglers);
     } else {
+      for (const auto& c : straggler_cases)  // validation: the rows, unrun
+        for (const auto& [id, metric, unit] : {std::tuple{"step", "time/step", "s"}, {"wait", "the step's wait for stragglers", "s"},
+                                               {"slowdown", "step slowdown", "%"},
+                                               {"critical_path", "stragglers' compute on the critical path", "s"}})
+          stragglers.rows.push_back({"case/" + c.id + "/" + id, c.label, metric, unit, std::nullopt, kNotRun, Basis::kSimulated});
       pg = step.pipeline_graph();
       const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
       const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
@@ -317,7 +402,7 @@ class TrainingStepStudy : public Study {
         ops.push_back({"cp(B)", "compute, of which", layer.cp_backward_s});
       }
       const std::string layer_label = layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2);
-      if (rows != Rows::kPair)
+      if (rows == Rows::kAll || rows == Rows::kOps)
         for (const auto& [op, stream, seconds] : ops)
           r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
       // Where the compute ops' time goes, by what their kernels do (as `codesim calibrate` classes
@@ -415,6 +500,8 @@ class TrainingStepStudy : public Study {
                                                     : "; the dense layers' FFN") +
                         ", the embedding, head and MTP projection, " + (calibration->communication ? "" : "the EP, ") +
                         "PP and DP traffic, the schedule and the optimizer from the model.");
+    r.rows.insert(r.rows.end(), stragglers.rows.begin(), stragglers.rows.end());
+    r.notes.insert(r.notes.end(), stragglers.notes.begin(), stragglers.notes.end());
     if (options.trace)
       r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels, cluster && ep_in_step != EpInStepMode::kNo);
     return r;
@@ -564,8 +651,11 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   s->model = &read_model(root);
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H800"), root.pointer_of("gpu"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
-  const auto rows = root.one_of("rows", {"all", "ops", "pair"}, "all");
-  s->rows = rows == "ops" ? TrainingStepStudy::Rows::kOps : rows == "pair" ? TrainingStepStudy::Rows::kPair : TrainingStepStudy::Rows::kAll;
+  const auto rows = root.one_of("rows", {"all", "ops", "pair", "stragglers"}, "all");
+  s->rows = rows == "ops"          ? TrainingStepStudy::Rows::kOps
+            : rows == "pair"       ? TrainingStepStudy::Rows::kPair
+            : rows == "stragglers" ? TrainingStepStudy::Rows::kStragglers
+                                   : TrainingStepStudy::Rows::kAll;
   if (auto file = root.optional_string("calibration")) {
     const std::string path = resolve_input_file(*file);
     const auto profile = workload::read_calibration(path);
@@ -616,6 +706,22 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   if (s->flow && s->fabric.nodes * s->fabric.gpus_per_node > 16384)
     throw core::InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) + " nodes is more than flow mode simulates (16,384 GPUs); "
                                             "set /mode to \"analytical\"");
+  if (root.has("straggler_cases")) {
+    if (!s->flow)
+      throw core::InputError(root.pointer_of("straggler_cases"), "is not allowed in analytical mode; stragglers slow GPUs during the flow "
+                                                                 "model's run (set /mode to \"flow\")");
+    for (core::JsonReader& c : root.object_list("straggler_cases", "cases: {id, label, stragglers}")) {
+      TrainingStepStudy::StragglerCase straggler_case;
+      straggler_case.id = c.string("id");
+      straggler_case.label = c.string("label");
+      core::JsonReader st = c.object("stragglers");
+      straggler_case.slowdowns = read_stragglers(st, s->fabric);
+      c.finish();
+      s->straggler_cases.push_back(std::move(straggler_case));
+    }
+  } else if (s->rows == TrainingStepStudy::Rows::kStragglers) {
+    throw core::InputError(root.pointer_of("rows"), "'stragglers' is not allowed without /straggler_cases");
+  }
   auto& par = s->par;
   par.gpus_per_node = s->fabric.gpus_per_node;
   par.gpus = s->fabric.nodes * par.gpus_per_node;

@@ -22,8 +22,8 @@ std::optional<EpOp> ep_op(const std::string& name) {
 // each of them when the whole group's has (the op's time per micro-batch is its group's too).
 class EpStepBuilder {
  public:
-  EpStepBuilder(const TrainingStep& step, const EpInStep& ep)
-      : step_(step), ep_(ep), traffic_(ep.traffic), recompute_(step.parallelism().recompute == Recompute::kFull) {
+  EpStepBuilder(const TrainingStep& step, const EpInStep& ep, std::vector<StepCollective>& collectives)
+      : step_(step), ep_(ep), traffic_(ep.traffic), collectives_(&collectives), recompute_(step.parallelism().recompute == Recompute::kFull) {
     for (std::size_t g = 0; g < traffic_.groups.size(); ++g)
       for (std::size_t l = 0; l < traffic_.groups[g].size(); ++l) member_[traffic_.groups[g][l]] = {g, static_cast<int>(l)};
   }
@@ -81,13 +81,15 @@ class EpStepBuilder {
         if (!kind) continue;
         std::map<std::size_t, core::TaskId> group_end;
         for (auto& [group, transfers] : group_transfers) {
+          StepCollective collective{-1, transfers, {}, false};
           if (!ep_.per_flow) {  // the op lasts at least its group's time, from when all its members could start it
             auto& waits = group_waits[group];
             std::sort(waits.begin(), waits.end());
             waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-            transfers.push_back(g.add_compute(op.name, group_gpu[group], "all-to-all", op_seconds(group, *kind), std::move(waits)));
+            transfers.push_back(g.add_delay(op.name, group_gpu[group], "all-to-all", op_seconds(group, *kind), std::move(waits)));
           }
-          group_end[group] = g.add_join(op.name, std::move(transfers));
+          group_end[group] = collective.barrier = g.add_join(op.name, std::move(transfers));
+          collectives_->push_back(std::move(collective));
         }
         for (std::size_t p = 0; p < n; ++p) id[p][k] = group_end[member[p].first];
       }
@@ -158,6 +160,7 @@ class EpStepBuilder {
   const TrainingStep& step_;
   const EpInStep& ep_;
   const EpTraffic& traffic_;
+  std::vector<StepCollective>* collectives_;
   bool recompute_;
   std::map<std::pair<std::size_t, int>, std::pair<double, double>> means_;
   std::unordered_map<int, std::pair<std::size_t, int>> member_;  // GPU: its EP group and rank in it
@@ -173,7 +176,7 @@ ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSet
   ClusterStepGraph out;
   out.pipelines = par.attention_grid().groups({"pp"});  // sorted: a pipeline's GPUs by pipeline rank
   StepBuilder build = compute_steps([&step](const Step& s) { return step.step_seconds(s); });
-  if (ep) build = EpStepBuilder(step, *ep);
+  if (ep) build = EpStepBuilder(step, *ep, out.collectives);
   out.steps = append_pipelines(out.graph, schedule, build, step.pp_transfer_bytes(), out.pipelines);
 
   const net::FabricSpec rates;  // the rings' rates come from the platform the graph runs on
@@ -190,6 +193,7 @@ ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSet
     }
     DataParallelSetup setup{step.rank_parameters(rank), par, optimizer, rates, true};
     out.data_parallel.push_back(append_data_parallel_sync(out.graph, setup, roofline, gpus, ready, last));
+    out.collectives.push_back({out.data_parallel.back().start, ready, gpus, true});
   }
   return out;
 }

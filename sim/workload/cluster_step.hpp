@@ -18,6 +18,7 @@
 #include "core/task_graph.hpp"
 #include "core/timeline.hpp"
 #include "net/fabric.hpp"
+#include "workload/collective_waits.hpp"
 #include "workload/data_parallel_sync.hpp"
 #include "workload/roofline.hpp"
 #include "workload/training_step.hpp"
@@ -29,6 +30,9 @@ struct ClusterStepGraph {
   std::vector<std::vector<int>> pipelines;       // each pipeline's GPUs, by pipeline rank
   std::vector<PipelineSteps> steps;              // per pipeline
   std::vector<DataParallelTasks> data_parallel;  // per pipeline rank
+  // Where GPUs meet: each pipeline rank's synchronisation start, over its replicas, and with the
+  // EP traffic in the run, each EP group's dispatches and combines.
+  std::vector<StepCollective> collectives;
 };
 
 // The step's EP all-to-alls in its run: each group's routed traffic, and each group's op times
