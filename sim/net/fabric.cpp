@@ -134,6 +134,8 @@ FabricPlatform::FabricPlatform(FabricSpec spec, int plane) : spec_(spec), plane_
 struct FabricPlatform::View {
   std::vector<double> switch_Bps, host_Bps;
   std::set<std::pair<int, int>> dead_ports;  // (fabric GPU, plane)
+  // Per (leaf, leaf): which of the plane's spines routing knows both links to be up, found once.
+  mutable std::map<std::pair<VertexId, VertexId>, std::vector<char>> spines_up;
 };
 
 struct FabricPlatform::Links {
@@ -159,29 +161,38 @@ std::vector<VertexId> FabricPlatform::route(int src_gpu, int dst_gpu) const {
 
 long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const {
   const auto& spines = spines_[spec_.kind == FabricKind::kMultiPlane ? graph_[a].plane : 0];
+  const std::size_t S = spines.size();
   // The spines a route may take: all, or, with a view, those whose two links routing knows to be up.
-  std::vector<VertexId> up;
+  const std::vector<char>* up = nullptr;
+  std::size_t usable = S;
   if (view) {
-    for (VertexId s : spines)
-      if (view->switch_Bps[static_cast<std::size_t>(links->edges.at({a, s}))] > 0 &&
-          view->switch_Bps[static_cast<std::size_t>(links->edges.at({s, b}))] > 0)
-        up.push_back(s);
-    if (up.empty()) return -1;
+    auto [it, added] = view->spines_up.try_emplace({a, b});
+    if (added)
+      for (VertexId s : spines)
+        it->second.push_back(view->switch_Bps[static_cast<std::size_t>(links->edges.at({a, s}))] > 0 &&
+                             view->switch_Bps[static_cast<std::size_t>(links->edges.at({s, b}))] > 0);
+    up = &it->second;
+    usable = static_cast<std::size_t>(std::count(up->begin(), up->end(), 1));
+    if (usable == 0) return -1;
   }
-  const std::vector<VertexId>& usable = view ? up : spines;
-  auto alive = [&](VertexId s) { return !view || std::find(up.begin(), up.end(), s) != up.end(); };
+  auto alive = [&](std::size_t k) { return !up || (*up)[k]; };
+  auto nth_usable = [&](std::size_t n) {  // the n-th usable spine, in the plane's order
+    for (std::size_t k = 0; k < S; ++k)
+      if (alive(k) && n-- == 0) return k;
+    throw std::logic_error("no usable spine");
+  };
   // The table's spine if it is usable, else the next usable one, as a re-swept table has it.
   auto from_table = [&](std::size_t index) {
-    for (std::size_t k = 0; k < spines.size(); ++k)
-      if (alive(spines[(index + k) % spines.size()])) return spines[(index + k) % spines.size()];
-    return usable[0];
+    for (std::size_t k = 0; k < S; ++k)
+      if (alive((index + k) % S)) return (index + k) % S;
+    return nth_usable(0);
   };
   // Adaptive routing depends on the order routes are asked for: a route, once chosen, stays.
   const bool adaptive = spec_.routing == Routing::kAdaptive;
   if (adaptive)
     if (auto it = state.chosen_spine.find({src, dst}); it != state.chosen_spine.end() && alive(it->second))
-      return static_cast<long>(it->second);
-  VertexId spine = usable[0];
+      return static_cast<long>(spines[it->second]);
+  std::size_t spine = nth_usable(0);
   switch (spec_.routing) {
     case Routing::kStatic: {
       const int from_leaf = (src / spec_.gpus_per_node) / (spec_.radix / 2);
@@ -194,31 +205,38 @@ long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const 
       [[fallthrough]];  // a destination the table does not name: the default table
     }
     case Routing::kDModK:  // the destination's port under its leaf (its node), modulo the spines
-      spine = from_table(static_cast<std::size_t>(dst / spec_.gpus_per_node) % spines.size());
+      spine = from_table(static_cast<std::size_t>(dst / spec_.gpus_per_node) % S);
       break;
     case Routing::kEcmp: {  // the hash over the usable spines, as a switch's ECMP group holds its up ports
       const std::uint64_t x = flow_hash((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
-      spine = usable[x % usable.size()];
+      spine = nth_usable(x % usable);
       break;
     }
     case Routing::kSpray:  // trunks: no spine chosen
       break;
     case Routing::kAdaptive: {
+      if (state.up_load.empty()) {
+        state.up_load.assign(boost::num_vertices(graph_) * S, 0);
+        state.down_load.assign(boost::num_vertices(graph_) * S, 0);
+      }
+      int* up_load = &state.up_load[a * S];
+      int* down_load = &state.down_load[b * S];
       int best = -1;
-      for (VertexId s : usable) {
-        const int load = std::max(state.leaf_spine_load[{a, s}], state.leaf_spine_load[{s, b}]);
+      for (std::size_t k = 0; k < S; ++k) {
+        if (!alive(k)) continue;
+        const int load = std::max(up_load[k], down_load[k]);
         if (best < 0 || load < best) {
           best = load;
-          spine = s;
+          spine = k;
         }
       }
-      ++state.leaf_spine_load[{a, spine}];
-      ++state.leaf_spine_load[{spine, b}];
+      ++up_load[spine];
+      ++down_load[spine];
       state.chosen_spine[{src, dst}] = spine;
       break;
     }
   }
-  return static_cast<long>(spine);
+  return static_cast<long>(spines[spine]);
 }
 
 void FabricPlatform::add_switch_links(std::vector<int>& path, VertexId a, VertexId b, long spine, const Links& links) const {

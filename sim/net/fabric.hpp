@@ -115,8 +115,10 @@ class FabricPlatform : public Platform {
   struct Links;
   struct View;
   struct AdaptiveState {
-    std::map<std::pair<VertexId, VertexId>, int> leaf_spine_load;
-    std::map<std::pair<int, int>, VertexId> chosen_spine;
+    // Routes chosen through each (leaf, spine index) link, up and down; flat, as every route
+    // reads a plane's spines.
+    std::vector<int> up_load, down_load;
+    std::map<std::pair<int, int>, std::size_t> chosen_spine;  // (GPU, GPU): the spine's index
   };
   // The spine from leaf `a` to leaf `b` for the pair, among those the view has alive; -1: none.
   long pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const;

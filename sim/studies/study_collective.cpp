@@ -70,7 +70,7 @@ class CollectiveStudy : public Study {
       for (const FaultCase& c : cases) run_case(options, c, r);
     }
     const int ranks = topology ? static_cast<int>(topology->counts().endpoints) : fabric.nodes * fabric.gpus_per_node;
-    add_notes(r, ranks, topology ? ranks : fabric.nodes, gpus_per_node());
+    add_notes(r, ranks, topology ? ranks : fabric.nodes);
     return r;
   }
 
@@ -109,7 +109,7 @@ class CollectiveStudy : public Study {
     if (!fault_case.faults.empty()) r.notes.push_back(label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ":" + faults_note(fault_case.faults));
   }
 
-  void add_notes(StudyResult& r, int ranks, int n_nodes, int gpn) const {
+  void add_notes(StudyResult& r, int ranks, int n_nodes) const {
     const std::string network =
         topology ? std::to_string(ranks) + " endpoints of a " + topology->kind + " graph, one GPU each"
                  : std::to_string(ranks) + " GPUs in " + std::to_string(fabric.nodes) + " nodes, " +
