@@ -3,9 +3,9 @@
 // its rank's `stream` for a given time, longer where the GPU is slow (core/compute_slowdown); a
 // delay holds it for a fixed time spent elsewhere (an all-to-all's floor), whatever the GPU; a
 // transfer task starts a set of flows at once and ends when the last one arrives; a join is a
-// zero-time barrier. The tasks of one (rank, stream)
-// run one at a time in the order they were added, like kernels on a CUDA stream, and each also
-// waits for its dependencies (which are always tasks added before it).
+// zero-time barrier. The tasks of one (rank, stream) run one at a time in the order they were
+// added, like kernels on a CUDA stream, and each also waits for its dependencies (which are
+// always tasks added before it).
 #include <cstdint>
 #include <string>
 #include <unordered_map>
