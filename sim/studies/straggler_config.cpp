@@ -1,8 +1,8 @@
 #include "studies/straggler_config.hpp"
 
-#include <numeric>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/fast_random.hpp"
 #include "core/input_error.hpp"
