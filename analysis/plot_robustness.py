@@ -22,6 +22,15 @@ from codesim_csv import ROOT, outdir_arguments, run_rows  # noqa: E402
 PAPER = ROOT / "scenarios" / "paper"
 
 
+def grouped_bars(ax, values, cases, label=str, **tick_style):
+    """values: {series: {case: value}}, one bar per series side by side over each case."""
+    width = 0.8 / max(len(values), 1)
+    for i, (series, by_case) in enumerate(values.items()):
+        ax.bar([k + i * width for k in range(len(cases))], [by_case.get(c, 0) for c in cases], width, label=label(series))
+    ax.set_xticks([k + width * (len(values) - 1) / 2 for k in range(len(cases))])
+    ax.set_xticklabels(cases, fontsize=8, **tick_style)
+
+
 def save(fig, args, name):
     fig.tight_layout()
     fig.savefig(args.outdir / f"{name}.png", dpi=120)
@@ -42,12 +51,7 @@ def faults(args):
                     if case not in cases:
                         cases.append(case)
                     values[fabric][case] = float(row["ours"])
-        width = 0.8 / len(fabrics)
-        for i, fabric in enumerate(fabrics):
-            xs = [k + i * width for k in range(len(cases))]
-            ax.bar(xs, [values[fabric].get(c, 0) for c in cases], width, label=fabric.upper().replace("-MULTIPORT", ", multi-port NICs"))
-        ax.set_xticks([k + width for k in range(len(cases))])
-        ax.set_xticklabels(cases, rotation=30, ha="right", fontsize=8)
+        grouped_bars(ax, values, cases, lambda fabric: fabric.upper().replace("-MULTIPORT", ", multi-port NICs"), rotation=30, ha="right")
         ax.set_title(f"{gpus} GPUs")
     axes[0].set_ylabel("all-to-all busbw (GB/s per GPU)")
     axes[0].legend(fontsize=8)
@@ -105,11 +109,7 @@ def shared(args):
                 if case not in cases:
                     cases.append(case)
                 values[job][case] = float(row["ours"])
-        width = 0.8 / max(len(values), 1)
-        for i, (job, by_case) in enumerate(values.items()):
-            ax.bar([k + i * width for k in range(len(cases))], [by_case.get(c, 0) for c in cases], width, label=job)
-        ax.set_xticks([k + width / 2 for k in range(len(cases))])
-        ax.set_xticklabels(cases, fontsize=8)
+        grouped_bars(ax, values, cases)
         ax.set_title(name.replace("shared-fabric-", "").replace("-", ", "), fontsize=9)
     axes[0].set_ylabel("slowdown against running alone (%)")
     axes[0].legend(fontsize=8)

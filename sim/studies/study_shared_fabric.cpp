@@ -35,19 +35,28 @@ class SharedFabricStudy : public Study {
   std::vector<Job> jobs;
   std::vector<IsolationCase> cases;
 
-  // The jobs in `which` on one graph, each starting at 0; each job's end task.
-  std::pair<core::TaskGraph, std::vector<core::TaskId>> graph(const std::vector<std::size_t>& which) const {
+  // The jobs in `which` on one graph, each starting at 0, and each job's end task.
+  struct JobsGraph {
+    core::TaskGraph graph;
+    std::vector<std::size_t> which;
+    std::vector<core::TaskId> ends;
+  };
+  JobsGraph graph(const std::vector<std::size_t>& which) const {
     core::TaskGraph g;
     std::vector<core::TaskId> ends;
     const int gpn = fabric.gpus_per_node;
     for (std::size_t j : which) {
       const Job& job = jobs[j];
       const int first_gpu = job.first_node * gpn, ranks = job.nodes * gpn;
-      const net::AllToAllSpec a2a{job.nodes, gpn, job.size_bytes / ranks, true, true, {}};
-      const core::TaskGraph alltoall = job.collective == "alltoall" ? net::alltoall_graph(a2a) : core::TaskGraph{};
-      std::vector<net::Ring> rings(static_cast<std::size_t>(gpn));  // one per local index, through the job's nodes
-      for (int i = 0; i < gpn; ++i)
-        for (int n = 0; n < job.nodes; ++n) rings[static_cast<std::size_t>(i)].push_back(first_gpu + n * gpn + i);
+      core::TaskGraph alltoall;
+      std::vector<net::Ring> rings;
+      if (job.collective == "alltoall") {
+        alltoall = net::alltoall_graph({job.nodes, gpn, job.size_bytes / ranks, true, true, {}});
+      } else {
+        rings.resize(static_cast<std::size_t>(gpn));  // one per local index, through the job's nodes
+        for (int i = 0; i < gpn; ++i)
+          for (int n = 0; n < job.nodes; ++n) rings[static_cast<std::size_t>(i)].push_back(first_gpu + n * gpn + i);
+      }
       std::vector<core::TaskId> after;
       for (int it = 0; it < job.iterations; ++it) {
         std::vector<core::TaskId> computed;
@@ -59,40 +68,26 @@ class SharedFabricStudy : public Study {
       }
       ends.push_back(after.front());
     }
-    return {std::move(g), ends};
+    return {std::move(g), which, ends};
   }
 
-  // Each job's iteration time with the jobs in `which` on `platform`.
-  std::vector<double> iteration_s(const core::Platform& platform, const std::vector<std::size_t>& which) const {
-    const auto [g, ends] = graph(which);
-    const core::Timeline t = core::simulate(platform, g);
+  // Each of the graph's jobs' iteration time on `platform`.
+  std::vector<double> iteration_s(const core::Platform& platform, const JobsGraph& g) const {
+    const core::Timeline t = core::simulate(platform, g.graph);
     std::vector<double> out;
-    for (std::size_t k = 0; k < which.size(); ++k) out.push_back(t.span(ends[k]).end_s / jobs[which[k]].iterations);
+    for (std::size_t k = 0; k < g.which.size(); ++k) out.push_back(t.span(g.ends[k]).end_s / jobs[g.which[k]].iterations);
     return out;
   }
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
-    for (const auto& c : cases)  // refused before hours of SimGrid runs, not after
-      for (const auto& [name, cls] : c.classes)
-        if (cls.weight != 1 && core::default_engine() == core::EngineKind::kSimGrid)
-          throw core::InputError("--engine", "simgrid is not allowed for traffic classes of different weights; the fluid engine weights flows");
     const net::FabricPlatform fabric_platform(fabric);
     std::vector<std::size_t> all;
     for (std::size_t j = 0; j < jobs.size(); ++j) all.push_back(j);
-    auto job_label = [&](const Job& job) { return job.label; };
-    std::vector<double> alone(jobs.size(), kNotRun), plain(jobs.size(), kNotRun);
-    if (options.simulate) {
-      for (std::size_t j = 0; j < jobs.size(); ++j) alone[j] = iteration_s(fabric_platform, {j})[0];
-      plain = iteration_s(fabric_platform, all);
-    }
-    auto slowdown = [&](double s, std::size_t j) { return options.simulate ? 100 * (s / alone[j] - 1) : kNotRun; };
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      r.rows.push_back({jobs[j].id + "/alone", job_label(jobs[j]), "iteration time, alone", "ms", std::nullopt, alone[j] * 1e3, Basis::kSimulated});
-      r.rows.push_back({jobs[j].id + "/shared", job_label(jobs[j]), "iteration time, plain sharing", "ms", std::nullopt, plain[j] * 1e3, Basis::kSimulated});
-      r.rows.push_back({jobs[j].id + "/shared/slowdown", job_label(jobs[j]), "slowdown, plain sharing", "%", std::nullopt, slowdown(plain[j], j),
-                        Basis::kSimulated});
-    }
+    const JobsGraph together = options.simulate ? graph(all) : JobsGraph{};
+    // The isolation cases run first: an engine that cannot weight flows refuses them before the
+    // other runs, not after.
+    std::vector<std::vector<double>> isolated;
     for (const auto& c : cases) {
       std::vector<net::TrafficClass> classes;
       std::map<std::string, int> index;
@@ -105,13 +100,27 @@ class SharedFabricStudy : public Study {
         for (int g = 0; g < job.nodes * fabric.gpus_per_node; ++g)
           class_of_gpu[static_cast<std::size_t>(job.first_node * fabric.gpus_per_node + g)] = index.at(job.traffic_class);
       const net::TrafficClassPlatform classed(fabric_platform, classes, class_of_gpu);
-      std::vector<double> shared(jobs.size(), kNotRun);
-      if (options.simulate) shared = iteration_s(classed, all);
+      isolated.push_back(options.simulate ? iteration_s(classed, together) : std::vector<double>(jobs.size(), kNotRun));
+    }
+    std::vector<double> alone(jobs.size(), kNotRun), plain(jobs.size(), kNotRun);
+    if (options.simulate) {
+      for (std::size_t j = 0; j < jobs.size(); ++j) alone[j] = iteration_s(fabric_platform, graph({j}))[0];
+      plain = iteration_s(fabric_platform, together);
+    }
+    auto slowdown = [&](double s, std::size_t j) { return options.simulate ? 100 * (s / alone[j] - 1) : kNotRun; };
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      r.rows.push_back({jobs[j].id + "/alone", jobs[j].label, "iteration time, alone", "ms", std::nullopt, alone[j] * 1e3, Basis::kSimulated});
+      r.rows.push_back({jobs[j].id + "/shared", jobs[j].label, "iteration time, plain sharing", "ms", std::nullopt, plain[j] * 1e3, Basis::kSimulated});
+      r.rows.push_back({jobs[j].id + "/shared/slowdown", jobs[j].label, "slowdown, plain sharing", "%", std::nullopt, slowdown(plain[j], j),
+                        Basis::kSimulated});
+    }
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      const auto& c = cases[k];
       for (std::size_t j = 0; j < jobs.size(); ++j) {
-        r.rows.push_back({jobs[j].id + "/" + c.id, job_label(jobs[j]), "iteration time, " + c.label, "ms", std::nullopt, shared[j] * 1e3,
+        r.rows.push_back({jobs[j].id + "/" + c.id, jobs[j].label, "iteration time, " + c.label, "ms", std::nullopt, isolated[k][j] * 1e3,
                           Basis::kSimulated});
-        r.rows.push_back({jobs[j].id + "/" + c.id + "/slowdown", job_label(jobs[j]), "slowdown, " + c.label, "%", std::nullopt,
-                          slowdown(shared[j], j), Basis::kSimulated});
+        r.rows.push_back({jobs[j].id + "/" + c.id + "/slowdown", jobs[j].label, "slowdown, " + c.label, "%", std::nullopt,
+                          slowdown(isolated[k][j], j), Basis::kSimulated});
       }
       std::string note = label + ", " + c.label + ":";
       for (const auto& [name, cls] : c.classes)
