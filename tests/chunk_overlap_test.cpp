@@ -2,7 +2,7 @@
 
 #include "core/engine.hpp"
 #include "net/platform.hpp"
-#include "workload/chunk_overlap.hpp"
+#include "workload/pipeline/chunk_overlap.hpp"
 
 using namespace workload;
 

@@ -4,10 +4,10 @@
 #include "core/fluid_engine.hpp"
 #include "hw/gpu.hpp"
 #include "net/fabric.hpp"
-#include "workload/cluster_step.hpp"
-#include "workload/data_parallel_sync.hpp"
-#include "workload/pipeline_simulation.hpp"
-#include "workload/stage_layout.hpp"
+#include "workload/pipeline/pipeline_simulation.hpp"
+#include "workload/training/cluster_step.hpp"
+#include "workload/training/data_parallel_sync.hpp"
+#include "workload/training/stage_layout.hpp"
 
 using namespace workload;
 

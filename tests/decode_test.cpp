@@ -2,8 +2,8 @@
 
 #include "core/engine.hpp"
 #include "net/platform.hpp"
-#include "workload/decode_bound.hpp"
-#include "workload/decode_step.hpp"
+#include "workload/inference/decode_bound.hpp"
+#include "workload/inference/decode_step.hpp"
 
 using namespace workload;
 

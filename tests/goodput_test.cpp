@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "workload/goodput.hpp"
+#include "workload/goodput/goodput.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "core/input_error.hpp"
-#include "workload/huggingface_config.hpp"
-#include "workload/layer_cost.hpp"
-#include "workload/model.hpp"
+#include "workload/model/huggingface_config.hpp"
+#include "workload/model/layer_cost.hpp"
+#include "workload/model/model.hpp"
 
 using namespace workload;
 

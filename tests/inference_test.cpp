@@ -2,8 +2,8 @@
 
 #include "core/analytic_engine.hpp"
 #include "hw/gpu.hpp"
-#include "workload/inference.hpp"
-#include "workload/serving_step.hpp"
+#include "workload/inference/inference.hpp"
+#include "workload/inference/serving_step.hpp"
 
 using namespace workload;
 

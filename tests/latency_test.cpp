@@ -5,7 +5,7 @@
 #include "net/fabric.hpp"
 #include "net/graph_platform.hpp"
 #include "net/latency_model.hpp"
-#include "studies/scenario.hpp"
+#include "studies/run/scenario.hpp"
 
 using namespace net;
 

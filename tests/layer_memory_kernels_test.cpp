@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "workload/layer_memory_kernels.hpp"
+#include "workload/model/layer_memory_kernels.hpp"
 
 using namespace workload;
 

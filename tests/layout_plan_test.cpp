@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/input_error.hpp"
-#include "studies/layout_plan.hpp"
+#include "studies/run/layout_plan.hpp"
 
 namespace {
 

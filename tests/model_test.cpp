@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "core/input_error.hpp"
-#include "workload/kv_cache.hpp"
-#include "workload/layer_cost.hpp"
-#include "workload/model.hpp"
-#include "workload/training_flops.hpp"
+#include "workload/model/kv_cache.hpp"
+#include "workload/model/layer_cost.hpp"
+#include "workload/model/model.hpp"
+#include "workload/model/training_flops.hpp"
 
 using namespace workload;
 

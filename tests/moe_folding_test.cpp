@@ -6,10 +6,10 @@
 #include <set>
 
 #include "hw/gpu.hpp"
-#include "workload/rank_grid.hpp"
-#include "workload/stage_layout.hpp"
-#include "workload/training_parallelism.hpp"
-#include "workload/training_step.hpp"
+#include "workload/parallel/rank_grid.hpp"
+#include "workload/parallel/training_parallelism.hpp"
+#include "workload/training/stage_layout.hpp"
+#include "workload/training/training_step.hpp"
 
 using namespace workload;
 

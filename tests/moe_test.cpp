@@ -4,11 +4,11 @@
 #include <random>
 #include <set>
 
-#include "studies/scenario.hpp"
-#include "workload/comm_kernels.hpp"
-#include "workload/moe_dispatch.hpp"
-#include "workload/moe_gate.hpp"
-#include "workload/redundant_experts.hpp"
+#include "studies/run/scenario.hpp"
+#include "workload/moe/comm_kernels.hpp"
+#include "workload/moe/moe_dispatch.hpp"
+#include "workload/moe/moe_gate.hpp"
+#include "workload/moe/redundant_experts.hpp"
 
 using namespace workload;
 

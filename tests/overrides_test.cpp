@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/input_error.hpp"
-#include "studies/overrides.hpp"
+#include "studies/config/overrides.hpp"
 
 using nlohmann::json;
 

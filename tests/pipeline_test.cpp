@@ -4,9 +4,9 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/platform.hpp"
-#include "workload/pipeline_simulation.hpp"
-#include "workload/schedule_check.hpp"
-#include "workload/schedule_generators.hpp"
+#include "workload/pipeline/pipeline_simulation.hpp"
+#include "workload/pipeline/schedule_check.hpp"
+#include "workload/pipeline/schedule_generators.hpp"
 
 using namespace workload;
 

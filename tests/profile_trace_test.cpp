@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
-#include "workload/profile_trace.hpp"
+#include "workload/profile/profile_trace.hpp"
 
 using nlohmann::json;
 using workload::profile_from_trace;

@@ -3,7 +3,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "studies/report.hpp"
+#include "studies/report/report.hpp"
 
 TEST_CASE("numbers and deltas are formatted stably", "[report]") {
   CHECK(studies::format_number(120.96) == "120.96");

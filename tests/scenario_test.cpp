@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "core/input_error.hpp"
-#include "studies/overrides.hpp"
-#include "studies/scenario.hpp"
+#include "studies/config/overrides.hpp"
+#include "studies/run/scenario.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -13,7 +13,7 @@
 #include "serving/serving_metrics.hpp"
 #include "serving/serving_simulation.hpp"
 #include "serving/step_cost.hpp"
-#include "workload/expert_placement.hpp"
+#include "workload/moe/expert_placement.hpp"
 
 using namespace serving;
 

@@ -6,11 +6,11 @@
 
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
-#include "workload/bubble_formula.hpp"
-#include "workload/pipeline_layout.hpp"
-#include "workload/pipeline_simulation.hpp"
-#include "workload/schedule_generators.hpp"
-#include "workload/stage_layout.hpp"
+#include "workload/pipeline/bubble_formula.hpp"
+#include "workload/pipeline/pipeline_layout.hpp"
+#include "workload/pipeline/pipeline_simulation.hpp"
+#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/training/stage_layout.hpp"
 
 using namespace workload;
 

@@ -2,7 +2,7 @@
 
 #include "core/fluid_engine.hpp"
 #include "core/simgrid_engine.hpp"
-#include "workload/collective_waits.hpp"
+#include "workload/training/collective_waits.hpp"
 
 namespace {
 

@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "hw/gpu.hpp"
-#include "workload/data_parallel_sync.hpp"
-#include "workload/rank_grid.hpp"
-#include "workload/stage_layout.hpp"
-#include "workload/training_memory.hpp"
-#include "workload/training_step.hpp"
+#include "workload/parallel/rank_grid.hpp"
+#include "workload/training/data_parallel_sync.hpp"
+#include "workload/training/stage_layout.hpp"
+#include "workload/training/training_memory.hpp"
+#include "workload/training/training_step.hpp"
 
 using namespace workload;
 

@@ -8,13 +8,13 @@
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
 #include "net/platform.hpp"
-#include "workload/data_parallel_sync.hpp"
-#include "workload/ep_comm.hpp"
-#include "workload/layer_gemms.hpp"
-#include "workload/pipeline_simulation.hpp"
-#include "workload/schedule_generators.hpp"
-#include "workload/stage_layout.hpp"
-#include "workload/training_step.hpp"
+#include "workload/model/layer_gemms.hpp"
+#include "workload/moe/ep_comm.hpp"
+#include "workload/pipeline/pipeline_simulation.hpp"
+#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/training/data_parallel_sync.hpp"
+#include "workload/training/stage_layout.hpp"
+#include "workload/training/training_step.hpp"
 
 using namespace workload;
 

@@ -8,8 +8,8 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "studies/report.hpp"
-#include "studies/scenario.hpp"
+#include "studies/report/report.hpp"
+#include "studies/run/scenario.hpp"
 
 namespace cli {
 

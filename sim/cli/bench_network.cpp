@@ -16,10 +16,10 @@
 #include "net/alltoall.hpp"
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
-#include "studies/fabric_config.hpp"
-#include "studies/input_file.hpp"
-#include "studies/report.hpp"
-#include "workload/moe_dispatch.hpp"
+#include "studies/config/fabric_config.hpp"
+#include "studies/config/input_file.hpp"
+#include "studies/report/report.hpp"
+#include "workload/moe/moe_dispatch.hpp"
 
 namespace cli {
 

@@ -6,8 +6,8 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "studies/output_file.hpp"
-#include "workload/profile_trace.hpp"
+#include "studies/config/output_file.hpp"
+#include "workload/profile/profile_trace.hpp"
 
 namespace cli {
 

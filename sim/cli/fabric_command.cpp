@@ -7,9 +7,9 @@
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
 #include "net/fabric.hpp"
-#include "studies/fabric_config.hpp"
-#include "studies/overrides.hpp"
-#include "studies/scenario.hpp"
+#include "studies/config/fabric_config.hpp"
+#include "studies/config/overrides.hpp"
+#include "studies/run/scenario.hpp"
 
 namespace cli {
 

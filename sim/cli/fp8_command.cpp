@@ -6,7 +6,7 @@
 #include "core/input_error.hpp"
 #include "hw/fp8/gemm_study.hpp"
 #include "hw/fp8/tiny_training.hpp"
-#include "studies/report.hpp"
+#include "studies/report/report.hpp"
 
 namespace cli {
 

@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "cli/options.hpp"
-#include "cli/sweep_runner.hpp"
 #include "core/input_error.hpp"
-#include "studies/layout_plan.hpp"
-#include "studies/output_file.hpp"
-#include "studies/report.hpp"
+#include "studies/config/output_file.hpp"
+#include "studies/report/report.hpp"
+#include "studies/run/layout_plan.hpp"
+#include "studies/run/sweep_runner.hpp"
 
 namespace cli {
 
@@ -42,9 +42,9 @@ int plan_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim plan SCENARIO.json [options]", options, positional, vm)) return 0;
   if (top < 1) throw core::InputError("--top", std::to_string(top) + " is not allowed; at least 1");
-  check_jobs(jobs);
+  studies::check_jobs(jobs);
   if (!out.empty()) {
-    check_results_path(out);
+    studies::check_results_path(out);
     studies::check_writable_file(out);
   }
 
@@ -60,8 +60,8 @@ int plan_command(const Args& args) {
     log = name;
     temporary = true;
   }
-  const bool ok = run_sweep(sweep, log, jobs, 0, 1, "plan");
-  const auto rows = read_sweep_rows(sweep_log_path(log));
+  const bool ok = studies::run_sweep(sweep, log, jobs, 0, 1, "plan");
+  const auto rows = studies::read_sweep_rows(studies::sweep_log_path(log));
   if (temporary) std::filesystem::remove(log);
   if (!ok) return 1;
 

@@ -5,8 +5,8 @@
 #include "cli/options.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
-#include "studies/output_file.hpp"
-#include "studies/scenario.hpp"
+#include "studies/config/output_file.hpp"
+#include "studies/run/scenario.hpp"
 
 namespace cli {
 

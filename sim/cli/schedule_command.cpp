@@ -4,8 +4,8 @@
 
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "workload/schedule_check.hpp"
-#include "workload/schedule_generators.hpp"
+#include "workload/pipeline/schedule_check.hpp"
+#include "workload/pipeline/schedule_generators.hpp"
 
 namespace cli {
 

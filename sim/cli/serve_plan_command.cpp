@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
-#include "studies/report.hpp"
+#include "studies/report/report.hpp"
 
 namespace cli {
 

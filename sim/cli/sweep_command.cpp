@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "cli/options.hpp"
-#include "cli/sweep_runner.hpp"
 #include "core/input_error.hpp"
-#include "studies/output_file.hpp"
-#include "studies/sweep.hpp"
+#include "studies/config/output_file.hpp"
+#include "studies/run/sweep.hpp"
+#include "studies/run/sweep_runner.hpp"
 
 namespace cli {
 
@@ -33,11 +33,11 @@ int sweep_command(const Args& args) {
   std::size_t shard_i = 0, shard_n = 1;
   if (std::sscanf(shard.c_str(), "%zu/%zu", &shard_i, &shard_n) != 2 || shard_n == 0 || shard_i >= shard_n)
     throw core::InputError("--shard", "'" + shard + "' is not allowed; expected i/N with 0 <= i < N, e.g. 0/4");
-  check_jobs(jobs);
-  check_results_path(out);
+  studies::check_jobs(jobs);
+  studies::check_results_path(out);
 
   const studies::Sweep sweep = studies::load_sweep(sweep_path);
-  return run_sweep(sweep, out, jobs, shard_i, shard_n, "sweep") ? 0 : 1;
+  return studies::run_sweep(sweep, out, jobs, shard_i, shard_n, "sweep") ? 0 : 1;
 }
 
 int merge_command(const Args& args) {
@@ -51,18 +51,18 @@ int merge_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim merge --out FILE SHARD.jsonl...", options, positional, vm)) return 0;
   if (inputs.empty()) throw core::InputError("merge", "no shard logs given");
-  check_results_path(out);
+  studies::check_results_path(out);
   std::map<std::size_t, nlohmann::json> rows;  // shards never overlap; a point seen twice is kept once
   for (const auto& path : inputs) {
     if (std::filesystem::path(path).extension() != ".jsonl")
       throw core::InputError(path, "is not a sweep log; merge the .jsonl files (a .csv sweep keeps one beside it)");
     if (!std::filesystem::exists(path)) throw core::InputError(path, "cannot open the file (missing or unreadable)");
-    for (auto& row : read_sweep_rows(path)) rows.emplace(row.at("point").get<std::size_t>(), std::move(row));
+    for (auto& row : studies::read_sweep_rows(path)) rows.emplace(row.at("point").get<std::size_t>(), std::move(row));
   }
   std::vector<nlohmann::json> sorted;
   for (auto& [point, row] : rows) sorted.push_back(std::move(row));
   std::string text;
-  if (is_csv(out)) {
+  if (studies::is_csv(out)) {
     text = studies::sweep_csv(sorted);
   } else {
     for (const auto& row : sorted) text += row.dump() + "\n";

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/options.hpp"
-#include "studies/paper_tables.hpp"
+#include "studies/run/paper_tables.hpp"
 
 namespace cli {
 

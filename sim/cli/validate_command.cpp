@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/options.hpp"
-#include "studies/scenario.hpp"
+#include "studies/run/scenario.hpp"
 
 namespace cli {
 

@@ -12,22 +12,22 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "cli/sweep_runner.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "hw/fp8/gemm.hpp"
 #include "hw/fp8/quantize.hpp"
-#include "studies/layout_plan.hpp"
-#include "studies/output_file.hpp"
-#include "studies/overrides.hpp"
-#include "studies/paper_tables.hpp"
-#include "studies/scenario.hpp"
-#include "studies/sweep.hpp"
-#include "workload/kernel_class.hpp"
-#include "workload/profile_trace.hpp"
-#include "workload/schedule_check.hpp"
-#include "workload/schedule_generators.hpp"
+#include "studies/config/output_file.hpp"
+#include "studies/config/overrides.hpp"
+#include "studies/run/layout_plan.hpp"
+#include "studies/run/paper_tables.hpp"
+#include "studies/run/scenario.hpp"
+#include "studies/run/sweep.hpp"
+#include "studies/run/sweep_runner.hpp"
+#include "workload/pipeline/schedule_check.hpp"
+#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/profile/kernel_class.hpp"
+#include "workload/profile/profile_trace.hpp"
 
 namespace py = pybind11;
 
@@ -114,19 +114,19 @@ std::string run_in_workers(const studies::Sweep& s, const std::string& log, int 
   bool ok = false;
   {
     py::gil_scoped_release release;
-    ok = cli::run_sweep(s, log, jobs, 0, 1, what, [] {
+    ok = studies::run_sweep(s, log, jobs, 0, 1, what, [] {
       py::gil_scoped_acquire acquire;
       return PyErr_CheckSignals() != 0;
     });
   }
   if (PyErr_Occurred()) throw py::error_already_set();
   if (!ok) throw std::runtime_error(std::string("a ") + what + " worker failed; run again with the same log to resume");
-  return nlohmann::json(cli::read_sweep_rows(cli::sweep_log_path(log))).dump();
+  return nlohmann::json(studies::read_sweep_rows(studies::sweep_log_path(log))).dump();
 }
 
 void check_workers(const std::string& log, int jobs) {
   if (jobs < 1 || jobs > 256) throw core::InputError("jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
-  if (!cli::is_csv(log) && std::filesystem::path(log).extension() != ".jsonl")
+  if (!studies::is_csv(log) && std::filesystem::path(log).extension() != ".jsonl")
     throw core::InputError("log", "'" + log + "' is not allowed; a .jsonl or .csv path");
 }
 

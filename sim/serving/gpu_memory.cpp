@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "workload/layer_cost.hpp"
+#include "workload/model/layer_cost.hpp"
 
 namespace serving {
 

@@ -4,8 +4,8 @@
 // shared expert where it runs, embedding and LM head), the largest activations of one step,
 // a runtime reserve, and what is left for KV cache pages.
 #include "hw/gpu.hpp"
-#include "workload/inference.hpp"
-#include "workload/model.hpp"
+#include "workload/inference/inference.hpp"
+#include "workload/model/model.hpp"
 
 namespace serving {
 

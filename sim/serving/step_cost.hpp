@@ -8,7 +8,7 @@
 #include <array>
 #include <unordered_map>
 
-#include "workload/inference.hpp"
+#include "workload/inference/inference.hpp"
 
 namespace serving {
 

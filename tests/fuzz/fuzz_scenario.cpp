@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/input_error.hpp"
-#include "studies/overrides.hpp"
-#include "studies/scenario.hpp"
+#include "studies/config/overrides.hpp"
+#include "studies/run/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

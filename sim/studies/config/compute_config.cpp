@@ -1,0 +1,57 @@
+#include "studies/config/compute_config.hpp"
+
+#include "core/input_error.hpp"
+#include "studies/report/report.hpp"
+
+namespace studies {
+
+workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
+  workload::CommKernels k;
+  k.sms = sms;
+  if (sms % k.sms_per_channel != 0)
+    throw core::InputError(c.pointer_of("communication_sms"), std::to_string(sms) + " is not allowed; communication SMs form channels of " +
+                                                            std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
+  k.ib_Bps_per_channel = c.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
+  k.nvlink_Bps_per_channel = c.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
+  return k;
+}
+
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms, const std::vector<hw::GemmKind>& gemm_kinds) {
+  ComputeConfig out;
+  out.fp8_gemms = c.boolean("fp8_gemms", gpu.fp8_dense_flops_per_s > 0);
+  if (out.fp8_gemms && gpu.fp8_dense_flops_per_s <= 0)
+    throw core::InputError(c.pointer_of("fp8_gemms"), "true is not allowed; the " + gpu.name + " has no FP8 tensor cores");
+  const int sm_count = gpu.sm_count;
+  auto fraction = [&](const char* key, double fallback) {
+    const double v = c.positive_number(key, fallback);
+    if (v > 1)
+      throw core::InputError(c.pointer_of(key), format_number(v) + " is not allowed; an efficiency is a fraction of the peak, at most 1");
+    return v;
+  };
+  auto& e = out.efficiency;
+  e.fp8_gemm = fraction("fp8_gemm_efficiency", e.fp8_gemm);
+  e.bf16_gemm = fraction("bf16_gemm_efficiency", e.bf16_gemm);
+  e.attention_forward = fraction("attention_forward_efficiency", e.attention_forward);
+  e.attention_backward = fraction("attention_backward_efficiency", e.attention_backward);
+  e.memory = fraction("memory_efficiency", e.memory);
+  if (const auto name = c.optional_string("gemm_library"); name && *name != "default") {
+    const std::string where = c.pointer_of("gemm_library");
+    const hw::GemmLibrary& lib = hw::gemm_library(*name, where);
+    if (!lib.runs_on_gpu(gpu.name)) {
+      std::string gpus;
+      for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;
+      throw core::InputError(where, "'" + lib.name + "' is not allowed on the " + gpu.name + "; its kernels run on the " + gpus +
+                                        " (\"default\" takes the default library's constants on any GPU, an assumption)");
+    }
+    if ((lib.precision == hw::GemmPrecision::kFp8) != out.fp8_gemms)
+      throw core::InputError(where, "'" + lib.name + "' is not allowed; its rows are " + (out.fp8_gemms ? "BF16" : "FP8") + " GEMMs and this recipe runs " +
+                                        (out.fp8_gemms ? "FP8" : "BF16") + " (compute/fp8_gemms)");
+    hw::require_gemm_kinds(lib, gemm_kinds, where);
+    out.gemm_library = &lib;
+  }
+  out.kernels = read_comm_kernels(c, static_cast<int>(c.non_negative_integer("communication_sms", default_comm_sms, sm_count - 1)));
+  c.finish();
+  return out;
+}
+
+}  // namespace studies

@@ -1,0 +1,33 @@
+#pragma once
+// The scenario's "compute" section: the GEMM precision, the kernel efficiencies of the roofline
+// (each a fraction of a peak, from published kernel benchmarks) and the SMs communication takes.
+#include "core/json_reader.hpp"
+#include "hw/gpu.hpp"
+#include "workload/model/roofline.hpp"
+#include "workload/moe/comm_kernels.hpp"
+
+namespace studies {
+
+struct ComputeConfig {
+  workload::KernelEfficiency efficiency;
+  bool fp8_gemms = true;
+  workload::CommKernels kernels;  // the SMs communication takes, and what they drive
+  const hw::GemmLibrary* gemm_library = &hw::default_gemm_library();
+
+  workload::Roofline roofline(const hw::Gpu& gpu) const { return {gpu, efficiency, fp8_gemms, *gemm_library}; }
+};
+
+// Reads {"fp8_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",
+// "attention_backward_efficiency", "memory_efficiency", "communication_sms",
+// "channel_ib_bandwidth_Bps", "channel_nvlink_bandwidth_Bps", "gemm_library"}, all optional.
+// FP8 GEMMs by default where the GPU has FP8 tensor cores; refused where it has none. A named GEMM
+// library must run on the GPU, in the recipe's precision, and have rows of every kind in
+// `gemm_kinds` (what the study times); without one, the default library's constants are taken
+// as they are on any GPU and precision (an assumption where it did not run); "default" says so.
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms, const std::vector<hw::GemmKind>& gemm_kinds);
+
+// The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
+// "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.
+workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms);
+
+}  // namespace studies

@@ -1,0 +1,56 @@
+#include "studies/config/output_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/input_error.hpp"
+
+namespace studies {
+
+namespace fs = std::filesystem;
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw core::InputError(path, std::string("cannot write the file: ") + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw core::InputError(path, "cannot write the file: the write failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw core::InputError(path, "cannot write the file: " + ec.message());
+  }
+}
+
+void check_writable_file(const std::string& path) {
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw core::InputError(path, "cannot write the file: folder '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw core::InputError(path, "cannot write the file: folder '" + dir.string() + "' is not writable");
+  if (fs::is_directory(p, ec)) throw core::InputError(path, "cannot write the file: it is a folder");
+}
+
+void check_writable_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw core::InputError(dir, "cannot write output: not a folder");
+  if (!fs::exists(dir, ec) && !fs::create_directories(dir, ec))
+    throw core::InputError(dir, "cannot create the output folder: " + ec.message());
+  if (::access(dir.c_str(), W_OK) != 0) throw core::InputError(dir, "cannot write output: the folder is not writable");
+}
+
+}  // namespace studies

@@ -1,0 +1,48 @@
+#include "studies/config/topology_config.hpp"
+
+#include "core/input_error.hpp"
+
+namespace studies {
+
+std::vector<std::string> topology_kinds() { return {"ft2", "mpft", "ft3", "slim-fly", "dragonfly"}; }
+
+TopologyConfig parse_topology(core::JsonReader& t) {
+  TopologyConfig c;
+  c.pointer = t.pointer();
+  c.kind = t.one_of("kind", topology_kinds());
+  if (c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3") c.radix = static_cast<int>(t.positive_integer("radix", 1024));
+  if (c.kind == "mpft") c.planes = static_cast<int>(t.positive_integer("planes", 64));
+  if (c.kind == "slim-fly") c.q = static_cast<int>(t.positive_integer("q", 1000));
+  if (c.kind == "dragonfly") {
+    c.p = static_cast<int>(t.positive_integer("endpoints_per_router", 1024));
+    c.a = static_cast<int>(t.positive_integer("routers_per_group", 1024));
+    c.h = static_cast<int>(t.positive_integer("global_links_per_router", 1024));
+    c.groups = static_cast<int>(t.positive_integer("groups", 1'000'000));
+  }
+  return c;
+}
+
+net::Graph TopologyConfig::build() const {
+  const std::string where = pointer + "/";
+  if (kind == "ft2" || kind == "mpft") return net::fat_tree_2(radix, planes, where);
+  if (kind == "ft3") return net::fat_tree_3(radix, where);
+  if (kind == "dragonfly") return net::dragonfly(p, a, h, groups, where);
+  return net::slim_fly(q, where);
+}
+
+net::TopologyCounts TopologyConfig::counts(std::string* note) const {
+  if (kind == "slim-fly") {
+    try {
+      return net::count(build());
+    } catch (const core::InputError&) {
+      if (note)
+        *note = "no MMS Slim Fly graph exists for q = " + std::to_string(q) +
+                " (not a prime), so its counts come from the closed forms: 2q^2 routers, network radix (3q - delta)/2, "
+                "half as many endpoints per router.";
+      return net::slim_fly_counts(q);
+    }
+  }
+  return net::count(build());
+}
+
+}  // namespace studies

@@ -1,0 +1,210 @@
+#include "studies/inference/study_inference.hpp"
+
+#include "core/analytic_engine.hpp"
+#include "core/input_error.hpp"
+#include "core/units.hpp"
+#include "studies/config/affinity_config.hpp"
+#include "studies/config/cluster_config.hpp"
+#include "studies/config/compute_config.hpp"
+#include "studies/config/model_config.hpp"
+#include "workload/inference/decode_bound.hpp"
+#include "workload/inference/inference.hpp"
+
+namespace studies {
+
+namespace {
+
+std::string point_id(const char* a, double x, const char* b, double y) {
+  return std::string(a) + format_number(x) + "_" + b + format_number(y);
+}
+
+class InferenceStudy : public Study {
+ public:
+  const workload::Model* model = nullptr;
+  ClusterConfig cluster;
+  ComputeConfig compute;
+  workload::ServingDeployment deployment;
+  workload::ServingLinks links;
+  bool flow = true;
+  bool prefill = false;
+  std::vector<double> sequences;  // decode: running sequences; prefill: prompts
+  std::vector<double> lengths;    // decode: context tokens; prefill: prompt tokens
+  workload::ServingRequest base;
+  std::optional<double> mtp_acceptance;
+
+  StudyResult run(const RunOptions& options) const override {
+    StudyResult r;
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
+    net::Cluster unit = cluster.cluster;
+    unit.nodes = deployment.gpus / deployment.gpus_per_node;
+    // Forwarded all-to-alls run on SM kernels whose channels cap each GPU's links; direct ones
+    // are driven by the NIC (IBGDA).
+    workload::ServingLinks links = this->links;
+    if (!deployment.direct_comm) {
+      links.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(links.ib_Bps);
+      links.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(links.nvlink_Bps);
+    }
+    const net::Cluster* simulate_on = flow && options.simulate ? &unit : nullptr;
+    const double gpus = deployment.gpus;
+    std::optional<workload::ServingStep> first;
+    workload::AllToAllCache cache;
+    for (double n : sequences)
+      for (double len : lengths) {
+        auto q = base;
+        q.prefill = prefill;
+        q.sequences = static_cast<int>(n);
+        if (prefill) q.tokens_per_sequence = static_cast<int>(len);
+        else q.context_tokens = static_cast<int>(len);
+        auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
+        const std::string id = prefill ? point_id("p", n, "len", len) : point_id("b", n, "ctx", len);
+        const std::string label = prefill ? format_number(n) + " prompts x " + format_number(len) + " tokens"
+                                          : format_number(n) + " sequences, context " + format_number(len);
+        if (prefill) {
+          const double tokens = n * len;
+          r.rows.push_back({id + "/ttft", label, "time to first token", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+          r.rows.push_back({id + "/tokens_per_s", label, "prefill tokens/s per GPU", "tokens/s", {}, tokens / step.step_s / gpus, Basis::kSimulated});
+        } else {
+          r.rows.push_back({id + "/tpot", label, "TPOT", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+          r.rows.push_back({id + "/user_tokens_per_s", label, "tokens/s per user", "tokens/s", {}, 1.0 / step.step_s, Basis::kSimulated});
+          r.rows.push_back({id + "/gpu_tokens_per_s", label, "tokens/s per GPU", "tokens/s", {}, n / step.step_s / gpus, Basis::kSimulated});
+          if (!base.compute) add_bound_rows(r, id, label, n, step);
+          if (mtp_acceptance) add_mtp_rows(r, id, label, step, roofline, q, simulate_on, cache);
+        }
+        if (!first) first = std::move(step);
+      }
+    const auto& c = first->moe_layer;
+    auto us = [](double s) { return format_number(s / core::kMicrosecond); };
+    r.notes.push_back(
+        std::string(prefill ? "Prefill" : "Decode") + " unit of " + std::to_string(deployment.gpus) + " " + cluster.gpu->name +
+        " GPUs: attention TP" + std::to_string(deployment.attention_tp) + " with SP, DP" + std::to_string(deployment.attention_dp()) +
+        "; experts on " + std::to_string(deployment.routed_gpus) + " GPUs (" +
+        std::to_string(model->moe->routed_experts / deployment.routed_gpus) + " each), shared expert " +
+        (deployment.dedicated_shared && deployment.shared_gpus() > 0 ? "on the other " + std::to_string(deployment.shared_gpus()) + " GPUs"
+                                                                    : "on every GPU for its own tokens") +
+        "; " + (deployment.direct_comm ? "point-to-point dispatch and combine (IBGDA)" : "dispatch over IB once per node, then NVLink") +
+        ", " + std::to_string(deployment.comm_sms) + " SMs for communication; " + std::to_string(deployment.micro_batches) +
+        " micro-batches overlapped; " +
+        (simulate_on ? "all-to-all flow-simulated at every batch"
+                     : "all-to-all from the busiest port") +
+        ". First point, one MoE layer and micro-batch: attention " + us(c.attention_s) + " us" +
+        (c.kv_fetch_s > 0 ? ", KV fetch over PCIe " + us(c.kv_fetch_s) + " us" : "") + ", dispatch " + us(c.dispatch_s) +
+        " us, experts " + us(c.expert_s) + " us, combine " + us(c.combine_s) + " us; busiest expert GPU " +
+        format_number(first->expert_imbalance) + "x the mean.");
+    if (options.trace) r.trace_json = core::evaluate_analytically(first->graph).chrome_trace_json();
+    return r;
+  }
+
+ private:
+  // ISCA'25 §2.3.2's bound at this batch: each GPU's tokens of a micro-batch to its 9 experts over
+  // IB, FP8 out and BF16 back, two micro-batches per layer.
+  void add_bound_rows(StudyResult& r, const std::string& id, const std::string& label, double n,
+                      const workload::ServingStep& step) const {
+    workload::DecodeBoundInput in;
+    in.tokens_per_device = n / deployment.micro_batches / deployment.gpus;
+    in.experts_per_token = model->moe->active_routed_experts + model->moe->shared_experts;
+    in.hidden = model->hidden;
+    in.link_Bps = links.ib_Bps;
+    in.layers = model->layers;
+    in.micro_batches = deployment.micro_batches;
+    const auto bound = workload::decode_bound(in);
+    r.rows.push_back({id + "/bound_tpot", label, "TPOT bound, closed form (hidden " + std::to_string(model->hidden) + ")", "ms", {},
+                      bound.tpot_s / core::kMillisecond});
+    r.rows.push_back({id + "/over_bound", label, "simulated / closed-form bound", "x", {}, step.step_s / bound.tpot_s, Basis::kSimulated});
+  }
+
+  // MTP speculative decoding: each step verifies the drafted token (two tokens per sequence) and
+  // drafts the next with the MTP module; it yields 1 + acceptance tokens on average.
+  void add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label, const workload::ServingStep& plain, const workload::Roofline& roofline, workload::ServingRequest q,
+                    const net::Cluster* simulate_on, workload::AllToAllCache& cache) const {
+    q.tokens_per_sequence = 2;
+    q.mtp_draft = true;
+    const auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
+    const double tokens_per_step = 1 + *mtp_acceptance;
+    r.rows.push_back({id + "/mtp_step", label, "MTP: step (verify 2 tokens + draft)", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_user_tokens_per_s", label, "MTP: tokens/s per user", "tokens/s", {}, tokens_per_step / step.step_s, Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_speedup", label, "MTP: speedup in tokens/s", "x", {},
+                      tokens_per_step / step.step_s * plain.step_s, Basis::kSimulated});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
+  auto s = std::make_unique<InferenceStudy>();
+  s->model = &read_model(root);
+  if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study serves an MoE model");
+  s->cluster = parse_cluster(root.object("cluster"));
+  s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
+  const net::Cluster& k = s->cluster.cluster;
+  s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
+  const int experts = s->model->moe->routed_experts;
+
+  core::JsonReader d = root.object("deployment");
+  auto& dep = s->deployment;
+  dep.gpus_per_node = k.gpus_per_node;
+  dep.gpus = k.nodes * k.gpus_per_node;
+  if (dep.gpus > 2048)
+    throw core::InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " nodes (" + std::to_string(dep.gpus) +
+                                                                " GPUs) is not allowed; a serving unit has at most 2048 GPUs");
+  dep.sms = s->cluster.gpu->sm_count;
+  dep.attention_tp = static_cast<int>(d.positive_integer("attention_tp", 4, 1024));
+  if (dep.gpus % dep.attention_tp != 0)
+    throw core::InputError(d.pointer_of("attention_tp"), std::to_string(dep.attention_tp) + " does not divide the " + std::to_string(dep.gpus) +
+                                                       " GPUs of the unit (/cluster/nodes x GPUs per node): TP x DP must equal them");
+  dep.routed_gpus = static_cast<int>(d.positive_integer("routed_expert_gpus", dep.gpus, 1 << 20));
+  if (dep.routed_gpus > dep.gpus || experts % dep.routed_gpus != 0)
+    throw core::InputError(d.pointer_of("routed_expert_gpus"), std::to_string(dep.routed_gpus) + " is not allowed; the " +
+                                                             std::to_string(experts) + " routed experts must split evenly over at most the " +
+                                                             std::to_string(dep.gpus) + " GPUs of the unit");
+  dep.dedicated_shared = d.one_of("shared_expert", {"dedicated", "local"}, "dedicated") == "dedicated";
+  if (dep.dedicated_shared && dep.shared_gpus() == 0)
+    throw core::InputError(d.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " + std::to_string(dep.routed_gpus) +
+                                                        " routed-expert GPUs; every GPU of the unit holds routed experts");
+  dep.direct_comm = d.one_of("communication", {"direct", "forwarded"}, "direct") == "direct";
+  if (!dep.direct_comm && (dep.routed_gpus != dep.gpus || dep.gpus % dep.gpus_per_node != 0))
+    throw core::InputError(d.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit (routed_expert_gpus = " +
+                                                        std::to_string(dep.gpus) + ")");
+  dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
+  s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
+  d.finish();
+  const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
+                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
+  s->compute = compute;
+  dep.comm_sms = compute.kernels.sms;
+
+  auto& q = s->base;
+  const std::string phase = root.has("prefill") ? "prefill" : "decode";
+  s->prefill = phase == "prefill";
+  if (root.has("prefill") && root.has("decode"))
+    throw core::InputError(root.pointer_of("prefill"), "a scenario serves one phase; give either decode or prefill");
+  core::JsonReader p = root.object(phase);
+  if (s->prefill) {
+    s->sequences = p.number_list("prompts", {1, 1e6, true, 0});
+    s->lengths = p.number_list("prompt_tokens", {1, 1e6, true, 0});
+  } else {
+    s->sequences = p.number_list("sequences", {1, 1e7, true, 0});
+    s->lengths = p.number_list("context_tokens", {0, 1e7, true, 0});
+    q.kv_bytes_per_element = p.positive_number("kv_bytes_per_element", 2.0);
+    q.kv_offload_fraction = p.non_negative_number("kv_offload_fraction", 0.0);
+    if (q.kv_offload_fraction > 1)
+      throw core::InputError(p.pointer_of("kv_offload_fraction"), format_number(q.kv_offload_fraction) + " is not allowed; a share is at most 1");
+    q.compute = p.boolean("compute", true);
+    if (p.has("mtp_acceptance")) {
+      const double a = p.non_negative_number("mtp_acceptance");
+      if (a > 1) throw core::InputError(p.pointer_of("mtp_acceptance"), format_number(a) + " is not allowed; an acceptance rate is at most 1");
+      s->mtp_acceptance = a;
+    }
+  }
+  q.seed = static_cast<std::uint64_t>(p.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
+  q.affinity = parse_affinity(p, "uniform", 0.0);
+  p.finish();
+  for (std::size_t i = 0; i < s->sequences.size(); ++i)
+    if (s->sequences[i] < dep.micro_batches * dep.attention_dp())
+      throw core::InputError(p.pointer_of(s->prefill ? "prompts" : "sequences") + "/" + std::to_string(i),
+                             format_number(s->sequences[i]) + " is not allowed; each of the " + std::to_string(dep.micro_batches) +
+                           " micro-batches needs at least one per attention DP group (" + std::to_string(dep.attention_dp()) +
+                           "), so at least " + std::to_string(dep.micro_batches * dep.attention_dp()));
+  return s;
+}
+
+}  // namespace studies

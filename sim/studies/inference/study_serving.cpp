@@ -1,0 +1,646 @@
+#include "studies/inference/study_serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
+#include "core/units.hpp"
+#include "serving/request_generator.hpp"
+#include "serving/request_trace.hpp"
+#include "serving/serving_metrics.hpp"
+#include "serving/serving_simulation.hpp"
+#include "studies/config/affinity_config.hpp"
+#include "studies/config/cluster_config.hpp"
+#include "studies/config/compute_config.hpp"
+#include "studies/config/input_file.hpp"
+#include "studies/config/model_config.hpp"
+#include "workload/moe/expert_placement.hpp"
+
+namespace studies {
+
+namespace {
+
+std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
+
+// One kind of unit as the scenario gives it.
+struct UnitSpec {
+  std::string pointer;
+  int units = 1;
+  int nodes = 1;
+  serving::UnitConfig config;
+  double reserve_bytes = 0;
+  serving::MemoryInput memory_input;  // what its memory plan was made from
+};
+
+class ServingStudy : public Study {
+ public:
+  const workload::Model* model = nullptr;
+  ClusterConfig cluster;
+  ComputeConfig compute;
+  bool flow = false;
+  bool disaggregated = true;
+  UnitSpec prefill, decode;
+  serving::ServingConfig config;
+  workload::ServingRequest base;
+  workload::ServingLinks links;
+  std::vector<serving::Request> requests;      // as run, within duration_s
+  std::optional<serving::GeneratedWorkload> generated;  // to draw again at another rate
+  std::vector<serving::Request> whole_trace;   // to replay at another pace
+  std::string workload_text;
+  serving::Slo slo;
+  bool search = false;
+  double search_max_scale = 64;
+  bool plan = false;
+  double plan_rate = 0;  // the load to plan for (0: the workload's)
+  std::vector<int> plan_caps;
+
+  StudyResult run(const RunOptions& options) const override {
+    StudyResult r;
+    if (!options.simulate) {  // the rows named, not run
+      add_rows(r, "", {}, {});
+      for (auto& row : r.rows) row.ours = kNotRun;
+      return r;
+    }
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
+    net::Cluster prefill_net = cluster.cluster, decode_net = cluster.cluster;
+    prefill_net.nodes = prefill.nodes;
+    decode_net.nodes = decode.nodes;
+    serving::StepCost prefill_cost(*model, roofline, prefill.config.deployment, links_for(prefill), base, flow ? &prefill_net : nullptr);
+    serving::StepCost decode_cost(*model, roofline, decode.config.deployment, links_for(decode), base, flow ? &decode_net : nullptr);
+    serving::ServingConfig c = config;
+    c.prefill.cost = &prefill_cost;
+    c.decode.cost = &decode_cost;
+    if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
+
+    const auto result = simulate(c, 1.0, "serving");
+    const auto m = serving::serving_metrics(result, c, slo);
+    add_rows(r, "", m, result);
+    if (slo.ttft_s > 0 || slo.tpot_s > 0) {
+      r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
+      r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
+    }
+    if (search) search_rows(r, c);
+    if (plan) plan_rows(r, c);
+    if (options.trace) r.trace_json = result.trace_json;
+
+    r.notes.push_back(deployment_note());
+    r.notes.push_back(workload_text + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
+                      " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
+                      (result.unfinished > 0 ? "; " + std::to_string(result.unfinished) + " still queued or running when the run stopped at " +
+                                                   format_number(result.end_s) + " s: the load exceeds what the deployment serves"
+                                             : "") +
+                      ").");
+    r.notes.push_back(
+        "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
+        "FlashAttention-3 in prefill; grouped expert GEMMs over the placed experts; the EP all-to-all " +
+        std::string(flow ? "flow-simulated" : "from the busiest port") +
+        "; the memory-bound kernels one by one; micro-batch overlap); the busiest DP rank gates each step. " + std::to_string(prefill_cost.computed() + decode_cost.computed()) +
+        " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
+        " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).");
+    return r;
+  }
+
+  std::string label_;
+
+ private:
+  workload::ServingLinks links_for(const UnitSpec& u) const {
+    workload::ServingLinks l = links;
+    if (!u.config.deployment.direct_comm) {
+      l.ib_Bps = compute.kernels.ib_Bps(l.ib_Bps);
+      l.nvlink_Bps = compute.kernels.nvlink_Bps(l.nvlink_Bps);
+    }
+    return l;
+  }
+
+  void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const {
+    const std::string& label = label_;
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({prefix + id, label, metric, unit, {}, v, Basis::kSimulated});
+    };
+    const double gpn = cluster.cluster.gpus_per_node;
+    const double prefill_nodes = disaggregated ? double(prefill.units) * prefill.nodes : double(decode.units) * decode.nodes;
+    const double decode_nodes = double(decode.units) * decode.nodes;
+    row("requests_per_s", "requests/s arriving", "req/s", m.request_rate_per_s);
+    row("input_per_prefill_node", std::string(disaggregated ? "input tokens/s per prefill node" : "input tokens/s per node") + " (cache hits included)",
+        "tokens/s", m.input_tokens_per_s / prefill_nodes);
+    row("computed_input_per_prefill_node", std::string(disaggregated ? "input tokens/s per prefill node" : "input tokens/s per node") + " computed (hits excluded)",
+        "tokens/s", m.computed_input_tokens_per_s / prefill_nodes);
+    row("output_per_decode_node", disaggregated ? "output tokens/s per decode node" : "output tokens/s per node", "tokens/s", m.output_tokens_per_s / decode_nodes);
+    row("output_per_gpu", "output tokens/s per GPU (all GPUs)", "tokens/s", m.output_tokens_per_s / ((prefill_nodes * (disaggregated ? 1 : 0) + decode_nodes) * gpn));
+    row("user_tokens_per_s_p50", "tokens/s per user, p50", "tokens/s", m.user_tokens_per_s.p50);
+    for (const auto& [name, p, scale, unit] : {std::tuple{"ttft", &m.ttft_s, 1.0, "s"}, std::tuple{"tpot", &m.tpot_s, 1e3, "ms"},
+                                               std::tuple{"e2e", &m.e2e_s, 1.0, "s"}}) {
+      const std::string upper = std::string(name) == "e2e" ? "end-to-end latency" : std::string(name) == "ttft" ? "TTFT" : "TPOT";
+      row(std::string(name) + "_p50", upper + " p50", unit, p->p50 * scale);
+      row(std::string(name) + "_p90", upper + " p90", unit, p->p90 * scale);
+      row(std::string(name) + "_p99", upper + " p99", unit, p->p99 * scale);
+    }
+    row("decode_batch", disaggregated ? "decode sequences per DP rank (mean over steps)" : "sequences per DP rank and step (mean)", "seqs", result.decode.mean_batch);
+    row("decode_step", disaggregated ? "decode step (mean)" : "step (mean)", "ms", result.decode.mean_step_s * 1e3);
+    row("decode_rank_imbalance", "the gating DP rank's new tokens / the mean (decode steps)", "x", result.decode.imbalance);
+    row("kv_use_max", "KV pages in use, busiest rank, max", "%", 100 * result.decode.max_kv_use);
+    row("queue_mean", "requests waiting (mean over steps)", "reqs", result.decode.mean_queue + result.prefill.mean_queue);
+    row("preemptions", "preemptions", "count", double(result.preemptions));
+    row("finished", "measured requests finished", "%", m.measured > 0 ? 100.0 * double(m.finished) / double(m.measured) : 0.0);
+  }
+
+  // The requests of the workload at `scale` (not 1) times its rate: drawn again, or the trace
+  // replayed faster.
+  std::vector<serving::Request> requests_at(double scale, double duration_s) const {
+    if (generated) {
+      auto g = *generated;
+      g.arrivals.rate_per_s *= scale;
+      return serving::generate_requests(g);
+    }
+    std::vector<serving::Request> scaled;
+    for (auto q : whole_trace)
+      if ((q.arrival_s /= scale) < duration_s) scaled.push_back(std::move(q));
+    return scaled;
+  }
+
+  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
+
+  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
+    std::optional<core::ProgressBar> bar;
+    if (progress) bar.emplace(progress, c.duration_s);
+    const auto update = [&](double t) {
+      if (bar) bar->update(std::min(t, c.duration_s));
+    };
+    if (scale == 1) return serving::simulate_serving(requests, c, update);  // as drawn: no copy
+    return serving::simulate_serving(requests_at(scale, c.duration_s), c, update);
+  }
+
+  bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
+    return res.unfinished == 0 && m.finished == m.measured && (slo.ttft_s <= 0 || m.ttft_s.p90 <= slo.ttft_s) &&
+           (slo.tpot_s <= 0 || m.tpot_s.p90 <= slo.tpot_s);
+  }
+
+  // The highest arrival rate whose TTFT p90 and TPOT p90 stay within the SLO on `c`: the
+  // workload's arrivals compressed by a factor found by bisection (geometric; 10 runs).
+  struct Found {
+    bool any = false;
+    double rate_per_s = 0;
+    serving::ServingMetrics at;  // at that rate, or (none) at the lowest tried
+  };
+  Found find_max_rate(const serving::ServingConfig& c) const {
+    auto measure = [&](double scale, serving::ServingMetrics& m) {
+      const auto res = simulate(c, scale);
+      m = serving::serving_metrics(res, c, slo);
+      return meets(res, m);
+    };
+    Found f;
+    double lo = 1.0 / 64, hi = search_max_scale;
+    if (!measure(lo, f.at)) {
+      f.rate_per_s = base_rate() * lo;
+      return f;
+    }
+    serving::ServingMetrics scratch;
+    if (measure(hi, scratch)) lo = hi;
+    else
+      for (int i = 0; i < 10; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (measure(mid, scratch) ? lo : hi) = mid;
+      }
+    f.any = true;
+    measure(lo, f.at);
+    f.rate_per_s = base_rate() * lo;
+    return f;
+  }
+
+  double gpus_of(const serving::ServingConfig& c) const {
+    const double gpn = cluster.cluster.gpus_per_node;
+    return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
+  }
+
+  void search_rows(StudyResult& r, const serving::ServingConfig& c) const {
+    const Found f = find_max_rate(c);
+    if (!f.any) {
+      r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO (none: even the lowest tried misses it)", "req/s", {}, 0.0,
+                        Basis::kSimulated});
+      r.notes.push_back("No load meets the SLO: at " + format_number(f.rate_per_s) + " requests/s TTFT p90 is " + format_number(f.at.ttft_s.p90) +
+                        " s and TPOT p90 " + format_number(f.at.tpot_s.p90 * 1e3) + " ms.");
+      return;
+    }
+    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.at.request_rate_per_s, Basis::kSimulated});
+    r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
+                      Basis::kSimulated});
+    r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
+    r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
+  }
+
+  // serve-plan: what one unit of each kind serves within the SLO, the other kind given unlimited
+  // capacity; the ratio that balances them; the units a load needs, checked by simulating them
+  // together; and throughput per GPU against per-user speed over decode batch caps.
+  void plan_rows(StudyResult& r, const serving::ServingConfig& c) const {
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({"plan/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    const double load = plan_rate > 0 ? plan_rate : base_rate();
+    serving::ServingConfig one_decode = c;  // decode alone: one unit, prompts prefilled at once
+    one_decode.decode_units = 1;
+    double prefill_rate = 0;                // what one prefill unit serves (disaggregated)
+    serving::ServingConfig planned = c;
+    const double node_gpus = cluster.cluster.gpus_per_node;
+    if (disaggregated) {
+      serving::ServingConfig one_prefill = c;
+      one_prefill.prefill_units = 1;
+      one_prefill.decode_units = 0;
+      one_prefill.decode_unbounded = true;
+      one_decode.prefill_units = 0;
+      one_decode.prefill_unbounded = true;
+      const Found p = find_max_rate(one_prefill), d = find_max_rate(one_decode);
+      if (!p.any || !d.any) {
+        r.notes.push_back(std::string("Plan: no load meets the SLO on one ") + (!p.any ? "prefill" : "decode") + " unit even with the other phase unlimited.");
+        return;
+      }
+      prefill_rate = p.rate_per_s;
+      row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", p.rate_per_s);
+      row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", d.rate_per_s);
+      row("prefill_per_decode", "prefill units per decode unit that balance them", "units", d.rate_per_s / p.rate_per_s);
+      row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes",
+          d.rate_per_s / p.rate_per_s * prefill.nodes / decode.nodes);
+      planned.prefill_units = static_cast<int>(std::ceil(load / p.rate_per_s - 1e-9));
+      planned.decode_units = static_cast<int>(std::ceil(load / d.rate_per_s - 1e-9));
+    } else {
+      const Found u = find_max_rate(one_decode);
+      if (!u.any) {
+        r.notes.push_back("Plan: no load meets the SLO on one unit.");
+        return;
+      }
+      row("unit_rate", "one unit: requests/s within the SLO", "req/s", u.rate_per_s);
+      planned.decode_units = static_cast<int>(std::ceil(load / u.rate_per_s - 1e-9));
+    }
+    // Each kind's own rate is its limit alone; together, queues meet (a prefill unit near its
+    // limit also waits for decode pages), so units are added while the whole misses the SLO: a
+    // decode unit where TPOT misses, else a prefill unit (at most four times).
+    const int first_prefill = planned.prefill_units, first_decode = planned.decode_units;
+    serving::ServingResult at_load = simulate(planned, load / base_rate());
+    serving::ServingMetrics m = serving::serving_metrics(at_load, planned, slo);
+    for (int added = 0; added < 4 && !meets(at_load, m); ++added) {
+      if (!disaggregated || (slo.tpot_s > 0 && m.tpot_s.p90 > slo.tpot_s)) ++planned.decode_units;
+      else ++planned.prefill_units;
+      at_load = simulate(planned, load / base_rate());
+      m = serving::serving_metrics(at_load, planned, slo);
+    }
+    const std::string for_load = "for " + format_number(load) + " req/s: ";
+    if (disaggregated) row("prefill_units", for_load + "prefill units", "units", planned.prefill_units);
+    row("decode_units", for_load + (disaggregated ? "decode units" : "units"), "units", planned.decode_units);
+    row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus);
+    row("ttft_p90", for_load + "TTFT p90, all units simulated together", "s", m.ttft_s.p90);
+    row("tpot_p90", for_load + "TPOT p90, all units simulated together", "ms", m.tpot_s.p90 * 1e3);
+    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", meets(at_load, m) ? 1.0 : 0.0);
+    const int added = planned.prefill_units - first_prefill + planned.decode_units - first_decode;
+    const std::string more = added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
+    if (added > 0)
+      r.notes.push_back("Plan: each kind's rate alone asked for " + (disaggregated ? std::to_string(first_prefill) + " prefill and " : std::string()) +
+                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more + ".");
+
+    // Throughput against per-user speed: one decode unit kept full (arrivals beyond what it
+    // serves, prompts prefilled at once when disaggregated) at each cap of sequences per DP rank.
+    for (int cap : plan_caps) {
+      serving::ServingConfig cc = one_decode;
+      cc.decode.max_running = cap;
+      if (disaggregated) {  // a decode step's activations grow with the cap
+        serving::MemoryInput in = decode.memory_input;
+        in.max_step_tokens = cap * (c.mtp ? 2 : 1);
+        cc.decode.memory = serving::plan_memory(*model, *cluster.gpu, decode.config.deployment, in);
+      } else {
+        cc.prefill = cc.decode;
+      }
+      cc.drain_limit_s = cc.duration_s;  // the queue is left, not drained
+      const double ranks = cc.decode.ranks();
+      double scale = 1;
+      serving::ServingResult res;
+      for (int tries = 0; tries < 8; ++tries) {
+        res = simulate(cc, scale);
+        if (res.decode.mean_batch >= 0.9 * cap || res.decode.mean_queue >= ranks) break;
+        scale *= 2;
+      }
+      const auto cm = serving::serving_metrics(res, cc, slo);
+      // Per-user speed from the requests decoded in the window, whenever they arrived: a full
+      // unit's queue holds back the requests that arrive in it.
+      std::vector<double> user;
+      for (const auto& q : res.requests)
+        if (q.first_token_s >= cc.warmup_s && q.finish_s > q.first_token_s && q.finish_s <= cc.duration_s)
+          user.push_back((q.output_tokens - 1) / (q.finish_s - q.first_token_s));
+      const double user_p50 = serving::percentile(user, 50);
+      const double decode_gpus = double(decode.nodes) * node_gpus;
+      // Disaggregated: the prefill GPUs that would keep up with this decode unit counted too.
+      const double prefill_gpus = disaggregated ? finished_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus : 0.0;
+      const std::string at = "batch cap " + std::to_string(cap) + ": ";
+      row("cap_" + std::to_string(cap) + "/user_tokens_per_s", at + "tokens/s per user, p50", "tokens/s", user_p50);
+      row("cap_" + std::to_string(cap) + "/output_per_gpu", at + "output tokens/s per GPU" + (disaggregated ? " (with the prefill GPUs that keep up)" : ""),
+          "tokens/s", cm.output_tokens_per_s / (decode_gpus + prefill_gpus));
+      row("cap_" + std::to_string(cap) + "/batch", at + "sequences per DP rank (mean)", "seqs", res.decode.mean_batch);
+    }
+    r.notes.push_back("Plan: each unit's rate is the highest whose TTFT p90 and TPOT p90 meet the SLO with the other phase unlimited (prompts "
+                      "prefilled the moment they arrive, or requests done once their KV cache leaves prefill); the units a load needs are "
+                      "each kind's rate divided into it, rounded up, then simulated together. The throughput curve keeps one decode unit "
+                      "full (arrivals doubled until its DP ranks reach 90% of the cap or queue) for " + format_number(config.duration_s) +
+                      " s at each cap.");
+  }
+
+  // Requests that finished decoding per second of the measured window.
+  static double finished_per_s(const serving::ServingResult& res, const serving::ServingConfig& c) {
+    long long done = 0;
+    for (const auto& q : res.requests)
+      if (q.finish_s >= c.warmup_s && q.finish_s <= c.duration_s) ++done;
+    return double(done) / (c.duration_s - c.warmup_s);
+  }
+
+  std::string deployment_note() const {
+    auto unit_text = [&](const char* what, const UnitSpec& u) {
+      const auto& d = u.config.deployment;
+      const auto& mem = u.config.memory;
+      std::string s = std::to_string(u.units) + " " + what + " unit" + (u.units > 1 ? "s" : "") + " of " + std::to_string(u.nodes) + " nodes (" +
+                      std::to_string(d.gpus) + " " + cluster.gpu->name + "): attention " +
+                      (d.attention_tp == 1 ? "data-parallel (DP" + std::to_string(d.gpus) + ")"
+                                           : "TP" + std::to_string(d.attention_tp) + " x DP" + std::to_string(d.attention_dp()));
+      if (model->moe)
+        s += ", routed experts EP" + std::to_string(d.routed_gpus) + " with " + std::to_string(d.redundant_experts) + " redundant (" +
+             std::to_string((model->moe->routed_experts + d.redundant_experts) / d.routed_gpus) + " per GPU, placed as EPLB's " + (workload::eplb_hierarchical(model->moe->groups, d.routed_gpus, d.gpus_per_node) ? "hierarchical" : "global") + " policy does)" +
+             (model->moe->shared_experts == 0 ? std::string(", no shared expert")
+                                               : ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs"
+                                                                                                                  : std::string("on every GPU"))) +
+             ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink");
+      s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
+           std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
+           " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
+           " GB activations, " + gb(mem.reserve_bytes) + " GB reserve, " + gb(mem.kv_bytes) + " GB KV cache = " +
+           std::to_string(mem.kv_tokens) + " tokens per DP rank (" + format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token).";
+      return s;
+    };
+    std::string s = model->display_name + ", " + (disaggregated ? "prefill and decode disaggregated: " : "prefill and decode colocated (chunked prefill): ");
+    if (disaggregated) s += unit_text("prefill", prefill) + " ";
+    s += unit_text(disaggregated ? "decode" : "colocated", decode);
+    if (disaggregated)
+      s += " KV caches go to decode over " + std::to_string(config.kv_senders) + " NIC(s) of the prefill rank at " + format_number(config.kv_transfer_Bps / 1e9) +
+           " GB/s each, one at a time on the NICs of the ranks at either end (the EP all-to-all's share of them not counted), the prefill rank "
+           "keeping its pages until the transfer ends; the decode unit takes a request once it has pages for it, and its "
+           "first step delivers the first token (TTFT = queue + prefill + transfer + first decode step).";
+    s += std::string(" Router: ") + router_name_ + "; preemption by " + (config.preemption == serving::Preemption::kSwap ? "swapping to host memory" : "recomputation") +
+         "; KV pages of " + std::to_string(config.page_tokens) + " tokens.";
+    if (config.mtp) s += " MTP: each decode step verifies one drafted token per sequence, accepted with probability " + format_number(config.mtp_acceptance) + ".";
+    return s;
+  }
+
+ public:
+  std::string router_name_;
+};
+
+serving::LengthDistribution parse_length(core::JsonReader& w, const std::string& key, int min, int max_tokens) {
+  serving::LengthDistribution l;
+  const nlohmann::json* raw = w.raw(key);
+  if (raw && raw->is_number()) {
+    l.mean = w.positive_integer(key, max_tokens);
+    if (l.mean < min) throw core::InputError(w.pointer_of(key), format_number(l.mean) + " is not allowed; at least " + std::to_string(min));
+    l.min = l.max = static_cast<int>(l.mean);
+    return l;
+  }
+  core::JsonReader d = w.object(key);
+  const std::string kind = d.one_of("distribution", {"fixed", "uniform", "lognormal", "exponential"});
+  l.kind = kind == "fixed" ? serving::LengthKind::kFixed : kind == "uniform" ? serving::LengthKind::kUniform
+           : kind == "lognormal" ? serving::LengthKind::kLognormal : serving::LengthKind::kExponential;
+  l.min = static_cast<int>(d.positive_integer("min", min, max_tokens));
+  l.max = static_cast<int>(d.positive_integer("max", max_tokens, max_tokens));
+  if (l.max < l.min) throw core::InputError(d.pointer_of("max"), std::to_string(l.max) + " is not allowed; at least min (" + std::to_string(l.min) + ")");
+  if (l.kind != serving::LengthKind::kUniform) l.mean = d.positive_number("mean");
+  if (l.kind == serving::LengthKind::kFixed) l.min = l.max = static_cast<int>(std::llround(l.mean));
+  if (l.kind == serving::LengthKind::kLognormal) l.cv = d.positive_number("cv");
+  d.finish();
+  return l;
+}
+
+UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms) {
+  UnitSpec s;
+  s.pointer = u.pointer();
+  s.units = static_cast<int>(u.positive_integer("units", 1, 100000));
+  s.nodes = static_cast<int>(u.positive_integer("nodes", 1, 2048));
+  auto& d = s.config.deployment;
+  d.gpus_per_node = cl.cluster.gpus_per_node;
+  d.gpus = s.nodes * d.gpus_per_node;
+  if (d.gpus > 2048)
+    throw core::InputError(u.pointer_of("nodes"), std::to_string(s.nodes) + " nodes (" + std::to_string(d.gpus) + " GPUs) is not allowed; a unit has at most 2048 GPUs");
+  d.sms = cl.gpu->sm_count;
+  d.comm_sms = comm_sms;
+  d.attention_tp = static_cast<int>(u.positive_integer("attention_tp", 1, 1024));
+  if (d.gpus % d.attention_tp != 0)
+    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(d.gpus) +
+                                                          " GPUs (nodes x GPUs per node): TP x DP must equal them");
+  if (m.attention.heads % d.attention_tp != 0)
+    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " + m.display_name + "'s " +
+                                                          std::to_string(m.attention.heads) + " attention heads");
+  if (m.moe) {
+    const int experts = m.moe->routed_experts;
+    d.routed_gpus = static_cast<int>(u.positive_integer("routed_expert_gpus", d.gpus, 1 << 20));
+    d.redundant_experts = static_cast<int>(u.non_negative_integer("redundant_experts", 0, 1 << 20));
+    if (d.routed_gpus > d.gpus)
+      throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
+    if ((experts + d.redundant_experts) % d.routed_gpus != 0)
+      throw core::InputError(u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
+                             std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) + " redundant experts do not split evenly over " +
+                                 std::to_string(d.routed_gpus) + " GPUs; every GPU holds the same number");
+    d.dedicated_shared = u.one_of("shared_expert", {"local", "dedicated"}, "local") == "dedicated";
+    if (d.dedicated_shared && d.shared_gpus() == 0)
+      throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " + std::to_string(d.routed_gpus) + " routed-expert GPUs");
+    d.direct_comm = u.one_of("communication", {"direct", "forwarded"}, decode_kind ? "direct" : "forwarded") == "direct";
+    if (!d.direct_comm && d.routed_gpus != d.gpus)
+      throw core::InputError(u.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit");
+  } else {
+    d.routed_gpus = d.gpus;
+    d.dedicated_shared = false;
+  }
+  d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", m.moe ? 2 : 1, 8));
+  s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
+  const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;
+  s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
+  // vLLM's default gpu_memory_utilization of 0.9 leaves a tenth of HBM to the runtime.
+  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
+  auto s = std::make_unique<ServingStudy>();
+  s->model = &read_model(root);
+  const workload::Model& m = *s->model;
+  s->cluster = parse_cluster(root.object("cluster"));
+  s->flow = root.one_of("mode", {"analytical", "flow"}, "analytical") == "flow";
+  const net::Cluster& k = s->cluster.cluster;
+  s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
+  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
+                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
+  const int comm_sms = s->compute.kernels.sms;
+
+  auto& c = s->config;
+  core::JsonReader dep = root.object("deployment");
+  s->disaggregated = dep.one_of("mode", {"disaggregated", "colocated"}) == "disaggregated";
+  c.disaggregated = s->disaggregated;
+  s->label_ = s->disaggregated ? "disaggregated" : "colocated";
+  if (s->disaggregated) {
+    s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms);
+    s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms);
+  } else {
+    s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms);
+  }
+  s->router_name_ = dep.one_of("router", {"round-robin", "least-loaded", "kv-aware"}, "least-loaded");
+  c.router = s->router_name_ == "round-robin" ? serving::RouterPolicy::kRoundRobin
+             : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware
+                                              : serving::RouterPolicy::kLeastLoaded;
+  c.preemption = dep.one_of("preemption", {"recompute", "swap"}, "recompute") == "swap" ? serving::Preemption::kSwap : serving::Preemption::kRecompute;
+  c.page_tokens = static_cast<int>(dep.positive_integer("page_tokens", 64, 1 << 16));
+  const double kv_bytes_per_element = dep.positive_number("kv_bytes_per_element", 2.0);
+  s->base.kv_bytes_per_element = kv_bytes_per_element;
+  c.kv_transfer_Bps = dep.positive_number("kv_transfer_bandwidth_Bps", k.scale_out_Bps);
+  c.kv_transfer_latency_s = dep.non_negative_number("kv_transfer_latency_s", k.scale_out_latency_s);
+  c.swap_Bps = dep.positive_number("swap_bandwidth_Bps", s->cluster.node->pcie_Bps);
+  if (dep.has("mtp_acceptance")) {
+    c.mtp = true;
+    c.mtp_acceptance = dep.non_negative_number("mtp_acceptance");
+    if (c.mtp_acceptance > 1) throw core::InputError(dep.pointer_of("mtp_acceptance"), format_number(c.mtp_acceptance) + " is not allowed; an acceptance rate is at most 1");
+    if (m.mtp_modules < 1) throw core::InputError(dep.pointer_of("mtp_acceptance"), m.display_name + " has no MTP module to draft with");
+  }
+  if (auto pc = dep.optional_object("prefix_cache")) {
+    c.prefix_cache_blocks = pc->positive_integer("blocks", 1 << 20, core::JsonReader::kMaxInteger);
+    c.prefix_block_tokens = static_cast<int>(pc->positive_integer("block_tokens", serving::kMooncakeBlockTokens, 1 << 20));
+    const std::string tier = pc->one_of("tier", {"hbm", "host", "disk"}, "hbm");
+    if (tier != "hbm") c.prefix_fetch_Bps = pc->positive_number("bandwidth_Bps");
+    pc->finish();
+  }
+  dep.finish();
+  if (s->disaggregated) {
+    // MLA's latent is whole on each GPU of a TP group (one sends it); GQA's heads are split.
+    c.kv_senders = m.attention.kind == workload::AttentionKind::kMla ? 1 : std::min(s->prefill.config.deployment.attention_tp, m.attention.kv_heads);
+  }
+
+  // The workload.
+  core::JsonReader w = root.object("workload");
+  c.duration_s = w.positive_number("duration_s", 60.0);
+  c.warmup_s = w.non_negative_number("warmup_s", 0.0);
+  if (c.warmup_s >= c.duration_s)
+    throw core::InputError(w.pointer_of("warmup_s"), format_number(c.warmup_s) + " is not allowed; the warm-up ends before duration_s (" + format_number(c.duration_s) + ")");
+  c.seed = static_cast<std::uint64_t>(w.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
+  s->base.seed = c.seed;
+  const int max_tokens = m.max_context_tokens > 0 ? m.max_context_tokens : 10'000'000;
+  if (w.has("trace")) {
+    const std::string path = resolve_input_file(w.string("trace"));
+    const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
+    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl);
+    const double speed = w.positive_number("time_scale", 1.0);
+    for (auto& q : s->requests) q.arrival_s /= speed;
+    s->whole_trace = s->requests;
+    std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
+    if (w.has("prefix_hit_fraction")) {
+      const double f = w.non_negative_number("prefix_hit_fraction");
+      for (auto* list : {&s->requests, &s->whole_trace})
+        for (auto& q : *list) q.set_prefix_hit(f);
+    }
+    for (const auto& q : s->requests)
+      if (q.input_tokens + q.output_tokens > max_tokens)
+        throw core::InputError(path + ": line " + std::to_string(q.source_line),
+                               std::to_string(q.input_tokens) + " + " + std::to_string(q.output_tokens) + " tokens is not allowed; " + m.display_name +
+                                   "'s context is " + std::to_string(max_tokens) + " tokens");
+    s->workload_text = "Workload: " + std::to_string(s->requests.size()) + " requests from the trace " + std::filesystem::path(path).filename().string() +
+                       (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + ".";
+  } else {
+    serving::GeneratedWorkload g;
+    core::JsonReader a = w.object("arrivals");
+    g.arrivals.rate_per_s = a.positive_number("rate_per_s");
+    g.arrivals.burstiness = a.positive_number("burstiness", 1.0);
+    a.finish();
+    g.input = parse_length(w, "input_tokens", 1, max_tokens);
+    g.output = parse_length(w, "output_tokens", 1, max_tokens);
+    if (g.input.max + g.output.max > max_tokens)
+      throw core::InputError(w.pointer_of("output_tokens"), "prompts up to " + std::to_string(g.input.max) + " and answers up to " +
+                                                                std::to_string(g.output.max) + " tokens are not allowed; " + m.display_name +
+                                                                "'s context is " + std::to_string(max_tokens) + " tokens (give max)");
+    g.prefix_hit_fraction = w.non_negative_number("prefix_hit_fraction", 0.0);
+    if (g.prefix_hit_fraction >= 1)
+      throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
+    g.duration_s = c.duration_s;
+    g.seed = c.seed;
+    s->requests = serving::generate_requests(g);
+    s->generated = g;
+    if (s->requests.empty())
+      throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
+    s->workload_text = "Workload: " + std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
+                       " arrivals at " + format_number(g.arrivals.rate_per_s) + " requests/s, " + std::to_string(s->requests.size()) + " requests" +
+                       (g.prefix_hit_fraction > 0 ? ", " + format_number(100 * g.prefix_hit_fraction) + "% of each prompt a prefix-cache hit" : "") + ".";
+  }
+  s->base.affinity = parse_affinity(w, "uniform", 0.0);
+  w.finish();
+  if (auto slo = root.optional_object("slo")) {
+    s->slo.ttft_s = slo->non_negative_number("ttft_p90_s", 0.0);
+    s->slo.tpot_s = slo->non_negative_number("tpot_p90_s", 0.0);
+    if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0) throw core::InputError(slo->pointer(), "give ttft_p90_s, tpot_p90_s or both, above 0");
+    s->search = slo->boolean("search", false);
+    slo->finish();
+  }
+  if (auto plan = root.optional_object("plan")) {
+    if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0)
+      throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
+    s->plan = true;
+    s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+    const int cap = s->decode.config.max_running;
+    std::vector<int> caps;
+    if (plan->has("batch_caps")) {
+      const nlohmann::json* raw = plan->raw("batch_caps");
+      if (!raw->is_array() || raw->empty())
+        throw core::InputError(plan->pointer_of("batch_caps"), raw->dump() + " is not allowed; a list of sequences per DP rank, each at least 1");
+      for (std::size_t i = 0; i < raw->size(); ++i) {
+        const auto& v = (*raw)[i];
+        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20))
+          throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; a whole number from 1 to 1048576");
+        caps.push_back(v.get<int>());
+      }
+    } else {
+      for (int b = 1; b < cap; b *= 2) caps.push_back(b);
+      caps.push_back(cap);
+    }
+    s->plan_caps = caps;
+    plan->finish();
+  }
+
+  // Memory: the longest request must fit in one DP rank's KV cache.
+  int longest = 0;
+  for (const auto& q : s->requests) longest = std::max(longest, q.input_tokens + q.output_tokens);
+  auto plan = [&](UnitSpec& u, bool decode_kind) {
+    serving::MemoryInput in;
+    in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (c.mtp ? 2 : 1) : u.config.max_batch_tokens;
+    in.runtime_reserve_bytes = u.reserve_bytes;
+    in.kv_bytes_per_element = kv_bytes_per_element;
+    in.fp8_weights = s->compute.fp8_gemms;
+    in.mtp = c.mtp && decode_kind;
+    u.memory_input = in;
+    u.config.memory = serving::plan_memory(m, *s->cluster.gpu, u.config.deployment, in);
+    const auto& p = u.config.memory;
+    if (p.kv_tokens < longest + c.page_tokens)
+      throw core::InputError(u.pointer, "a DP rank's KV cache holds " + std::to_string(std::max(0LL, p.kv_tokens)) + " tokens (" + gb(p.hbm_bytes) + " GB HBM - " +
+                                            gb(p.weight_bytes) + " GB weights - " + gb(p.activation_bytes) + " GB activations - " + gb(p.reserve_bytes) +
+                                            " GB reserve, " + format_number(p.kv_bytes_per_token_gpu / 1e3) + " KB a token); the longest request needs " +
+                                            std::to_string(longest) + ": use more GPUs, a larger TP or fewer tokens per step");
+  };
+  if (s->disaggregated) plan(s->prefill, false);
+  plan(s->decode, true);
+  if (s->disaggregated)  // the plan's batch caps must leave the decode rank room for a request
+    for (std::size_t i = 0; i < s->plan_caps.size(); ++i) {
+      serving::MemoryInput in = s->decode.memory_input;
+      in.max_step_tokens = s->plan_caps[i] * (c.mtp ? 2 : 1);
+      const auto p = serving::plan_memory(m, *s->cluster.gpu, s->decode.config.deployment, in);
+      if (p.kv_tokens < longest + c.page_tokens)
+        throw core::InputError("/plan/batch_caps/" + std::to_string(i), std::to_string(s->plan_caps[i]) + " sequences per DP rank leave its KV cache " +
+                                                                            std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
+                                                                            std::to_string(longest));
+    }
+  if (!s->disaggregated) s->prefill = s->decode;
+  c.prefill = s->prefill.config;
+  c.decode = s->decode.config;
+  c.prefill_units = s->prefill.units;
+  c.decode_units = s->decode.units;
+  return s;
+}
+
+}  // namespace studies

@@ -1,0 +1,76 @@
+#include "studies/kernels/study_attention_kernels.hpp"
+
+#include <cmath>
+
+#include "core/input_error.hpp"
+#include "hw/flash_attention.hpp"
+
+namespace studies {
+
+namespace {
+
+struct Case {
+  std::string pass;  // forward or backward
+  hw::AttentionShape shape;
+};
+
+class AttentionKernelsStudy : public Study {
+ public:
+  const hw::Gpu* gpu = nullptr;
+  int sms = 0;
+  std::vector<Case> cases;
+
+  StudyResult run(const RunOptions&) const override {
+    StudyResult r;
+    for (const auto& [pass, s] : cases) {
+      const bool forward = pass == "forward";
+      const double seconds = forward ? hw::flash_attention_forward_seconds(*gpu, s, sms) : hw::flash_attention_backward_seconds(*gpu, s, sms);
+      const double flops = s.forward_flops() * (forward ? 1.0 : 2.5);
+      const std::string mask = s.causal ? "causal" : "full";
+      const std::string dim = format_number(s.qk_dim), seq = format_number(s.keys);
+      r.rows.push_back({"fa3-" + pass + "/" + dim + "/" + mask + "/" + seq,
+                        "FlashAttention-3 " + pass + ", head dim " + dim + ", " + mask + ", " + seq + " tokens",
+                        "BF16 attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)", "TFLOPS",
+                        std::nullopt, flops / seconds / 1e12, Basis::kSimulated});
+    }
+    const auto& c = hw::flash_attention_3_on_hopper();
+    r.notes.push_back("Batch x sequence = 16,384 tokens and heads x head dim = 2048, as the FlashAttention-3 paper measures, on " +
+                      std::to_string(sms) + " SMs of an " + gpu->name + ". FLOPs as the paper counts them (4 x sequence^2 x heads x head dim "
+                      "forward, half of it causal; 2.5 times that backward). The kernel model's constants, fitted once to all these rows: "
+                      "forward K loop at " + format_number(c.mma_efficiency) + " of the per-SM BF16 peak, softmax " +
+                      format_number(c.softmax_s_per_score * 1e12) + " ps per score element of a tile (overlapped with the tensor cores), " +
+                      format_number(c.tile_s * 1e6) + " us per key tile, " + format_number(c.cta_s * 1e6) + " us per CTA, " +
+                      format_number(c.mask_s_per_score * 1e12) + " ps per score element on diagonal tiles; backward " +
+                      format_number(c.backward_mma_efficiency) + ", " + format_number(c.backward_tile_s * 1e6) + " us per tile, " +
+                      format_number(c.backward_cta_s * 1e6) + " us per CTA.");
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Study> parse_attention_kernels_study(core::JsonReader& root) {
+  auto s = std::make_unique<AttentionKernelsStudy>();
+  s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H100"), root.pointer_of("gpu"));
+  core::JsonReader a = root.object("attention_kernels");
+  s->sms = static_cast<int>(a.positive_integer("sms", s->gpu->sm_count, s->gpu->sm_count));
+  const double tokens = static_cast<double>(a.positive_integer("tokens", 16384, 1 << 24));
+  const double width = static_cast<double>(a.positive_integer("heads_x_head_dim", 2048, 1 << 20));
+  for (auto& item : a.object_list("cases", "attention cases")) {
+    Case c;
+    c.pass = item.one_of("pass", {"forward", "backward"});
+    c.shape.qk_dim = c.shape.v_dim = static_cast<double>(item.positive_integer("head_dim", 512));
+    c.shape.causal = item.one_of("mask", {"causal", "full"}) == "causal";
+    c.shape.keys = c.shape.queries = static_cast<double>(item.positive_integer("sequence", 1 << 20));
+    item.finish();
+    if (std::fmod(tokens, c.shape.keys) != 0 || std::fmod(width, c.shape.qk_dim) != 0)
+      throw core::InputError(item.pointer(), "the sequence must divide /attention_kernels/tokens and the head dim heads_x_head_dim");
+    c.shape.batch = tokens / c.shape.keys;
+    c.shape.heads = width / c.shape.qk_dim;
+    s->cases.push_back(c);
+  }
+  a.finish();
+  return s;
+}
+
+}  // namespace studies

@@ -1,0 +1,187 @@
+#include "studies/run/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
+#include "studies/config/output_file.hpp"
+
+namespace studies {
+
+namespace {
+
+// The complete lines of an output file; a trailing partial line (a killed write) is cut off.
+std::vector<std::string> complete_lines(const std::string& path, bool truncate_partial) {
+  std::vector<std::string> lines;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return lines;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t start = 0, end;
+  while ((end = text.find('\n', start)) != std::string::npos) {
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (start < text.size() && truncate_partial) std::filesystem::resize_file(path, start);
+  return lines;
+}
+
+// A finished row, parsed, with its point index; nullopt for anything else.
+std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::string& line) {
+  try {
+    auto row = nlohmann::json::parse(line);
+    const auto point = row.at("point").get<std::size_t>();
+    return std::pair{point, std::move(row)};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> read_sweep_rows(const std::string& path) {
+  std::map<std::size_t, nlohmann::json> rows;
+  for (const auto& line : complete_lines(path, false))
+    if (auto row = parse_row(line)) rows.emplace(row->first, std::move(row->second));
+  std::vector<nlohmann::json> out;
+  for (auto& [point, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+namespace {
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    throw core::InputError(path, "cannot append to the file (disk full?)");
+}
+
+// Appends one finished point to the log.
+void append_row(int fd, const std::string& path, const nlohmann::json& row) {
+  ::flock(fd, LOCK_EX);
+  write_all(fd, row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path);
+  ::flock(fd, LOCK_UN);
+}
+
+}  // namespace
+
+void check_results_path(const std::string& out) {
+  if (const auto ext = std::filesystem::path(out).extension(); ext != ".csv" && ext != ".jsonl")
+    throw core::InputError("--out", "'" + out + "' is not allowed; the file name ends in .jsonl or .csv");
+}
+
+void check_jobs(int jobs) {
+  if (jobs < 1 || jobs > 256) throw core::InputError("--jobs", std::to_string(jobs) + " is not allowed; from 1 to 256");
+}
+
+std::string sweep_log_path(const std::string& out) {
+  return is_csv(out) ? std::filesystem::path(out).replace_extension(".jsonl").string() : out;
+}
+
+bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t shard_i, std::size_t shard_n,
+               const std::string& what, const std::function<bool()>& interrupted) {
+  check_writable_file(out);
+  const std::string log = sweep_log_path(out);
+  std::set<std::size_t> done;
+  for (const auto& line : complete_lines(log, true))
+    if (auto row = parse_row(line)) done.insert(row->first);
+  std::vector<std::size_t> todo;
+  std::size_t in_shard = 0;
+  for (const auto& p : sweep.points)
+    if (p.index % shard_n == shard_i) {
+      ++in_shard;
+      if (!done.count(p.index)) todo.push_back(p.index);
+    }
+  const bool tty = ::isatty(STDERR_FILENO);
+  if (todo.empty()) {
+    if (is_csv(out)) write_file_atomically(out, sweep_csv(read_sweep_rows(log)));
+    if (tty) std::cerr << what << ": all " << in_shard << " points of this shard are in " << log << "\n";
+    return true;
+  }
+
+  {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+    ::close(fd);
+  }
+  int progress[2];
+  if (::pipe(progress) != 0) throw std::runtime_error("pipe failed");
+  const int workers = std::min<int>(jobs, static_cast<int>(todo.size()));
+  std::vector<pid_t> pids;
+  std::cout.flush();
+  std::cerr.flush();
+  for (int w = 0; w < workers; ++w) {
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its workers with it
+      if (::getppid() == 1) ::_exit(1);
+      ::close(progress[0]);
+      int code = 0;
+      // Each worker opens the log itself: flock excludes open file descriptions, and one
+      // inherited through fork would be shared by every worker.
+      const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+      try {
+        if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
+        for (std::size_t k = static_cast<std::size_t>(w); k < todo.size(); k += static_cast<std::size_t>(workers)) {
+          append_row(fd, log, run_sweep_point(sweep, sweep.points[todo[k]]));
+          const char tick = 1;
+          if (::write(progress[1], &tick, 1) != 1) break;
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "codesim " << what << ": " << e.what() << "\n";
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    pids.push_back(pid);
+  }
+  ::close(progress[1]);
+  std::size_t finished = 0;
+  // Drawn on a terminal only; a sweep projected past a minute says so in a log too.
+  std::optional<core::ProgressBar> bar(std::in_place, what, double(todo.size()), 0.0);
+  char buffer[256];
+  ssize_t n;
+  bool stopped = false;
+  // A signal may land on another thread of the process and leave read() running: asked at each
+  // point done too.
+  while ((n = ::read(progress[0], buffer, sizeof buffer)) != 0) {
+    if (n < 0 && errno != EINTR) break;
+    if (interrupted && interrupted()) {
+      stopped = true;
+      for (pid_t pid : pids) ::kill(pid, SIGKILL);  // a point cut short is not in the log; the rest are
+      break;
+    }
+    if (n < 0) continue;
+    finished += static_cast<std::size_t>(n);
+    bar->update(double(finished));
+  }
+  ::close(progress[0]);
+  int failed = 0;
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  bar.reset();
+  if (stopped) return false;
+  if (failed) {
+    std::cerr << "codesim " << what << ": " << failed << " worker(s) failed; rerun to resume\n";
+    return false;
+  }
+  if (is_csv(out)) write_file_atomically(out, sweep_csv(read_sweep_rows(log)));
+  if (tty) std::cerr << what << ": " << finished << " points written to " << out << "\n";
+  return true;
+}
+
+}  // namespace studies

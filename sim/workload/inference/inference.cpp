@@ -1,0 +1,284 @@
+#include "workload/inference/inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/analytic_engine.hpp"
+#include "core/engine.hpp"
+#include "hw/attention_kernel.hpp"
+#include "hw/flash_attention.hpp"
+#include "hw/gemm_kernel.hpp"
+#include "net/platform.hpp"
+#include "workload/model/layer_cost.hpp"
+#include "workload/model/layer_gemms.hpp"
+#include "workload/model/layer_memory_kernels.hpp"
+#include "workload/moe/ep_comm.hpp"
+#include "workload/moe/expert_placement.hpp"
+#include "workload/moe/moe_dispatch.hpp"
+#include "workload/moe/moe_gate.hpp"
+
+namespace workload {
+
+namespace {
+
+int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// The EP all-to-all of one micro-batch: routed by the gate onto the placed experts (replicas of
+// the heaviest with redundant experts), sent directly or DeepEP's way.
+MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
+                       const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
+  if (cache)
+    if (const auto kept = cache->by_tokens.find(tokens); kept != cache->by_tokens.end()) return kept->second;
+  const std::uint64_t seed = q.seed;
+  const int max_routed = q.max_routed_tokens;
+  const Moe& moe = *m.moe;
+  const int routed = static_cast<int>(std::min<long long>(tokens, max_routed));
+  const double scale = double(tokens) / routed;
+  const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
+  const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
+  // Tokens are routed one by one and the first tokens' affinities do not depend on how many are
+  // drawn, so fewer tokens' routing is the start of more tokens' routing: kept, and drawn again
+  // (for at least twice as many) only when more are asked.
+  auto route = [&](int n) {
+    return route_tokens(synthetic_affinities(n, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed), n, gate, no_bias);
+  };
+  Routing routing;
+  if (cache) {
+    if (cache->routing.tokens < routed) cache->routing = route(std::min(max_routed, std::max(routed, 2 * cache->routing.tokens)));
+    routing.tokens = routed;
+    routing.top_k = cache->routing.top_k;
+    const auto n = static_cast<std::ptrdiff_t>(routed) * routing.top_k;
+    routing.experts.assign(cache->routing.experts.begin(), cache->routing.experts.begin() + n);
+  } else {
+    routing = route(routed);
+  }
+  // The placement answers the load seen over time (EPLB's estimate), not this batch: it is made
+  // from another sample of the same gate. Each routed expert id becomes the slot of its replica.
+  if (d.redundant_experts > 0) {
+    std::optional<ReplicatedPlacement> made;
+    std::optional<ReplicatedPlacement>& placement = cache ? cache->placement : made;
+    if (!placement) {
+      const int sample = 8192;
+      const auto history = route_tokens(
+          synthetic_affinities(sample, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed + 0x9E37), sample, gate, no_bias);
+      std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
+      for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
+      // EPLB's own choice: hierarchical when the nodes divide the expert groups, else global.
+      placement = eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
+                      ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
+                      : balance_experts(estimate, d.redundant_experts, d.routed_gpus);
+    }
+    for (int t = 0; t < routed; ++t)
+      for (int k = 0; k < routing.top_k; ++k) {
+        int& e = routing.experts[static_cast<std::size_t>(t) * routing.top_k + k];
+        e = placement->slot_for(e, t);
+      }
+  }
+  const int slots = moe.routed_experts + d.redundant_experts;
+  const int per_gpu = slots / d.routed_gpus;
+
+  MoeTraffic out;
+  std::vector<double> load(static_cast<std::size_t>(d.routed_gpus), 0.0);
+  for (int e : routing.experts) load[static_cast<std::size_t>(e / per_gpu)] += 1;
+  const double mean = double(routing.experts.size()) / d.routed_gpus;
+  out.busiest_expert_tokens = *std::max_element(load.begin(), load.end()) * scale;
+  out.imbalance = out.busiest_expert_tokens / scale / mean;
+
+  // DeepEP's low-latency (direct) kernels add 16 bytes of metadata to each selection
+  // (notes/kernels.md).
+  const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
+  const double combine_bytes = 2.0 * m.hidden;  // BF16
+  DispatchTraffic dispatch, combine;
+  if (d.direct_comm) {
+    std::vector<std::vector<int>> destinations(static_cast<std::size_t>(routed));
+    for (int t = 0; t < routed; ++t) {
+      for (int k = 0; k < routing.top_k; ++k) destinations[t].push_back(routing.expert(t, k) / per_gpu);
+      if (d.dedicated_shared && d.shared_gpus() > 0) destinations[t].push_back(d.routed_gpus + t % d.shared_gpus());
+    }
+    dispatch = direct_traffic(destinations, d.gpus, d.gpus_per_node, dispatch_bytes);
+    combine = direct_traffic(destinations, d.gpus, d.gpus_per_node, combine_bytes);
+  } else {
+    const ExpertPlacement placement{d.gpus, d.gpus_per_node, slots};
+    dispatch = dispatch_traffic(routing, placement, dispatch_bytes);
+    combine = dispatch_traffic(routing, placement, combine_bytes);
+  }
+  double busiest = 0;
+  for (const auto& row : dispatch.ib) {
+    double sum = 0;
+    for (double b : row) sum += b;
+    busiest = std::max(busiest, sum);
+  }
+  out.ib_bytes_per_gpu = busiest * scale;
+  out.simulated = cluster != nullptr;
+  if (out.simulated) {
+    out.dispatch_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(dispatch, scale, false)).makespan_s();
+    out.combine_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(combine, scale, true)).makespan_s();
+  } else {
+    const bool crosses_nodes = d.gpus > d.gpus_per_node;
+    const double latency = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
+    out.dispatch_s = dispatch_bound_s(dispatch, scale, links.ib_Bps, links.nvlink_Bps) + latency;
+    out.combine_s = dispatch_bound_s(combine, scale, links.ib_Bps, links.nvlink_Bps) + latency;
+  }
+  if (cache) cache->by_tokens[tokens] = out;
+  return out;
+}
+
+// A GEMM over `rows` tokens with `weights` FP8 parameters: the larger of its compute and of
+// reading its weights once.
+double weight_gemm_s(const Roofline& r, double weights, double rows) {
+  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0)));
+}
+
+}  // namespace
+
+ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeployment& d, const ServingLinks& links,
+                         const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
+  const Attention& a = m.attention;
+  const double h = m.hidden;
+  const int tp = d.attention_tp;
+  const int mb_sequences = ceil_div(q.sequences, d.micro_batches);
+  // The busiest attention group's load in one micro-batch, and the unit's tokens in it.
+  GroupLoad g;
+  long long mb_tokens = 0;
+  if (q.busiest_group) {
+    g = *q.busiest_group;
+    g.decode_sequences /= d.micro_batches;
+    g.prefill_sequences /= d.micro_batches;
+    mb_tokens = (q.unit_tokens + d.micro_batches - 1) / d.micro_batches;
+  } else {
+    const int group_sequences = ceil_div(mb_sequences, d.attention_dp());  // the busiest attention group
+    (q.prefill ? g.prefill_sequences : g.decode_sequences) = group_sequences;
+    if (q.prefill) g.prefill_tokens = q.tokens_per_sequence;
+    else g.decode_context_tokens = q.context_tokens;
+    mb_tokens = static_cast<long long>(mb_sequences) * q.tokens_per_sequence;
+  }
+  const double decode_tokens = g.decode_sequences * q.tokens_per_sequence;
+  const double group_tokens = decode_tokens + g.prefill_sequences * g.prefill_tokens;
+  const double gpu_tokens = double(ceil_div(mb_tokens, d.gpus));  // after sequence parallelism
+  const auto params = layer_parameters(m, m.moe.has_value());
+  const auto cost = layer_costs(m).back();
+
+  // The memory-bound kernels around the GEMMs (layer_memory_kernels.hpp: norms, casts, RoPE,
+  // router, permute, SwiGLU, residual adds): they run between the GEMMs, not beside them.
+  const auto pass = q.prefill ? LayerPass::kPrefill : LayerPass::kDecode;
+  const LayerMemoryKernels moe_kernels = layer_memory_kernels(m, m.moe.has_value(), r.fp8_gemms(), pass);
+  const LayerMemoryKernels dense_kernels = layer_memory_kernels(m, false, r.fp8_gemms(), pass);
+  auto memory_kernels_s = [&](const std::vector<MemoryKernel>& list, double tokens, double routed_rows, int shards) {
+    double s = 0;
+    for (const MemoryKernel& k : list) s += memory_kernel_seconds(k, r, tokens, routed_rows, shards, true);
+    return s;
+  };
+
+  // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
+  // (an MoE layer's with the router and the cast of the tokens to dispatch).
+  double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0;
+  {
+    double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
+    if (g.prefill_sequences > 0) {
+      // Each new token attends to what precedes it and to itself.
+      const double s = g.prefill_tokens, before = g.prefill_context_tokens;
+      prefill_flops = g.prefill_sequences * cost.attention_flops_per_token(1.0) * (s * before + s * (s + 1) / 2) / tp;
+    }
+    if (g.decode_sequences > 0) {
+      const double context = g.decode_context_tokens + q.tokens_per_sequence;
+      kv_bytes = g.decode_sequences * context * cost.kv_cache_elements_per_token * q.kv_bytes_per_element;
+      if (a.kind == AttentionKind::kMla) {
+        // Absorbed MLA: queries meet the compressed latent (and the RoPE key) directly; the
+        // up-projections fold into per-head GEMMs over the latent.
+        decode_flops = decode_tokens * (double(a.heads) / tp) * 2.0 * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) * context;
+        extra_bf16_flops = decode_tokens * (double(a.heads) / tp) * 2.0 * a.kv_lora_rank * (a.qk_nope_head_dim + a.v_head_dim);
+      } else {
+        decode_flops = decode_tokens * cost.attention_flops_per_token(context) / tp;
+      }
+    }
+    const double weights = params.attention / tp;
+    // Absorbed MLA in decode is FlashMLA's kernel, timed alone: its KV reads or its tensor
+    // cores. Otherwise the attention core shares the roofline with the projections.
+    const bool flash_mla = g.decode_sequences > 0 && a.kind == AttentionKind::kMla;
+    const double flash_mla_s = flash_mla ? hw::flash_mla_decode_seconds(r.gpu(), kv_bytes, decode_flops) : 0.0;
+    double core_s = g.decode_sequences > 0 && !flash_mla ? r.attention_forward_s(decode_flops) : 0.0;
+    if (g.prefill_sequences > 0) {
+      // Prefill on Hopper-class GPUs: FlashAttention-3's kernel model over the group's prompts
+      // (a chunk's queries are the last positions of its keys).
+      if (r.gpu().fp8_dense_flops_per_s > 0) {
+        const double s = g.prefill_tokens;
+        core_s += hw::flash_attention_forward_seconds(r.gpu(),
+                                                      {g.prefill_sequences, double(a.heads) / tp, s, s + g.prefill_context_tokens,
+                                                       double(a.qk_head_dim()), double(a.value_head_dim()), true},
+                                                      d.sms - d.comm_sms) *
+                  double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
+      } else {
+        core_s += r.attention_forward_s(prefill_flops);
+      }
+    }
+    const double compute = r.linear_s(2 * weights * group_tokens) + core_s + r.bf16_gemm_s(extra_bf16_flops);
+    // The weights and the KV cache read once, beside the tensor cores.
+    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes));
+    // Sequence parallelism: all-gather the group's tokens before attention, reduce-scatter after.
+    const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
+    const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
+    attention_s = base_s + memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
+    dense_attention_s = base_s + memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
+    kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
+  }
+
+  ServingStep out;
+  auto dense_s = [&](double intermediate, double rows) {
+    if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
+    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
+  };
+  // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
+  const double dense_ffn_s =
+      dense_s(double(m.dense_ffn) / tp, group_tokens) + memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
+  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0};
+  MicroBatchCosts moe_layer = dense_layer;
+  if (m.moe) {
+    const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
+    out.expert_imbalance = traffic.imbalance;
+    out.ib_bytes_per_gpu = traffic.ib_bytes_per_gpu;
+    out.flow_simulated = traffic.simulated;
+    const Moe& moe = *m.moe;
+    const double expert = 3.0 * h * moe.expert_ffn;
+    const int per_gpu = (moe.routed_experts + d.redundant_experts) / d.routed_gpus;
+    // Experts of the busiest routed GPU: each of its experts' weights read once, its token copies
+    // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens. FP8
+    // recipes take the kernel model: grouped GEMMs over the GPU's experts (masked in decode,
+    // contiguous in prefill), a dense GEMM for the shared expert; BF16 the roofline.
+    auto routed_s = [&](double rows_per_expert) {
+      if (!r.fp8_gemms()) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
+      const auto layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
+      return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms);
+    };
+    double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
+    const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
+    if (d.dedicated_shared && d.shared_gpus() > 0)
+      expert_s = std::max(expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
+    else if (shared_ffn > 0)
+      expert_s += dense_s(shared_ffn, gpu_tokens);
+    expert_s += r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);  // the gate
+    // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
+    // residual over its share of tokens).
+    expert_s += memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
+    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s};
+  }
+  for (int l = 0; l < m.layers; ++l) out.layers.push_back(m.is_moe_layer(l) ? moe_layer : dense_layer);
+  if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
+  out.moe_layer = moe_layer;
+
+  // The head: prefill needs logits of each prompt's last token only.
+  const double head_rows = g.prefill_sequences + decode_tokens;
+  const double head_weights = h * m.vocab / tp;
+  out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
+  if (!q.compute) {
+    for (auto& l : out.layers) l.attention_s = l.expert_s = 0;
+    out.moe_layer.attention_s = out.moe_layer.expert_s = 0;
+    out.head_s = 0;
+  }
+  const double slowdown = double(d.sms) / double(d.sms - d.comm_sms);
+  out.graph = serving_graph(out.layers, d.micro_batches, slowdown);
+  out.step_s = core::evaluate_analytically(out.graph).makespan_s() + out.head_s;
+  return out;
+}
+
+}  // namespace workload

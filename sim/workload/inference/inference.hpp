@@ -1,0 +1,114 @@
+#pragma once
+// DeepSeek-V3 serving as deployed (V3 report §3.4, ISCA'25 §2.3): a unit of GPUs whose attention
+// runs tensor-parallel (with sequence parallelism) in data-parallel groups, and whose MoE layers
+// spread the routed experts one or more per GPU. A decode step reads every sequence's KV cache
+// (memory-bound), routes the new tokens, and sends them point to point (IBGDA, no SMs); a
+// prefill step computes whole prompts and sends them DeepEP's way (IB once per node, then
+// NVLink), its kernels holding SMs. Costs come from a roofline; the EP traffic from the
+// model's gate on synthetic affinities, timed by flow simulation or by the busiest port. A step
+// may also mix prefill and decode (chunked prefill) and give the busiest attention group's own
+// load, as a serving simulation does; a dense model has no EP traffic.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/timeline.hpp"
+#include "hw/node.hpp"
+#include "net/cluster.hpp"
+#include "workload/inference/serving_step.hpp"
+#include "workload/model/model.hpp"
+#include "workload/model/roofline.hpp"
+#include "workload/moe/expert_placement.hpp"
+#include "workload/moe/moe_gate.hpp"
+
+namespace workload {
+
+struct ServingDeployment {
+  int gpus = 320;
+  int gpus_per_node = 8;
+  int attention_tp = 4;          // attention DP = gpus / attention_tp
+  int routed_gpus = 256;         // hold the routed experts, (experts + redundant) / routed_gpus each
+  int redundant_experts = 0;     // extra replicas of the heaviest experts, placed as EPLB does
+  bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
+  bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
+  int micro_batches = 2;
+  int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
+  int sms = hw::default_node().gpu_model().sm_count;
+
+  int attention_dp() const { return gpus / attention_tp; }
+  int shared_gpus() const { return gpus - routed_gpus; }
+};
+
+struct ServingLinks {
+  double nvlink_Bps = hw::default_node().scale_up_achieved_Bps;
+  double ib_Bps = hw::default_node().nic_Bps;
+  double nvlink_latency_s = 0;
+  double ib_latency_s = 0;
+  double pcie_Bps = hw::default_node().pcie_Bps;
+};
+
+// The attention work of one attention group (a DP rank, or a TP group) over a whole step, all
+// micro-batches together: sequences decoding and sequences prefilling (a prompt, or a chunk of
+// one after what is already in its KV cache).
+struct GroupLoad {
+  double decode_sequences = 0;
+  double decode_context_tokens = 0;   // mean tokens already in a decoding sequence's KV cache
+  double prefill_sequences = 0;
+  double prefill_tokens = 0;          // mean new tokens of a prefilling sequence
+  double prefill_context_tokens = 0;  // mean tokens before them in its KV cache (earlier chunks, prefix hits)
+};
+
+struct ServingRequest {
+  bool prefill = false;
+  int sequences = 0;            // per unit, all micro-batches: running sequences, or prompts
+  int tokens_per_sequence = 1;  // decode: 1, or 2 verifying an MTP draft; prefill: the prompt length
+  int context_tokens = 0;       // decode: tokens already in each sequence's KV cache
+  double kv_bytes_per_element = 2;
+  double kv_offload_fraction = 0;  // decode: share of the KV cache read from host memory over PCIe
+  bool mtp_draft = false;          // decode: also run the MTP module to draft the next token
+  bool compute = true;             // false: compute taken to zero, ISCA'25 §2.3.2's assumption
+  int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
+  AffinityDistribution affinity;  // of the synthetic tokens the gate routes
+  std::uint64_t seed = 1;
+  // A serving simulation's step: the busiest attention group's load and the unit's tokens (all
+  // micro-batches), in place of `sequences` spread evenly; `prefill` then means the step holds
+  // prefill tokens (contiguous expert GEMMs and prefill's kernels).
+  std::optional<GroupLoad> busiest_group;
+  long long unit_tokens = 0;
+};
+
+struct ServingStep {
+  std::vector<MicroBatchCosts> layers;
+  double head_s = 0;            // after the last layer: final norm and LM head (twice with an MTP draft)
+  double step_s = 0;            // one forward pass: decode's TPOT, or prefill's time to first token
+  MicroBatchCosts moe_layer;    // one MoE layer's costs, for reports
+  double expert_imbalance = 1;  // busiest expert GPU / mean
+  double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
+  bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
+  core::TaskGraph graph;
+};
+
+// The EP all-to-all of one micro-batch, as routed by the gate onto the placed experts.
+struct MoeTraffic {
+  double dispatch_s = 0, combine_s = 0;
+  double imbalance = 1;               // busiest expert GPU / mean
+  double busiest_expert_tokens = 0;   // routed token copies on the busiest expert GPU
+  double ib_bytes_per_gpu = 0;
+  bool simulated = false;
+};
+
+// `cluster`: where to flow-simulate the all-to-all; without it, the busiest port's bytes over its
+// bandwidth plus one latency.
+// `cache`: the all-to-all by tokens per micro-batch, and the experts' placement, kept across calls
+// that share the model, deployment, links and seed (neither depends on the context).
+struct AllToAllCache {
+  std::map<long long, MoeTraffic> by_tokens;
+  std::optional<ReplicatedPlacement> placement;  // with redundant experts
+  Routing routing;                                // the most tokens routed yet (fewer take its start)
+};
+ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
+                         const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,
+                         AllToAllCache* cache = nullptr);
+
+}  // namespace workload

@@ -1,9 +1,0 @@
-#pragma once
-// KV-cache bytes per token of context, summed over all layers.
-#include "workload/model.hpp"
-
-namespace workload {
-
-double kv_cache_bytes_per_token(const Model& model, double bytes_per_element);
-
-}  // namespace workload

@@ -1,0 +1,46 @@
+#pragma once
+// What a routing decision costs the network, as DeepSeek's dispatch kernels send it (V3 report
+// §3.2.2): a token goes over IB once to each target node other than its own, to the GPU with its
+// own in-node index there, and is then forwarded over NVLink to each GPU of that node that holds
+// one of its experts (once per GPU, however many of its experts the GPU holds).
+#include <vector>
+
+#include "workload/model/layer_cost.hpp"
+#include "workload/moe/moe_gate.hpp"
+
+namespace workload {
+
+struct ExpertPlacement {
+  int gpus = 64;           // the EP group
+  int gpus_per_node = 8;
+  int experts = 256;       // routed experts, spread evenly: experts / gpus per GPU, in order
+
+  int experts_per_gpu() const { return experts / gpus; }
+  int gpu_of_expert(int e) const { return e / experts_per_gpu(); }
+  int node_of_gpu(int g) const { return g / gpus_per_node; }
+};
+
+struct DispatchStats {
+  double nodes_per_token = 0;         // nodes holding at least one of the token's experts
+  double experts_per_node = 0;        // of those nodes, experts per node
+  double ib_copies_per_token = 0;     // remote nodes reached
+  double nvlink_copies_per_token = 0; // GPUs reached inside target nodes, past the IB receiver
+};
+
+// Token t starts on GPU t % gpus.
+DispatchStats dispatch_stats(const Routing& routing, const ExpertPlacement& placement);
+
+// Bytes each GPU sends to each other GPU, by stage (GPUs x GPUs): IB between nodes, NVLink inside.
+struct DispatchTraffic {
+  std::vector<std::vector<double>> ib;
+  std::vector<std::vector<double>> nvlink;
+};
+DispatchTraffic dispatch_traffic(const Routing& routing, const ExpertPlacement& placement, double bytes_per_token);
+
+// The direct form of low-latency decode kernels (IBGDA, no forwarding): each token goes straight
+// to every GPU that holds one of its experts, once per GPU, over NVLink inside its node and over
+// that GPU's own NIC outside it. `destinations[t]`: token t's GPUs; token t starts on GPU t % gpus.
+DispatchTraffic direct_traffic(const std::vector<std::vector<int>>& destinations, int gpus, int gpus_per_node,
+                               double bytes_per_copy);
+
+}  // namespace workload
