@@ -1,0 +1,2 @@
+#pragma once
+#include "workload/inference/decode_step.hpp"  // sideways: training may not include inference
