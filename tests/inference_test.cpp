@@ -126,3 +126,45 @@ TEST_CASE("decode: the memory-bound kernels run between the GEMMs, each with its
   CHECK(moe.attention_s - dense.attention_s >= 10 * 2.2e-6);  // the router's nine and the MoE input's norm
   CHECK(moe.attention_s > 20 * 2.2e-6);
 }
+
+namespace {
+
+// Llama-3.1-70B (64 query heads, 8 KV heads) decoding on one node at TP `tp` in BF16.
+ServingStep llama_decode(int tp, int sequences, int context, ServingLinks links = ib()) {
+  ServingDeployment d;
+  d.gpus = d.routed_gpus = 16;
+  d.attention_tp = tp;
+  d.dedicated_shared = false;
+  d.micro_batches = 1;
+  ServingRequest q;
+  q.sequences = sequences * d.attention_dp();
+  q.context_tokens = context;
+  q.kv_bytes_per_element = 2;
+  return serving_step(model_by_name("llama-3.1-70b"), Roofline(hw::gpu_by_name("H800"), KernelEfficiency{}, false), d, links, q, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("decode attention: each GPU of a TP group reads its KV heads' share, copied past the KV heads", "[inference]") {
+  // At a long context the KV reads dominate attention. Eight KV heads over TP8 leave one per GPU,
+  // an eighth of TP1's reads (with an eighth of the weights and FLOPs); TP16 copies them, so a
+  // GPU still reads one head's KV.
+  const double tp1 = llama_decode(1, 64, 32768).moe_layer.attention_s;
+  const double tp8 = llama_decode(8, 64, 32768).moe_layer.attention_s;
+  const double tp16 = llama_decode(16, 64, 32768).moe_layer.attention_s;
+  CHECK(tp8 < tp1 / 6);
+  CHECK(tp16 > 0.85 * tp8);
+}
+
+TEST_CASE("decode: a dense model's TP FFN pays its all-gather and reduce-scatter on NVLink", "[inference]") {
+  // Tokens over NVLink at a tenth of its rate: the FFN's two collectives take ten times as long.
+  ServingLinks slow = ib();
+  slow.nvlink_Bps /= 10;
+  const int tp = 8, sequences = 256;
+  const double fast_ffn = llama_decode(tp, sequences, 1024).moe_layer.expert_s;
+  const double slow_ffn = llama_decode(tp, sequences, 1024, slow).moe_layer.expert_s;
+  const double bytes = (tp - 1.0) / tp * sequences * 8192 * 2;  // one collective's share per GPU, BF16 tokens
+  CHECK(slow_ffn - fast_ffn == Approx(2 * (bytes / slow.nvlink_Bps - bytes / ib().nvlink_Bps)).epsilon(1e-6));
+  // One TP1 GPU has no collective to pay.
+  CHECK(llama_decode(1, sequences, 1024).moe_layer.expert_s == Approx(llama_decode(1, sequences, 1024, slow).moe_layer.expert_s));
+}

@@ -386,3 +386,44 @@ TEST_CASE("metrics: percentiles interpolate", "[serving]") {
   CHECK(percentile({1, 2, 3, 4, 5}, 90) == Approx(4.6));
   CHECK(percentile({}, 90) == 0);
 }
+
+TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joined ranks wait for the busiest", "[serving]") {
+  // Llama-3.1-70B on one 8-GPU node at TP4: two replicas. A long prompt reaches the first, a
+  // short one the second just after. No collective joins the replicas, so the short prompt's
+  // first token does not wait for the long prompt's prefill; ranks joined by an all-to-all would.
+  const workload::Model& llama = workload::model_by_name("llama-3.1-70b");
+  workload::ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.attention_tp = 4;
+  d.dedicated_shared = false;
+  d.micro_batches = 1;
+  StepCost cost(llama, roofline(), d, ib(), workload::ServingRequest{}, nullptr);
+  ServingConfig c;
+  c.disaggregated = false;
+  c.decode.deployment = d;
+  c.decode.max_running = 64;
+  c.decode.max_batch_tokens = 16384;
+  MemoryInput in;
+  in.max_step_tokens = 16384;
+  in.runtime_reserve_bytes = 8e9;
+  in.fp8_weights = true;
+  c.decode.memory = plan_memory(llama, h800(), d, in);
+  c.decode.cost = &cost;
+  c.duration_s = 10;
+  Request long_prompt, short_prompt;
+  long_prompt.arrival_s = 1;
+  long_prompt.input_tokens = 16000;
+  long_prompt.output_tokens = 2;
+  short_prompt.arrival_s = 1.001;
+  short_prompt.input_tokens = 100;
+  short_prompt.output_tokens = 2;
+  c.decode.ranks_step_together = false;
+  const auto apart = simulate_serving({long_prompt, short_prompt}, c);
+  c.decode.ranks_step_together = true;
+  const auto together = simulate_serving({long_prompt, short_prompt}, c);
+  const double long_prefill_s = apart.requests[0].first_token_s - 1;
+  const double short_ttft_apart = apart.requests[1].first_token_s - 1.001;
+  CHECK(apart.requests[0].first_token_s == Approx(together.requests[0].first_token_s));
+  CHECK(short_ttft_apart < 0.1 * long_prefill_s);
+  CHECK(together.requests[1].first_token_s - 1.001 > long_prefill_s);
+}

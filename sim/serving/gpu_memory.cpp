@@ -56,8 +56,7 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   for (const auto& c : costs) elements += c.kv_cache_elements_per_token;
   if (in.mtp) elements += costs.back().kv_cache_elements_per_token;
   p.kv_bytes_per_token = elements * in.kv_bytes_per_element;
-  const double share = a.kind == workload::AttentionKind::kMla ? 1.0 : std::max(1.0, double(a.kv_heads) / tp) / a.kv_heads;
-  p.kv_bytes_per_token_gpu = p.kv_bytes_per_token * share;
+  p.kv_bytes_per_token_gpu = p.kv_bytes_per_token * workload::kv_share_per_gpu(a, tp);
 
   p.kv_bytes = p.hbm_bytes - p.weight_bytes - p.activation_bytes - p.reserve_bytes;
   p.kv_tokens = p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_bytes_per_token_gpu)) : 0;

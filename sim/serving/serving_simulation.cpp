@@ -126,13 +126,15 @@ class Simulation {
     live_.resize(requests.size());
     result_.requests.resize(requests.size());
     auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes, RankChoice& choice) {
-      for (int i = 0; i < count; ++i) {
+      // Ranks that step on their own clocks are simulated as units of one rank each.
+      const int ranks = config.ranks_step_together ? config.ranks() : 1;
+      for (int i = 0; i < count * (config.ranks() / ranks); ++i) {
         Unit u;
         u.prefill_kind = prefill_kind;
         u.decodes = decodes;
         u.config = &config;
-        u.ranks.resize(static_cast<std::size_t>(config.ranks()));
-        for (int r = 0; r < config.ranks(); ++r) {
+        u.ranks.resize(static_cast<std::size_t>(ranks));
+        for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
           k.pages_total = config.memory.kv_tokens / c_.page_tokens;
           k.router_slot = static_cast<int>(choice.slots.size());
@@ -143,7 +145,7 @@ class Simulation {
     };
     if (c.disaggregated) {
       add_units(c.prefill_units, c.prefill, true, false, prefill_choice_);
-      first_decode_unit_ = c.prefill_units;
+      first_decode_unit_ = static_cast<int>(units_.size());
     }
     add_units(c.decode_units, c.decode, false, true, c.disaggregated ? decode_choice_ : prefill_choice_);
     if (prefill_config().cost) pair_weight_ = prefill_config().cost->pair_weight();

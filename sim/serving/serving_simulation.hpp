@@ -3,8 +3,9 @@
 // cache transfers. Disaggregated: prefill units compute prompts and hand each KV cache over the
 // fabric to a decode unit; colocated: each unit mixes prefill chunks into its decode steps. Every
 // unit's attention is split into DP ranks (attention groups), each with its own requests and KV
-// pages, batched continuously; all ranks of a unit step together (the EP all-to-all joins them),
-// so the busiest rank sets the step's time.
+// pages, batched continuously. Where the EP all-to-all joins them (an MoE model), all ranks of a
+// unit step together and the busiest sets the step's time; a dense model's DP ranks are
+// independent replicas, each stepping on its own clock.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,6 +26,9 @@ struct UnitConfig {
   int max_batch_tokens = 8192;   // per DP rank: new tokens in one step (prefill, or chunk and decode when colocated)
   MemoryPlan memory;
   StepCost* cost = nullptr;
+  // An MoE layer's all-to-all joins the DP ranks, so they step together; without one (a dense
+  // model) no collective joins them and each rank steps alone.
+  bool ranks_step_together = true;
 
   int ranks() const { return deployment.attention_dp(); }
 };

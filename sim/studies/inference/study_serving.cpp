@@ -453,6 +453,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.dedicated_shared = false;
   }
   d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", m.moe ? 2 : 1, 8));
+  s.config.ranks_step_together = m.moe.has_value();
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
   const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));

@@ -170,6 +170,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     return s;
   };
 
+  // Sequence parallelism in a TP group: the group's tokens all-gathered before a tensor-parallel
+  // block (attention, a dense FFN) and its output reduce-scattered after, on NVLink.
+  const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
+
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
   // (an MoE layer's with the router and the cast of the tokens to dispatch).
   double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0;
@@ -182,7 +186,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     }
     if (g.decode_sequences > 0) {
       const double context = g.decode_context_tokens + q.tokens_per_sequence;
-      kv_bytes = g.decode_sequences * context * cost.kv_cache_elements_per_token * q.kv_bytes_per_element;
+      // This GPU's share of the group's KV: its KV heads (GQA), or the whole latent (MLA).
+      kv_bytes = g.decode_sequences * context * cost.kv_cache_elements_per_token * q.kv_bytes_per_element * kv_share_per_gpu(a, tp);
       if (a.kind == AttentionKind::kMla) {
         // Absorbed MLA: queries meet the compressed latent (and the RoPE key) directly; the
         // up-projections fold into per-head GEMMs over the latent.
@@ -215,8 +220,6 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const double compute = r.linear_s(2 * weights * group_tokens) + core_s + r.bf16_gemm_s(extra_bf16_flops);
     // The weights and the KV cache read once, beside the tensor cores.
     const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes));
-    // Sequence parallelism: all-gather the group's tokens before attention, reduce-scatter after.
-    const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
     const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
     attention_s = base_s + memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
     dense_attention_s = base_s + memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
@@ -228,9 +231,11 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
     return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
   };
-  // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all.
-  const double dense_ffn_s =
-      dense_s(double(m.dense_ffn) / tp, group_tokens) + memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
+  // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all. A dense
+  // model's FFN pays its all-gather and reduce-scatter as attention does; an MoE model's few
+  // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
+  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) +
+                             memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp) + (m.moe ? 0.0 : tp_comm);
   const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0};
   MicroBatchCosts moe_layer = dense_layer;
   if (m.moe) {

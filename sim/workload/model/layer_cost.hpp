@@ -2,6 +2,7 @@
 // Parameters, FLOPs and bytes of each transformer layer of a Model, counted from its shapes.
 // Matmul FLOPs are 2 per multiply-add; attention's score and value products are counted apart
 // because they grow with the context and, for causal masks, cover only the lower triangle.
+#include <algorithm>
 #include <vector>
 
 #include "workload/model/model.hpp"
@@ -53,6 +54,12 @@ struct ModelParameters {
 };
 
 ModelParameters model_parameters(const Model& model);
+
+// The share of a layer's KV cache one GPU of a TP group holds and reads: MLA's latent is whole on
+// every GPU; GQA's KV heads are split over min(tp, kv_heads) GPUs and copied beyond.
+inline double kv_share_per_gpu(const Attention& a, int tp) {
+  return a.kind == AttentionKind::kMla ? 1.0 : std::max(1.0, double(a.kv_heads) / tp) / a.kv_heads;
+}
 
 // One token as the dispatch sends it in FP8: a byte per channel and a 4-byte scale per 128
 // channels (the recipe's fine-grained quantisation).
