@@ -31,8 +31,31 @@ std::string describe_number(double x) {
   return buffer;
 }
 
+namespace {
+
+// At most `budget` characters of `value` as JSON (then "..."), never more: an array or object is
+// written element by element, so a large or deep value costs only what is printed.
+void preview(const nlohmann::json& value, std::string& out, std::size_t budget) {
+  if (out.size() >= budget) return;
+  if (value.is_array() || value.is_object()) {
+    out += value.is_array() ? '[' : '{';
+    bool first = true;
+    for (auto it = value.begin(); it != value.end() && out.size() < budget; ++it, first = false) {
+      if (!first) out += ',';
+      if (value.is_object()) out += nlohmann::json(it.key()).dump() + ":";
+      preview(it.value(), out, budget);
+    }
+    out += value.is_array() ? ']' : '}';
+    return;
+  }
+  out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 std::string describe(const nlohmann::json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text;
+  preview(value, text, 61);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   const char* type = value.is_string() ? "a string"
                      : value.is_boolean() ? "a boolean"
@@ -229,7 +252,27 @@ nlohmann::json read_json_file(const std::string& path) {
   return parse_json_text(text.str(), path);
 }
 
+void check_json_depth(const std::string& text, const std::string& origin) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(origin, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels is not allowed");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
+  check_json_depth(text, origin);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers too large for a double

@@ -82,4 +82,9 @@ nlohmann::json read_json_file(const std::string& path);
 // Parses JSON text; InputError naming `origin` when it is malformed.
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
+// Nesting deeper than any scenario needs is refused before parsing: copying, printing or freeing
+// a JSON value recurses once per level, so an unbounded depth would exhaust the stack.
+inline constexpr int kMaxJsonDepth = 64;
+void check_json_depth(const std::string& text, const std::string& origin);
+
 }  // namespace core

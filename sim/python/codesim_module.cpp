@@ -37,6 +37,7 @@ namespace {
 std::shared_ptr<studies::Scenario> load(const std::string& source, bool is_path, const std::vector<std::string>& sets) {
   if (is_path) return std::make_shared<studies::Scenario>(studies::load_scenario(source, sets));
   nlohmann::json document;
+  core::check_json_depth(source, "scenario");
   try {
     document = nlohmann::json::parse(source);
   } catch (const nlohmann::json::exception& e) {

@@ -449,6 +449,8 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     if (!d.direct_comm && d.routed_gpus != d.gpus)
       throw core::InputError(u.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit");
   } else {
+    for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication"})
+      if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " has no experts");
     d.routed_gpus = d.gpus;
     d.dedicated_shared = false;
   }
@@ -459,6 +461,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
   // vLLM's default gpu_memory_utilization of 0.9 leaves a tenth of HBM to the runtime.
   s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
+  u.finish();  // a misspelt key is an error, not a default
   return s;
 }
 
