@@ -7,6 +7,7 @@
 #include "studies/config/cluster_config.hpp"
 #include "studies/config/compute_config.hpp"
 #include "studies/config/model_config.hpp"
+#include "studies/config/overlap_config.hpp"
 #include "workload/inference/decode_bound.hpp"
 #include "workload/inference/inference.hpp"
 
@@ -83,7 +84,7 @@ class InferenceStudy : public Study {
                                                                     : "on every GPU for its own tokens") +
         "; " + (deployment.direct_comm ? "point-to-point dispatch and combine (IBGDA)" : "dispatch over IB once per node, then NVLink") +
         ", " + std::to_string(deployment.comm_sms) + " SMs for communication; " + std::to_string(deployment.micro_batches) +
-        " micro-batches overlapped; " +
+        " micro-batches overlapped: " + describe_overlap(deployment, prefill) + "; " +
         (simulate_on ? "all-to-all flow-simulated at every batch"
                      : "all-to-all from the busiest port") +
         ". First point, one MoE layer and micro-batch: attention " + us(c.attention_s) + " us" +
@@ -165,6 +166,7 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
     throw core::InputError(d.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit (routed_expert_gpus = " +
                                                         std::to_string(dep.gpus) + ")");
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
+  parse_overlap(d, dep);
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
   d.finish();
   const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,

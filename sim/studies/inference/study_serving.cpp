@@ -16,6 +16,7 @@
 #include "studies/config/compute_config.hpp"
 #include "studies/config/input_file.hpp"
 #include "studies/config/model_config.hpp"
+#include "studies/config/overlap_config.hpp"
 #include "workload/moe/expert_placement.hpp"
 
 namespace studies {
@@ -364,7 +365,8 @@ class ServingStudy : public Study {
              (model->moe->shared_experts == 0 ? std::string(", no shared expert")
                                                : ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs"
                                                                                                                   : std::string("on every GPU"))) +
-             ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink");
+             ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink") + "; " +
+             describe_overlap(d, std::string(what) == "prefill");
       s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
            " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
@@ -455,6 +457,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.dedicated_shared = false;
   }
   d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", m.moe ? 2 : 1, 8));
+  parse_overlap(u, d);
   s.config.ranks_step_together = m.moe.has_value();
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
   const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;

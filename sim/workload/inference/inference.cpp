@@ -9,6 +9,7 @@
 #include "hw/attention_kernel.hpp"
 #include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
+#include "hw/low_latency_alltoall.hpp"
 #include "net/platform.hpp"
 #include "workload/model/layer_cost.hpp"
 #include "workload/model/layer_gemms.hpp"
@@ -111,9 +112,42 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   }
   out.ib_bytes_per_gpu = busiest * scale;
   out.simulated = cluster != nullptr;
-  if (out.simulated) {
+  if (out.simulated && d.direct_comm && d.measured_all_to_all) {
+    // The low-latency kernels on the simulated network: each link at the share of its rate the
+    // kernels reach (their fitted model), the kernel's fixed time on top of the flows' makespan.
+    const auto& ll = hw::deepep_low_latency();
+    net::Cluster kernels = *cluster;
+    kernels.scale_out_Bps *= ll.nic.rate_fraction;
+    kernels.scale_up_Bps *= ll.nvlink.rate_fraction;
+    kernels.scale_out_latency_s = kernels.scale_up_latency_s = 0;
+    const double fixed_s = d.gpus > d.gpus_per_node ? ll.nic.latency_s : ll.nvlink.latency_s;
+    out.dispatch_s = core::simulate(net::StarPlatform(kernels), dispatch_graph(dispatch, scale, false)).makespan_s() + fixed_s;
+    out.combine_s = core::simulate(net::StarPlatform(kernels), dispatch_graph(combine, scale, true)).makespan_s() + fixed_s;
+  } else if (out.simulated) {
     out.dispatch_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(dispatch, scale, false)).makespan_s();
     out.combine_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(combine, scale, true)).makespan_s();
+  } else if (d.direct_comm && d.measured_all_to_all) {
+    // DeepEP's low-latency kernels as measured: the busiest GPU's messages, sent or received,
+    // through its NIC and over NVLink, each path at its fitted latency and share of the link.
+    const auto& ll = hw::deepep_low_latency();
+    auto seconds = [&](const DispatchTraffic& t) {
+      const std::size_t n = t.ib.size();
+      double worst = 0;
+      for (std::size_t g = 0; g < n; ++g) {
+        double nic_out = 0, nvlink_out = 0, nic_in = 0, nvlink_in = 0;
+        for (std::size_t o = 0; o < n; ++o) {
+          nic_out += t.ib[g][o];
+          nvlink_out += t.nvlink[g][o];
+          nic_in += t.ib[o][g];
+          nvlink_in += t.nvlink[o][g];
+        }
+        worst = std::max({worst, ll.seconds(nic_out * scale, nvlink_out * scale, links.ib_Bps, links.nvlink_Bps),
+                          ll.seconds(nic_in * scale, nvlink_in * scale, links.ib_Bps, links.nvlink_Bps)});
+      }
+      return worst;
+    };
+    out.dispatch_s = seconds(dispatch);
+    out.combine_s = seconds(combine);
   } else {
     const bool crosses_nodes = d.gpus > d.gpus_per_node;
     const double latency = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
@@ -176,7 +210,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
 
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
   // (an MoE layer's with the router and the cast of the tokens to dispatch).
-  double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0;
+  double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0, attention_late_s = 0;
   {
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
     if (g.prefill_sequences > 0) {
@@ -217,12 +251,21 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
         core_s += r.attention_forward_s(prefill_flops);
       }
     }
-    const double compute = r.linear_s(2 * weights * group_tokens) + core_s + r.bf16_gemm_s(extra_bf16_flops);
+    const double weight_bytes = weights * (r.fp8_gemms() ? 1.0 : 2.0);
+    const double projections_compute = r.linear_s(2 * weights * group_tokens) + r.bf16_gemm_s(extra_bf16_flops);
+    const double compute = projections_compute + core_s;
     // The weights and the KV cache read once, beside the tensor cores.
-    const double memory = r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0) + (flash_mla ? 0.0 : kv_bytes));
+    const double memory = r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes));
     const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
     attention_s = base_s + memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
     dense_attention_s = base_s + memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
+    // DeepSeek's decode runs attention in two stages (notes/serving.md): ATTN-1 is the core
+    // attention and the output projection, ATTN-0 the rest (norms, RoPE, the down and up
+    // projections). The projections' time splits by their weights; the core is its kernel (or
+    // the larger of its FLOPs and its KV reads); the reduce-scatter after attention is ATTN-1's.
+    const double output_share = double(a.heads) * a.value_head_dim() * h / params.attention;
+    const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
+    attention_late_s = std::min(base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
     kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
   }
 
@@ -236,7 +279,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
   const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) +
                              memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp) + (m.moe ? 0.0 : tp_comm);
-  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0};
+  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0, attention_late_s, 0, 0};
   MicroBatchCosts moe_layer = dense_layer;
   if (m.moe) {
     const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
@@ -257,15 +300,19 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     };
     double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
     const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
-    if (d.dedicated_shared && d.shared_gpus() > 0)
+    double shared_s = 0;
+    if (d.dedicated_shared && d.shared_gpus() > 0) {
       expert_s = std::max(expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
-    else if (shared_ffn > 0)
-      expert_s += dense_s(shared_ffn, gpu_tokens);
-    expert_s += r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);  // the gate
+    } else if (shared_ffn > 0) {
+      shared_s = dense_s(shared_ffn, gpu_tokens);
+      expert_s += shared_s;
+    }
+    const double gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);
+    expert_s += gate_s;
     // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
     // residual over its share of tokens).
     expert_s += memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
-    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s};
+    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s, attention_late_s, gate_s, shared_s};
   }
   for (int l = 0; l < m.layers; ++l) out.layers.push_back(m.is_moe_layer(l) ? moe_layer : dense_layer);
   if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
@@ -276,12 +323,12 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double head_weights = h * m.vocab / tp;
   out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
   if (!q.compute) {
-    for (auto& l : out.layers) l.attention_s = l.expert_s = 0;
-    out.moe_layer.attention_s = out.moe_layer.expert_s = 0;
+    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = 0;
+    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = 0;
     out.head_s = 0;
   }
   const double slowdown = double(d.sms) / double(d.sms - d.comm_sms);
-  out.graph = serving_graph(out.layers, d.micro_batches, slowdown);
+  out.graph = serving_graph(out.layers, d.micro_batches, slowdown, d.overlap, q.prefill);
   out.step_s = core::evaluate_analytically(out.graph).makespan_s() + out.head_s;
   return out;
 }

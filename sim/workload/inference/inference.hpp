@@ -33,6 +33,8 @@ struct ServingDeployment {
   bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
   int micro_batches = 2;
+  Overlap overlap = Overlap::kDeployed;  // DeepSeek's stage order where two micro-batches allow it
+  bool measured_all_to_all = true;       // direct: DeepEP's low-latency kernels as timed; else the links' rate
   int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
   int sms = hw::default_node().gpu_model().sm_count;
 

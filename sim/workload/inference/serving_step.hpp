@@ -11,19 +11,30 @@
 namespace workload {
 
 // Seconds of one layer for one micro-batch. A dense layer has no dispatch or combine; its FFN
-// is `expert_s`.
+// is `expert_s`. The last three are parts of the others that DeepSeek's deployed stage order
+// places on their own.
 struct MicroBatchCosts {
   double kv_fetch_s = 0;  // offloaded KV cache brought over PCIe before attention
   double attention_s = 0;
   double dispatch_s = 0;
   double expert_s = 0;
   double combine_s = 0;
+  double attention_late_s = 0;  // of attention_s: decode's ATTN-1 (core attention, output projection)
+  double gate_s = 0;            // of expert_s: the MoE router, which runs before the dispatch
+  double shared_s = 0;          // of expert_s: the shared expert on this GPU's own tokens
 };
 
+// How micro-batches overlap. `kTwoStreams`: per layer, each micro-batch's attention in turn,
+// then their experts; each dispatch follows its attention and each combine its experts on the
+// communication stream. `kDeployed`: DeepSeek's own stage order (notes/serving.md, from its
+// profile-data README), two micro-batches: decode in five stages with attention split in two,
+// prefill with the shared expert beside the all-to-alls, each stage boundary waiting for the
+// transfer it needs, so an all-to-all that outlasts the stages hiding it shows as exposed time.
+enum class Overlap { kTwoStreams, kDeployed };
+
 // Compute that runs while communication kernels hold SMs is slowed by `compute_slowdown`
-// (1 when communication needs no SMs, as with IBGDA). Stream orders per layer:
-//   compute: attention of each micro-batch in turn, then their experts;
-//   comm:    each micro-batch's KV fetch and dispatch, then their combines.
-core::TaskGraph serving_graph(const std::vector<MicroBatchCosts>& layers, int micro_batches, double compute_slowdown);
+// (1 when communication needs no SMs, as with IBGDA). kDeployed needs two micro-batches.
+core::TaskGraph serving_graph(const std::vector<MicroBatchCosts>& layers, int micro_batches, double compute_slowdown,
+                              Overlap overlap = Overlap::kTwoStreams, bool prefill = false);
 
 }  // namespace workload

@@ -84,13 +84,9 @@ DispatchTraffic direct_traffic(const std::vector<std::vector<int>>& destinations
   DispatchTraffic d;
   d.ib.assign(gpus, std::vector<double>(gpus, 0.0));
   d.nvlink = d.ib;
-  std::vector<int> targets;
   for (std::size_t t = 0; t < destinations.size(); ++t) {
     const int source = static_cast<int>(t % static_cast<std::size_t>(gpus));
-    targets = destinations[t];
-    std::sort(targets.begin(), targets.end());
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-    for (int g : targets)
+    for (int g : destinations[t])
       if (g != source) (g / gpus_per_node == source / gpus_per_node ? d.nvlink : d.ib)[source][g] += bytes;
   }
   return d;

@@ -38,8 +38,10 @@ struct DispatchTraffic {
 DispatchTraffic dispatch_traffic(const Routing& routing, const ExpertPlacement& placement, double bytes_per_token);
 
 // The direct form of low-latency decode kernels (IBGDA, no forwarding): each token goes straight
-// to every GPU that holds one of its experts, once per GPU, over NVLink inside its node and over
-// that GPU's own NIC outside it. `destinations[t]`: token t's GPUs; token t starts on GPU t % gpus.
+// to the GPU of each of its experts, one message per (token, expert) selection as DeepEP's
+// low-latency kernels send it (two experts on one GPU get two copies), over NVLink inside its
+// node and over that GPU's own NIC outside it. `destinations[t]`: the GPU of each of token t's
+// selections; token t starts on GPU t % gpus.
 DispatchTraffic direct_traffic(const std::vector<std::vector<int>>& destinations, int gpus, int gpus_per_node,
                                double bytes_per_copy);
 
