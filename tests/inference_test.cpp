@@ -197,3 +197,22 @@ TEST_CASE("decode all-to-all: DeepEP's low-latency kernels at their measured tim
   CHECK(step.moe_layer.combine_s == Approx(369e-6).epsilon(0.15));
   CHECK(step.moe_layer.dispatch_s > 192e-6 * 0.97);  // never faster than measured: the busiest GPU gates
 }
+
+TEST_CASE("step breakdown: compute, head and exposed communication add up to the step; the rest of the all-to-alls hid", "[inference]") {
+  for (const int sequences : {640, 20480}) {
+    for (const bool mtp : {false, true}) {
+      INFO(sequences << " sequences, MTP " << mtp);
+      const auto step = decode(sequences, 4096, true, mtp ? 2 : 1);
+      const auto b = step_breakdown(step);
+      const double compute = b.attention_s + b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s;
+      CHECK(compute + b.head_s + b.exposed_comm_s == Approx(b.step_s).epsilon(1e-9));
+      CHECK(b.exposed_comm_s <= b.dispatch_s + b.combine_s);
+      CHECK(b.memory_kernels_s < compute);
+      CHECK((b.mtp_s > 0) == mtp);
+      CHECK(b.dispatch_s == Approx(2 * (v3().layers - v3().dense_layers + (mtp ? 1 : 0)) * step.moe_layer.dispatch_s));
+    }
+  }
+  // Without compute every transfer is exposed.
+  const auto b = step_breakdown(decode(20480, 0, false));
+  CHECK(b.exposed_comm_s == Approx(b.dispatch_s + b.combine_s).epsilon(1e-9));
+}

@@ -83,8 +83,18 @@ struct Event {
 // Sums over a kind of unit's measured steps, each weighted by its duration.
 struct SeriesSum {
   double batch = 0, tokens = 0, queue = 0, kv = 0, imbalance = 0;
+  workload::GroupLoad load;
+  double unit_tokens_sum = 0, prefill_steps = 0, mtp_steps = 0;
   UnitSeries out;
-  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb) {
+  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step) {
+    load.decode_sequences += step.busiest.decode_sequences;
+    load.decode_context_tokens += step.busiest.decode_context_tokens;
+    load.prefill_sequences += step.busiest.prefill_sequences;
+    load.prefill_tokens += step.busiest.prefill_tokens;
+    load.prefill_context_tokens += step.busiest.prefill_context_tokens;
+    unit_tokens_sum += double(step.unit_tokens);
+    prefill_steps += step.prefill ? 1 : 0;
+    mtp_steps += step.mtp ? 1 : 0;
     batch += step_s * batch_per_rank;
     tokens += step_s * unit_tokens;
     queue += step_s * queue_len;
@@ -107,6 +117,12 @@ struct SeriesSum {
     if (s.steps > 0) {
       s.mean_step_s = s.busy_s / s.steps;
       s.imbalance = imbalance / s.steps;
+      auto& m = s.mean_load;
+      m.busiest = {load.decode_sequences / s.steps, load.decode_context_tokens / s.steps, load.prefill_sequences / s.steps,
+                   load.prefill_tokens / s.steps, load.prefill_context_tokens / s.steps};
+      m.unit_tokens = std::llround(unit_tokens_sum / s.steps);
+      m.prefill = prefill_steps > 0;
+      m.mtp = 2 * mtp_steps > s.steps;
     }
     return s;
   }
@@ -527,7 +543,7 @@ class Simulation {
     const double ranks = double(unit.ranks.size());
     const double busiest_tokens = busiest.decode_sequences * tps + busiest.prefill_sequences * busiest.prefill_tokens;
     const double imbalance = unit_tokens > 0 ? busiest_tokens / (double(unit_tokens) / ranks) : 1.0;
-    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance);
+    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance, load);
     if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
     push(now_ + step_s, 1, u);
   }

@@ -84,6 +84,7 @@ struct UnitSeries {
   double mean_kv_use = 0, max_kv_use = 0;      // share of the busiest rank's KV pages in use
   double mean_step_s = 0;
   double imbalance = 0;                        // busiest DP rank's tokens / mean, averaged over steps
+  StepLoad mean_load;                          // averaged over steps: a typical step, for its breakdown
 };
 
 struct ServingResult {

@@ -33,15 +33,19 @@ std::size_t StepCost::KeyHash::operator()(const std::array<double, 8>& k) const 
   return h;
 }
 
-double StepCost::direct_seconds(const StepLoad& load) {
+workload::ServingStep StepCost::step(const StepLoad& load) {
   workload::ServingRequest q = base_;
   q.prefill = load.prefill;
   q.busiest_group = load.busiest;
   q.unit_tokens = std::max(1LL, load.unit_tokens);
   q.tokens_per_sequence = load.mtp ? 2 : 1;
   q.mtp_draft = load.mtp;
+  return workload::serving_step(model_, roofline_, unit_, links_, q, flow_on_, &alltoall_);
+}
+
+double StepCost::direct_seconds(const StepLoad& load) {
   ++computed_;
-  return workload::serving_step(model_, roofline_, unit_, links_, q, flow_on_, &alltoall_).step_s;
+  return step(load).step_s;
 }
 
 double StepCost::seconds(const StepLoad& load) {

@@ -61,6 +61,7 @@ class ServingStudy : public Study {
     StudyResult r;
     if (!options.simulate) {  // the rows named, not run
       add_rows(r, "", {}, {});
+      breakdown_rows(r, nullptr, nullptr, nullptr);
       for (auto& row : r.rows) row.ours = kNotRun;
       return r;
     }
@@ -78,6 +79,7 @@ class ServingStudy : public Study {
     const auto result = simulate(c, 1.0, "serving");
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
+    breakdown_rows(r, &result, &prefill_cost, &decode_cost);
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
@@ -113,6 +115,51 @@ class ServingStudy : public Study {
       l.nvlink_Bps = compute.kernels.nvlink_Bps(l.nvlink_Bps);
     }
     return l;
+  }
+
+  // Where a typical step's time goes, per phase: one step at the gating DP rank's mean load over
+  // the measured steps (`result` null: the rows named only).
+  void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost, serving::StepCost* decode_cost) const {
+    std::string loads;
+    for (const bool prefill_phase : {true, false}) {
+      if (prefill_phase && !disaggregated) continue;
+      const std::string phase = !disaggregated ? "step" : prefill_phase ? "prefill" : "decode";
+      const serving::UnitSeries* series = result ? (prefill_phase ? &result->prefill : &result->decode) : nullptr;
+      workload::StepBreakdown b;
+      if (series && series->steps > 0) {
+        const serving::StepLoad& load = series->mean_load;
+        b = workload::step_breakdown((prefill_phase ? prefill_cost : decode_cost)->step(load));
+        const auto& g = load.busiest;
+        loads += " " + phase + ": " + format_number(g.decode_sequences) + " sequences decoding at " + format_number(g.decode_context_tokens) +
+                 " tokens of context, " + format_number(g.prefill_sequences) + " prompts of " + format_number(g.prefill_tokens) +
+                 " new tokens after " + format_number(g.prefill_context_tokens) + ", the unit's new tokens " + std::to_string(load.unit_tokens) +
+                 (load.mtp ? ", an MTP draft verified" : "") + ";";
+      }
+      const std::string label = label_ + ": " + phase + " step at its mean load";
+      auto row = [&](const std::string& id, const std::string& metric, double s) {
+        r.rows.push_back({"breakdown/" + phase + "/" + id, label, metric, "ms", {}, s * 1e3, Basis::kSimulated});
+      };
+      row("attention", "attention, all layers and micro-batches", b.attention_s);
+      if (model->moe) {
+        row("routed_experts", "routed experts", b.routed_experts_s);
+        row("shared_expert", "shared expert (on this GPU)", b.shared_expert_s);
+        row("gate", "gate", b.gate_s);
+      }
+      if (model->dense_layers > 0 || !model->moe) row("dense_ffn", "dense layers' FFN", b.dense_ffn_s);
+      row("memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s);
+      if (config.mtp && !prefill_phase) row("mtp", "of the above: the MTP module's layer", b.mtp_s);
+      row("head", "final norm and LM head", b.head_s);
+      if (model->moe) {
+        row("dispatch", "dispatch, hidden or not", b.dispatch_s);
+        row("combine", "combine, hidden or not", b.combine_s);
+      }
+      row("exposed_comm", "communication exposed (the step beyond its compute)", b.exposed_comm_s);
+      row("step", "the step", b.step_s);
+    }
+    if (!loads.empty())
+      r.notes.push_back("Step breakdown: one step at the gating DP rank's mean load over the measured steps;" + loads +
+                        " compute at the rate it runs beside communication, summed over layers and micro-batches; the compute, the head and "
+                        "the exposed communication add up to the step.");
   }
 
   void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const {

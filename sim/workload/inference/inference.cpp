@@ -211,6 +211,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
   // (an MoE layer's with the router and the cast of the tokens to dispatch).
   double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0, attention_late_s = 0;
+  double attention_memory_s = 0, dense_attention_memory_s = 0;  // their memory-bound kernels
   {
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
     if (g.prefill_sequences > 0) {
@@ -257,8 +258,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // The weights and the KV cache read once, beside the tensor cores.
     const double memory = r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes));
     const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
-    attention_s = base_s + memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
-    dense_attention_s = base_s + memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
+    attention_memory_s = memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
+    dense_attention_memory_s = memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
+    attention_s = base_s + attention_memory_s;
+    dense_attention_s = base_s + dense_attention_memory_s;
     // DeepSeek's decode runs attention in two stages (notes/serving.md): ATTN-1 is the core
     // attention and the output projection, ATTN-0 the rest (norms, RoPE, the down and up
     // projections). The projections' time splits by their weights; the core is its kernel (or
@@ -277,9 +280,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all. A dense
   // model's FFN pays its all-gather and reduce-scatter as attention does; an MoE model's few
   // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
-  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) +
-                             memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp) + (m.moe ? 0.0 : tp_comm);
-  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0, attention_late_s, 0, 0};
+  const double dense_ffn_memory_s = memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
+  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
+  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0, attention_late_s, 0, 0,
+                                    dense_attention_memory_s + dense_ffn_memory_s};
   MicroBatchCosts moe_layer = dense_layer;
   if (m.moe) {
     const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
@@ -311,8 +315,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     expert_s += gate_s;
     // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
     // residual over its share of tokens).
-    expert_s += memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
-    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s, attention_late_s, gate_s, shared_s};
+    const double mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
+    expert_s += mlp_memory_s;
+    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s, attention_late_s, gate_s, shared_s,
+                 attention_memory_s + mlp_memory_s};
   }
   for (int l = 0; l < m.layers; ++l) out.layers.push_back(m.is_moe_layer(l) ? moe_layer : dense_layer);
   if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
@@ -323,14 +329,42 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double head_weights = h * m.vocab / tp;
   out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
   if (!q.compute) {
-    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = 0;
-    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = 0;
+    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s = 0;
+    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = 0;
     out.head_s = 0;
   }
-  const double slowdown = double(d.sms) / double(d.sms - d.comm_sms);
-  out.graph = serving_graph(out.layers, d.micro_batches, slowdown, d.overlap, q.prefill);
+  out.mtp_layer = q.mtp_draft;
+  out.prefill = q.prefill;
+  out.micro_batches = d.micro_batches;
+  out.compute_slowdown = double(d.sms) / double(d.sms - d.comm_sms);
+  out.overlap = d.overlap;
+  out.graph = serving_graph(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);
   out.step_s = core::evaluate_analytically(out.graph).makespan_s() + out.head_s;
   return out;
+}
+
+StepBreakdown step_breakdown(const ServingStep& step) {
+  StepBreakdown b;
+  const double mb = step.micro_batches, slow = step.compute_slowdown;
+  std::vector<MicroBatchCosts> compute_only = step.layers;
+  for (std::size_t l = 0; l < step.layers.size(); ++l) {
+    const MicroBatchCosts& c = step.layers[l];
+    const bool moe = c.dispatch_s > 0 || c.combine_s > 0 || c.gate_s > 0;
+    b.attention_s += mb * slow * c.attention_s;
+    (moe ? b.routed_experts_s : b.dense_ffn_s) += mb * slow * (c.expert_s - c.shared_s - c.gate_s);
+    b.shared_expert_s += mb * slow * c.shared_s;
+    b.gate_s += mb * slow * c.gate_s;
+    b.memory_kernels_s += mb * slow * c.memory_kernels_s;
+    if (step.mtp_layer && l + 1 == step.layers.size()) b.mtp_s = mb * slow * (c.attention_s + c.expert_s);
+    b.dispatch_s += mb * c.dispatch_s;
+    b.combine_s += mb * c.combine_s;
+    compute_only[l].kv_fetch_s = compute_only[l].dispatch_s = compute_only[l].combine_s = 0;
+  }
+  b.head_s = step.head_s;
+  b.step_s = step.step_s;
+  const double compute_s = core::evaluate_analytically(serving_graph(compute_only, step.micro_batches, slow, step.overlap, step.prefill)).makespan_s();
+  b.exposed_comm_s = std::max(0.0, step.step_s - step.head_s - compute_s);
+  return b;
 }
 
 }  // namespace workload

@@ -88,8 +88,31 @@ struct ServingStep {
   double expert_imbalance = 1;  // busiest expert GPU / mean
   double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
   bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
+  bool mtp_layer = false;       // the last of `layers` is the MTP module's (drafting the next token)
+  bool prefill = false;
+  int micro_batches = 1;
+  double compute_slowdown = 1;  // compute beside communication kernels that hold SMs
+  Overlap overlap = Overlap::kTwoStreams;
   core::TaskGraph graph;
 };
+
+// Where a step's time goes, summed over its layers and micro-batches (compute at the rate it runs
+// beside communication). The compute parts, the head and the exposed communication add up to the
+// step; the all-to-alls' hidden part ran beside compute.
+struct StepBreakdown {
+  double attention_s = 0;      // MoE and dense layers' attention (memory-bound kernels included)
+  double routed_experts_s = 0; // MoE layers' routed experts (their permutes and SwiGLU included)
+  double shared_expert_s = 0;
+  double gate_s = 0;
+  double dense_ffn_s = 0;      // dense layers' FFN
+  double memory_kernels_s = 0; // of the above: the memory-bound kernels
+  double mtp_s = 0;            // of the above: the MTP module's layer
+  double head_s = 0;           // final norm and LM head (twice with an MTP draft)
+  double dispatch_s = 0, combine_s = 0;  // all-to-alls, whether hidden or not
+  double exposed_comm_s = 0;   // the step's time beyond its compute: transfers nothing hid
+  double step_s = 0;
+};
+StepBreakdown step_breakdown(const ServingStep& step);
 
 // The EP all-to-all of one micro-batch, as routed by the gate onto the placed experts.
 struct MoeTraffic {
