@@ -12,6 +12,7 @@
 #include "studies/kernels/study_memory_kernels.hpp"
 #include "studies/network/study_collective.hpp"
 #include "studies/network/study_latency.hpp"
+#include "studies/network/study_low_latency_alltoall.hpp"
 #include "studies/network/study_moe_dispatch.hpp"
 #include "studies/network/study_moe_routing.hpp"
 #include "studies/network/study_network_cost.hpp"
@@ -48,6 +49,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"gemm-kernels", parse_gemm_kernels_study},
       {"memory-kernels", parse_memory_kernels_study},
       {"attention-kernels", parse_attention_kernels_study},
+      {"low-latency-alltoall", parse_low_latency_alltoall_study},
   };
   return kinds;
 }
