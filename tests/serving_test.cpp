@@ -112,6 +112,37 @@ TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines nam
   CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"), Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
 }
 
+TEST_CASE("traces: read up to the window a run uses, at most so many requests, lines of bounded length", "[serving]") {
+  const std::string lines =
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n"
+      "{\"timestamp\": 500, \"input_length\": 10, \"output_length\": 2}\n"
+      "{\"timestamp\": 1500, \"input_length\": 10, \"output_length\": 2}\n"
+      "not JSON: past the window, never read\n";
+  TraceWindow window;
+  window.until_s = 1;
+  CHECK(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", window).size() == 2);
+  window.max_requests = 1;
+  CHECK_THROWS_WITH(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", window),
+                    Catch::StartsWith("m.jsonl: line 2: more than 1 requests within the 1 s a run reads"));
+  TraceWindow narrow;
+  narrow.max_line_bytes = 16;
+  CHECK_THROWS_WITH(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", narrow),
+                    Catch::Equals("m.jsonl: line 1: a line longer than 16 bytes is not allowed"));
+  // Every line is checked for time order, not only against the first.
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n"
+                                "{\"timestamp\": 900, \"input_length\": 10, \"output_length\": 2}\n"
+                                "{\"timestamp\": 800, \"input_length\": 10, \"output_length\": 2}\n",
+                                TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::StartsWith("m.jsonl: line 3: /timestamp: 800 is before the previous request's"));
+}
+
+TEST_CASE("request generator: a draw past its bound stops there", "[serving]") {
+  GeneratedWorkload w;
+  w.arrivals.rate_per_s = 1000;
+  w.duration_s = 10;
+  CHECK_THROWS_AS(generate_requests(w, 100), TooManyRequests);
+}
+
 TEST_CASE("prefix cache: the longest run of leading blocks hits; LRU evicts", "[serving]") {
   PrefixCache cache(4);
   CHECK(cache.lookup_and_insert({1, 2, 3}) == 0);

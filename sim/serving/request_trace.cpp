@@ -8,9 +8,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "serving/serving_simulation.hpp"
 
 namespace serving {
 
@@ -47,16 +49,70 @@ double to_number(const std::string& text) {
   return v;
 }
 
-std::vector<Request> parse_azure(const std::string& text, const std::string& origin) {
-  std::istringstream in(text);
+// A trace's lines, one at a time, none longer than the window allows (a longer one is refused
+// before it is held whole).
+class LineReader {
+ public:
+  LineReader(std::istream& in, const std::string& origin, std::size_t max_bytes) : in_(in), origin_(origin), buffer_(max_bytes + 2) {}
+
+  bool next(std::string& line) {
+    in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    const auto got = static_cast<std::size_t>(in_.gcount());
+    if (in_.fail()) {
+      if (got == 0) return false;
+      throw core::InputError(where_of(number_ + 1), "a line longer than " + std::to_string(buffer_.size() - 2) + " bytes is not allowed");
+    }
+    ++number_;
+    line.assign(buffer_.data(), in_.eof() ? got : got - 1);
+    return true;
+  }
+  int number() const { return number_; }
+  std::string where() const { return where_of(number_); }
+
+ private:
+  std::string where_of(int n) const { return origin_ + ": line " + std::to_string(n); }
+  std::istream& in_;
+  const std::string& origin_;
+  std::vector<char> buffer_;
+  int number_ = 0;
+};
+
+// The requests of a trace as they are read: arrivals from the first request's, in time order,
+// up to the window's end.
+class Collector {
+ public:
+  explicit Collector(const TraceWindow& window) : window_(window) {}
+
+  // False once a request arrives past the window: reading stops there.
+  bool add(Request r, double time_s, const std::string& where, const std::string& time_text) {
+    if (out_.empty()) first_s_ = time_s;
+    r.arrival_s = time_s - first_s_;
+    if (!(r.arrival_s >= last_s_))
+      throw core::InputError(where, time_text + " is before the previous request's; expected requests in time order");
+    last_s_ = r.arrival_s;
+    if (r.arrival_s >= window_.until_s) return false;
+    if (static_cast<long long>(out_.size()) >= window_.max_requests)
+      throw core::InputError(where, "more than " + std::to_string(window_.max_requests) + " requests within the " + core::describe_number(window_.until_s) +
+                                        " s a run reads (" + core::describe_number(bytes_per_request() * double(window_.max_requests) / 1e9) +
+                                        " GB of request records) are not allowed; shorten duration_s or the trace");
+    out_.push_back(std::move(r));
+    return true;
+  }
+  std::vector<Request> take() { return std::move(out_); }
+
+ private:
+  const TraceWindow& window_;
+  std::vector<Request> out_;
+  double first_s_ = 0, last_s_ = 0;
+};
+
+std::vector<Request> parse_azure(std::istream& in, const std::string& origin, const TraceWindow& window) {
+  LineReader lines(in, origin, window.max_line_bytes);
+  Collector requests(window);
   std::string line;
-  std::vector<Request> out;
-  int number = 0;
   int time_col = -1, in_col = -1, out_col = -1;
-  double first_s = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const std::string where = origin + ": line " + std::to_string(number);
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     if (trim(line).empty()) continue;
     const auto f = split_csv(line);
     if (time_col < 0) {
@@ -85,27 +141,20 @@ std::vector<Request> parse_azure(const std::string& text, const std::string& ori
     } catch (const std::exception&) {
       throw core::InputError(where, "'" + trim(line) + "' is not allowed; ContextTokens and GeneratedTokens must be numbers");
     }
-    if (out.empty()) first_s = t;
-    r.arrival_s = t - first_s;
-    if (r.arrival_s < 0)
-      throw core::InputError(where, "TIMESTAMP '" + f[time_col] + "' is before the first request's; expected requests in time order");
     r.input_tokens = token_count(input, 1, where + ": ContextTokens");
     r.output_tokens = token_count(output, 0, where + ": GeneratedTokens");
-    r.source_line = number;
-    out.push_back(std::move(r));
+    r.source_line = lines.number();
+    if (!requests.add(std::move(r), t, where, "TIMESTAMP '" + f[time_col] + "'")) break;
   }
-  return out;
+  return requests.take();
 }
 
-std::vector<Request> parse_mooncake(const std::string& text, const std::string& origin) {
-  std::istringstream in(text);
+std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin, const TraceWindow& window) {
+  LineReader lines(in, origin, window.max_line_bytes);
+  Collector requests(window);
   std::string line;
-  std::vector<Request> out;
-  int number = 0;
-  double first_ms = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    const std::string where = origin + ": line " + std::to_string(number);
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     if (trim(line).empty()) continue;
     nlohmann::json j;
     try {
@@ -120,23 +169,20 @@ std::vector<Request> parse_mooncake(const std::string& text, const std::string& 
     };
     Request r;
     const double t_ms = number_of("timestamp");
-    if (out.empty()) first_ms = t_ms;
-    r.arrival_s = (t_ms - first_ms) / 1000.0;
-    if (r.arrival_s < 0 || !std::isfinite(r.arrival_s))
-      throw core::InputError(where, "/timestamp: " + std::to_string(t_ms) + " is before the first request's; expected requests in time order");
     r.input_tokens = token_count(number_of("input_length"), 1, where + ": /input_length");
     r.output_tokens = token_count(number_of("output_length"), 0, where + ": /output_length");
-    r.source_line = number;
+    r.source_line = lines.number();
     if (j.contains("hash_ids")) {
       if (!j["hash_ids"].is_array()) throw core::InputError(where, "/hash_ids: expected an array of integers");
       for (const auto& h : j["hash_ids"]) {
-        if (!h.is_number_integer()) throw core::InputError(where, "/hash_ids: " + h.dump() + " is not allowed; expected integers");
+        if (!h.is_number_integer()) throw core::InputError(where, "/hash_ids: " + core::describe(h) + " is not allowed; expected integers");
         r.block_hashes.push_back(static_cast<std::uint64_t>(h.get<long long>()));
       }
     }
-    out.push_back(std::move(r));
+    if (!std::isfinite(t_ms)) throw core::InputError(where, "/timestamp: " + core::describe_number(t_ms) + " is not allowed; expected milliseconds");
+    if (!requests.add(std::move(r), t_ms / 1000.0, where, "/timestamp: " + core::describe_number(t_ms))) break;
   }
-  return out;
+  return requests.take();
 }
 
 int days_from_civil(int y, int m, int d) {  // Howard Hinnant's algorithm: days since 1970-01-01
@@ -160,18 +206,25 @@ double parse_timestamp_s(const std::string& text) {
   return double(days_from_civil(y, mo, d)) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
 }
 
-std::vector<Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin) {
-  auto out = format == TraceFormat::kAzureCsv ? parse_azure(text, origin) : parse_mooncake(text, origin);
+namespace {
+
+std::vector<Request> read_requests(std::istream& in, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+  auto out = format == TraceFormat::kAzureCsv ? parse_azure(in, origin, window) : parse_mooncake(in, origin, window);
   if (out.empty()) throw core::InputError(origin, "holds no requests");
   return out;
 }
 
-std::vector<Request> read_trace(const std::string& path, TraceFormat format) {
+}  // namespace
+
+std::vector<Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+  std::istringstream in(text);
+  return read_requests(in, format, origin, window);
+}
+
+std::vector<Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::InputError(path, "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_trace(text.str(), format, path);
+  return read_requests(in, format, path, window);
 }
 
 }  // namespace serving

@@ -24,6 +24,45 @@ namespace {
 
 std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
 
+// Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
+// trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
+constexpr double kMaxReplayScale = 128;
+
+std::string short_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+std::string bytes_text(double bytes) {
+  return bytes >= 1e12 ? short_number(bytes / 1e12) + " TB" : bytes >= 1e9 ? short_number(bytes / 1e9) + " GB" : short_number(bytes / 1e6) + " MB";
+}
+
+// Refused before anything is drawn: `what` ("1e+12 req/s over duration_s 60 s") implies
+// `requests`, more than a run holds.
+void check_request_count(const std::string& pointer, const std::string& what, double requests) {
+  if (requests <= double(serving::kMaxRequests)) return;
+  throw core::InputError(pointer, what + " is not allowed: " + short_number(requests) + " requests, " + bytes_text(requests * serving::bytes_per_request()) +
+                                      " of request records; at most " + short_number(double(serving::kMaxRequests)) + " requests in a run");
+}
+
+// Refused before any unit is made: `what` ("100000 units of 144 DP ranks") implies `ranks`.
+void check_rank_count(const std::string& pointer, const std::string& what, double ranks) {
+  if (ranks <= double(serving::kMaxRanks)) return;
+  throw core::InputError(pointer, what + " is not allowed: " + short_number(ranks) + " DP ranks, " + bytes_text(ranks * serving::bytes_per_rank()) +
+                                      " of rank state; at most " + short_number(double(serving::kMaxRanks)) + " DP ranks in a deployment");
+}
+
+// A draw that passes kMaxRequests (a bursty process's count varies around rate x duration).
+std::vector<serving::Request> draw_requests(const serving::GeneratedWorkload& g) {
+  try {
+    return serving::generate_requests(g);
+  } catch (const serving::TooManyRequests& e) {
+    throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
+                                                      " requests in a run; lower rate_per_s or duration_s, or raise burstiness");
+  }
+}
+
 // One kind of unit as the scenario gives it.
 struct UnitSpec {
   std::string pointer;
@@ -104,6 +143,12 @@ class ServingStudy : public Study {
 
   std::string label_;
 
+  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
+  // Requests in a run at `scale` times the workload's rate (a trace: those read, at most).
+  double expected_requests(double scale) const {
+    return generated ? base_rate() * scale * config.duration_s : double(scale >= 1 ? whole_trace.size() : requests.size());
+  }
+
  private:
   workload::ServingLinks links_for(const UnitSpec& u) const {
     workload::ServingLinks l = links;
@@ -152,7 +197,7 @@ class ServingStudy : public Study {
     if (generated) {
       auto g = *generated;
       g.arrivals.rate_per_s *= scale;
-      return serving::generate_requests(g);
+      return draw_requests(g);
     }
     std::vector<serving::Request> scaled;
     for (auto q : whole_trace)
@@ -160,7 +205,6 @@ class ServingStudy : public Study {
     return scaled;
   }
 
-  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
 
   serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
     std::optional<core::ProgressBar> bar;
@@ -261,8 +305,8 @@ class ServingStudy : public Study {
       row("prefill_per_decode", "prefill units per decode unit that balance them", "units", d.rate_per_s / p.rate_per_s);
       row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes",
           d.rate_per_s / p.rate_per_s * prefill.nodes / decode.nodes);
-      planned.prefill_units = static_cast<int>(std::ceil(load / p.rate_per_s - 1e-9));
-      planned.decode_units = static_cast<int>(std::ceil(load / d.rate_per_s - 1e-9));
+      planned.prefill_units = units_for(load, p.rate_per_s, prefill);
+      planned.decode_units = units_for(load, d.rate_per_s, decode);
     } else {
       const Found u = find_max_rate(one_decode);
       if (!u.any) {
@@ -270,7 +314,7 @@ class ServingStudy : public Study {
         return;
       }
       row("unit_rate", "one unit: requests/s within the SLO", "req/s", u.rate_per_s);
-      planned.decode_units = static_cast<int>(std::ceil(load / u.rate_per_s - 1e-9));
+      planned.decode_units = units_for(load, u.rate_per_s, decode);
     }
     // Each kind's own rate is its limit alone; together, queues meet (a prefill unit near its
     // limit also waits for decode pages), so units are added while the whole misses the SLO: a
@@ -316,6 +360,7 @@ class ServingStudy : public Study {
       for (int tries = 0; tries < 8; ++tries) {
         res = simulate(cc, scale);
         if (res.decode.mean_batch >= 0.9 * cap || res.decode.mean_queue >= ranks) break;
+        if (expected_requests(2 * scale) > double(serving::kMaxRequests)) break;
         scale *= 2;
       }
       const auto cm = serving::serving_metrics(res, cc, slo);
@@ -340,6 +385,16 @@ class ServingStudy : public Study {
                       "each kind's rate divided into it, rounded up, then simulated together. The throughput curve keeps one decode unit "
                       "full (arrivals doubled until its DP ranks reach 90% of the cap or queue) for " + format_number(config.duration_s) +
                       " s at each cap.");
+  }
+
+  // The units of a kind that serve `load` at `unit_rate` each, held to serving::kMaxRanks.
+  int units_for(double load, double unit_rate, const UnitSpec& u) const {
+    const double units = std::ceil(load / unit_rate - 1e-9);
+    check_rank_count(plan_rate > 0 ? "/plan/rate_per_s" : u.pointer + "/units",
+                     format_number(load) + " req/s at " + format_number(unit_rate) + " req/s a unit (" + short_number(units) + " units of " +
+                         std::to_string(u.config.ranks()) + " DP ranks)",
+                     units * u.config.ranks());
+    return static_cast<int>(units);
   }
 
   // Requests that finished decoding per second of the measured window.
@@ -490,6 +545,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   } else {
     s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms);
   }
+  {
+    const UnitSpec& big = s->disaggregated && s->prefill.units * s->prefill.config.ranks() > s->decode.units * s->decode.config.ranks() ? s->prefill : s->decode;
+    check_rank_count(big.pointer + "/units", std::to_string(big.units) + " units of " + std::to_string(big.config.ranks()) + " DP ranks",
+                     (s->disaggregated ? double(s->prefill.units) * s->prefill.config.ranks() : 0.0) + double(s->decode.units) * s->decode.config.ranks());
+  }
   s->router_name_ = dep.one_of("router", {"round-robin", "least-loaded", "kv-aware"}, "least-loaded");
   c.router = s->router_name_ == "round-robin" ? serving::RouterPolicy::kRoundRobin
              : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware
@@ -529,11 +589,16 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   c.seed = static_cast<std::uint64_t>(w.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   s->base.seed = c.seed;
   const int max_tokens = m.max_context_tokens > 0 ? m.max_context_tokens : 10'000'000;
+  // A search or a plan replays the workload faster (kMaxReplayScale).
+  const nlohmann::json* slo_raw = root.has("slo") ? root.raw("slo") : nullptr;
+  const bool replays = root.has("plan") || (slo_raw && slo_raw->is_object() && slo_raw->contains("search") && slo_raw->at("search") == true);
   if (w.has("trace")) {
     const std::string path = resolve_input_file(w.string("trace"));
     const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
-    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl);
     const double speed = w.positive_number("time_scale", 1.0);
+    serving::TraceWindow window;
+    window.until_s = c.duration_s * speed * (replays ? kMaxReplayScale : 1.0);
+    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
     for (auto& q : s->requests) q.arrival_s /= speed;
     s->whole_trace = s->requests;
     std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
@@ -554,6 +619,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     core::JsonReader a = w.object("arrivals");
     g.arrivals.rate_per_s = a.positive_number("rate_per_s");
     g.arrivals.burstiness = a.positive_number("burstiness", 1.0);
+    if (g.arrivals.burstiness < serving::kMinBurstiness)
+      throw core::InputError(a.pointer_of("burstiness"), core::describe_number(g.arrivals.burstiness) + " is not allowed; at least " +
+                                                            format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
+    // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
+    const double expected = g.arrivals.rate_per_s * c.duration_s;
+    check_request_count(g.arrivals.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
+                        format_number(g.arrivals.rate_per_s) + " req/s over duration_s " + format_number(c.duration_s) + " s", expected);
     a.finish();
     g.input = parse_length(w, "input_tokens", 1, max_tokens);
     g.output = parse_length(w, "output_tokens", 1, max_tokens);
@@ -566,7 +638,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
     g.duration_s = c.duration_s;
     g.seed = c.seed;
-    s->requests = serving::generate_requests(g);
+    s->requests = draw_requests(g);
     s->generated = g;
     if (s->requests.empty())
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
@@ -588,6 +660,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
     s->plan = true;
     s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+    check_request_count(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s over duration_s " + format_number(c.duration_s) + " s",
+                        s->plan_rate * c.duration_s);
+    if (!s->generated && s->plan_rate / s->base_rate() > kMaxReplayScale)
+      throw core::InputError(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s is not allowed: the trace's " + format_number(s->base_rate()) +
+                                                                " req/s replayed " + short_number(s->plan_rate / s->base_rate()) + "x faster; at most " +
+                                                                format_number(kMaxReplayScale) + "x");
     const int cap = s->decode.config.max_running;
     std::vector<int> caps;
     if (plan->has("batch_caps")) {
@@ -639,6 +717,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                                                             std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
                                                                             std::to_string(longest));
     }
+  // Searches stay within kMaxRequests a run.
+  s->search_max_scale = std::min(s->search_max_scale, double(serving::kMaxRequests) / s->expected_requests(1.0));
   if (!s->disaggregated) s->prefill = s->decode;
   c.prefill = s->prefill.config;
   c.decode = s->decode.config;
