@@ -124,6 +124,10 @@ class ServingStudy : public Study {
     if (plan) plan_rows(r, c);
     if (options.trace) r.trace_json = result.trace_json;
 
+    if (m.overloaded)
+      r.notes.push_back("overloaded: arrivals exceed what the deployment serves (" + format_number(m.offered_per_s) + " req/s offered, " +
+                        format_number(m.served_per_s) + " served, over the window's second half); the requests waiting for a first token grew by " +
+                        format_number(m.offered_per_s - m.served_per_s) + " a second.");
     r.notes.push_back(deployment_note());
     r.notes.push_back(workload_text + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
                       " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
@@ -175,12 +179,17 @@ class ServingStudy : public Study {
     row("output_per_decode_node", disaggregated ? "output tokens/s per decode node" : "output tokens/s per node", "tokens/s", m.output_tokens_per_s / decode_nodes);
     row("output_per_gpu", "output tokens/s per GPU (all GPUs)", "tokens/s", m.output_tokens_per_s / ((prefill_nodes * (disaggregated ? 1 : 0) + decode_nodes) * gpn));
     row("user_tokens_per_s_p50", "tokens/s per user, p50", "tokens/s", m.user_tokens_per_s.p50);
+    // Unfinished requests count by their age when the run stopped: the figures are lower bounds.
+    const std::string bound = m.unfinished > 0 ? " (at least: " + std::to_string(m.unfinished) + " unfinished requests counted by their age at " +
+                                                     format_number(m.stopped_s) + " s)"
+                                               : "";
     for (const auto& [name, p, scale, unit] : {std::tuple{"ttft", &m.ttft_s, 1.0, "s"}, std::tuple{"tpot", &m.tpot_s, 1e3, "ms"},
                                                std::tuple{"e2e", &m.e2e_s, 1.0, "s"}}) {
       const std::string upper = std::string(name) == "e2e" ? "end-to-end latency" : std::string(name) == "ttft" ? "TTFT" : "TPOT";
-      row(std::string(name) + "_p50", upper + " p50", unit, p->p50 * scale);
-      row(std::string(name) + "_p90", upper + " p90", unit, p->p90 * scale);
-      row(std::string(name) + "_p99", upper + " p99", unit, p->p99 * scale);
+      const std::string defined = std::isnan(p->p50) ? " (not defined: no measured request has one)" : bound;
+      row(std::string(name) + "_p50", upper + " p50" + defined, unit, p->p50 * scale);
+      row(std::string(name) + "_p90", upper + " p90" + defined, unit, p->p90 * scale);
+      row(std::string(name) + "_p99", upper + " p99" + defined, unit, p->p99 * scale);
     }
     row("decode_batch", disaggregated ? "decode sequences per DP rank (mean over steps)" : "sequences per DP rank and step (mean)", "seqs", result.decode.mean_batch);
     row("decode_step", disaggregated ? "decode step (mean)" : "step (mean)", "ms", result.decode.mean_step_s * 1e3);
@@ -189,6 +198,9 @@ class ServingStudy : public Study {
     row("queue_mean", "requests waiting (mean over steps)", "reqs", result.decode.mean_queue + result.prefill.mean_queue);
     row("preemptions", "preemptions", "count", double(result.preemptions));
     row("finished", "measured requests finished", "%", m.measured > 0 ? 100.0 * double(m.finished) / double(m.measured) : 0.0);
+    row("unfinished", "measured requests unfinished when the run stopped", "count", double(m.unfinished));
+    row("backlog_growth", "requests waiting for a first token: growth over the window's second half", "req/s", m.offered_per_s - m.served_per_s);
+    row("overloaded", "arrivals exceed what the deployment serves (1) or not (0)", "", m.overloaded ? 1.0 : 0.0);
   }
 
   // The requests of the workload at `scale` (not 1) times its rate: drawn again, or the trace
