@@ -454,6 +454,32 @@ TEST_CASE("metrics: an overload is named, and unfinished requests count by their
   CHECK(m.tpot_s.p90 == Approx(0.1));  // the two finished requests
 }
 
+TEST_CASE("metrics: the phase that binds is where requests wait longest, or decode where TPOT misses", "[serving]") {
+  auto record = [](double prefill_wait_s, double decode_wait_s) {
+    RequestRecord r;
+    r.output_tokens = 11;
+    r.prefill_start_s = prefill_wait_s;
+    r.prefill_end_s = prefill_wait_s + 0.2;
+    r.transfer_end_s = r.prefill_end_s + decode_wait_s;  // admitted, then its KV sent
+    r.first_token_s = r.transfer_end_s + 0.05;
+    r.finish_s = r.first_token_s + 0.5;                  // TPOT 50 ms
+    r.in_window = true;
+    return r;
+  };
+  ServingResult saturated_decode, saturated_prefill;
+  for (int i = 0; i < 10; ++i) {
+    saturated_decode.requests.push_back(record(0.1, 1.5));
+    saturated_prefill.requests.push_back(record(1.5, 0.1));
+  }
+  ServingConfig c;
+  c.duration_s = 10;
+  const Slo slo{2.0, 0.06};
+  CHECK(decode_binds(saturated_decode, serving_metrics(saturated_decode, c, slo), slo));  // TPOT within the SLO, decode saturated
+  CHECK_FALSE(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, slo), slo));
+  const Slo tight{2.0, 0.04};
+  CHECK(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, tight), tight));
+}
+
 TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joined ranks wait for the busiest", "[serving]") {
   // Llama-3.1-70B on one 8-GPU node at TP4: two replicas. A long prompt reaches the first, a
   // short one the second just after. No collective joins the replicas, so the short prompt's

@@ -88,4 +88,15 @@ ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig&
   return m;
 }
 
+bool decode_binds(const ServingResult& result, const ServingMetrics& m, const Slo& slo) {
+  if (slo.tpot_s > 0 && !(m.tpot_s.p90 <= slo.tpot_s)) return true;
+  double prefill_wait_s = 0, decode_wait_s = 0;
+  for (const auto& q : result.requests) {
+    if (!q.in_window) continue;
+    prefill_wait_s += (q.prefill_start_s >= 0 ? q.prefill_start_s : result.end_s) - q.arrival_s;
+    if (q.prefill_end_s >= 0) decode_wait_s += (q.first_token_s >= 0 ? q.first_token_s : result.end_s) - q.prefill_end_s;
+  }
+  return decode_wait_s > prefill_wait_s;
+}
+
 }  // namespace serving

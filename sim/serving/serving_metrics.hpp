@@ -43,4 +43,10 @@ double percentile(std::vector<double> values, double p);
 
 ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig& config, const Slo& slo);
 
+// Disaggregated: whether decode is the phase that binds, where TPOT misses the SLO or the measured
+// requests wait longer from their prompt's prefill to their first token (a decode unit's pages,
+// the transfer, the first step) than from their arrival to their prefill; a saturated decode unit
+// binds even while TPOT is within the SLO.
+bool decode_binds(const ServingResult& result, const ServingMetrics& metrics, const Slo& slo);
+
 }  // namespace serving

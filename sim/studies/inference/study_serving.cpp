@@ -28,6 +28,9 @@ std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10
 // trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
 constexpr double kMaxReplayScale = 128;
 
+// serve-plan adds units one at a time while the whole misses the SLO, at most this many.
+constexpr int kMaxPlanAdditions = 16;
+
 std::string short_number(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", x);
@@ -329,29 +332,34 @@ class ServingStudy : public Study {
       planned.decode_units = units_for(load, u.rate_per_s, decode);
     }
     // Each kind's own rate is its limit alone; together, queues meet (a prefill unit near its
-    // limit also waits for decode pages), so units are added while the whole misses the SLO: a
-    // decode unit where TPOT misses, else a prefill unit (at most four times).
+    // limit also waits for decode pages), so units are added while the whole misses the SLO, each
+    // of the phase that binds, up to kMaxPlanAdditions.
     const int first_prefill = planned.prefill_units, first_decode = planned.decode_units;
     serving::ServingResult at_load = simulate(planned, load / base_rate());
     serving::ServingMetrics m = serving::serving_metrics(at_load, planned, slo);
-    for (int added = 0; added < 4 && !meets(at_load, m); ++added) {
-      if (!disaggregated || (slo.tpot_s > 0 && m.tpot_s.p90 > slo.tpot_s)) ++planned.decode_units;
-      else ++planned.prefill_units;
+    int tries = 0;
+    for (; tries < kMaxPlanAdditions && !meets(at_load, m); ++tries) {
+      if (!disaggregated || serving::decode_binds(at_load, m, slo)) planned.decode_units = units_for(load, load / (planned.decode_units + 1), decode);
+      else planned.prefill_units = units_for(load, load / (planned.prefill_units + 1), prefill);
       at_load = simulate(planned, load / base_rate());
       m = serving::serving_metrics(at_load, planned, slo);
     }
-    const std::string for_load = "for " + format_number(load) + " req/s: ";
+    const bool met = meets(at_load, m);
+    const std::string for_load = "for " + format_number(load) + " req/s" +
+                                 (met ? "" : " (SLO not met: still missed after " + std::to_string(kMaxPlanAdditions) + " units added)") + ": ";
     if (disaggregated) row("prefill_units", for_load + "prefill units", "units", planned.prefill_units);
     row("decode_units", for_load + (disaggregated ? "decode units" : "units"), "units", planned.decode_units);
     row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus);
     row("ttft_p90", for_load + "TTFT p90, all units simulated together", "s", m.ttft_s.p90);
     row("tpot_p90", for_load + "TPOT p90, all units simulated together", "ms", m.tpot_s.p90 * 1e3);
-    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", meets(at_load, m) ? 1.0 : 0.0);
+    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", met ? 1.0 : 0.0);
     const int added = planned.prefill_units - first_prefill + planned.decode_units - first_decode;
-    const std::string more = added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
+    const std::string more = !met ? std::to_string(added) + " more did not meet it: the SLO is not met at this load"
+                             : added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
     if (added > 0)
       r.notes.push_back("Plan: each kind's rate alone asked for " + (disaggregated ? std::to_string(first_prefill) + " prefill and " : std::string()) +
-                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more + ".");
+                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more +
+                        " (each added to the phase that binds: decode where TPOT misses or requests wait longer for decode than for prefill).");
 
     // Throughput against per-user speed: one decode unit kept full (arrivals beyond what it
     // serves, prompts prefilled at once when disaggregated) at each cap of sequences per DP rank.
