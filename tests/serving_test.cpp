@@ -136,6 +136,24 @@ TEST_CASE("traces: read up to the window a run uses, at most so many requests, l
                     Catch::StartsWith("m.jsonl: line 3: /timestamp: 800 is before the previous request's"));
 }
 
+TEST_CASE("traces: CSV quoting honoured; hex, impossible dates and extra fields refused", "[serving]") {
+  const std::string header = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+  auto azure = [&](const std::string& rows) { return parse_trace(header + rows, TraceFormat::kAzureCsv, "a.csv"); };
+  // A quoted field is one field: "1,000" is not a count of 1 with a stray field.
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,\"1,000\",4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1,000'"));
+  const auto quoted = azure("\"2023-11-16 18:15:46\",\"374\",\"44\"\n");
+  REQUIRE(quoted.size() == 1);
+  CHECK(quoted[0].input_tokens == 374);
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,0x10,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '0x10'"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,1e3,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1e3'"));
+  CHECK_THROWS_WITH(azure("2023-02-31 18:15:46,10,4\n"), Catch::Contains("a.csv: line 2: TIMESTAMP '2023-02-31 18:15:46' is not allowed"));
+  CHECK(azure("2024-02-29 18:15:46,10,4\n").size() == 1);  // a leap day
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:0x1p3,10,4\n"), Catch::Contains("TIMESTAMP '2023-11-16 18:15:0x1p3' is not allowed"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,10,4,extra\n"), Catch::Contains("a.csv: line 2: ") && Catch::Contains("has 4 fields; expected the header's 3"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"input_lenght\": 5}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: /input_lenght: unknown"));
+}
+
 TEST_CASE("request generator: a draw past its bound stops there", "[serving]") {
   GeneratedWorkload w;
   w.arrivals.rate_per_s = 1000;

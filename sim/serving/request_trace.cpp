@@ -19,18 +19,36 @@ namespace serving {
 namespace {
 
 std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r\"");
+  const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t\r\"");
+  const auto last = s.find_last_not_of(" \t\r");
   return s.substr(first, last - first + 1);
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) fields.push_back(trim(field));
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
+// RFC 4180 fields: a quoted field may hold commas and doubled quotes ("1,000" is one field).
+std::vector<std::string> split_csv(const std::string& line, const std::string& where) {
+  std::vector<std::string> fields(1);
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') fields.back() += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"') fields.back() += line[++i];
+      else quoted = false;
+    } else if (c == '"' && trim(fields.back()).empty() && !was_quoted) {
+      fields.back().clear();
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+      was_quoted = false;
+    } else if (was_quoted && c != ' ' && c != '\t' && c != '\r') {
+      throw core::InputError(where, "text after a quoted field's closing quote is not allowed");
+    } else {
+      fields.back() += c;
+    }
+  }
+  if (quoted) throw core::InputError(where, "a quoted field that is never closed is not allowed");
+  for (auto& f : fields) f = trim(f);
   return fields;
 }
 
@@ -42,11 +60,14 @@ int token_count(double value, int min, const std::string& where) {
   return static_cast<int>(value);
 }
 
+// A token count as the traces write it: decimal digits, perhaps a fraction ("374", "374.0");
+// no sign, exponent, hex, thousands separator or inf.
 double to_number(const std::string& text) {
-  std::size_t used = 0;
-  const double v = std::stod(text, &used);
-  if (used != text.size()) throw std::invalid_argument(text);
-  return v;
+  const auto digits = text.find_first_not_of("0123456789");
+  const bool plain = !text.empty() && digits != 0 &&
+                     (digits == std::string::npos || (text[digits] == '.' && text.find_first_not_of("0123456789", digits + 1) == std::string::npos));
+  if (!plain) throw std::invalid_argument(text);
+  return std::stod(text);
 }
 
 // A trace's lines, one at a time, none longer than the window allows (a longer one is refused
@@ -111,23 +132,25 @@ std::vector<Request> parse_azure(std::istream& in, const std::string& origin, co
   Collector requests(window);
   std::string line;
   int time_col = -1, in_col = -1, out_col = -1;
+  std::size_t header_fields = 0;
   while (lines.next(line)) {
     const std::string where = lines.where();
     if (trim(line).empty()) continue;
-    const auto f = split_csv(line);
+    const auto f = split_csv(line, where);
     if (time_col < 0) {
+      header_fields = f.size();
       for (int i = 0; i < static_cast<int>(f.size()); ++i) {
         if (f[i] == "TIMESTAMP") time_col = i;
         if (f[i] == "ContextTokens") in_col = i;
         if (f[i] == "GeneratedTokens") out_col = i;
       }
       if (time_col < 0 || in_col < 0 || out_col < 0)
-        throw core::InputError(where, "'" + trim(line) + "' is not allowed; expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
+        throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' is not allowed; expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
       continue;
     }
-    const int needed = std::max({time_col, in_col, out_col});
-    if (static_cast<int>(f.size()) <= needed)
-      throw core::InputError(where, "'" + trim(line) + "' has " + std::to_string(f.size()) + " fields; expected " + std::to_string(needed + 1));
+    if (f.size() != header_fields)
+      throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' has " + std::to_string(f.size()) + " fields; expected the header's " +
+                                        std::to_string(header_fields));
     Request r;
     double t = 0, input = 0, output = 0;
     try {
@@ -139,7 +162,8 @@ std::vector<Request> parse_azure(std::istream& in, const std::string& origin, co
       input = to_number(f[in_col]);
       output = to_number(f[out_col]);
     } catch (const std::exception&) {
-      throw core::InputError(where, "'" + trim(line) + "' is not allowed; ContextTokens and GeneratedTokens must be numbers");
+      throw core::InputError(where, "ContextTokens '" + f[in_col].substr(0, 60) + "' and GeneratedTokens '" + f[out_col].substr(0, 60) +
+                                        "': not allowed; token counts must be numbers in decimal digits");
     }
     r.input_tokens = token_count(input, 1, where + ": ContextTokens");
     r.output_tokens = token_count(output, 0, where + ": GeneratedTokens");
@@ -162,6 +186,10 @@ std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin,
     } catch (const nlohmann::json::parse_error& e) {
       throw core::InputError(where, std::string("malformed JSON: ") + e.what());
     }
+    if (j.is_object())
+      for (const auto& [key, value] : j.items())
+        if (key != "timestamp" && key != "input_length" && key != "output_length" && key != "hash_ids")
+          throw core::InputError(where, "/" + key.substr(0, 60) + ": unknown; a Mooncake line has timestamp, input_length, output_length and hash_ids");
     auto number_of = [&](const char* key) {
       if (!j.is_object() || !j.contains(key) || !j[key].is_number())
         throw core::InputError(where, std::string("/") + key + ": missing or not a number; a Mooncake line has timestamp, input_length, output_length");
@@ -185,6 +213,12 @@ std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin,
   return requests.take();
 }
 
+int days_in_month(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
 int days_from_civil(int y, int m, int d) {  // Howard Hinnant's algorithm: days since 1970-01-01
   y -= m <= 2;
   const int era = (y >= 0 ? y : y - 399) / 400;
@@ -201,7 +235,8 @@ double parse_timestamp_s(const std::string& text) {
   double sec = 0;
   // "2023-11-16 18:15:46.6805900" (the Azure traces; a 'T' also accepted)
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
-      n != static_cast<int>(text.size()) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
+      n != static_cast<int>(text.size()) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+      !(sec >= 0 && sec < 61) || text.find_first_of("xX+eEinINaA") != std::string::npos)
     throw std::invalid_argument(text);
   return double(days_from_civil(y, mo, d)) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
 }
