@@ -613,7 +613,14 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   const nlohmann::json* slo_raw = root.has("slo") ? root.raw("slo") : nullptr;
   const bool replays = root.has("plan") || (slo_raw && slo_raw->is_object() && slo_raw->contains("search") && slo_raw->at("search") == true);
   if (w.has("trace")) {
-    const std::string path = resolve_input_file(w.string("trace"));
+    const std::string given = w.string("trace");
+    const std::string path = resolve_input_file(given);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      std::string tried;
+      for (const auto& place : input_file_places(given)) tried += (tried.empty() ? "" : ", ") + place;
+      throw core::InputError(w.pointer_of("trace"), "'" + given.substr(0, 200) + "' is not a file; tried " + tried);
+    }
     const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
     const double speed = w.positive_number("time_scale", 1.0);
     serving::TraceWindow window;
