@@ -631,6 +631,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
+      if (f >= 1) throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(f) + " is not allowed; a share below 1");
       for (auto* list : {&s->requests, &s->whole_trace})
         for (auto& q : *list) q.set_prefix_hit(f);
     }
