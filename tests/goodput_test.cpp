@@ -51,3 +51,25 @@ TEST_CASE("goodput: spares take the re-queue out, and a seed gives the same run"
   // A 54-day run at 16,384 GPUs (2,048 nodes at Meta RSC-1's 6.5 failures per 1,000 node-days).
   CHECK(workload::goodput_monte_carlo(run(2048 * 2.708e-4, 32), 100, 1).interruptions_per_day == Approx(2048 * 2.708e-4 * 24).epsilon(0.05));
 }
+
+TEST_CASE("goodput: as failures grow rare both methods tend to 1 - the checkpoint's cost, and none gives exactly that", "[goodput]") {
+  for (double interval_s : {3600.0, 0.0}) {  // a fixed interval, and the best one
+    double previous_gap = 1;
+    for (double rate : {1e-2, 1e-4, 1e-6, 1e-9, 0.0}) {
+      auto r = run(rate, 0);
+      r.checkpoint_interval_s = interval_s;
+      const auto closed = workload::goodput_closed_form(r);
+      const double limit = closed.checkpoint_interval_s / (closed.checkpoint_interval_s + r.checkpoint_write_s);
+      const auto mc = workload::goodput_monte_carlo(r, 20, 5);
+      INFO(rate << " per hour, interval " << closed.checkpoint_interval_s << " s");
+      const double gap = std::max(std::abs(mc.effective_fraction - limit), std::abs(closed.effective_fraction - limit));
+      CHECK(gap <= previous_gap);
+      if (rate <= 1e-6) CHECK(gap < 1e-4);
+      previous_gap = gap;
+      if (rate == 0) {
+        CHECK(closed.effective_fraction == Approx(limit).epsilon(1e-12));
+        CHECK(mc.effective_fraction == Approx(closed.effective_fraction).epsilon(1e-12));
+      }
+    }
+  }
+}

@@ -112,6 +112,55 @@ TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines nam
   CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"), Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
 }
 
+TEST_CASE("traces: read up to the window a run uses, at most so many requests, lines of bounded length", "[serving]") {
+  const std::string lines =
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n"
+      "{\"timestamp\": 500, \"input_length\": 10, \"output_length\": 2}\n"
+      "{\"timestamp\": 1500, \"input_length\": 10, \"output_length\": 2}\n"
+      "not JSON: past the window, never read\n";
+  TraceWindow window;
+  window.until_s = 1;
+  CHECK(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", window).size() == 2);
+  window.max_requests = 1;
+  CHECK_THROWS_WITH(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", window),
+                    Catch::StartsWith("m.jsonl: line 2: more than 1 requests within the 1 s a run reads"));
+  TraceWindow narrow;
+  narrow.max_line_bytes = 16;
+  CHECK_THROWS_WITH(parse_trace(lines, TraceFormat::kMooncakeJsonl, "m.jsonl", narrow),
+                    Catch::Equals("m.jsonl: line 1: a line longer than 16 bytes is not allowed"));
+  // Every line is checked for time order, not only against the first.
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n"
+                                "{\"timestamp\": 900, \"input_length\": 10, \"output_length\": 2}\n"
+                                "{\"timestamp\": 800, \"input_length\": 10, \"output_length\": 2}\n",
+                                TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::StartsWith("m.jsonl: line 3: /timestamp: 800 is before the previous request's"));
+}
+
+TEST_CASE("traces: CSV quoting honoured; hex, impossible dates and extra fields refused", "[serving]") {
+  const std::string header = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+  auto azure = [&](const std::string& rows) { return parse_trace(header + rows, TraceFormat::kAzureCsv, "a.csv"); };
+  // A quoted field is one field: "1,000" is not a count of 1 with a stray field.
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,\"1,000\",4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1,000'"));
+  const auto quoted = azure("\"2023-11-16 18:15:46\",\"374\",\"44\"\n");
+  REQUIRE(quoted.size() == 1);
+  CHECK(quoted[0].input_tokens == 374);
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,0x10,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '0x10'"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,1e3,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1e3'"));
+  CHECK_THROWS_WITH(azure("2023-02-31 18:15:46,10,4\n"), Catch::Contains("a.csv: line 2: TIMESTAMP '2023-02-31 18:15:46' is not allowed"));
+  CHECK(azure("2024-02-29 18:15:46,10,4\n").size() == 1);  // a leap day
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:0x1p3,10,4\n"), Catch::Contains("TIMESTAMP '2023-11-16 18:15:0x1p3' is not allowed"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,10,4,extra\n"), Catch::Contains("a.csv: line 2: ") && Catch::Contains("has 4 fields; expected the header's 3"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"input_lenght\": 5}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: /input_lenght: unknown"));
+}
+
+TEST_CASE("request generator: a draw past its bound stops there", "[serving]") {
+  GeneratedWorkload w;
+  w.arrivals.rate_per_s = 1000;
+  w.duration_s = 10;
+  CHECK_THROWS_AS(generate_requests(w, 100), TooManyRequests);
+}
+
 TEST_CASE("prefix cache: the longest run of leading blocks hits; LRU evicts", "[serving]") {
   PrefixCache cache(4);
   CHECK(cache.lookup_and_insert({1, 2, 3}) == 0);
@@ -384,7 +433,69 @@ TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic,
 TEST_CASE("metrics: percentiles interpolate", "[serving]") {
   CHECK(percentile({1, 2, 3, 4, 5}, 50) == 3);
   CHECK(percentile({1, 2, 3, 4, 5}, 90) == Approx(4.6));
-  CHECK(percentile({}, 90) == 0);
+  CHECK(std::isnan(percentile({}, 90)));  // not defined, never 0
+}
+
+TEST_CASE("metrics: an overload is named, and unfinished requests count by their age when the run stopped", "[serving]") {
+  ServingConfig c;
+  c.warmup_s = 0;
+  c.duration_s = 10;
+  auto record = [](double arrival_s, double first_s, double finish_s) {
+    RequestRecord r;
+    r.arrival_s = arrival_s;
+    r.input_tokens = 100;
+    r.output_tokens = 11;
+    r.first_token_s = first_s;
+    r.finish_s = finish_s;
+    r.in_window = true;
+    return r;
+  };
+  ServingResult served, overloaded;
+  for (int i = 0; i < 10; ++i) {
+    served.requests.push_back(record(i, i + 0.5, i + 1.5));
+    // Two requests served; the rest never reach their first token before the run stops at 100 s.
+    overloaded.requests.push_back(i < 2 ? record(i, i + 0.5, i + 1.5) : record(i, -1, -1));
+  }
+  served.end_s = 10.5;
+  overloaded.end_s = 100;
+  const auto ok = serving_metrics(served, c, {});
+  CHECK_FALSE(ok.overloaded);
+  CHECK(ok.ttft_s.p90 == Approx(0.5));
+  const auto m = serving_metrics(overloaded, c, {});
+  CHECK(m.overloaded);
+  CHECK(m.unfinished == 8);
+  CHECK(m.offered_per_s == Approx(0.8));  // 4 arrivals in the second half, (5 s, 10 s]
+
+  CHECK(m.served_per_s == Approx(0));
+  CHECK(m.ttft_s.p50 == Approx(93.5));  // two of 0.5 s, then the ages 91 to 98 s
+  CHECK(m.e2e_s.p99 > 97);
+  CHECK(m.tpot_s.p90 == Approx(0.1));  // the two finished requests
+}
+
+TEST_CASE("metrics: the phase that binds is where requests wait longest, or decode where TPOT misses", "[serving]") {
+  auto record = [](double prefill_wait_s, double decode_wait_s) {
+    RequestRecord r;
+    r.output_tokens = 11;
+    r.prefill_start_s = prefill_wait_s;
+    r.prefill_end_s = prefill_wait_s + 0.2;
+    r.transfer_end_s = r.prefill_end_s + decode_wait_s;  // admitted, then its KV sent
+    r.first_token_s = r.transfer_end_s + 0.05;
+    r.finish_s = r.first_token_s + 0.5;                  // TPOT 50 ms
+    r.in_window = true;
+    return r;
+  };
+  ServingResult saturated_decode, saturated_prefill;
+  for (int i = 0; i < 10; ++i) {
+    saturated_decode.requests.push_back(record(0.1, 1.5));
+    saturated_prefill.requests.push_back(record(1.5, 0.1));
+  }
+  ServingConfig c;
+  c.duration_s = 10;
+  const Slo slo{2.0, 0.06};
+  CHECK(decode_binds(saturated_decode, serving_metrics(saturated_decode, c, slo), slo));  // TPOT within the SLO, decode saturated
+  CHECK_FALSE(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, slo), slo));
+  const Slo tight{2.0, 0.04};
+  CHECK(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, tight), tight));
 }
 
 TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joined ranks wait for the busiest", "[serving]") {

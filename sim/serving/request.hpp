@@ -8,6 +8,9 @@
 
 namespace serving {
 
+// The most requests a run holds (serving_simulation.hpp's bytes_per_request() each).
+inline constexpr long long kMaxRequests = 20'000'000;
+
 struct Request {
   double arrival_s = 0;
   int input_tokens = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/fast_random.hpp"
 
@@ -42,12 +43,14 @@ int draw_length(core::FastNormal& random, const LengthDistribution& l) {
 
 }  // namespace
 
-std::vector<Request> generate_requests(const GeneratedWorkload& w) {
+std::vector<Request> generate_requests(const GeneratedWorkload& w, long long max_requests) {
   // Separate streams, so that changing the lengths does not move the arrivals.
   core::FastNormal arrivals(w.seed), inputs(w.seed * 3 + 1), outputs(w.seed * 5 + 2);
   std::vector<Request> out;
   const double shape = w.arrivals.burstiness, scale = 1 / (w.arrivals.rate_per_s * shape);
   for (double t = gamma_variate(arrivals, shape) * scale; t < w.duration_s; t += gamma_variate(arrivals, shape) * scale) {
+    if (static_cast<long long>(out.size()) >= max_requests)
+      throw TooManyRequests("more than " + std::to_string(max_requests) + " requests drawn before " + std::to_string(w.duration_s) + " s");
     Request r;
     r.arrival_s = t;
     r.input_tokens = draw_length(inputs, w.input);

@@ -4,6 +4,7 @@
 // Poisson, below 1 burstier, above 1 more regular), prompt and answer lengths from a
 // distribution, and a prefix-cache hit share of each prompt.
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "serving/request.hpp"
@@ -36,6 +37,15 @@ struct GeneratedWorkload {
   std::uint64_t seed = 1;
 };
 
-std::vector<Request> generate_requests(const GeneratedWorkload& workload);
+// Gamma shapes below this make gaps that round to 0 s: the count drawn is no longer near
+// rate x duration.
+inline constexpr double kMinBurstiness = 0.01;
+
+// Thrown when a draw passes `max_requests` (a bursty process's count varies around its mean).
+struct TooManyRequests : std::length_error {
+  using std::length_error::length_error;
+};
+
+std::vector<Request> generate_requests(const GeneratedWorkload& workload, long long max_requests = kMaxRequests);
 
 }  // namespace serving

@@ -696,6 +696,10 @@ std::string Simulation::trace_json() const {
 
 }  // namespace
 
+double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecord) + sizeof(Live) + sizeof(int)); }
+// A rank's deques each allocate a block of 512 bytes and its map when they are made.
+double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit) + 3 * (512 + 64)); }
+
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress) {
   Simulation s(requests, config, progress);

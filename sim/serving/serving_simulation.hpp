@@ -97,6 +97,13 @@ struct ServingResult {
   std::string trace_json;
 };
 
+// Bounds on a run, checked by the scenario's reader before anything is allocated for it: the
+// requests of a run (kMaxRequests, each with its record and state), and the DP ranks of a
+// deployment (each with its queues).
+inline constexpr long long kMaxRanks = 100'000;
+double bytes_per_request();
+double bytes_per_rank();
+
 // `progress(simulated_s)` is called now and then with the simulated time reached.
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress = {});

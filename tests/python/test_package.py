@@ -63,6 +63,13 @@ def test_bad_input_names_its_path():
         codesim.load(TPOT).run(engine="quantum")
 
 
+def test_absurd_sizes_are_input_errors_before_anything_is_allocated():
+    with pytest.raises(codesim.InputError) as error:
+        codesim.load(LLAMA, sets={"/workload/arrivals/rate_per_s": 1e12})
+    assert error.value.path == "/workload/arrivals/rate_per_s"
+    assert "1.2e+14 requests" in str(error.value)
+
+
 def test_wrong_python_types_are_type_errors():
     with pytest.raises(TypeError, match="source"):
         codesim.load(42)

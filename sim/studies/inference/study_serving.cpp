@@ -25,6 +25,48 @@ namespace {
 
 std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
 
+// Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
+// trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
+constexpr double kMaxReplayScale = 128;
+
+// serve-plan adds units one at a time while the whole misses the SLO, at most this many.
+constexpr int kMaxPlanAdditions = 16;
+
+std::string short_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+std::string bytes_text(double bytes) {
+  return bytes >= 1e12 ? short_number(bytes / 1e12) + " TB" : bytes >= 1e9 ? short_number(bytes / 1e9) + " GB" : short_number(bytes / 1e6) + " MB";
+}
+
+// Refused before anything is drawn: `what` ("1e+12 req/s over duration_s 60 s") implies
+// `requests`, more than a run holds.
+void check_request_count(const std::string& pointer, const std::string& what, double requests) {
+  if (requests <= double(serving::kMaxRequests)) return;
+  throw core::InputError(pointer, what + " is not allowed: " + short_number(requests) + " requests, " + bytes_text(requests * serving::bytes_per_request()) +
+                                      " of request records; at most " + short_number(double(serving::kMaxRequests)) + " requests in a run");
+}
+
+// Refused before any unit is made: `what` ("100000 units of 144 DP ranks") implies `ranks`.
+void check_rank_count(const std::string& pointer, const std::string& what, double ranks) {
+  if (ranks <= double(serving::kMaxRanks)) return;
+  throw core::InputError(pointer, what + " is not allowed: " + short_number(ranks) + " DP ranks, " + bytes_text(ranks * serving::bytes_per_rank()) +
+                                      " of rank state; at most " + short_number(double(serving::kMaxRanks)) + " DP ranks in a deployment");
+}
+
+// A draw that passes kMaxRequests (a bursty process's count varies around rate x duration).
+std::vector<serving::Request> draw_requests(const serving::GeneratedWorkload& g) {
+  try {
+    return serving::generate_requests(g);
+  } catch (const serving::TooManyRequests& e) {
+    throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
+                                                      " requests in a run; lower rate_per_s or duration_s, or raise burstiness");
+  }
+}
+
 // One kind of unit as the scenario gives it.
 struct UnitSpec {
   std::string pointer;
@@ -88,6 +130,10 @@ class ServingStudy : public Study {
     if (plan) plan_rows(r, c);
     if (options.trace) r.trace_json = result.trace_json;
 
+    if (m.overloaded)
+      r.notes.push_back("overloaded: arrivals exceed what the deployment serves (" + format_number(m.offered_per_s) + " req/s offered, " +
+                        format_number(m.served_per_s) + " served, over the window's second half); the requests waiting for a first token grew by " +
+                        format_number(m.offered_per_s - m.served_per_s) + " a second.");
     r.notes.push_back(deployment_note());
     r.notes.push_back(workload_text + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
                       " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
@@ -106,6 +152,12 @@ class ServingStudy : public Study {
   }
 
   std::string label_;
+
+  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
+  // Requests in a run at `scale` times the workload's rate (a trace: those read, at most).
+  double expected_requests(double scale) const {
+    return generated ? base_rate() * scale * config.duration_s : double(scale >= 1 ? whole_trace.size() : requests.size());
+  }
 
  private:
   workload::ServingLinks links_for(const UnitSpec& u) const {
@@ -178,12 +230,17 @@ class ServingStudy : public Study {
     row("output_per_decode_node", disaggregated ? "output tokens/s per decode node" : "output tokens/s per node", "tokens/s", m.output_tokens_per_s / decode_nodes);
     row("output_per_gpu", "output tokens/s per GPU (all GPUs)", "tokens/s", m.output_tokens_per_s / ((prefill_nodes * (disaggregated ? 1 : 0) + decode_nodes) * gpn));
     row("user_tokens_per_s_p50", "tokens/s per user, p50", "tokens/s", m.user_tokens_per_s.p50);
+    // Unfinished requests count by their age when the run stopped: the figures are lower bounds.
+    const std::string bound = m.unfinished > 0 ? " (at least: " + std::to_string(m.unfinished) + " unfinished requests counted by their age at " +
+                                                     format_number(m.stopped_s) + " s)"
+                                               : "";
     for (const auto& [name, p, scale, unit] : {std::tuple{"ttft", &m.ttft_s, 1.0, "s"}, std::tuple{"tpot", &m.tpot_s, 1e3, "ms"},
                                                std::tuple{"e2e", &m.e2e_s, 1.0, "s"}}) {
       const std::string upper = std::string(name) == "e2e" ? "end-to-end latency" : std::string(name) == "ttft" ? "TTFT" : "TPOT";
-      row(std::string(name) + "_p50", upper + " p50", unit, p->p50 * scale);
-      row(std::string(name) + "_p90", upper + " p90", unit, p->p90 * scale);
-      row(std::string(name) + "_p99", upper + " p99", unit, p->p99 * scale);
+      const std::string defined = std::isnan(p->p50) ? " (not defined: no measured request has one)" : bound;
+      row(std::string(name) + "_p50", upper + " p50" + defined, unit, p->p50 * scale);
+      row(std::string(name) + "_p90", upper + " p90" + defined, unit, p->p90 * scale);
+      row(std::string(name) + "_p99", upper + " p99" + defined, unit, p->p99 * scale);
     }
     row("decode_batch", disaggregated ? "decode sequences per DP rank (mean over steps)" : "sequences per DP rank and step (mean)", "seqs", result.decode.mean_batch);
     row("decode_step", disaggregated ? "decode step (mean)" : "step (mean)", "ms", result.decode.mean_step_s * 1e3);
@@ -192,6 +249,9 @@ class ServingStudy : public Study {
     row("queue_mean", "requests waiting (mean over steps)", "reqs", result.decode.mean_queue + result.prefill.mean_queue);
     row("preemptions", "preemptions", "count", double(result.preemptions));
     row("finished", "measured requests finished", "%", m.measured > 0 ? 100.0 * double(m.finished) / double(m.measured) : 0.0);
+    row("unfinished", "measured requests unfinished when the run stopped", "count", double(m.unfinished));
+    row("backlog_growth", "requests waiting for a first token: growth over the window's second half", "req/s", m.offered_per_s - m.served_per_s);
+    row("overloaded", "arrivals exceed what the deployment serves (1) or not (0)", "", m.overloaded ? 1.0 : 0.0);
   }
 
   // The requests of the workload at `scale` (not 1) times its rate: drawn again, or the trace
@@ -200,7 +260,7 @@ class ServingStudy : public Study {
     if (generated) {
       auto g = *generated;
       g.arrivals.rate_per_s *= scale;
-      return serving::generate_requests(g);
+      return draw_requests(g);
     }
     std::vector<serving::Request> scaled;
     for (auto q : whole_trace)
@@ -208,7 +268,6 @@ class ServingStudy : public Study {
     return scaled;
   }
 
-  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
 
   serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
     std::optional<core::ProgressBar> bar;
@@ -309,8 +368,8 @@ class ServingStudy : public Study {
       row("prefill_per_decode", "prefill units per decode unit that balance them", "units", d.rate_per_s / p.rate_per_s);
       row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes",
           d.rate_per_s / p.rate_per_s * prefill.nodes / decode.nodes);
-      planned.prefill_units = static_cast<int>(std::ceil(load / p.rate_per_s - 1e-9));
-      planned.decode_units = static_cast<int>(std::ceil(load / d.rate_per_s - 1e-9));
+      planned.prefill_units = units_for(load, p.rate_per_s, prefill);
+      planned.decode_units = units_for(load, d.rate_per_s, decode);
     } else {
       const Found u = find_max_rate(one_decode);
       if (!u.any) {
@@ -318,32 +377,37 @@ class ServingStudy : public Study {
         return;
       }
       row("unit_rate", "one unit: requests/s within the SLO", "req/s", u.rate_per_s);
-      planned.decode_units = static_cast<int>(std::ceil(load / u.rate_per_s - 1e-9));
+      planned.decode_units = units_for(load, u.rate_per_s, decode);
     }
     // Each kind's own rate is its limit alone; together, queues meet (a prefill unit near its
-    // limit also waits for decode pages), so units are added while the whole misses the SLO: a
-    // decode unit where TPOT misses, else a prefill unit (at most four times).
+    // limit also waits for decode pages), so units are added while the whole misses the SLO, each
+    // of the phase that binds, up to kMaxPlanAdditions.
     const int first_prefill = planned.prefill_units, first_decode = planned.decode_units;
     serving::ServingResult at_load = simulate(planned, load / base_rate());
     serving::ServingMetrics m = serving::serving_metrics(at_load, planned, slo);
-    for (int added = 0; added < 4 && !meets(at_load, m); ++added) {
-      if (!disaggregated || (slo.tpot_s > 0 && m.tpot_s.p90 > slo.tpot_s)) ++planned.decode_units;
-      else ++planned.prefill_units;
+    int tries = 0;
+    for (; tries < kMaxPlanAdditions && !meets(at_load, m); ++tries) {
+      if (!disaggregated || serving::decode_binds(at_load, m, slo)) planned.decode_units = units_for(load, load / (planned.decode_units + 1), decode);
+      else planned.prefill_units = units_for(load, load / (planned.prefill_units + 1), prefill);
       at_load = simulate(planned, load / base_rate());
       m = serving::serving_metrics(at_load, planned, slo);
     }
-    const std::string for_load = "for " + format_number(load) + " req/s: ";
+    const bool met = meets(at_load, m);
+    const std::string for_load = "for " + format_number(load) + " req/s" +
+                                 (met ? "" : " (SLO not met: still missed after " + std::to_string(kMaxPlanAdditions) + " units added)") + ": ";
     if (disaggregated) row("prefill_units", for_load + "prefill units", "units", planned.prefill_units);
     row("decode_units", for_load + (disaggregated ? "decode units" : "units"), "units", planned.decode_units);
     row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus);
     row("ttft_p90", for_load + "TTFT p90, all units simulated together", "s", m.ttft_s.p90);
     row("tpot_p90", for_load + "TPOT p90, all units simulated together", "ms", m.tpot_s.p90 * 1e3);
-    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", meets(at_load, m) ? 1.0 : 0.0);
+    row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", met ? 1.0 : 0.0);
     const int added = planned.prefill_units - first_prefill + planned.decode_units - first_decode;
-    const std::string more = added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
+    const std::string more = !met ? std::to_string(added) + " more did not meet it: the SLO is not met at this load"
+                             : added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
     if (added > 0)
       r.notes.push_back("Plan: each kind's rate alone asked for " + (disaggregated ? std::to_string(first_prefill) + " prefill and " : std::string()) +
-                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more + ".");
+                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more +
+                        " (each added to the phase that binds: decode where TPOT misses or requests wait longer for decode than for prefill).");
 
     // Throughput against per-user speed: one decode unit kept full (arrivals beyond what it
     // serves, prompts prefilled at once when disaggregated) at each cap of sequences per DP rank.
@@ -364,6 +428,7 @@ class ServingStudy : public Study {
       for (int tries = 0; tries < 8; ++tries) {
         res = simulate(cc, scale);
         if (res.decode.mean_batch >= 0.9 * cap || res.decode.mean_queue >= ranks) break;
+        if (expected_requests(2 * scale) > double(serving::kMaxRequests)) break;
         scale *= 2;
       }
       const auto cm = serving::serving_metrics(res, cc, slo);
@@ -388,6 +453,16 @@ class ServingStudy : public Study {
                       "each kind's rate divided into it, rounded up, then simulated together. The throughput curve keeps one decode unit "
                       "full (arrivals doubled until its DP ranks reach 90% of the cap or queue) for " + format_number(config.duration_s) +
                       " s at each cap.");
+  }
+
+  // The units of a kind that serve `load` at `unit_rate` each, held to serving::kMaxRanks.
+  int units_for(double load, double unit_rate, const UnitSpec& u) const {
+    const double units = std::ceil(load / unit_rate - 1e-9);
+    check_rank_count(plan_rate > 0 ? "/plan/rate_per_s" : u.pointer + "/units",
+                     format_number(load) + " req/s at " + format_number(unit_rate) + " req/s a unit (" + short_number(units) + " units of " +
+                         std::to_string(u.config.ranks()) + " DP ranks)",
+                     units * u.config.ranks());
+    return static_cast<int>(units);
   }
 
   // Requests that finished decoding per second of the measured window.
@@ -540,6 +615,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   } else {
     s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms);
   }
+  {
+    const UnitSpec& big = s->disaggregated && s->prefill.units * s->prefill.config.ranks() > s->decode.units * s->decode.config.ranks() ? s->prefill : s->decode;
+    check_rank_count(big.pointer + "/units", std::to_string(big.units) + " units of " + std::to_string(big.config.ranks()) + " DP ranks",
+                     (s->disaggregated ? double(s->prefill.units) * s->prefill.config.ranks() : 0.0) + double(s->decode.units) * s->decode.config.ranks());
+  }
   s->router_name_ = dep.one_of("router", {"round-robin", "least-loaded", "kv-aware"}, "least-loaded");
   c.router = s->router_name_ == "round-robin" ? serving::RouterPolicy::kRoundRobin
              : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware
@@ -579,16 +659,29 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   c.seed = static_cast<std::uint64_t>(w.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   s->base.seed = c.seed;
   const int max_tokens = m.max_context_tokens > 0 ? m.max_context_tokens : 10'000'000;
+  // A search or a plan replays the workload faster (kMaxReplayScale).
+  const nlohmann::json* slo_raw = root.has("slo") ? root.raw("slo") : nullptr;
+  const bool replays = root.has("plan") || (slo_raw && slo_raw->is_object() && slo_raw->contains("search") && slo_raw->at("search") == true);
   if (w.has("trace")) {
-    const std::string path = resolve_input_file(w.string("trace"));
+    const std::string given = w.string("trace");
+    const std::string path = resolve_input_file(given);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      std::string tried;
+      for (const auto& place : input_file_places(given)) tried += (tried.empty() ? "" : ", ") + place;
+      throw core::InputError(w.pointer_of("trace"), "'" + given.substr(0, 200) + "' is not a file; tried " + tried);
+    }
     const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
-    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl);
     const double speed = w.positive_number("time_scale", 1.0);
+    serving::TraceWindow window;
+    window.until_s = c.duration_s * speed * (replays ? kMaxReplayScale : 1.0);
+    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
     for (auto& q : s->requests) q.arrival_s /= speed;
     s->whole_trace = s->requests;
     std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
+      if (f >= 1) throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(f) + " is not allowed; a share below 1");
       for (auto* list : {&s->requests, &s->whole_trace})
         for (auto& q : *list) q.set_prefix_hit(f);
     }
@@ -604,6 +697,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     core::JsonReader a = w.object("arrivals");
     g.arrivals.rate_per_s = a.positive_number("rate_per_s");
     g.arrivals.burstiness = a.positive_number("burstiness", 1.0);
+    if (g.arrivals.burstiness < serving::kMinBurstiness)
+      throw core::InputError(a.pointer_of("burstiness"), core::describe_number(g.arrivals.burstiness) + " is not allowed; at least " +
+                                                            format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
+    // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
+    const double expected = g.arrivals.rate_per_s * c.duration_s;
+    check_request_count(g.arrivals.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
+                        format_number(g.arrivals.rate_per_s) + " req/s over duration_s " + format_number(c.duration_s) + " s", expected);
     a.finish();
     g.input = parse_length(w, "input_tokens", 1, max_tokens);
     g.output = parse_length(w, "output_tokens", 1, max_tokens);
@@ -616,7 +716,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
     g.duration_s = c.duration_s;
     g.seed = c.seed;
-    s->requests = serving::generate_requests(g);
+    s->requests = draw_requests(g);
     s->generated = g;
     if (s->requests.empty())
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
@@ -638,6 +738,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
     s->plan = true;
     s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+    check_request_count(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s over duration_s " + format_number(c.duration_s) + " s",
+                        s->plan_rate * c.duration_s);
+    if (!s->generated && s->plan_rate / s->base_rate() > kMaxReplayScale)
+      throw core::InputError(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s is not allowed: the trace's " + format_number(s->base_rate()) +
+                                                                " req/s replayed " + short_number(s->plan_rate / s->base_rate()) + "x faster; at most " +
+                                                                format_number(kMaxReplayScale) + "x");
     const int cap = s->decode.config.max_running;
     std::vector<int> caps;
     if (plan->has("batch_caps")) {
@@ -689,6 +795,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                                                             std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
                                                                             std::to_string(longest));
     }
+  // Searches stay within kMaxRequests a run.
+  s->search_max_scale = std::min(s->search_max_scale, double(serving::kMaxRequests) / s->expected_requests(1.0));
   if (!s->disaggregated) s->prefill = s->decode;
   c.prefill = s->prefill.config;
   c.decode = s->decode.config;

@@ -3,6 +3,7 @@
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "studies/config/input_file.hpp"
 #include "studies/config/overrides.hpp"
 #include "studies/run/study_registry.hpp"
 
@@ -110,6 +111,7 @@ Report Scenario::run(const RunOptions& options) const {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   nlohmann::json document = core::read_json_file(path);
   apply_overrides(document, overrides);
+  const ScenarioFolder folder(path);  // the files it names are looked for beside it first
   return parse_scenario(document, path);
 }
 

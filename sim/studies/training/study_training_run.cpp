@@ -46,13 +46,21 @@ class TrainingRunStudy : public Study {
   int monte_carlo_runs = 100;
   std::uint64_t seed = 1;
 
+  // Interruptions a second that take a node out, and those of the network.
+  std::pair<double, double> stop_rates_per_s(const Components& c) const {
+    return {(c.gpus * rates.gpu + c.nodes * rates.node) / 3600, (c.nics * rates.nic + c.links * rates.link + c.switches * rates.sw) / 3600};
+  }
+  double stop_rate_per_s(const Components& c) const {
+    const auto [node, network] = stop_rates_per_s(c);
+    return node + (network_failover ? 0.0 : network);
+  }
+
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     for (const std::string& fabric : fabrics)
       for (long long g : gpus) {
         const Components c = components(g, gpus_per_node, radix, fabric == "mpft");
-        const double node_rate = (c.gpus * rates.gpu + c.nodes * rates.node) / 3600;
-        const double network_rate = (c.nics * rates.nic + c.links * rates.link + c.switches * rates.sw) / 3600;
+        const auto [node_rate, network_rate] = stop_rates_per_s(c);
         for (int spares : spare_nodes) {
           workload::RunReliability rel = run_base;
           rel.node_stop_rate_per_s = node_rate;
@@ -122,6 +130,18 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   s->monte_carlo_runs = static_cast<int>(m.positive_integer("runs", 100, 100000));
   s->seed = static_cast<std::uint64_t>(m.non_negative_integer("seed", 1, 1LL << 62));
   m.finish();
+  // The Monte-Carlo steps from one interruption to the next: their count is refused before it runs.
+  for (const std::string& fabric : s->fabrics)
+    for (long long g : s->gpus) {
+      const double rate = s->stop_rate_per_s(components(g, s->gpus_per_node, s->radix, fabric == "mpft"));
+      const double events = rate * s->run_base.run_s * s->monte_carlo_runs;
+      if (events > workload::kMaxMonteCarloInterruptions)
+        throw core::InputError(s->run_base.run_s > 3650 * 86400.0 ? root.pointer_of("run_days") : f.pointer(),
+                               format_number(rate * 3600) + " interruptions an hour on " + std::to_string(g) + " GPUs (" + fabric + ") over " +
+                                   format_number(s->run_base.run_s / 86400) + " days x " + std::to_string(s->monte_carlo_runs) +
+                                   " Monte-Carlo runs is not allowed: " + format_number(events) + " interruptions to simulate; at most " +
+                                   format_number(workload::kMaxMonteCarloInterruptions) + " (lower the rates, run_days or /monte_carlo/runs)");
+    }
   return s;
 }
 

@@ -42,7 +42,7 @@ double best_checkpoint_interval_s(const RunReliability& r) {
     if (effective_fraction(r, std::exp(a), no_spare) < effective_fraction(r, std::exp(b), no_spare)) lo = a;
     else hi = b;
   }
-  return std::exp((lo + hi) / 2);
+  return std::min(std::exp((lo + hi) / 2), r.run_s);  // past the run's end, a checkpoint is never written
 }
 
 Goodput goodput_closed_form(const RunReliability& r) {
@@ -75,7 +75,13 @@ MonteCarloGoodput goodput_monte_carlo(const RunReliability& r, int runs, std::ui
     while (true) {
       failure = r.stop_rate_per_s > 0 ? failure + next_failure(rng) : r.run_s;
       const double until = std::min(failure, r.run_s);
-      if (until > t) kept += std::floor((until - t) / segment) * interval;  // checkpointed segments before it
+      if (until > t) {
+        const double segments = (until - t) / segment;
+        kept += std::floor(segments) * interval;  // checkpointed segments before it
+        // The run's end keeps the work after its last checkpoint: the part segment at work's
+        // share of a segment, as the closed form counts every segment.
+        if (failure >= r.run_s) kept += (segments - std::floor(segments)) * interval;
+      }
       if (failure >= r.run_s) break;
       interruptions += 1;
       double down = r.restart_s;

@@ -42,6 +42,10 @@ struct MonteCarloGoodput {
   int runs = 0;
 };
 
+// The Monte-Carlo's work is one step per interruption: its callers refuse more than this over
+// all runs of one cluster (about two seconds).
+inline constexpr double kMaxMonteCarloInterruptions = 1e7;
+
 MonteCarloGoodput goodput_monte_carlo(const RunReliability& r, int runs, std::uint64_t seed);
 
 }  // namespace workload
