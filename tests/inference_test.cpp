@@ -22,7 +22,7 @@ ServingStep decode(int sequences, int context, bool compute = true, int tokens_p
   q.context_tokens = context;
   q.compute = compute;
   q.tokens_per_sequence = tokens_per_sequence;
-  q.mtp_draft = tokens_per_sequence == 2;
+  q.mtp_drafts = tokens_per_sequence - 1;
   return serving_step(v3(), h800(), ServingDeployment{}, ib(), q, nullptr);
 }
 

@@ -258,7 +258,7 @@ TEST_CASE("step cost: a grid point equals the direct figure; nearby loads stay w
   // More context, longer steps; an MTP step verifying two tokens costs more than a plain one.
   load.busiest.decode_context_tokens = 16384;
   CHECK(cost.seconds(load) > a);
-  load.mtp = true;
+  load.mtp_drafts = 1;
   CHECK(cost.seconds(load) > a);
 }
 
@@ -332,6 +332,23 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   CHECK(rec.first_token_s - rec.transfer_end_s == Approx(one));
   CHECK((rec.finish_s - rec.first_token_s) / 99 == Approx(one).epsilon(0.02));
   CHECK(r.unfinished == 0);
+
+  // MTP with two drafts, both always accepted: three tokens a step, each step verifying two.
+  ServingConfig mtp = c;
+  mtp.mtp_drafts = 2;
+  mtp.mtp_acceptance = {1.0, 1.0};
+  const auto fast_run = simulate_serving({q}, mtp);
+  const auto& fast = fast_run.requests[0];
+  StepLoad verify = step;
+  verify.mtp_drafts = 2;
+  verify.unit_tokens = 3;
+  const double three = decode_cost.seconds(verify);
+  CHECK(three > one);
+  CHECK((fast.finish_s - fast.first_token_s) / 33 == Approx(three).epsilon(0.02));  // 100 tokens: 34 steps
+  // A draft never accepted: one token a step, each step paying the verification.
+  mtp.mtp_acceptance = {0.0, 1.0};
+  const auto slow_run = simulate_serving({q}, mtp);
+  CHECK((slow_run.requests[0].finish_s - slow_run.requests[0].first_token_s) / 99 == Approx(three).epsilon(0.02));
 
   // Either phase given unlimited capacity (serve-plan measures the other alone): without decode
   // units a request is done when its KV cache has left; without prefill units its prompt is

@@ -84,7 +84,8 @@ struct Event {
 struct SeriesSum {
   double batch = 0, tokens = 0, queue = 0, kv = 0, imbalance = 0;
   workload::GroupLoad load;
-  double unit_tokens_sum = 0, prefill_steps = 0, mtp_steps = 0;
+  double unit_tokens_sum = 0, prefill_steps = 0;
+  int mtp_drafts = 0;
   UnitSeries out;
   void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step) {
     load.decode_sequences += step.busiest.decode_sequences;
@@ -94,7 +95,7 @@ struct SeriesSum {
     load.prefill_context_tokens += step.busiest.prefill_context_tokens;
     unit_tokens_sum += double(step.unit_tokens);
     prefill_steps += step.prefill ? 1 : 0;
-    mtp_steps += step.mtp ? 1 : 0;
+    mtp_drafts = std::max(mtp_drafts, step.mtp_drafts);
     batch += step_s * batch_per_rank;
     tokens += step_s * unit_tokens;
     queue += step_s * queue_len;
@@ -122,7 +123,7 @@ struct SeriesSum {
                    load.prefill_tokens / s.steps, load.prefill_context_tokens / s.steps};
       m.unit_tokens = std::llround(unit_tokens_sum / s.steps);
       m.prefill = prefill_steps > 0;
-      m.mtp = 2 * mtp_steps > s.steps;
+      m.mtp_drafts = mtp_drafts;
     }
     return s;
   }
@@ -444,7 +445,7 @@ class Simulation {
     if (unit.busy) return;
     if (unit.decodes) admit_incoming(u);
     const UnitConfig& cfg = *unit.config;
-    const int tps = unit.decodes && c_.mtp ? 2 : 1;
+    const int tps = unit.decodes ? 1 + c_.mtp_drafts : 1;
     bool any = false, any_prefill = false;
     double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
     long long unit_tokens = 0;
@@ -537,7 +538,7 @@ class Simulation {
       touch(u, k);
     }
     if (!any) return;
-    StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes && c_.mtp};
+    StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes ? c_.mtp_drafts : 0};
     const double step_s = cfg.cost->seconds(load);
     unit.busy = true;
     const double ranks = double(unit.ranks.size());
@@ -561,15 +562,17 @@ class Simulation {
     const bool count = measuring(now_);
     for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
-      // Decoding: each sequence of the step gains a token, or two when MTP's draft is accepted.
+      // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
+      // accepted in a row.
       bool any_finished = false;
       long long produced_here = 0;
       core::FastNormal random = random_;  // a local copy stays in registers through the loop
-      const bool mtp = c_.mtp;
-      const double acceptance = c_.mtp_acceptance;
+      const int drafts = c_.mtp_drafts;
+      const double* acceptance = c_.mtp_acceptance.data();
       for (int i = 0; i < k.decoding_in_step; ++i) {
         Seq& s = k.decoding[static_cast<std::size_t>(i)];
-        int produced = mtp && random.uniform() < acceptance ? 2 : 1;
+        int produced = 1;
+        while (produced <= drafts && random.uniform() < acceptance[produced - 1]) ++produced;
         produced = std::min(produced, s.output - s.generated);
         if (s.generated == 0) result_.requests[static_cast<std::size_t>(s.id)].first_token_s = now_;
         s.generated += produced;

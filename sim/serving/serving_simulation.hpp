@@ -52,8 +52,10 @@ struct ServingConfig {
   long long prefix_cache_blocks = 0;
   int prefix_block_tokens = 512;
   double prefix_fetch_Bps = 0;
-  double mtp_acceptance = 0;  // decode with MTP: the drafted token's acceptance rate
-  bool mtp = false;
+  // Decode with MTP (speculative decoding): each step verifies `mtp_drafts` drafted tokens per
+  // sequence; draft i is accepted with probability mtp_acceptance[i] once the ones before it are.
+  int mtp_drafts = 0;
+  std::vector<double> mtp_acceptance;
   // Disaggregated: one phase given unlimited capacity, to measure what the other serves alone
   // (serve-plan): prompts prefilled the moment they are ready (no prefill units), or requests done
   // once their KV cache has left prefill (no decode units).

@@ -38,8 +38,8 @@ workload::ServingStep StepCost::step(const StepLoad& load) {
   q.prefill = load.prefill;
   q.busiest_group = load.busiest;
   q.unit_tokens = std::max(1LL, load.unit_tokens);
-  q.tokens_per_sequence = load.mtp ? 2 : 1;
-  q.mtp_draft = load.mtp;
+  q.tokens_per_sequence = 1 + load.mtp_drafts;
+  q.mtp_drafts = load.mtp_drafts;
   return workload::serving_step(model_, roofline_, unit_, links_, q, flow_on_, &alltoall_);
 }
 
@@ -59,7 +59,7 @@ double StepCost::seconds(const StepLoad& load) {
   b.prefill_context_tokens = on_grid(b.prefill_context_tokens);
   g.unit_tokens = static_cast<long long>(on_grid(double(g.unit_tokens)));
   const std::array<double, 8> key{b.decode_sequences, b.decode_context_tokens, b.prefill_sequences, b.prefill_tokens,
-                                  b.prefill_context_tokens, double(g.unit_tokens), g.prefill ? 1.0 : 0.0, g.mtp ? 1.0 : 0.0};
+                                  b.prefill_context_tokens, double(g.unit_tokens), g.prefill ? 1.0 : 0.0, double(g.mtp_drafts)};
   const auto it = kept_.find(key);
   if (it != kept_.end()) return it->second;
   const double s = direct_seconds(g);

@@ -16,7 +16,7 @@ struct StepLoad {
   workload::GroupLoad busiest;  // the DP rank (attention group) that gates the step
   long long unit_tokens = 0;    // new tokens of the whole unit
   bool prefill = false;         // the step computes prefill tokens
-  bool mtp = false;             // decode verifies a drafted token per sequence and drafts the next
+  int mtp_drafts = 0;           // decode verifies this many drafted tokens per sequence and drafts as many
 };
 
 class StepCost {

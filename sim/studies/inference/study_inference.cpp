@@ -118,7 +118,7 @@ class InferenceStudy : public Study {
   void add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label, const workload::ServingStep& plain, const workload::Roofline& roofline, workload::ServingRequest q,
                     const net::Cluster* simulate_on, workload::AllToAllCache& cache) const {
     q.tokens_per_sequence = 2;
-    q.mtp_draft = true;
+    q.mtp_drafts = 1;
     const auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
     const double tokens_per_step = 1 + *mtp_acceptance;
     r.rows.push_back({id + "/mtp_step", label, "MTP: step (verify 2 tokens + draft)", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});

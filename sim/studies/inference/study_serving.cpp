@@ -185,7 +185,7 @@ class ServingStudy : public Study {
         loads += " " + phase + ": " + format_number(g.decode_sequences) + " sequences decoding at " + format_number(g.decode_context_tokens) +
                  " tokens of context, " + format_number(g.prefill_sequences) + " prompts of " + format_number(g.prefill_tokens) +
                  " new tokens after " + format_number(g.prefill_context_tokens) + ", the unit's new tokens " + std::to_string(load.unit_tokens) +
-                 (load.mtp ? ", an MTP draft verified" : "") + ";";
+                 (load.mtp_drafts > 0 ? ", " + std::to_string(load.mtp_drafts) + " MTP drafts verified" : "") + ";";
       }
       const std::string label = label_ + ": " + phase + " step at its mean load";
       auto row = [&](const std::string& id, const std::string& metric, double s) {
@@ -199,7 +199,7 @@ class ServingStudy : public Study {
       }
       if (model->dense_layers > 0 || !model->moe) row("dense_ffn", "dense layers' FFN", b.dense_ffn_s);
       row("memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s);
-      if (config.mtp && !prefill_phase) row("mtp", "of the above: the MTP module's layer", b.mtp_s);
+      if (config.mtp_drafts > 0 && !prefill_phase) row("mtp", "of the above: the MTP module's layer", b.mtp_s);
       row("head", "final norm and LM head", b.head_s);
       if (model->moe) {
         row("dispatch", "dispatch, hidden or not", b.dispatch_s);
@@ -416,7 +416,7 @@ class ServingStudy : public Study {
       cc.decode.max_running = cap;
       if (disaggregated) {  // a decode step's activations grow with the cap
         serving::MemoryInput in = decode.memory_input;
-        in.max_step_tokens = cap * (c.mtp ? 2 : 1);
+        in.max_step_tokens = cap * (1 + c.mtp_drafts);
         cc.decode.memory = serving::plan_memory(*model, *cluster.gpu, decode.config.deployment, in);
       } else {
         cc.prefill = cc.decode;
@@ -506,7 +506,12 @@ class ServingStudy : public Study {
            "first step delivers the first token (TTFT = queue + prefill + transfer + first decode step).";
     s += std::string(" Router: ") + router_name_ + "; preemption by " + (config.preemption == serving::Preemption::kSwap ? "swapping to host memory" : "recomputation") +
          "; KV pages of " + std::to_string(config.page_tokens) + " tokens.";
-    if (config.mtp) s += " MTP: each decode step verifies one drafted token per sequence, accepted with probability " + format_number(config.mtp_acceptance) + ".";
+    if (config.mtp_drafts > 0) {
+      s += " MTP: each decode step verifies " + std::to_string(config.mtp_drafts) + " drafted token" + (config.mtp_drafts > 1 ? "s" : "") +
+           " per sequence (the MTP module run as many times), accepted with probability";
+      for (std::size_t i = 0; i < config.mtp_acceptance.size(); ++i) s += (i ? ", " : " ") + format_number(config.mtp_acceptance[i]);
+      s += config.mtp_drafts > 1 ? " by position, each once the ones before it are." : ".";
+    }
     return s;
   }
 
@@ -631,11 +636,26 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   c.kv_transfer_Bps = dep.positive_number("kv_transfer_bandwidth_Bps", k.scale_out_Bps);
   c.kv_transfer_latency_s = dep.non_negative_number("kv_transfer_latency_s", k.scale_out_latency_s);
   c.swap_Bps = dep.positive_number("swap_bandwidth_Bps", s->cluster.node->pcie_Bps);
-  if (dep.has("mtp_acceptance")) {
-    c.mtp = true;
-    c.mtp_acceptance = dep.non_negative_number("mtp_acceptance");
-    if (c.mtp_acceptance > 1) throw core::InputError(dep.pointer_of("mtp_acceptance"), format_number(c.mtp_acceptance) + " is not allowed; an acceptance rate is at most 1");
-    if (m.mtp_modules < 1) throw core::InputError(dep.pointer_of("mtp_acceptance"), m.display_name + " has no MTP module to draft with");
+  // MTP: `mtp_draft_tokens` drafts per step (0: none, no verify step), each accepted with its
+  // position's rate (one rate for all, or one per position).
+  if (dep.has("mtp_acceptance") || dep.has("mtp_draft_tokens")) {
+    c.mtp_drafts = static_cast<int>(dep.non_negative_integer("mtp_draft_tokens", 1, 8));
+    const nlohmann::json* rates = dep.raw("mtp_acceptance");
+    if (c.mtp_drafts > 0 && !rates) throw core::InputError(dep.pointer_of("mtp_acceptance"), "is missing; MTP's drafts need an acceptance rate");
+    if (c.mtp_drafts > 0) {
+      const bool per_position = rates->is_array();
+      if (per_position && rates->size() != static_cast<std::size_t>(c.mtp_drafts))
+        throw core::InputError(dep.pointer_of("mtp_acceptance"), std::to_string(rates->size()) + " rates is not allowed; one for each of the " +
+                                                                     std::to_string(c.mtp_drafts) + " draft tokens, or one for all");
+      for (int i = 0; i < c.mtp_drafts; ++i) {
+        const nlohmann::json& v = per_position ? (*rates)[static_cast<std::size_t>(i)] : *rates;
+        const std::string at = dep.pointer_of("mtp_acceptance") + (per_position ? "/" + std::to_string(i) : "");
+        if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+          throw core::InputError(at, core::describe(v) + " is not allowed; an acceptance rate from 0 to 1");
+        c.mtp_acceptance.push_back(v.get<double>());
+      }
+      if (m.mtp_modules < 1) throw core::InputError(dep.pointer_of("mtp_acceptance"), m.display_name + " has no MTP module to draft with");
+    }
   }
   if (auto pc = dep.optional_object("prefix_cache")) {
     c.prefix_cache_blocks = pc->positive_integer("blocks", 1 << 20, core::JsonReader::kMaxInteger);
@@ -769,11 +789,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   for (const auto& q : s->requests) longest = std::max(longest, q.input_tokens + q.output_tokens);
   auto plan = [&](UnitSpec& u, bool decode_kind) {
     serving::MemoryInput in;
-    in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (c.mtp ? 2 : 1) : u.config.max_batch_tokens;
+    in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;
     in.runtime_reserve_bytes = u.reserve_bytes;
     in.kv_bytes_per_element = kv_bytes_per_element;
     in.fp8_weights = s->compute.fp8_gemms;
-    in.mtp = c.mtp && decode_kind;
+    in.mtp = c.mtp_drafts > 0 && decode_kind;
     u.memory_input = in;
     u.config.memory = serving::plan_memory(m, *s->cluster.gpu, u.config.deployment, in);
     const auto& p = u.config.memory;
@@ -788,7 +808,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   if (s->disaggregated)  // the plan's batch caps must leave the decode rank room for a request
     for (std::size_t i = 0; i < s->plan_caps.size(); ++i) {
       serving::MemoryInput in = s->decode.memory_input;
-      in.max_step_tokens = s->plan_caps[i] * (c.mtp ? 2 : 1);
+      in.max_step_tokens = s->plan_caps[i] * (1 + c.mtp_drafts);
       const auto p = serving::plan_memory(m, *s->cluster.gpu, s->decode.config.deployment, in);
       if (p.kv_tokens < longest + c.page_tokens)
         throw core::InputError("/plan/batch_caps/" + std::to_string(i), std::to_string(s->plan_caps[i]) + " sequences per DP rank leave its KV cache " +

@@ -321,19 +321,19 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
                  attention_memory_s + mlp_memory_s};
   }
   for (int l = 0; l < m.layers; ++l) out.layers.push_back(m.is_moe_layer(l) ? moe_layer : dense_layer);
-  if (q.mtp_draft) out.layers.push_back(moe_layer);  // the MTP module's layer, costed as the main model's
+  for (int k = 0; k < q.mtp_drafts; ++k) out.layers.push_back(moe_layer);  // the MTP module's passes, costed as the main model's layer
   out.moe_layer = moe_layer;
 
   // The head: prefill needs logits of each prompt's last token only.
   const double head_rows = g.prefill_sequences + decode_tokens;
   const double head_weights = h * m.vocab / tp;
-  out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (q.mtp_draft ? 2 : 1);
+  out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (1 + q.mtp_drafts);
   if (!q.compute) {
     for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s = 0;
     for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = 0;
     out.head_s = 0;
   }
-  out.mtp_layer = q.mtp_draft;
+  out.mtp_layers = q.mtp_drafts;
   out.prefill = q.prefill;
   out.micro_batches = d.micro_batches;
   out.compute_slowdown = double(d.sms) / double(d.sms - d.comm_sms);
@@ -355,7 +355,7 @@ StepBreakdown step_breakdown(const ServingStep& step) {
     b.shared_expert_s += mb * slow * c.shared_s;
     b.gate_s += mb * slow * c.gate_s;
     b.memory_kernels_s += mb * slow * c.memory_kernels_s;
-    if (step.mtp_layer && l + 1 == step.layers.size()) b.mtp_s = mb * slow * (c.attention_s + c.expert_s);
+    if (l + step.mtp_layers >= step.layers.size()) b.mtp_s += mb * slow * (c.attention_s + c.expert_s);
     b.dispatch_s += mb * c.dispatch_s;
     b.combine_s += mb * c.combine_s;
     compute_only[l].kv_fetch_s = compute_only[l].dispatch_s = compute_only[l].combine_s = 0;

@@ -68,7 +68,7 @@ struct ServingRequest {
   int context_tokens = 0;       // decode: tokens already in each sequence's KV cache
   double kv_bytes_per_element = 2;
   double kv_offload_fraction = 0;  // decode: share of the KV cache read from host memory over PCIe
-  bool mtp_draft = false;          // decode: also run the MTP module to draft the next token
+  int mtp_drafts = 0;              // decode: also run the MTP module this many times, drafting the next tokens
   bool compute = true;             // false: compute taken to zero, ISCA'25 §2.3.2's assumption
   int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
   AffinityDistribution affinity;  // of the synthetic tokens the gate routes
@@ -88,7 +88,7 @@ struct ServingStep {
   double expert_imbalance = 1;  // busiest expert GPU / mean
   double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
   bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
-  bool mtp_layer = false;       // the last of `layers` is the MTP module's (drafting the next token)
+  int mtp_layers = 0;           // the last of `layers` are the MTP module's passes (one per drafted token)
   bool prefill = false;
   int micro_batches = 1;
   double compute_slowdown = 1;  // compute beside communication kernels that hold SMs
