@@ -83,6 +83,12 @@ const std::vector<GemmLibrary>& catalogue() {
       const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows);
       lib.constants = fit.constants;
       lib.fit_rms_log_error = fit.rms_log_error;
+      // A BF16 library without rows of a kind runs it as a dense GEMM (cuBLAS has no masked or
+      // weight-gradient kernel of its own): that kind takes the dense efficiency.
+      if (lib.precision == GemmPrecision::kBf16) {
+        if (!lib.has(GemmKind::kWeightGradient)) lib.constants.weight_gradient_efficiency = lib.constants.mma_efficiency;
+        if (!lib.has(GemmKind::kGroupedMasked)) lib.constants.masked_mma_efficiency = lib.constants.mma_efficiency;
+      }
       out.push_back(std::move(lib));
     }
     return out;
@@ -109,6 +115,13 @@ const GemmLibrary& gemm_library(const std::string& name, const std::string& wher
 const GemmLibrary& default_gemm_library() {
   static const GemmLibrary& lib = gemm_library("deepgemm-2025-05", "default GEMM library");
   return lib;
+}
+
+const GemmLibrary& default_gemm_library(GemmPrecision precision, const std::string& gpu) {
+  if (precision == GemmPrecision::kBf16)
+    for (const auto& lib : catalogue())
+      if (lib.precision == GemmPrecision::kBf16 && lib.runs_on_gpu(gpu)) return lib;
+  return default_gemm_library();
 }
 
 void require_gemm_kinds(const GemmLibrary& library, const std::vector<GemmKind>& kinds, const std::string& where) {

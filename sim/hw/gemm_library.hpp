@@ -35,6 +35,9 @@ std::vector<std::string> gemm_library_names();
 const GemmLibrary& gemm_library(const std::string& name, const std::string& where);
 // What a scenario that names none takes: DeepGEMM with its weight-gradient kernels.
 const GemmLibrary& default_gemm_library();
+// ... for a recipe of `precision` on `gpu`: BF16 recipes take a BF16 library measured for the GPU
+// where there is one, else DeepGEMM's constants (an assumption).
+const GemmLibrary& default_gemm_library(GemmPrecision precision, const std::string& gpu);
 
 // InputError at `where` when `library` has no rows of one of `kinds` (its model has nothing to
 // time them by), naming the libraries that do.

@@ -22,6 +22,7 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   if (out.fp8_gemms && gpu.fp8_dense_flops_per_s <= 0)
     throw core::InputError(c.pointer_of("fp8_gemms"), "true is not allowed; the " + gpu.name + " has no FP8 tensor cores");
   const int sm_count = gpu.sm_count;
+  out.gemm_library = &hw::default_gemm_library(out.fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16, gpu.name);
   auto fraction = [&](const char* key, double fallback) {
     const double v = c.positive_number(key, fallback);
     if (v > 1)

@@ -273,9 +273,13 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   }
 
   ServingStep out;
+  // FFN GEMMs from the kernel model, in the recipe's precision with its library's constants, on
+  // GPUs of the family they were fitted on (those with FP8 tensor cores); the roofline elsewhere.
+  const bool kernels = r.gpu().fp8_dense_flops_per_s > 0;
+  const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
   auto dense_s = [&](double intermediate, double rows) {
-    if (!r.fp8_gemms()) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
-    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms);
+    if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
+    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms, precision);
   };
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all. A dense
   // model's FFN pays its all-gather and reduce-scatter as attention does; an MoE model's few
@@ -294,13 +298,14 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const double expert = 3.0 * h * moe.expert_ffn;
     const int per_gpu = (moe.routed_experts + d.redundant_experts) / d.routed_gpus;
     // Experts of the busiest routed GPU: each of its experts' weights read once, its token copies
-    // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens. FP8
-    // recipes take the kernel model: grouped GEMMs over the GPU's experts (masked in decode,
-    // contiguous in prefill), a dense GEMM for the shared expert; BF16 the roofline.
+    // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens. The
+    // kernel model: grouped GEMMs over the GPU's experts (masked in decode, contiguous in
+    // prefill), a dense GEMM for the shared expert.
     auto routed_s = [&](double rows_per_expert) {
-      if (!r.fp8_gemms()) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
+      if (!kernels) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
       const auto layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-      return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms);
+      return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms,
+                                     precision);
     };
     double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
     const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
