@@ -163,8 +163,10 @@ class ServingStudy : public Study {
   workload::ServingLinks links_for(const UnitSpec& u) const {
     workload::ServingLinks l = links;
     if (!u.config.deployment.direct_comm) {
-      l.ib_Bps = compute.kernels.ib_Bps(l.ib_Bps);
-      l.nvlink_Bps = compute.kernels.nvlink_Bps(l.nvlink_Bps);
+      workload::CommKernels kernels = compute.kernels;  // on the SMs this unit gives them
+      kernels.sms = u.config.deployment.comm_sms;
+      l.ib_Bps = kernels.ib_Bps(l.ib_Bps);
+      l.nvlink_Bps = kernels.nvlink_Bps(l.nvlink_Bps);
     }
     return l;
   }
@@ -488,7 +490,8 @@ class ServingStudy : public Study {
                                                : ", shared expert " + (d.dedicated_shared && d.shared_gpus() > 0 ? "on " + std::to_string(d.shared_gpus()) + " dedicated GPUs"
                                                                                                                   : std::string("on every GPU"))) +
              ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink") + "; " +
-             describe_overlap(d, std::string(what) == "prefill");
+             describe_overlap(d, std::string(what) == "prefill") + "; " + std::to_string(d.comm_sms) + " of " + std::to_string(d.sms) +
+             " SMs held by the communication kernels";
       s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
            " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
@@ -542,6 +545,7 @@ serving::LengthDistribution parse_length(core::JsonReader& w, const std::string&
   return l;
 }
 
+// `comm_sms`: the compute section's communication SMs, where it gives them (else -1): every unit's default.
 UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms) {
   UnitSpec s;
   s.pointer = u.pointer();
@@ -553,7 +557,6 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   if (d.gpus > 2048)
     throw core::InputError(u.pointer_of("nodes"), std::to_string(s.nodes) + " nodes (" + std::to_string(d.gpus) + " GPUs) is not allowed; a unit has at most 2048 GPUs");
   d.sms = cl.gpu->sm_count;
-  d.comm_sms = comm_sms;
   d.attention_tp = static_cast<int>(u.positive_integer("attention_tp", 1, 1024));
   if (d.gpus % d.attention_tp != 0)
     throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(d.gpus) +
@@ -585,6 +588,13 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   }
   d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", m.moe ? 2 : 1, 8));
   parse_overlap(u, d);
+  // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
+  // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
+  // IBGDA without SMs; none without an all-to-all.
+  const int phase_sms = m.moe && !d.direct_comm ? 24 : 0;
+  d.comm_sms = static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
+  if (d.comm_sms % 2 != 0)
+    throw core::InputError(u.pointer_of("communication_sms"), std::to_string(d.comm_sms) + " is not allowed; communication SMs form channels of 2");
   s.config.ranks_step_together = m.moe.has_value();
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
   const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;
@@ -605,9 +615,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->flow = root.one_of("mode", {"analytical", "flow"}, "analytical") == "flow";
   const net::Cluster& k = s->cluster.cluster;
   s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
+  // Communication SMs given in the compute section hold for every unit; else each phase its own.
+  const bool compute_sms = root.has("compute") && root.raw("compute")->is_object() && root.raw("compute")->contains("communication_sms");
   s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
                                      {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
-  const int comm_sms = s->compute.kernels.sms;
+  const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;
 
   auto& c = s->config;
   core::JsonReader dep = root.object("deployment");
