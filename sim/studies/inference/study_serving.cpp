@@ -180,9 +180,12 @@ class ServingStudy : public Study {
       const std::string phase = !disaggregated ? "step" : prefill_phase ? "prefill" : "decode";
       const serving::UnitSeries* series = result ? (prefill_phase ? &result->prefill : &result->decode) : nullptr;
       workload::StepBreakdown b;
+      double expert_imbalance = 0;
       if (series && series->steps > 0) {
         const serving::StepLoad& load = series->mean_load;
-        b = workload::step_breakdown((prefill_phase ? prefill_cost : decode_cost)->step(load));
+        const workload::ServingStep step = (prefill_phase ? prefill_cost : decode_cost)->step(load);
+        b = workload::step_breakdown(step);
+        expert_imbalance = step.expert_imbalance;
         const auto& g = load.busiest;
         loads += " " + phase + ": " + format_number(g.decode_sequences) + " sequences decoding at " + format_number(g.decode_context_tokens) +
                  " tokens of context, " + format_number(g.prefill_sequences) + " prompts of " + format_number(g.prefill_tokens) +
@@ -209,6 +212,9 @@ class ServingStudy : public Study {
       }
       row("exposed_comm", "communication exposed (the step beyond its compute)", b.exposed_comm_s);
       row("step", "the step", b.step_s);
+      if (model->moe)
+        r.rows.push_back({"breakdown/" + phase + "/expert_imbalance", label, "busiest expert GPU's routed tokens / the mean", "x", {}, expert_imbalance,
+                          Basis::kSimulated});
     }
     if (!loads.empty())
       r.notes.push_back("Step breakdown: one step at the gating DP rank's mean load over the measured steps;" + loads +
