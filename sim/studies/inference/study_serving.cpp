@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
@@ -121,14 +122,15 @@ class ServingStudy : public Study {
     const auto result = simulate(c, 1.0, "serving");
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
-    breakdown_rows(r, &result, &prefill_cost, &decode_cost);
+    std::vector<std::pair<std::string, workload::ServingStep>> typical;
+    breakdown_rows(r, &result, &prefill_cost, &decode_cost, &typical);
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
     }
     if (search) search_rows(r, c);
     if (plan) plan_rows(r, c);
-    if (options.trace) r.trace_json = result.trace_json;
+    if (options.trace && !result.trace_json.empty()) r.trace_json = with_step_stages(result.trace_json, typical);
 
     if (m.overloaded)
       r.notes.push_back("overloaded: arrivals exceed what the deployment serves (" + format_number(m.offered_per_s) + " req/s offered, " +
@@ -171,9 +173,26 @@ class ServingStudy : public Study {
     return l;
   }
 
+  // The typical steps' stage graphs, each a process of its own beside the requests in the trace.
+  static std::string with_step_stages(const std::string& trace, const std::vector<std::pair<std::string, workload::ServingStep>>& steps) {
+    nlohmann::json doc = nlohmann::json::parse(trace);
+    int pid = 10;
+    for (const auto& [name, step] : steps) {
+      nlohmann::json stages = nlohmann::json::parse(core::evaluate_analytically(step.graph).chrome_trace_json());
+      for (auto& e : stages["traceEvents"]) {
+        e["pid"] = pid;
+        if (e.value("ph", "") == "M" && e.value("name", "") == "process_name") e["args"]["name"] = name;
+        doc["traceEvents"].push_back(std::move(e));
+      }
+      ++pid;
+    }
+    return doc.dump();
+  }
+
   // Where a typical step's time goes, per phase: one step at the gating DP rank's mean load over
   // the measured steps (`result` null: the rows named only).
-  void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost, serving::StepCost* decode_cost) const {
+  void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost, serving::StepCost* decode_cost,
+                      std::vector<std::pair<std::string, workload::ServingStep>>* steps = nullptr) const {
     std::string loads;
     for (const bool prefill_phase : {true, false}) {
       if (prefill_phase && !disaggregated) continue;
@@ -186,6 +205,7 @@ class ServingStudy : public Study {
         const workload::ServingStep step = (prefill_phase ? prefill_cost : decode_cost)->step(load);
         b = workload::step_breakdown(step);
         expert_imbalance = step.expert_imbalance;
+        if (steps) steps->emplace_back("typical " + phase + " step: its stages", step);
         const auto& g = load.busiest;
         loads += " " + phase + ": " + format_number(g.decode_sequences) + " sequences decoding at " + format_number(g.decode_context_tokens) +
                  " tokens of context, " + format_number(g.prefill_sequences) + " prompts of " + format_number(g.prefill_tokens) +
