@@ -475,6 +475,15 @@ class ServingStudy : public Study {
       row("cap_" + std::to_string(cap) + "/output_per_gpu", at + "output tokens/s per GPU" + (disaggregated ? " (with the prefill GPUs that keep up)" : ""),
           "tokens/s", cm.output_tokens_per_s / (decode_gpus + prefill_gpus));
       row("cap_" + std::to_string(cap) + "/batch", at + "sequences per DP rank (mean)", "seqs", res.decode.mean_batch);
+      // The same breakdown as the run's: a decode step at this cap's mean load.
+      if (res.decode.steps > 0) {
+        const auto b = workload::step_breakdown(cc.decode.cost->step(res.decode.mean_load));
+        row("cap_" + std::to_string(cap) + "/step", at + "decode step at its mean load", "ms", b.step_s * 1e3);
+        row("cap_" + std::to_string(cap) + "/attention", at + "of which attention", "ms", b.attention_s * 1e3);
+        row("cap_" + std::to_string(cap) + "/ffn", at + "of which experts, gate and dense FFNs", "ms",
+            (b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s) * 1e3);
+        row("cap_" + std::to_string(cap) + "/exposed_comm", at + "of which communication exposed", "ms", b.exposed_comm_s * 1e3);
+      }
     }
     r.notes.push_back("Plan: each unit's rate is the highest whose TTFT p90 and TPOT p90 meet the SLO with the other phase unlimited (prompts "
                       "prefilled the moment they arrive, or requests done once their KV cache leaves prefill); the units a load needs are "
