@@ -104,6 +104,19 @@ TEST_CASE("node-limited routing never reaches more than M nodes; unrestricted do
   CHECK(s_limited.experts_per_node * s_limited.nodes_per_token == Approx(8));
 }
 
+TEST_CASE("routing synthetic tokens block by block gives the routing of their whole affinity array", "[moe]") {
+  // 2,500 tokens: two whole blocks of 1,024 and a partial one; skewed, so popularity is drawn too.
+  std::vector<float> bias(256, 0.0f);
+  bias[7] = 0.01f;
+  const GateConfig g;
+  const auto whole = route_tokens(synthetic_affinities(2500, 256, AffinitySkew::kZipf, 0.8, 5), 2500, g, bias);
+  const auto blocks = route_synthetic_tokens(2500, AffinitySkew::kZipf, 0.8, 5, g, bias);
+  CHECK(blocks.tokens == whole.tokens);
+  CHECK(blocks.top_k == whole.top_k);
+  CHECK(blocks.experts == whole.experts);
+  CHECK(blocks.weights == whole.weights);  // bit for bit
+}
+
 TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink", "[moe]") {
   // One token on GPU 0 (node 0), experts on GPUs 8, 9 (node 1) and 1 (node 0): 2 experts per GPU.
   Routing r;

@@ -75,8 +75,8 @@ EpTraffic expert_parallel_traffic(const EpCommSetup& s) {
   // groups cycle through them: every group's traffic is on the fabric, four distinct loads.
   constexpr int kDistinctRoutings = 4;
   for (int g = 0; g < std::min(groups, kDistinctRoutings); ++g) {
-    const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed + g);
-    const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+    const auto routing = route_synthetic_tokens(tokens, s.affinity.skew, s.affinity.strength, s.seed + g, gate,
+                                                std::vector<float>(moe.routed_experts, 0.0f));
     out.forward.push_back(dispatch_traffic(routing, placement, dispatch_bytes));
     out.gradients.push_back(dispatch_traffic(routing, placement, bf16_bytes));
     if (g > 0) continue;
