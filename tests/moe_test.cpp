@@ -8,6 +8,7 @@
 #include "workload/moe/comm_kernels.hpp"
 #include "workload/moe/moe_dispatch.hpp"
 #include "workload/moe/moe_gate.hpp"
+#include "workload/moe/routing_memo.hpp"
 #include "workload/moe/redundant_experts.hpp"
 
 using namespace workload;
@@ -115,6 +116,20 @@ TEST_CASE("routing synthetic tokens block by block gives the routing of their wh
   CHECK(blocks.top_k == whole.top_k);
   CHECK(blocks.experts == whole.experts);
   CHECK(blocks.weights == whole.weights);  // bit for bit
+}
+
+TEST_CASE("a kept synthetic routing is the draw's own, drawn once for the same inputs", "[moe]") {
+  const GateConfig g;
+  const std::vector<float> no_bias(256, 0.0f);
+  const auto first = kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, no_bias);
+  const auto drawn = route_synthetic_tokens(1500, AffinitySkew::kUniform, 0, 11, g, no_bias);
+  CHECK(first->experts == drawn.experts);
+  CHECK(first->weights == drawn.weights);
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, no_bias) == first);  // the same object
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 12, g, no_bias) != first);  // another seed, another draw
+  std::vector<float> bias = no_bias;
+  bias[3] = 0.5f;
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, bias)->experts != first->experts);
 }
 
 TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink", "[moe]") {
