@@ -38,4 +38,8 @@ struct GeneratedWorkload {
 
 std::vector<Request> generate_requests(const GeneratedWorkload& workload);
 
+// When the first request arrives (generate_requests' first, whatever the duration): a workload's
+// check that any arrives, without drawing them all.
+double first_arrival_s(const GeneratedWorkload& workload);
+
 }  // namespace serving
