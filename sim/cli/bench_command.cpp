@@ -1,11 +1,12 @@
 // codesim bench [--scenarios DIR] [--repeat N] [--jobs N] [--validate DIR]: wall time of every
-// shipped paper scenario, of each paper table and of them all as `codesim tables` runs them, and
-// of validating every shipped scenario.
+// shipped paper scenario, of each paper table and of them all as `codesim tables` runs them, of
+// validating every shipped scenario, and the build's phases as setup.sh last timed them.
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -113,6 +114,18 @@ int bench_command(const Args& args) {
   for (std::size_t i = 0; i < validated.size() && i < 3; ++i)
     std::cout << (i ? ", " : " ") << fs::relative(validated[i].second, validate_dir).string() << " " << ms(validated[i].first) << " ms";
   std::cout << "\n";
+
+  // The build's phases, as setup.sh last timed them.
+  if (std::ifstream phases{"build/setup-phases.txt"}) {
+    std::cout << "\nbuild phases (setup.sh, build/setup-phases.txt):";
+    std::string line;
+    for (bool first = true; std::getline(phases, line); first = false) {
+      const auto space = line.rfind(' ');
+      if (space == std::string::npos) continue;
+      std::cout << (first ? " " : ", ") << line.substr(0, space) << " " << line.substr(space + 1) << " s";
+    }
+    std::cout << "\n";
+  }
 
   rusage usage{};
   // The fluid engine runs in this process, the SimGrid engine and the tables' workers in forked children.
