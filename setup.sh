@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
 # Installs what codesim needs from Debian's packages (only those missing), then configures and
-# builds it into ./build. Extra CMake arguments can be passed in CODESIM_CMAKE_ARGS.
+# builds it into ./build: the codesim binary first, so that `build/codesim tables` can run as soon
+# as it is linked (and does not wait on a test that fails to compile), then the tests and the
+# Python module. Each phase's seconds go to build/setup-phases.txt, which `codesim bench` prints.
+# `./setup.sh codesim` stops after the binary (the tables need nothing else; the tests and the
+# Python module take as long again). Extra CMake arguments can be passed in CODESIM_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")"
+case "${1:-}" in
+  "") only_codesim=false ;;
+  codesim) only_codesim=true ;;
+  *) echo "usage: ./setup.sh [codesim]   (codesim: build the binary alone, not the tests and Python module)" >&2; exit 2 ;;
+esac
+
+phases=()
+started=$SECONDS
+phase() {  # phase NAME: the seconds since the last phase, under NAME
+  phases+=("$1 $((SECONDS - started))")
+  started=$SECONDS
+}
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libboost-program-options-dev
           libeigen3-dev nlohmann-json3-dev catch2 python3 python3-jsonschema python3-matplotlib
@@ -18,7 +34,15 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+phase packages
 
 # shellcheck disable=SC2086
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CODESIM_CMAKE_ARGS:-}
-cmake --build build -j"$(nproc)"
+phase configure
+cmake --build build -j"$(nproc)" --target codesim
+phase codesim
+if ! $only_codesim; then
+  cmake --build build -j"$(nproc)"
+  phase "tests and Python module"
+fi
+printf '%s\n' "${phases[@]}" > build/setup-phases.txt

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <map>
+#include <string>
 #include <tuple>
 
 #include "core/engine.hpp"
@@ -236,6 +238,34 @@ TEST_CASE("all-to-allv carries any byte matrix", "[fabric]") {
   CHECK(core::simulate(p, alltoall_graph(a)).makespan_s() == Approx(t));
   a.bytes.pop_back();
   CHECK_THROWS_AS(alltoall_graph(a), std::invalid_argument);
+}
+
+TEST_CASE("aggregated all-to-allv carries each (from, to) the per-pair graph's bytes, summed in its order", "[fabric]") {
+  // 3 nodes of 4 GPUs, uneven bytes (some zero) so that every sum's rounding shows.
+  AllToAllSpec a{3, 4, 0, true, true, std::vector<std::vector<double>>(12, std::vector<double>(12, 0.0))};
+  for (int s = 0; s < 12; ++s)
+    for (int d = 0; d < 12; ++d) a.bytes[s][d] = (s * 7 + d * 13) % 5 == 0 ? 0.0 : 1e6 / (1 + s + 3 * d) + 0.1 * d;
+  for (bool pxn : {true, false}) {
+    a.pxn = pxn;
+    // (stage, from, to) -> bytes, and the (stage, from) order of the transfers.
+    auto flows_of = [](const core::TaskGraph& g) {
+      std::map<std::tuple<std::string, int, int>, double> bytes;
+      std::vector<std::pair<std::string, int>> order;
+      for (const core::Task& t : g.tasks()) {
+        if (t.kind != core::TaskKind::kTransfer) continue;
+        const std::string stage = g.name(t).substr(0, g.name(t).find(' '));
+        if (order.empty() || order.back() != std::make_pair(stage, t.rank)) order.emplace_back(stage, t.rank);
+        for (const core::Flow& f : t.flows) bytes[{stage, f.src_rank, f.dst_rank}] += f.bytes;
+      }
+      return std::make_pair(bytes, order);
+    };
+    a.aggregate = true;
+    const auto [aggregated, aggregated_order] = flows_of(alltoall_graph(a));
+    a.aggregate = false;
+    const auto [per_pair, per_pair_order] = flows_of(alltoall_graph(a));
+    CHECK(aggregated == per_pair);  // exactly: the same additions in the same order
+    CHECK(aggregated_order == per_pair_order);
+  }
 }
 
 TEST_CASE("tree all-reduce pipelines chunks up and down the tree", "[fabric]") {

@@ -8,6 +8,7 @@
 #include "workload/moe/comm_kernels.hpp"
 #include "workload/moe/moe_dispatch.hpp"
 #include "workload/moe/moe_gate.hpp"
+#include "workload/moe/routing_memo.hpp"
 #include "workload/moe/redundant_experts.hpp"
 
 using namespace workload;
@@ -102,6 +103,33 @@ TEST_CASE("node-limited routing never reaches more than M nodes; unrestricted do
   CHECK(s_limited.nodes_per_token <= 4);
   CHECK(s_free.nodes_per_token > s_limited.nodes_per_token + 1);
   CHECK(s_limited.experts_per_node * s_limited.nodes_per_token == Approx(8));
+}
+
+TEST_CASE("routing synthetic tokens block by block gives the routing of their whole affinity array", "[moe]") {
+  // 2,500 tokens: two whole blocks of 1,024 and a partial one; skewed, so popularity is drawn too.
+  std::vector<float> bias(256, 0.0f);
+  bias[7] = 0.01f;
+  const GateConfig g;
+  const auto whole = route_tokens(synthetic_affinities(2500, 256, AffinitySkew::kZipf, 0.8, 5), 2500, g, bias);
+  const auto blocks = route_synthetic_tokens(2500, AffinitySkew::kZipf, 0.8, 5, g, bias);
+  CHECK(blocks.tokens == whole.tokens);
+  CHECK(blocks.top_k == whole.top_k);
+  CHECK(blocks.experts == whole.experts);
+  CHECK(blocks.weights == whole.weights);  // bit for bit
+}
+
+TEST_CASE("a kept synthetic routing is the draw's own, drawn once for the same inputs", "[moe]") {
+  const GateConfig g;
+  const std::vector<float> no_bias(256, 0.0f);
+  const auto first = kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, no_bias);
+  const auto drawn = route_synthetic_tokens(1500, AffinitySkew::kUniform, 0, 11, g, no_bias);
+  CHECK(first->experts == drawn.experts);
+  CHECK(first->weights == drawn.weights);
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, no_bias) == first);  // the same object
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 12, g, no_bias) != first);  // another seed, another draw
+  std::vector<float> bias = no_bias;
+  bias[3] = 0.5f;
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, bias)->experts != first->experts);
 }
 
 TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink", "[moe]") {

@@ -1,4 +1,6 @@
 // codesim: simulate large-model training and inference clusters; see README.md.
+#include <malloc.h>
+
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 #include <string>
@@ -22,7 +24,7 @@ constexpr const char* kUsage =
     "  serve-plan SCENARIO.json  serving: units a load needs, the prefill:decode ratio, throughput over batch caps\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
-    "  bench                 time every shipped paper scenario\n"
+    "  bench                 time every shipped paper scenario, the tables and validation\n"
     "  calibrate TRACE.json  per-op GPU times of a PyTorch profiler trace, and a calibration file\n"
     "  fabric SCENARIO.json  a scenario's fabric and the components its faults may name (--list: all)\n"
     "\n"
@@ -42,6 +44,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   const cli::Args rest(all.begin() + 1, all.end());
+  // Freed memory kept for the next simulation instead of given back and faulted in, zeroed,
+  // again: a run of several (the fault cases, the tables) allocates the same large arrays over
+  // and over, and the kernel's zeroing of them was a sixth of a 2,048-GPU fault case.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's most: larger arrays are still mapped on their own
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     if (all[0] == "run") return cli::run_command(rest);
     if (all[0] == "validate") return cli::validate_command(rest);

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/huge_page_allocator.hpp"
 #include "core/progress_bar.hpp"
@@ -239,12 +240,14 @@ class FluidRun {
     successors_.resize(first_successor_.back());
     std::vector<std::uint32_t> placed(first_successor_.begin(), first_successor_.end() - 1);
     stream_of_.assign(tasks.size(), -1);
-    std::map<std::pair<int, Label>, int> stream_ids;
+    // By (rank, stream) as one key, hashed: a 2,048-GPU step has millions of tasks to look up.
+    std::unordered_map<std::uint64_t, int> stream_ids;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       deps_left_[i] = static_cast<int>(tasks[i].deps.size());
       for (TaskId dep : tasks[i].deps) successors_[placed[static_cast<std::size_t>(dep)]++] = static_cast<TaskId>(i);
       if (tasks[i].kind == TaskKind::kJoin) continue;
-      const auto [it, added] = stream_ids.try_emplace({tasks[i].rank, tasks[i].stream}, static_cast<int>(streams_.size()));
+      const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(tasks[i].rank)) << 32 | tasks[i].stream;
+      const auto [it, added] = stream_ids.try_emplace(key, static_cast<int>(streams_.size()));
       if (added) streams_.emplace_back();
       stream_of_[i] = it->second;
       streams_[it->second].tasks.push_back(static_cast<TaskId>(i));

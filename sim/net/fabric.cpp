@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "core/input_error.hpp"
 #include "net/flow_hash.hpp"
@@ -14,6 +15,10 @@ namespace net {
 namespace {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// One key for a pair of vertices, or of GPUs, for the hashed maps routing looks pairs up in.
+std::uint64_t vertex_pair(VertexId a, VertexId b) { return static_cast<std::uint64_t>(a) << 32 | static_cast<std::uint32_t>(b); }
+std::uint64_t gpu_pair(int a, int b) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b); }
 
 // Leaves a plane (MPFT) or a rail (MRFT) needs for one NIC of every node.
 int leaves_per_group(const FabricSpec& s) { return ceil_div(s.nodes, s.radix / 2); }
@@ -135,7 +140,7 @@ struct FabricPlatform::View {
   std::vector<double> switch_Bps, host_Bps;
   std::set<std::pair<int, int>> dead_ports;  // (fabric GPU, plane)
   // Per (leaf, leaf): which of the plane's spines routing knows both links to be up, found once.
-  mutable std::map<std::pair<VertexId, VertexId>, std::vector<char>> spines_up;
+  mutable std::unordered_map<std::uint64_t, std::vector<char>> spines_up;  // by vertex_pair(a, b)
 };
 
 struct FabricPlatform::Links {
@@ -143,7 +148,10 @@ struct FabricPlatform::Links {
     int nvlink_out, nvlink_in, nic_out, nic_in, pcie_out = -1, pcie_in = -1;
   };
   std::vector<Ports> ports;                            // per GPU
-  std::map<std::pair<VertexId, VertexId>, int> edges;  // switch to switch, each direction
+  // Switch to switch, each direction, by vertex_pair(from, to): hashed, as every route of a
+  // 2,048-GPU all-to-all looks two up (a tree map of them was a tenth of a fault case's time).
+  std::unordered_map<std::uint64_t, int> edges;
+  int edge(VertexId from, VertexId to) const { return edges.at(vertex_pair(from, to)); }
   std::map<VertexId, std::pair<int, int>> trunks;      // spraying: leaf -> (uplinks, downlinks)
 };
 
@@ -166,11 +174,11 @@ long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const 
   const std::vector<char>* up = nullptr;
   std::size_t usable = S;
   if (view) {
-    auto [it, added] = view->spines_up.try_emplace({a, b});
+    auto [it, added] = view->spines_up.try_emplace(vertex_pair(a, b));
     if (added)
       for (VertexId s : spines)
-        it->second.push_back(view->switch_Bps[static_cast<std::size_t>(links->edges.at({a, s}))] > 0 &&
-                             view->switch_Bps[static_cast<std::size_t>(links->edges.at({s, b}))] > 0);
+        it->second.push_back(view->switch_Bps[static_cast<std::size_t>(links->edge(a, s))] > 0 &&
+                             view->switch_Bps[static_cast<std::size_t>(links->edge(s, b))] > 0);
     up = &it->second;
     usable = static_cast<std::size_t>(std::count(up->begin(), up->end(), 1));
     if (usable == 0) return -1;
@@ -190,7 +198,7 @@ long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const 
   // Adaptive routing depends on the order routes are asked for: a route, once chosen, stays.
   const bool adaptive = spec_.routing == Routing::kAdaptive;
   if (adaptive)
-    if (auto it = state.chosen_spine.find({src, dst}); it != state.chosen_spine.end() && alive(it->second))
+    if (auto it = state.chosen_spine.find(gpu_pair(src, dst)); it != state.chosen_spine.end() && alive(it->second))
       return static_cast<long>(spines[it->second]);
   std::size_t spine = nth_usable(0);
   switch (spec_.routing) {
@@ -232,7 +240,7 @@ long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const 
       }
       ++up_load[spine];
       ++down_load[spine];
-      state.chosen_spine[{src, dst}] = spine;
+      state.chosen_spine[gpu_pair(src, dst)] = spine;
       break;
     }
   }
@@ -246,8 +254,8 @@ void FabricPlatform::add_switch_links(std::vector<int>& path, VertexId a, Vertex
     path.push_back(links.trunks.at(b).second);
     return;
   }
-  path.push_back(links.edges.at({a, static_cast<VertexId>(spine)}));
-  path.push_back(links.edges.at({static_cast<VertexId>(spine), b}));
+  path.push_back(links.edge(a, static_cast<VertexId>(spine)));
+  path.push_back(links.edge(static_cast<VertexId>(spine), b));
 }
 
 std::vector<int> FabricPlatform::path(int src, int dst, const Links& links, const View* view, AdaptiveState& state) const {
@@ -329,8 +337,8 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
   for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
     const VertexId u = boost::source(*e, graph_), v = boost::target(*e, graph_);
     if (graph_[u].kind != VertexKind::kSwitch || graph_[v].kind != VertexKind::kSwitch) continue;
-    links.edges[{u, v}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
-    links.edges[{v, u}] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
+    links.edges[vertex_pair(u, v)] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
+    links.edges[vertex_pair(v, u)] = net.add_link(spec_.switch_link_Bps, spec_.switch_link_latency_s);
   }
   // Spraying: each leaf's uplinks as one link, and its downlinks, of the spines' summed bandwidth.
   if (spec_.routing == Routing::kSpray)
@@ -360,7 +368,7 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
   auto spine_vertex = [&](int plane, int spine) { return spines_[planes ? static_cast<std::size_t>(plane) : 0][static_cast<std::size_t>(spine)]; };
   auto vertex_edges = [&](VertexId v, Effect& e) {
     for (auto [a, end] = boost::adjacent_vertices(v, graph_); a != end; ++a)
-      if (graph_[*a].kind == VertexKind::kSwitch) e.link_share.insert(e.link_share.end(), {{links.edges.at({v, *a}), 1.0}, {links.edges.at({*a, v}), 1.0}});
+      if (graph_[*a].kind == VertexKind::kSwitch) e.link_share.insert(e.link_share.end(), {{links.edge(v, *a), 1.0}, {links.edge(*a, v), 1.0}});
   };
   // The NIC port of GPU `gpu` in plane `plane` (its only port, or one of a multi-port NIC's).
   auto nic_port = [&](int gpu, int plane, Effect& e) {
@@ -382,7 +390,7 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
       case FaultKind::kLink:
         if (c.spine >= 0) {
           const VertexId a = leaf_vertex(c.plane, c.leaf), s = spine_vertex(c.plane, c.spine);
-          e.link_share = {{links.edges.at({a, s}), 1.0}, {links.edges.at({s, a}), 1.0}};
+          e.link_share = {{links.edge(a, s), 1.0}, {links.edge(s, a), 1.0}};
         } else {
           nic_port((c.leaf * half + c.leaf_port) * G + c.plane, c.plane, e);  // the cable to the NIC of that plane's index
         }
@@ -439,8 +447,8 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
     for (const auto& [leaf, trunk] : links.trunks) {  // a leaf's sprayed trunks: the sum of its links to the spines
       double up = 0, down = 0;
       for (VertexId s : spines_[planes ? static_cast<std::size_t>(graph_[leaf].plane) : 0]) {
-        up += Bps[static_cast<std::size_t>(links.edges.at({leaf, s}))];
-        down += Bps[static_cast<std::size_t>(links.edges.at({s, leaf}))];
+        up += Bps[static_cast<std::size_t>(links.edge(leaf, s))];
+        down += Bps[static_cast<std::size_t>(links.edge(s, leaf))];
       }
       Bps[static_cast<std::size_t>(trunk.first)] = up;
       Bps[static_cast<std::size_t>(trunk.second)] = down;

@@ -6,7 +6,9 @@
 //    own two-level fat tree; no path joins two planes.
 //  - multi-rail fat tree (MRFT): one two-level fat tree; NIC i of every node on rail i (its own
 //    leaves), all leaves under shared spines.
+#include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <string>
 #include <vector>
@@ -118,7 +120,7 @@ class FabricPlatform : public Platform {
     // Routes chosen through each (leaf, spine index) link, up and down; flat, as every route
     // reads a plane's spines.
     std::vector<int> up_load, down_load;
-    std::map<std::pair<int, int>, std::size_t> chosen_spine;  // (GPU, GPU): the spine's index
+    std::unordered_map<std::uint64_t, std::size_t> chosen_spine;  // (GPU, GPU) as one key: the spine's index
   };
   // The spine from leaf `a` to leaf `b` for the pair, among those the view has alive; -1: none.
   long pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const;

@@ -43,6 +43,12 @@ int draw_length(core::FastNormal& random, const LengthDistribution& l) {
 
 }  // namespace
 
+double first_arrival_s(const GeneratedWorkload& w) {
+  core::FastNormal arrivals(w.seed);
+  const double shape = w.arrivals.burstiness, scale = 1 / (w.arrivals.rate_per_s * shape);
+  return gamma_variate(arrivals, shape) * scale;
+}
+
 std::vector<Request> generate_requests(const GeneratedWorkload& w, long long max_requests) {
   // Separate streams, so that changing the lengths does not move the arrivals.
   core::FastNormal arrivals(w.seed), inputs(w.seed * 3 + 1), outputs(w.seed * 5 + 2);

@@ -48,4 +48,8 @@ struct TooManyRequests : std::length_error {
 
 std::vector<Request> generate_requests(const GeneratedWorkload& workload, long long max_requests = kMaxRequests);
 
+// When the first request arrives (generate_requests' first, whatever the duration): a workload's
+// check that any arrives, without drawing them all.
+double first_arrival_s(const GeneratedWorkload& workload);
+
 }  // namespace serving

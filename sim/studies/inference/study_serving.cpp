@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
@@ -89,16 +90,37 @@ class ServingStudy : public Study {
   serving::ServingConfig config;
   workload::ServingRequest base;
   workload::ServingLinks links;
-  std::vector<serving::Request> requests;      // as run, within duration_s
-  std::optional<serving::GeneratedWorkload> generated;  // to draw again at another rate
+  std::optional<serving::GeneratedWorkload> generated;  // drawn at the first run, and again at another rate
+  std::vector<serving::Request> trace;         // a trace's requests, as run, within duration_s
   std::vector<serving::Request> whole_trace;   // to replay at another pace
-  std::string workload_text;
+  std::string workload_text;                   // {requests}: where the number of requests goes
+
+  // The requests as run, within duration_s: a trace's, read when the scenario loads; a generated
+  // workload's, drawn at the first run, not when the scenario loads or validates (a fleet's
+  // hour is 10.8 million requests).
+  const std::vector<serving::Request>& requests() const {
+    if (!generated) return trace;
+    std::call_once(drawn_once_, [&] { drawn_ = draw_requests(*generated); });
+    return drawn_;
+  }
+  std::string workload_note() const {
+    std::string text = workload_text;
+    const std::string slot = "{requests}";
+    if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests().size()));
+    return text;
+  }
   serving::Slo slo;
   bool search = false;
   double search_max_scale = 64;
   bool plan = false;
   double plan_rate = 0;  // the load to plan for (0: the workload's)
   std::vector<int> plan_caps;
+
+ private:
+  mutable std::once_flag drawn_once_;
+  mutable std::vector<serving::Request> drawn_;
+
+ public:
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
@@ -137,7 +159,7 @@ class ServingStudy : public Study {
                         format_number(m.served_per_s) + " served, over the window's second half); the requests waiting for a first token grew by " +
                         format_number(m.offered_per_s - m.served_per_s) + " a second.");
     r.notes.push_back(deployment_note());
-    r.notes.push_back(workload_text + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
+    r.notes.push_back(workload_note() + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
                       " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
                       (result.unfinished > 0 ? "; " + std::to_string(result.unfinished) + " still queued or running when the run stopped at " +
                                                    format_number(result.end_s) + " s: the load exceeds what the deployment serves"
@@ -155,10 +177,10 @@ class ServingStudy : public Study {
 
   std::string label_;
 
-  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(requests.size()) / config.duration_s; }
+  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(trace.size()) / config.duration_s; }
   // Requests in a run at `scale` times the workload's rate (a trace: those read, at most).
   double expected_requests(double scale) const {
-    return generated ? base_rate() * scale * config.duration_s : double(scale >= 1 ? whole_trace.size() : requests.size());
+    return generated ? base_rate() * scale * config.duration_s : double(scale >= 1 ? whole_trace.size() : trace.size());
   }
 
  private:
@@ -296,14 +318,13 @@ class ServingStudy : public Study {
     return scaled;
   }
 
-
   serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
     std::optional<core::ProgressBar> bar;
     if (progress) bar.emplace(progress, c.duration_s);
     const auto update = [&](double t) {
       if (bar) bar->update(std::min(t, c.duration_s));
     };
-    if (scale == 1) return serving::simulate_serving(requests, c, update);  // as drawn: no copy
+    if (scale == 1) return serving::simulate_serving(requests(), c, update);  // as drawn: no copy
     return serving::simulate_serving(requests_at(scale, c.duration_s), c, update);
   }
 
@@ -742,22 +763,22 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     const double speed = w.positive_number("time_scale", 1.0);
     serving::TraceWindow window;
     window.until_s = c.duration_s * speed * (replays ? kMaxReplayScale : 1.0);
-    s->requests = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
-    for (auto& q : s->requests) q.arrival_s /= speed;
-    s->whole_trace = s->requests;
-    std::erase_if(s->requests, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
+    s->trace = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
+    for (auto& q : s->trace) q.arrival_s /= speed;
+    s->whole_trace = s->trace;
+    std::erase_if(s->trace, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
       if (f >= 1) throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(f) + " is not allowed; a share below 1");
-      for (auto* list : {&s->requests, &s->whole_trace})
+      for (auto* list : {&s->trace, &s->whole_trace})
         for (auto& q : *list) q.set_prefix_hit(f);
     }
-    for (const auto& q : s->requests)
+    for (const auto& q : s->trace)
       if (q.input_tokens + q.output_tokens > max_tokens)
         throw core::InputError(path + ": line " + std::to_string(q.source_line),
                                std::to_string(q.input_tokens) + " + " + std::to_string(q.output_tokens) + " tokens is not allowed; " + m.display_name +
                                    "'s context is " + std::to_string(max_tokens) + " tokens");
-    s->workload_text = "Workload: " + std::to_string(s->requests.size()) + " requests from the trace " + std::filesystem::path(path).filename().string() +
+    s->workload_text = "Workload: " + std::to_string(s->trace.size()) + " requests from the trace " + std::filesystem::path(path).filename().string() +
                        (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + ".";
   } else {
     serving::GeneratedWorkload g;
@@ -783,12 +804,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
     g.duration_s = c.duration_s;
     g.seed = c.seed;
-    s->requests = draw_requests(g);
     s->generated = g;
-    if (s->requests.empty())
+    if (serving::first_arrival_s(g) >= g.duration_s)
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
     s->workload_text = "Workload: " + std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
-                       " arrivals at " + format_number(g.arrivals.rate_per_s) + " requests/s, " + std::to_string(s->requests.size()) + " requests" +
+                       " arrivals at " + format_number(g.arrivals.rate_per_s) + " requests/s, {requests} requests" +
                        (g.prefix_hit_fraction > 0 ? ", " + format_number(100 * g.prefix_hit_fraction) + "% of each prompt a prefix-cache hit" : "") + ".";
   }
   s->base.affinity = parse_affinity(w, "uniform", 0.0);
@@ -831,9 +851,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     plan->finish();
   }
 
-  // Memory: the longest request must fit in one DP rank's KV cache.
-  int longest = 0;
-  for (const auto& q : s->requests) longest = std::max(longest, q.input_tokens + q.output_tokens);
+  // Memory: the longest request must fit in one DP rank's KV cache: a trace's longest, or the
+  // longest a generated workload may draw (its lengths' maxima), known without drawing it.
+  int longest = s->generated ? s->generated->input.max + s->generated->output.max : 0;
+  for (const auto& q : s->trace) longest = std::max(longest, q.input_tokens + q.output_tokens);
   auto plan = [&](UnitSpec& u, bool decode_kind) {
     serving::MemoryInput in;
     in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;

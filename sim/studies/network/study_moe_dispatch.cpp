@@ -50,11 +50,11 @@ class MoeDispatchStudy : public Study {
       workload::DispatchStats stats{kNotRun, kNotRun, kNotRun, kNotRun};
       if (options.simulate) {
         const int tokens = simulated_tokens_per_gpu * ep;
-        const auto affinities = workload::synthetic_affinities(tokens, moe.routed_experts, workload::AffinitySkew::kUniform, 0, seed);
         // Node-limited routing over the nodes the EP group has (at most the gate's M).
         workload::GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
                                   std::min(moe.groups_per_token, moe.groups), 2.5};
-        const auto routing = workload::route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+        const auto routing =
+            workload::route_synthetic_tokens(tokens, workload::AffinitySkew::kUniform, 0, seed, gate, std::vector<float>(moe.routed_experts, 0.0f));
         const workload::ExpertPlacement placement{ep, spec.gpus_per_node, moe.routed_experts};
         dispatch = workload::dispatch_traffic(routing, placement, dispatch_bytes);
         combine = workload::dispatch_traffic(routing, placement, combine_bytes);

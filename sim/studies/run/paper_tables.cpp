@@ -6,6 +6,7 @@
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
 #include "studies/run/scenario.hpp"
+#include "studies/run/scenario_workers.hpp"
 
 namespace studies {
 
@@ -16,7 +17,7 @@ std::string default_paper_scenarios_dir() {
   return std::string(CODESIM_SOURCE_DIR) + "/scenarios/paper";
 }
 
-std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field) {
+std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field, int workers) {
   if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir))
@@ -32,10 +33,10 @@ std::vector<Report> paper_tables(const std::string& dir, const std::string& only
   if (!only.empty() && std::find(ids.begin(), ids.end(), only) == ids.end())
     throw core::InputError(only_field, "'" + only + "' is not a table; " + core::allowed_list(only, ids));
 
-  std::vector<Report> reports;
+  std::vector<const Scenario*> chosen;
   for (const auto& s : scenarios)
-    if (only.empty() || s.table_id == only) reports.push_back(s.run({}));
-  auto tables = merge_by_table(reports);
+    if (only.empty() || s.table_id == only) chosen.push_back(&s);
+  auto tables = merge_by_table(run_scenarios(chosen, workers, "tables"));
   const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
                                           "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline",
                                           "kernels",  "profile",  "faults-alltoall", "stragglers", "shared-fabric", "goodput", "serving-parts"};

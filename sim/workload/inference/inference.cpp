@@ -42,7 +42,7 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   // drawn, so fewer tokens' routing is the start of more tokens' routing: kept, and drawn again
   // (for at least twice as many) only when more are asked.
   auto route = [&](int n) {
-    return route_tokens(synthetic_affinities(n, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed), n, gate, no_bias);
+    return route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
   };
   Routing routing;
   if (cache) {
@@ -61,8 +61,7 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     std::optional<ReplicatedPlacement>& placement = cache ? cache->placement : made;
     if (!placement) {
       const int sample = 8192;
-      const auto history = route_tokens(
-          synthetic_affinities(sample, moe.routed_experts, q.affinity.skew, q.affinity.strength, seed + 0x9E37), sample, gate, no_bias);
+      const auto history = route_synthetic_tokens(sample, q.affinity.skew, q.affinity.strength, seed + 0x9E37, gate, no_bias);
       std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
       for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
       // EPLB's own choice: hierarchical when the nodes divide the expert groups, else global.

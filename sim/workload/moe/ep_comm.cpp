@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/engine.hpp"
+#include "workload/moe/routing_memo.hpp"
 #include "workload/parallel/rank_grid.hpp"
 
 namespace workload {
@@ -75,8 +76,9 @@ EpTraffic expert_parallel_traffic(const EpCommSetup& s) {
   // groups cycle through them: every group's traffic is on the fabric, four distinct loads.
   constexpr int kDistinctRoutings = 4;
   for (int g = 0; g < std::min(groups, kDistinctRoutings); ++g) {
-    const auto affinities = synthetic_affinities(tokens, moe.routed_experts, s.affinity.skew, s.affinity.strength, s.seed + g);
-    const auto routing = route_tokens(affinities, tokens, gate, std::vector<float>(moe.routed_experts, 0.0f));
+    const auto kept = kept_synthetic_routing(tokens, s.affinity.skew, s.affinity.strength, s.seed + g, gate,
+                                             std::vector<float>(moe.routed_experts, 0.0f));
+    const Routing& routing = *kept;
     out.forward.push_back(dispatch_traffic(routing, placement, dispatch_bytes));
     out.gradients.push_back(dispatch_traffic(routing, placement, bf16_bytes));
     if (g > 0) continue;

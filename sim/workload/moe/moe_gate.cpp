@@ -101,16 +101,15 @@ int at_least(const float* v, int first, int last, float floor, int* out) {
   return n;
 }
 
-// Routes tokens [first, last) into r (already sized).
-void route_range(const std::vector<float>& affinities, int first, int last, const GateConfig& g, const std::vector<float>& bias,
-                 Routing& r) {
+// Routes tokens [first, last) into r (already sized); `rows` holds token first's affinities, then the next token's.
+void route_range(const float* rows, int first, int last, const GateConfig& g, const std::vector<float>& bias, Routing& r) {
   const int per_group = g.experts / g.groups;
   const int kept_per_group = std::min(per_group, 2);
   std::vector<float> biased(g.experts), best(g.groups), second(g.groups), group_score(g.groups), kept;
   std::vector<int> all_groups(g.groups), chosen_groups(g.groups_per_token), candidates(g.experts), chosen(g.top_k);
   std::iota(all_groups.begin(), all_groups.end(), 0);
   for (int t = first; t < last; ++t) {
-    const float* s = affinities.data() + static_cast<std::size_t>(t) * g.experts;
+    const float* s = rows + static_cast<std::size_t>(t - first) * g.experts;
     for (int e = 0; e < g.experts; ++e) biased[e] = s[e] + bias[e];
     int n = 0;
     if (g.groups > 1) {
@@ -157,11 +156,13 @@ Routing route_tokens(const std::vector<float>& affinities, int tokens, const Gat
   // so the result does not depend on the thread count).
   const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::max(1, tokens / 4096));
   std::vector<std::thread> workers;
-  for (int i = 1; i < threads; ++i)
-    workers.emplace_back(route_range, std::cref(affinities), static_cast<int>(static_cast<long long>(tokens) * i / threads),
-                         static_cast<int>(static_cast<long long>(tokens) * (i + 1) / threads), std::cref(g), std::cref(bias),
-                         std::ref(r));
-  route_range(affinities, 0, static_cast<int>(static_cast<long long>(tokens) / threads), g, bias, r);
+  auto range = [&](int i) {
+    const int first = static_cast<int>(static_cast<long long>(tokens) * i / threads);
+    route_range(affinities.data() + static_cast<std::size_t>(first) * g.experts, first,
+                static_cast<int>(static_cast<long long>(tokens) * (i + 1) / threads), g, bias, r);
+  };
+  for (int i = 1; i < threads; ++i) workers.emplace_back(range, i);
+  range(0);
   for (auto& w : workers) w.join();
   return r;
 }
@@ -180,12 +181,17 @@ void update_bias(std::vector<float>& bias, const std::vector<int>& load, float g
   }
 }
 
-std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed) {
+namespace {
+
+// Blocks of tokens draw from their own seeded streams, so the values do not depend on how many
+// threads draw them, nor on whether they are kept.
+constexpr int kAffinityBlock = 1024;
+
+// Each expert's logit offset. Which experts are popular is itself seeded, so popularity is not
+// tied to expert index (and so to a node).
+std::vector<float> expert_popularity(int experts, AffinitySkew skew, double strength, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  core::FastNormal noise(seed);
   std::vector<float> popularity(experts, 0.0f);
-  // Which experts are popular is itself seeded, so popularity is not tied to expert index
-  // (and so to a node).
   std::vector<int> rank(experts);
   std::iota(rank.begin(), rank.end(), 0);
   std::shuffle(rank.begin(), rank.end(), rng);
@@ -193,27 +199,61 @@ std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew sk
     if (skew == AffinitySkew::kZipf) popularity[rank[e]] = static_cast<float>(-strength * std::log(1.0 + e));
     if (skew == AffinitySkew::kHotExperts && e < std::max(1, experts / 32)) popularity[rank[e]] = static_cast<float>(strength);
   }
-  // Blocks of tokens draw from their own seeded streams, so the values do not depend on how
-  // many threads draw them.
-  constexpr int kBlock = 1024;
-  std::vector<float> a(static_cast<std::size_t>(tokens) * experts);
-  auto fill = [&](int first_block, int stride) {
-    for (int block = first_block; block * kBlock < tokens; block += stride) {
-      core::FastNormal noise(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(block));
-      for (int t = block * kBlock; t < std::min(tokens, (block + 1) * kBlock); ++t)
-        for (int e = 0; e < experts; ++e) {
-          const float logit = static_cast<float>(noise.normal()) + popularity[e];
-          a[static_cast<std::size_t>(t) * experts + e] = 1.0f / (1.0f + std::exp(-logit));
-        }
+  return popularity;
+}
+
+// Block `block`'s tokens' affinities, a row per token, into `out`; returns its tokens.
+int draw_affinity_block(const std::vector<float>& popularity, std::uint64_t seed, int block, int tokens, float* out) {
+  const int experts = static_cast<int>(popularity.size());
+  core::FastNormal noise(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(block));
+  const int first = block * kAffinityBlock, last = std::min(tokens, first + kAffinityBlock);
+  for (int t = first; t < last; ++t)
+    for (int e = 0; e < experts; ++e) {
+      const float logit = static_cast<float>(noise.normal()) + popularity[e];
+      out[static_cast<std::size_t>(t - first) * experts + e] = 1.0f / (1.0f + std::exp(-logit));
     }
+  return last - first;
+}
+
+// Runs work(block) for every block of `tokens`, the blocks dealt over the cores in turn.
+void for_each_block(int tokens, const std::function<void(int)>& work) {
+  const int blocks = (tokens + kAffinityBlock - 1) / kAffinityBlock;
+  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, std::max(1, blocks));
+  auto deal = [&](int first) {
+    for (int block = first; block < blocks; block += threads) work(block);
   };
-  const int blocks = (tokens + kBlock - 1) / kBlock;
-  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, blocks);
   std::vector<std::thread> workers;
-  for (int i = 1; i < threads; ++i) workers.emplace_back(fill, i, threads);
-  fill(0, threads);
+  for (int i = 1; i < threads; ++i) workers.emplace_back(deal, i);
+  deal(0);
   for (auto& w : workers) w.join();
+}
+
+}  // namespace
+
+std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed) {
+  const auto popularity = expert_popularity(experts, skew, strength, seed);
+  std::vector<float> a(static_cast<std::size_t>(tokens) * experts);
+  for_each_block(tokens, [&](int block) {
+    draw_affinity_block(popularity, seed, block, tokens, a.data() + static_cast<std::size_t>(block) * kAffinityBlock * experts);
+  });
   return a;
+}
+
+Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed, const GateConfig& g,
+                               const std::vector<float>& bias) {
+  const auto popularity = expert_popularity(g.experts, skew, strength, seed);
+  Routing r;
+  r.tokens = tokens;
+  r.top_k = g.top_k;
+  r.experts.resize(static_cast<std::size_t>(tokens) * g.top_k);
+  r.weights.resize(r.experts.size());
+  for_each_block(tokens, [&](int block) {
+    thread_local std::vector<float> rows;
+    rows.resize(static_cast<std::size_t>(kAffinityBlock) * g.experts);
+    const int n = draw_affinity_block(popularity, seed, block, tokens, rows.data());
+    route_range(rows.data(), block * kAffinityBlock, block * kAffinityBlock + n, g, bias, r);
+  });
+  return r;
 }
 
 }  // namespace workload

@@ -51,4 +51,10 @@ struct AffinityDistribution {
 // Seeded synthetic sigmoid affinities: logits = N(0, 1) + popularity(expert), per token.
 std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed);
 
+// route_tokens(synthetic_affinities(tokens, gate.experts, ...), tokens, gate, bias), the same
+// routing, without holding every token's affinities: a block of tokens is drawn and routed at a
+// time (262,144 tokens of 256 experts are 268 MB of affinities).
+Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed, const GateConfig& gate,
+                               const std::vector<float>& bias);
+
 }  // namespace workload
