@@ -31,7 +31,7 @@ def main():
     parser.add_argument("csv", type=pathlib.Path)
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--x", default="/parallel/pp")
-    parser.add_argument("--y", default="step")
+    parser.add_argument("--y", default="step_s")
     parser.add_argument("--series", default="/parallel/schedule")
     parser.add_argument("--panel", default="/fabric/kind")
     parser.add_argument("--style", default="/fabric/nic_bandwidth_Bps")

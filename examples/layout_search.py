@@ -17,7 +17,7 @@ def main():
     fit = layouts[layouts["fits"]]
     print(f"{len(layouts)} layouts, {len(fit)} fit in memory; the fastest:")
     columns = ["/parallel/tp", "/parallel/pp", "/parallel/dp", "/parallel/ep", "/parallel/schedule", "/parallel/recompute",
-               "/parallel/zero", "tokens_per_s", "mfu_causal", "memory_total"]
+               "/parallel/zero", "tokens_per_s_M", "mfu_causal_pct", "memory_total_GB"]
     print(fit[columns].head(5).to_string(index=False))
 
 

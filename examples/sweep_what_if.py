@@ -38,7 +38,7 @@ def main():
     fig, ax = plt.subplots(figsize=(7, 4.5))
     pick = ran[(ran["/compute/communication_sms"] == 0) & (ran["/parallel/schedule"] == "zb1p")]
     for (tp, pp), group in pick.groupby(["/parallel/tp", "/parallel/pp"]):
-        group = group.set_index("/batch/global_sequences")["tokens_per_s"].sort_index()
+        group = group.set_index("/batch/global_sequences")["tokens_per_s_M"].sort_index()
         ax.plot(group.index, group.values, marker=".", label=f"TP {tp}, PP {pp} (ZB1P)")
     ax.set_xlabel("global batch (sequences of 4,096 tokens)")
     ax.set_ylabel("tokens/s (millions)")

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/progress_bar.hpp"
 
@@ -33,6 +35,25 @@ TEST_CASE("work projected past the threshold prints one estimate line, in a log 
   CHECK(text.rfind("simulating 10 flows: about ", 0) == 0);
   CHECK(text.find("in all (10% done after ") != std::string::npos);
   CHECK(text.find('\n') == text.size() - 1);  // one line, and no bar: a file is not a terminal
+}
+
+TEST_CASE("an estimate projects the pace of the latest half of the work, not a slow start", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    // 2% in 0.3 s, then 2% more at once: the work is fast now. From the start's pace the
+    // estimate would be 0.3 s / 2% = 15 s; from the latest half's, about the 0.3 s spent.
+    core::ProgressBar bar("simulating", 100, 0.0, 0.0, log);
+    bar.update(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    bar.update(2);
+    CHECK(read_all(log).empty());  // 2%: too little to take a pace from half of it
+    bar.update(3);
+    bar.update(4);
+  }
+  const std::string text = read_all(log);
+  std::fclose(log);
+  CHECK(text.rfind("simulating: about 0 s in all (4% done after 0 s)", 0) == 0);
 }
 
 TEST_CASE("work projected within the threshold prints nothing", "[progress]") {

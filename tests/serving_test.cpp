@@ -109,6 +109,11 @@ TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines nam
   CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 3}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
                     Catch::Contains("m.jsonl: line 1: /input_length: 0 is not allowed"));
   CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \n", TraceFormat::kMooncakeJsonl, "m.jsonl"), Catch::Contains("m.jsonl: line 1: malformed JSON"));
+  // Found by fuzzing: a number past a double's range, and deep nesting, are malformed lines too.
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 21e308, \"input_length\": 3, \"output_length\": 3}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: malformed JSON: number overflow"));
+  CHECK_THROWS_WITH(parse_trace(std::string(100, '[') + std::string(100, ']') + "\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: JSON nested deeper than 64 levels is not allowed"));
   CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"), Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
 }
 

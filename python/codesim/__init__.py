@@ -15,7 +15,9 @@ import pathlib
 
 from . import _codesim
 
-__all__ = ["InputError", "Scenario", "Report", "load", "tables", "sweep", "plan", "calibrate", "schedule", "fp8", "models", "gpus", "nodes"]
+__version__ = _codesim.version
+
+__all__ = ["__version__", "InputError", "Scenario", "Report", "load", "tables", "sweep", "plan", "calibrate", "schedule", "fp8", "models", "gpus", "nodes"]
 
 InputError = _codesim.InputError
 InputError.__str__ = lambda self: self.args[0]
@@ -24,10 +26,28 @@ InputError.path = property(lambda self: self.args[1] if len(self.args) > 1 else 
 COLUMNS = ["table", "id", "label", "metric", "unit", "paper", "ours", "delta_rel", "basis"]
 
 
-def _frame(records):
-    import pandas  # imported here: loading and running scenarios does not need it
+def _pandas():
+    """pandas, imported when a frame is asked for: loading and running scenarios do not need it."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("codesim returns tables as pandas DataFrames: install pandas (python3-pandas)") from None
+    return pandas
 
-    return pandas.DataFrame.from_records(records, columns=COLUMNS)
+
+def _frame(records):
+    return _pandas().DataFrame.from_records(records, columns=COLUMNS)
+
+
+def _plain(value):
+    """json.dumps' fallback: NumPy scalars and arrays (anything with tolist()) as Python values."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not allowed; numbers, strings, booleans, lists and dicts")
+
+
+def _json(value):
+    return json.dumps(value, default=_plain)
 
 
 class Report:
@@ -125,7 +145,10 @@ class _TqdmProgress:
 def _assignment(pointer, value):
     if not isinstance(pointer, str) or not pointer.startswith("/"):
         raise TypeError(f"sets: key {pointer!r} is not allowed; a JSON pointer such as '/workload/duration_s'")
-    return f"{pointer}={json.dumps(value)}"
+    try:
+        return f"{pointer}={_json(value)}"
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"sets: {pointer}: {error}") from None
 
 
 def load(source, sets=None):
@@ -137,7 +160,7 @@ def load(source, sets=None):
         raise TypeError(f"sets: {type(sets).__name__} is not allowed; a dict of JSON pointer to value")
     assignments = [_assignment(k, v) for k, v in sets.items()]
     if isinstance(source, dict):
-        return Scenario(_codesim.load(json.dumps(source), False, assignments))
+        return Scenario(_codesim.load(_json(source), False, assignments))
     if isinstance(source, (str, os.PathLike)):
         return Scenario(_codesim.load(os.fspath(source), True, assignments))
     raise TypeError(f"source: {type(source).__name__} is not allowed; a file path or a dict")
@@ -163,8 +186,8 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
 
     if (grid is None) == (points is None):
         raise TypeError("sweep: give grid={pointer: [values]} or points=[{pointer: value}], one of them")
-    if grid is not None and not (isinstance(grid, dict) and all(isinstance(v, (list, tuple)) for v in grid.values())):
-        raise TypeError("grid: a dict of JSON pointer to a list of values")
+    if grid is not None and not (isinstance(grid, dict) and all(isinstance(_values(v), list) for v in grid.values())):
+        raise TypeError("grid: a dict of JSON pointer to a list of values (a list, tuple or 1-D array)")
     if points is not None and not (isinstance(points, (list, tuple)) and all(isinstance(p, dict) for p in points)):
         raise TypeError("points: a list of dicts of JSON pointer to value")
     jobs = _jobs(jobs)
@@ -174,24 +197,46 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
         raise TypeError(f"base: {type(base).__name__} is not allowed; a scenario path or dict")
     document = {"base": base}
     if grid is not None:
-        document["grid"] = {k: list(v) for k, v in grid.items()}
+        document["grid"] = {k: _values(v) for k, v in grid.items()}
     else:
         document["points"] = [dict(p) for p in points]
     with tempfile.TemporaryDirectory() as scratch:
         path = os.fspath(log) if log is not None else os.path.join(scratch, "sweep.jsonl")
-        rows = json.loads(_codesim.sweep(json.dumps(document), os.getcwd(), path, jobs))
+        try:
+            text = _json(document)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{'grid' if grid is not None else 'points'}: {error}") from None
+        rows = json.loads(_codesim.sweep(text, os.getcwd(), path, jobs))
     return _sweep_frame(rows)
 
 
-def _sweep_frame(rows):
-    import pandas
+def _values(v):
+    """A grid's values as a list: a list, a tuple or a 1-D array (NumPy's, or anything with tolist())."""
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        v = v.tolist()
+        return v if isinstance(v, list) else None
+    return None
 
-    records = []
+
+def _sweep_frame(rows):
+    """A row per point: point, its inputs, each metric under its id and unit as `codesim sweep`'s
+    CSV names it ("tokens_per_s_M", "memory_total_GB"; frame.attrs["units"] gives each unit), error."""
+    records, units = [], {}
     for row in rows:
-        record = {"point": row["point"], **row.get("inputs", {}), **row.get("metrics", {})}
+        metric_units = row.get("units", {})
+        metrics = {}
+        for metric_id, value in row.get("metrics", {}).items():
+            column = _codesim.metric_column(metric_id, metric_units.get(metric_id, ""))
+            metrics[column] = value
+            units[column] = metric_units.get(metric_id, "")
+        record = {"point": row["point"], **row.get("inputs", {}), **metrics}
         record["error"] = row.get("error")
         records.append(record)
-    return pandas.DataFrame.from_records(records)
+    frame = _pandas().DataFrame.from_records(records)
+    frame.attrs["units"] = units
+    return frame
 
 
 def _jobs(jobs):
@@ -217,9 +262,9 @@ def plan(scenario, sets=None, jobs=None, log=None):
         path = os.fspath(log) if log is not None else os.path.join(scratch, "plan.jsonl")
         rows = json.loads(_codesim.plan(os.fspath(scenario), assignments, path, _jobs(jobs)))
     frame = _sweep_frame(rows)
-    if "memory_free" in frame.columns:
-        frame["fits"] = frame["memory_free"] >= 0
-        frame = frame.sort_values(["fits", "tokens_per_s", "memory_total"], ascending=[False, False, True], kind="stable")
+    if "memory_free_GB" in frame.columns:
+        frame["fits"] = frame["memory_free_GB"] >= 0
+        frame = frame.sort_values(["fits", "tokens_per_s_M", "memory_total_GB"], ascending=[False, False, True], kind="stable")
     return frame.reset_index(drop=True)
 
 
@@ -227,8 +272,7 @@ def calibrate(trace, device=None, micro_batch_tokens=0.0, communication_sms=-1, 
     """A PyTorch profiler trace read as `codesim calibrate` reads it: (a DataFrame a row per op:
     instances, kernels, busy_ms, span_ms, and kernel time by class; the calibration document a
     training-step scenario takes as "calibration", written to `out` when given)."""
-    import pandas
-
+    pandas = _pandas()
     if device is not None and (not isinstance(device, int) or isinstance(device, bool)):
         raise TypeError(f"device: {device!r} is not allowed; a device number")
     document = json.loads(_codesim.calibrate(os.fspath(trace), device, float(micro_batch_tokens), int(communication_sms)))
@@ -301,8 +345,7 @@ class fp8:
 
 
 def _catalogue(folder):
-    import pandas
-
+    pandas = _pandas()
     records = []
     for path in sorted((pathlib.Path(_codesim.source_dir) / "data" / folder).glob("*.json")):
         record = json.loads(path.read_text())

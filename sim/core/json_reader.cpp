@@ -102,6 +102,13 @@ std::string JsonReader::string(const std::string& key) {
   return value.get<std::string>();
 }
 
+std::string JsonReader::unique_string(const std::string& key, std::set<std::string>& taken) {
+  std::string value = string(key);
+  if (!taken.insert(value).second)
+    throw InputError(pointer_of(key), "'" + value.substr(0, 200) + "' is not allowed twice; each item of the list needs its own (rows are named by it)");
+  return value;
+}
+
 std::optional<std::string> JsonReader::optional_string(const std::string& key) {
   if (!has(key)) return std::nullopt;
   return string(key);

@@ -21,6 +21,8 @@ class JsonReader {
 
   std::string string(const std::string& key);
   std::optional<std::string> optional_string(const std::string& key);
+  // A string no earlier item of its list gave (`taken` holds theirs): ids that rows are named by.
+  std::string unique_string(const std::string& key, std::set<std::string>& taken);
   std::string one_of(const std::string& key, const std::vector<std::string>& allowed);
   std::string one_of(const std::string& key, const std::vector<std::string>& allowed, const std::string& fallback);
 

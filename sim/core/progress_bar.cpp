@@ -9,8 +9,11 @@
 namespace core {
 
 namespace {
-// A projection from less than this share of the work would be noise.
-constexpr double kEstimateFromShare = 0.02;
+// A projection from less than this share of the work would be noise; the pace is that of the
+// latest half, so of at least kEstimateFromShare / 2.
+constexpr double kEstimateFromShare = 0.04;
+// Shares closer than this make one sample (at most a thousand of them).
+constexpr double kSampleStep = 0.001;
 // The bar of the outermost work under way on this thread, which the bars of the work inside it
 // report into.
 thread_local ProgressBar* outermost = nullptr;
@@ -112,16 +115,28 @@ void ProgressBar::show() {
   // Projected once a whole unit is done, the units under way as far along as it (they started
   // with it, on threads of their own): an inner run's own share is not its pace (a fluid run
   // ends few flows while it solves from scratch, then many).
-  if (!estimated_ && (under_way_ == 0 || done_ >= 1)) estimate(std::min(1.0, (done_ + under_way_) / total_), elapsed_s);
+  if (under_way_ == 0 || done_ >= 1) {
+    const double projected = std::min(1.0, (done_ + under_way_) / total_);
+    if (projected >= samples_.back().share + kSampleStep) samples_.push_back({projected, elapsed_s});
+    if (!estimated_) estimate(projected, elapsed_s);
+  }
   if (!terminal_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
   last_draw_ = now;
   draw(share, elapsed_s);
 }
 
+std::optional<double> ProgressBar::seconds_per_share() const {
+  const Sample& last = samples_.back();
+  if (last.share < kEstimateFromShare) return std::nullopt;
+  const auto half = std::find_if(samples_.rbegin(), samples_.rend(), [&](const Sample& s) { return s.share <= last.share / 2; });
+  return (last.elapsed_s - half->elapsed_s) / (last.share - half->share);  // samples_ starts at share 0
+}
+
 void ProgressBar::estimate(double share, double elapsed_s) {
-  if (share < kEstimateFromShare || share >= 1) return;
+  const auto pace = seconds_per_share();
+  if (!pace || share >= 1) return;
   estimated_ = true;
-  const double total_s = elapsed_s / share;
+  const double total_s = elapsed_s + (1 - share) * *pace;
   if (total_s <= estimate_above_s_) return;
   std::fprintf(out_, "%s%s: about %s in all (%.0f%% done after %s)\n", drawn_ ? "\r\033[K" : "", what_.c_str(),
                human_duration(total_s).c_str(), 100 * share, human_duration(elapsed_s).c_str());
@@ -132,8 +147,8 @@ void ProgressBar::draw(double share, double elapsed_s) {
   drawn_ = true;
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(kWidth * share);
-  // An ETA from the first few percent would be noise.
-  const std::string eta = share < 0.05 ? "ETA --" : "ETA " + human_duration(elapsed_s / share * (1 - share));
+  const auto pace = seconds_per_share();
+  const std::string eta = pace ? "ETA " + human_duration(*pace * (1 - share)) : "ETA --";
   std::fprintf(out_, "\r%s [%s%s] %3.0f%%  %.0f s elapsed, %s \033[K", what_.c_str(), std::string(filled, '#').c_str(),
                std::string(kWidth - filled, '.').c_str(), 100 * share, elapsed_s, eta.c_str());
   std::fflush(out_);

@@ -3,7 +3,9 @@
 // on a terminal, only once `delay_s` has passed, at most five times a second, and cleared when
 // the work ends, so logs and pipes never see it. Work that shows it will take longer than
 // `estimate_above_s` in all also gets one line with the estimate, on a terminal or in a log,
-// as soon as a few percent of it is done: early enough to stop it and ask for less.
+// as soon as a few percent of it is done: early enough to stop it and ask for less. Estimates and
+// ETAs project the pace of the latest half of the work done, not of all of it: a run's start is
+// often slower than the rest (caches warming: the fleet hour said "about 7 min" for 101 s).
 // A bar made while another is alive on the same thread (a simulation inside a run of several:
 // each plane of an all-to-all) shows nothing of its own: its share of done fills the outer bar's
 // unit in progress, so one bar speaks for the whole. Its estimate waits for a whole unit (an inner
@@ -14,7 +16,9 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace core {
 
@@ -51,6 +55,13 @@ class ProgressBar {
   void show();
   void estimate(double share, double elapsed_s);
   void draw(double share, double elapsed_s);
+  // Seconds a share of the work takes at the pace of the latest half done; none before enough.
+  std::optional<double> seconds_per_share() const;
+
+  struct Sample {
+    double share;
+    double elapsed_s;
+  };
 
   std::string what_;
   double total_;
@@ -66,6 +77,7 @@ class ProgressBar {
   bool terminal_;
   bool drawn_ = false;
   bool estimated_ = false;
+  std::vector<Sample> samples_{{0, 0}};  // share done over time, a step apart: the pace's record
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 

@@ -1,6 +1,7 @@
 #include "net/fabric.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -34,10 +35,20 @@ int fabric_leaves_per_group(const FabricSpec& s) { return leaves_per_group(s); }
 int fabric_spines_per_group(const FabricSpec& s) { return spines_per_group(s); }
 
 void check_faults(const FabricSpec& s, const std::string& where) {
+  // Two faults of one component at once would multiply its bandwidth fractions.
+  std::vector<std::pair<std::array<int, 8>, std::size_t>> components;
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const Fault& f = s.faults[i];
     const std::string at = where + "faults/" + std::to_string(i) + "/";
-    find_fabric_component(s, f.kind, f.target, at + "target");
+    const FabricComponent c = find_fabric_component(s, f.kind, f.target, at + "target");
+    const std::array<int, 8> key{static_cast<int>(c.kind), c.plane, c.leaf, c.spine, c.leaf_port, c.node, c.local, c.port};
+    for (const auto& [other_key, j] : components) {
+      const Fault& g = s.faults[j];
+      if (other_key == key && f.at_s < g.at_s + g.for_s && g.at_s < f.at_s + f.for_s)
+        throw core::InputError(at + "target", "'" + f.target + "' is not allowed twice at once (faults/" + std::to_string(j) +
+                                                  " names it too); give a component one fault at a time");
+    }
+    components.emplace_back(key, i);
     if (!(f.at_s >= 0) || !std::isfinite(f.at_s))
       throw core::InputError(at + "at_s", std::to_string(f.at_s) + " is not allowed; a time from 0 s, within the run");
     if (!(f.for_s > 0)) throw core::InputError(at + "for_s", std::to_string(f.for_s) + " is not allowed; a duration > 0 s (leave it out: to the end)");

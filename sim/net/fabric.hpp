@@ -83,7 +83,8 @@ int fabric_spines_per_group(const FabricSpec& spec);  // spines of a plane, or s
 void check_fabric(const FabricSpec& spec, const std::string& where);
 
 // Throws core::InputError naming `where` + "faults/i/..." for a fault that names no component
-// of the fabric, a fraction outside [0, 1), or a time below 0.
+// of the fabric, a component named twice at overlapping times, a fraction outside [0, 1), or a
+// time below 0.
 void check_faults(const FabricSpec& spec, const std::string& where);
 
 // Throws core::InputError naming `where` + "to_gpu", "spine" or "from_leaf" for a static route

@@ -15,6 +15,7 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
+#include "core/version.hpp"
 #include "hw/fp8/gemm.hpp"
 #include "hw/fp8/quantize.hpp"
 #include "studies/config/output_file.hpp"
@@ -248,6 +249,8 @@ PYBIND11_MODULE(_codesim, m) {
       .def_readonly("table_id", &studies::Scenario::table_id)
       .def_readonly("origin", &studies::Scenario::origin);
   m.attr("source_dir") = CODESIM_SOURCE_DIR;
+  m.attr("version") = core::kVersion;
+  m.def("metric_column", &studies::metric_column, py::arg("id"), py::arg("unit"));
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("sets"));
   m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"), py::arg("progress"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));

@@ -180,12 +180,8 @@ std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin,
   while (lines.next(line)) {
     const std::string where = lines.where();
     if (trim(line).empty()) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw core::InputError(where, std::string("malformed JSON: ") + e.what());
-    }
+    // Refuses deep nesting and numbers past a double's range too, as a scenario's JSON.
+    const nlohmann::json j = core::parse_json_text(line, where);
     if (j.is_object())
       for (const auto& [key, value] : j.items())
         if (key != "timestamp" && key != "input_length" && key != "output_length" && key != "hash_ids")

@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -239,11 +240,12 @@ def test_plan_ranks_layouts_as_the_cli_does(tmp_path):
     layouts = codesim.plan(mixtral, sets={"/fabric/nodes": 2}, jobs=2, log=tmp_path / "plan.jsonl")
     assert layouts["fits"].iloc[0] and layouts["fits"].any()
     fit = layouts[layouts["fits"]]
-    assert fit["tokens_per_s"].is_monotonic_decreasing
+    assert fit["tokens_per_s_M"].is_monotonic_decreasing  # the unit in the name: millions of tokens a second
+    assert layouts.attrs["units"]["tokens_per_s_M"] == "M" and "tokens_per_s" not in layouts.columns
     out = subprocess.run([CLI, "plan", mixtral, "--set", "/fabric/nodes=2", "--top", "1", "-j", "2"], check=True, capture_output=True,
                          text=True).stdout
     best = [line for line in out.splitlines() if line.startswith("| 1 |")][0].split("|")
-    assert float(best[-5]) == pytest.approx(fit["tokens_per_s"].iloc[0], rel=1e-5)  # ..., tokens/s, TFLOPS, MFU, memory, ""
+    assert float(best[-5]) == pytest.approx(fit["tokens_per_s_M"].iloc[0], rel=1e-5)  # ..., tokens/s, TFLOPS, MFU, memory, ""
 
 
 def test_every_paper_table_equals_the_cli():
@@ -254,3 +256,37 @@ def test_every_paper_table_equals_the_cli():
         frame = ours[table["id"]]
         assert frame["id"].tolist() == [row["id"] for row in table["rows"]], table["id"]
         assert frame["ours"].tolist() == [row["ours"] for row in table["rows"]], table["id"]
+
+
+def test_numpy_scalars_and_arrays_are_taken_as_python_values(tmp_path):
+    numpy = pytest.importorskip("numpy")
+    sets = {"/workload/duration_s": numpy.int64(40), "/workload/arrivals/rate_per_s": numpy.float64(6), "/workload/seed": numpy.int32(1)}
+    assert codesim.load(LLAMA, sets=sets).kind == "serving"
+    base = ROOT / "scenarios" / "training" / "baseline-dualpipe.json"
+    grid = {"/mode": ["analytical"], "/moe/simulated_tokens_per_gpu": [256], "/compute/communication_sms": numpy.array([8, 16])}
+    frame = codesim.sweep(base, grid=grid, jobs=1, log=tmp_path / "numpy.jsonl")
+    assert sorted(frame["/compute/communication_sms"].tolist()) == [8, 16] and frame["error"].isna().all()
+    with pytest.raises(TypeError, match="grid"):
+        codesim.sweep(base, grid={"/compute/communication_sms": numpy.array([[8, 16]])[0][0]})
+    with pytest.raises(TypeError, match="sets: /workload/seed: object is not allowed"):
+        codesim.load(LLAMA, sets={"/workload/seed": object()})
+
+
+def test_sweep_columns_carry_their_units(tmp_path):
+    base = ROOT / "scenarios" / "training" / "baseline-dualpipe.json"
+    frame = codesim.sweep(base, points=[{"/mode": "analytical", "/moe/simulated_tokens_per_gpu": 256}], jobs=1, log=tmp_path / "u.jsonl")
+    assert "tokens_per_s_M" in frame.columns and "step_s" in frame.columns and "memory_total_GB" in frame.columns
+    assert frame.attrs["units"]["step_s"] == "s"
+
+
+def test_version_is_the_projects():
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    assert f"project(codesim VERSION {codesim.__version__} " in cmake
+
+
+def test_without_pandas_a_frame_says_what_to_install():
+    code = ("import sys; sys.modules['pandas'] = None; import codesim\n"
+            "report = codesim.load(sys.argv[1]).run()\n"
+            "try:\n    report.tables\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code, str(TPOT)], check=True, capture_output=True, text=True).stdout
+    assert "install pandas (python3-pandas)" in out

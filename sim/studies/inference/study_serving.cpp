@@ -693,6 +693,21 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     check_rank_count(big.pointer + "/units", std::to_string(big.units) + " units of " + std::to_string(big.config.ranks()) + " DP ranks",
                      (s->disaggregated ? double(s->prefill.units) * s->prefill.config.ranks() : 0.0) + double(s->decode.units) * s->decode.config.ranks());
   }
+  // The units say how many nodes the deployment takes; a cluster size that disagrees would be ignored.
+  if (root.raw("cluster")->contains("nodes")) {
+    const long long prefill_nodes = s->disaggregated ? 1LL * s->prefill.units * s->prefill.nodes : 0;
+    const long long deployed = prefill_nodes + 1LL * s->decode.units * s->decode.nodes;
+    if (k.nodes != deployed) {
+      auto units = [](const UnitSpec& u, const std::string& phase) {
+        return std::to_string(u.units) + " " + phase + " unit" + (u.units == 1 ? "" : "s") + " of " + std::to_string(u.nodes);
+      };
+      throw core::InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " is not allowed; the deployment's units take " +
+                                                                     std::to_string(deployed) + " nodes (" +
+                                                                     (s->disaggregated ? units(s->prefill, "prefill") + " + " + units(s->decode, "decode")
+                                                                                       : units(s->decode, "colocated")) +
+                                                                     "): give that, or leave it out");
+    }
+  }
   s->router_name_ = dep.one_of("router", {"round-robin", "least-loaded", "kv-aware"}, "least-loaded");
   c.router = s->router_name_ == "round-robin" ? serving::RouterPolicy::kRoundRobin
              : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware

@@ -1,5 +1,7 @@
 #include "studies/network/study_collective.hpp"
 
+#include <set>
+
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/alltoall.hpp"
@@ -100,7 +102,7 @@ class CollectiveStudy : public Study {
         bw.algbw_Bps = size / seconds;
         bw.busbw_Bps = bw.algbw_Bps * (collective == "allreduce" ? 2 : 1) * (n - 1) / n;
       }
-      const std::string tag = (fault_case.id.empty() ? "" : fault_case.id + "/") + format_number(size);
+      const std::string tag = (fault_case.id.empty() ? "" : fault_case.id + "/") + id_number(size);
       const std::string row = label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ", " + format_number(size / 1048576.0) + " MiB";
       r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6, Basis::kSimulated});
       r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9, Basis::kSimulated});
@@ -212,9 +214,10 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     if (s->topology) throw core::InputError(root.pointer_of("fault_cases"), "is not allowed on a topology graph; faults name a fabric's components");
     if (!spec.faults.empty())
       throw core::InputError(root.pointer_of("fault_cases"), "is not allowed with /fabric/faults; give the faults in each case");
+    std::set<std::string> ids;
     for (core::JsonReader& c : root.object_list("fault_cases", "cases: {id, label, faults}")) {
       CollectiveStudy::FaultCase fault_case;
-      fault_case.id = c.string("id");
+      fault_case.id = c.unique_string("id", ids);
       fault_case.label = c.string("label");
       fault_case.where = c.pointer_of("faults");
       net::FabricSpec with = spec;

@@ -1,6 +1,7 @@
 #include "studies/network/study_shared_fabric.hpp"
 
 #include <map>
+#include <set>
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
@@ -161,9 +162,10 @@ std::unique_ptr<Study> parse_shared_fabric_study(core::JsonReader& root) {
 
   std::vector<bool> taken(static_cast<std::size_t>(s->fabric.nodes), false);
   std::map<std::string, std::string> class_where;  // class: the first job's pointer that names it
+  std::set<std::string> job_ids;
   for (core::JsonReader& j : root.object_list("jobs", "jobs: {id, label, first_node, nodes, collective, size_bytes, compute_s, iterations, class}")) {
     Job job;
-    job.id = j.string("id");
+    job.id = j.unique_string("id", job_ids);
     job.label = j.string("label");
     job.first_node = static_cast<int>(j.non_negative_integer("first_node", 0, s->fabric.nodes - 1));
     job.nodes = static_cast<int>(j.positive_integer("nodes", s->fabric.nodes));
@@ -187,9 +189,10 @@ std::unique_ptr<Study> parse_shared_fabric_study(core::JsonReader& root) {
     s->jobs.push_back(job);
   }
   if (root.has("isolation_cases")) {
+    std::set<std::string> case_ids;
     for (core::JsonReader& c : root.object_list("isolation_cases", "cases: {id, label, classes}")) {
       IsolationCase ic;
-      ic.id = c.string("id");
+      ic.id = c.unique_string("id", case_ids);
       ic.label = c.string("label");
       core::JsonReader classes = c.object("classes");
       double reserved = 0;

@@ -25,6 +25,16 @@ std::string format_number(double x) {
   return buffer;
 }
 
+std::string id_number(double x) {
+  char buffer[64];
+  if (x == std::trunc(x) && std::abs(x) < 9.007199254740992e15) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", x);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  }
+  return buffer;
+}
+
 std::string format_delta(const std::optional<double>& delta_rel) {
   if (!delta_rel) return "–";
   char buffer[64];

@@ -63,6 +63,9 @@ struct Report {
 // Number formatting shared by every output: six significant digits, no exponent for
 // everyday magnitudes, so that outputs are byte-stable across runs.
 std::string format_number(double x);
+// A number as a row id holds it: exact (a whole number as its digits, 67108864, not 6.71089e+07),
+// so that two sizes never share an id.
+std::string id_number(double x);
 std::string format_delta(const std::optional<double>& delta_rel);
 
 std::string render_markdown(const std::vector<Report>& tables);

@@ -1,6 +1,7 @@
 #include "studies/run/sweep.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "core/input_error.hpp"
@@ -97,13 +98,29 @@ nlohmann::json run_sweep_point(const Sweep& sweep, const SweepPoint& point) {
     nlohmann::json document = sweep.base;
     for (const auto& [pointer, value] : point.values) apply_override(document, pointer + "=" + value.dump());
     const Report report = parse_scenario(document, sweep.base_origin).run({});
-    nlohmann::json metrics = nlohmann::json::object();
-    for (const auto& r : report.rows) metrics[r.id] = r.ours;
+    nlohmann::json metrics = nlohmann::json::object(), units = nlohmann::json::object();
+    for (const auto& r : report.rows) {
+      metrics[r.id] = r.ours;
+      units[r.id] = r.unit;
+    }
     row["metrics"] = std::move(metrics);
+    row["units"] = std::move(units);  // a metric's value means nothing without it (M tokens/s)
   } catch (const core::InputError& e) {
     row["error"] = e.what();
   }
   return row;
+}
+
+std::string metric_column(const std::string& id, const std::string& unit) {
+  std::string suffix;
+  for (const char c : unit) {
+    const std::string piece = c == '%' ? "pct" : c == '/' ? "_per_" : std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : "_";
+    for (const char p : piece)
+      if (p != '_' || (!suffix.empty() && suffix.back() != '_')) suffix += p;
+  }
+  while (!suffix.empty() && suffix.back() == '_') suffix.pop_back();
+  const bool ends_in_unit = id.size() >= suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return suffix.empty() || ends_in_unit ? id : id + "_" + suffix;
 }
 
 std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
@@ -118,7 +135,15 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
   }
   std::string text = "point";
   for (const auto& column : inputs) text += "," + csv_field(column);
-  for (const auto& column : metrics) text += "," + csv_field(column);
+  for (const auto& id : metrics) {
+    std::string unit;  // from the first row that gives it (a log written before units had none)
+    for (const auto& row : rows)
+      if (row.contains("units") && row["units"].contains(id)) {
+        unit = row["units"][id].get<std::string>();
+        break;
+      }
+    text += "," + csv_field(metric_column(id, unit));
+  }
   text += ",error\n";
   for (const auto& row : rows) {
     text += std::to_string(row.at("point").get<std::size_t>());

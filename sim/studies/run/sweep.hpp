@@ -35,9 +35,14 @@ Sweep load_sweep(const std::string& path);
 Sweep parse_sweep(const nlohmann::json& document, const std::string& origin, const std::filesystem::path& base_dir);
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 
-// Runs one point: {"point", "inputs": {pointer: value}, "metrics": {row id: value}} and, when
-// the point's scenario is refused, "error" instead of metrics.
+// Runs one point: {"point", "inputs": {pointer: value}, "metrics": {row id: value}, "units": {row
+// id: unit}} and, when the point's scenario is refused, "error" instead of metrics and units.
 nlohmann::json run_sweep_point(const Sweep& sweep, const SweepPoint& point);
+
+// A metric's column in a sweep's CSV and the Python package's frames: its row id and unit, the
+// unit left out where the id ends in it ("tokens_per_s_M": millions of tokens a second;
+// "memory_total_GB", "mfu_causal_pct", "step_s"; "%" reads "pct", "/" "_per_").
+std::string metric_column(const std::string& id, const std::string& unit);
 
 // Rows (sorted by point) as one CSV: point, every input pointer, every metric id (each in the
 // order first seen), error. Points that lack a column leave it empty.

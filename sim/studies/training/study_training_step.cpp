@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -710,9 +711,10 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     if (!s->flow)
       throw core::InputError(root.pointer_of("straggler_cases"), "is not allowed in analytical mode; stragglers slow GPUs during the flow "
                                                                  "model's run (set /mode to \"flow\")");
+    std::set<std::string> ids;
     for (core::JsonReader& c : root.object_list("straggler_cases", "cases: {id, label, stragglers}")) {
       TrainingStepStudy::StragglerCase straggler_case;
-      straggler_case.id = c.string("id");
+      straggler_case.id = c.unique_string("id", ids);
       straggler_case.label = c.string("label");
       core::JsonReader st = c.object("stragglers");
       straggler_case.slowdowns = read_stragglers(st, s->fabric);
