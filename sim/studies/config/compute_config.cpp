@@ -5,12 +5,17 @@
 
 namespace studies {
 
-workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
-  workload::CommKernels k;
-  k.sms = sms;
+void check_comm_sms(const core::JsonReader& c, int sms) {
+  const workload::CommKernels k;
   if (sms % k.sms_per_channel != 0)
     throw core::InputError(c.pointer_of("communication_sms"), std::to_string(sms) + " is not allowed; communication SMs form channels of " +
                                                             std::to_string(k.sms_per_channel) + " (0 offloads communication to hardware)");
+}
+
+workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
+  workload::CommKernels k;
+  k.sms = sms;
+  check_comm_sms(c, sms);
   k.ib_Bps_per_channel = c.positive_number("channel_ib_bandwidth_Bps", k.ib_Bps_per_channel);
   k.nvlink_Bps_per_channel = c.positive_number("channel_nvlink_bandwidth_Bps", k.nvlink_Bps_per_channel);
   return k;

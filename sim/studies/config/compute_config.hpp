@@ -29,5 +29,7 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
 // The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
 // "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.
 workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms);
+// Refuses, at the reader's "communication_sms", SMs that do not form whole channels.
+void check_comm_sms(const core::JsonReader& c, int sms);
 
 }  // namespace studies

@@ -649,8 +649,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   // IBGDA without SMs; none without an all-to-all.
   const int phase_sms = m.moe && !d.direct_comm ? 24 : 0;
   d.comm_sms = static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
-  if (d.comm_sms % 2 != 0)
-    throw core::InputError(u.pointer_of("communication_sms"), std::to_string(d.comm_sms) + " is not allowed; communication SMs form channels of 2");
+  check_comm_sms(u, d.comm_sms);
   s.config.ranks_step_together = m.moe.has_value();
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
   const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;

@@ -103,12 +103,9 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     dispatch = dispatch_traffic(routing, placement, dispatch_bytes);
     combine = dispatch_traffic(routing, placement, combine_bytes);
   }
+  const std::vector<GpuTraffic> dispatched = per_gpu_traffic(dispatch);
   double busiest = 0;
-  for (const auto& row : dispatch.ib) {
-    double sum = 0;
-    for (double b : row) sum += b;
-    busiest = std::max(busiest, sum);
-  }
+  for (const GpuTraffic& g : dispatched) busiest = std::max(busiest, g.ib_sent);
   out.ib_bytes_per_gpu = busiest * scale;
   out.simulated = cluster != nullptr;
   if (out.simulated && d.direct_comm && d.measured_all_to_all) {
@@ -129,24 +126,15 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     // DeepEP's low-latency kernels as measured: the busiest GPU's messages, sent or received,
     // through its NIC and over NVLink, each path at its fitted latency and share of the link.
     const auto& ll = hw::deepep_low_latency();
-    auto seconds = [&](const DispatchTraffic& t) {
-      const std::size_t n = t.ib.size();
+    auto seconds = [&](const std::vector<GpuTraffic>& per_gpu) {
       double worst = 0;
-      for (std::size_t g = 0; g < n; ++g) {
-        double nic_out = 0, nvlink_out = 0, nic_in = 0, nvlink_in = 0;
-        for (std::size_t o = 0; o < n; ++o) {
-          nic_out += t.ib[g][o];
-          nvlink_out += t.nvlink[g][o];
-          nic_in += t.ib[o][g];
-          nvlink_in += t.nvlink[o][g];
-        }
-        worst = std::max({worst, ll.seconds(nic_out * scale, nvlink_out * scale, links.ib_Bps, links.nvlink_Bps),
-                          ll.seconds(nic_in * scale, nvlink_in * scale, links.ib_Bps, links.nvlink_Bps)});
-      }
+      for (const GpuTraffic& g : per_gpu)
+        worst = std::max({worst, ll.seconds(g.ib_sent * scale, g.nvlink_sent * scale, links.ib_Bps, links.nvlink_Bps),
+                          ll.seconds(g.ib_received * scale, g.nvlink_received * scale, links.ib_Bps, links.nvlink_Bps)});
       return worst;
     };
-    out.dispatch_s = seconds(dispatch);
-    out.combine_s = seconds(combine);
+    out.dispatch_s = seconds(dispatched);
+    out.combine_s = seconds(per_gpu_traffic(combine));
   } else {
     const bool crosses_nodes = d.gpus > d.gpus_per_node;
     const double latency = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;

@@ -35,17 +35,9 @@ core::TaskGraph dispatch_graph(const DispatchTraffic& t, double scale, bool reve
 }
 
 double dispatch_bound_s(const DispatchTraffic& t, double scale, double ib_Bps, double nvlink_Bps) {
-  const std::size_t n = t.ib.size();
   double worst = 0;
-  for (const auto& [m, bps] : {std::pair{&t.ib, ib_Bps}, std::pair{&t.nvlink, nvlink_Bps}})
-    for (std::size_t g = 0; g < n; ++g) {
-      double out = 0, in = 0;
-      for (std::size_t o = 0; o < n; ++o) {
-        out += (*m)[g][o];
-        in += (*m)[o][g];
-      }
-      worst = std::max(worst, std::max(out, in) * scale / bps);
-    }
+  for (const GpuTraffic& g : per_gpu_traffic(t))
+    worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / ib_Bps, std::max(g.nvlink_sent, g.nvlink_received) * scale / nvlink_Bps});
   return worst;
 }
 

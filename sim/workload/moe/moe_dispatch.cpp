@@ -79,6 +79,19 @@ DispatchTraffic dispatch_traffic(const Routing& r, const ExpertPlacement& p, dou
   return d;
 }
 
+std::vector<GpuTraffic> per_gpu_traffic(const DispatchTraffic& t) {
+  const std::size_t n = t.ib.size();
+  std::vector<GpuTraffic> out(n);
+  for (std::size_t g = 0; g < n; ++g)
+    for (std::size_t o = 0; o < n; ++o) {
+      out[g].ib_sent += t.ib[g][o];
+      out[g].ib_received += t.ib[o][g];
+      out[g].nvlink_sent += t.nvlink[g][o];
+      out[g].nvlink_received += t.nvlink[o][g];
+    }
+  return out;
+}
+
 DispatchTraffic direct_traffic(const std::vector<std::vector<int>>& destinations, int gpus, int gpus_per_node,
                                double bytes) {
   DispatchTraffic d;

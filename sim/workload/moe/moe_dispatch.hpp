@@ -37,6 +37,12 @@ struct DispatchTraffic {
 };
 DispatchTraffic dispatch_traffic(const Routing& routing, const ExpertPlacement& placement, double bytes_per_token);
 
+// What each GPU sends and receives over each link class, in bytes (the matrices' row and column sums).
+struct GpuTraffic {
+  double ib_sent = 0, ib_received = 0, nvlink_sent = 0, nvlink_received = 0;
+};
+std::vector<GpuTraffic> per_gpu_traffic(const DispatchTraffic& traffic);
+
 // The direct form of low-latency decode kernels (IBGDA, no forwarding): each token goes straight
 // to the GPU of each of its experts, one message per (token, expert) selection as DeepEP's
 // low-latency kernels send it (two experts on one GPU get two copies), over NVLink inside its
