@@ -216,3 +216,30 @@ TEST_CASE("step breakdown: compute, head and exposed communication add up to the
   const auto b = step_breakdown(decode(20480, 0, false));
   CHECK(b.exposed_comm_s == Approx(b.dispatch_s + b.combine_s).epsilon(1e-9));
 }
+
+TEST_CASE("expert tensor parallelism: every GPU a slice of every expert, tokens gathered and scattered, no all-to-all", "[inference]") {
+  const Model& mixtral = model_by_name("mixtral-8x7b");
+  const Roofline h100(hw::gpu_by_name("H100"), KernelEfficiency{}, false);
+  auto step = [&](int gpus) {
+    ServingDeployment d;
+    d.gpus = d.routed_gpus = gpus;
+    d.gpus_per_node = 8;
+    d.attention_tp = gpus;
+    d.expert_tp = true;
+    d.dedicated_shared = false;
+    d.micro_batches = 1;
+    ServingRequest q;
+    q.sequences = 32;
+    q.context_tokens = 1000;
+    return serving_step(mixtral, h100, d, ib(), q, nullptr);
+  };
+  const ServingStep one = step(1), two = step(2), four = step(4);
+  // Decode at 32 sequences reads the experts' weights: split over more GPUs, each reads less.
+  CHECK(two.moe_layer.expert_s < 0.7 * one.moe_layer.expert_s);
+  CHECK(four.moe_layer.expert_s < 0.7 * two.moe_layer.expert_s);
+  // The gather before the experts and the reduce-scatter after: (t-1)/t of the tokens over NVLink.
+  CHECK(one.moe_layer.dispatch_s == 0);
+  CHECK(two.moe_layer.dispatch_s == Approx(0.5 * 32 * 4096 * 2 / 160e9 + 3.33e-6));
+  CHECK(four.moe_layer.combine_s == Approx(0.75 * 32 * 4096 * 2 / 160e9 + 3.33e-6));
+  CHECK(two.expert_imbalance == 1);
+}

@@ -560,3 +560,166 @@ TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joi
   CHECK(short_ttft_apart < 0.1 * long_prefill_s);
   CHECK(together.requests[1].first_token_s - 1.001 > long_prefill_s);
 }
+
+TEST_CASE("engine profile: CPU work between steps or beside them; the request's way in and out", "[serving]") {
+  EngineProfile e;
+  e.step_cpu_s = 1e-3;
+  e.step_cpu_per_sequence_s = 1e-5;
+  CHECK(e.step_s(5e-3, 100) == Approx(7e-3));  // between steps: added
+  e.overlap_scheduling = true;
+  CHECK(e.step_s(5e-3, 100) == Approx(5e-3));  // beside the GPU's step: hidden
+  CHECK(e.step_s(1e-3, 100) == Approx(2e-3));  // ... unless it is the longer
+  e.frontend_s = 2e-3;
+  e.tokenize_s_per_token = 1e-6;
+  CHECK(e.frontend_delay_s(1000) == Approx(3e-3));
+
+  // One request alone: each decode step waits for the CPU work, and the first token comes the
+  // front end and one emission later than the bare engine's.
+  workload::ServingRequest base;
+  workload::ServingDeployment p = decode_unit();
+  p.gpus = p.routed_gpus = 32;
+  p.direct_comm = false;
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c;
+  c.prefill = unit_config(p, prefill_cost, 16, 16384);
+  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  c.duration_s = 10;
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 4000;
+  q.output_tokens = 100;
+  const auto bare = simulate_serving({q}, c).requests[0];
+  ServingConfig with = c;
+  with.engine.step_cpu_s = 1e-3;
+  with.engine.emit_s = 5e-4;
+  with.engine.frontend_s = 2e-3;
+  Request sent = q;
+  sent.arrival_s += with.engine.frontend_delay_s(q.input_tokens);
+  auto run = simulate_serving({sent}, with);
+  apply_request_path(run, with.engine);
+  const auto& r = run.requests[0];
+  CHECK(r.arrival_s == Approx(1));
+  // Prefill and first decode step each wait 1 ms of CPU work.
+  CHECK(r.first_token_s - r.arrival_s == Approx(bare.first_token_s - 1 + 2e-3 + 2 * 1e-3 + 5e-4));
+  CHECK((r.finish_s - r.first_token_s) / 99 == Approx((bare.finish_s - bare.first_token_s) / 99 + 1e-3).epsilon(1e-6));
+  CHECK(run.decode.engine_s == Approx(1e-3));
+}
+
+TEST_CASE("simulation: KV caches come in ahead of a full batch and join it as places free", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 128;
+  d.redundant_experts = 0;
+  d.attention_tp = 128;
+  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  ServingConfig c;
+  c.decode = unit_config(d, cost, 1, 256);  // one sequence a step
+  c.prefill = c.decode;
+  c.prefill_units = 0;
+  c.prefill_unbounded = true;
+  c.duration_s = 10;
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 3000;
+  q.output_tokens = 20;
+  const auto r = simulate_serving({q, q}, c);
+  const auto &a = r.requests[0], &b = r.requests[1];
+  // The second's cache arrives while the first decodes, and it decodes from the step after.
+  CHECK(b.transfer_end_s < a.finish_s);
+  CHECK(b.first_token_s > a.finish_s);
+  StepLoad step;
+  step.busiest.decode_sequences = 1;
+  step.busiest.decode_context_tokens = 3000;
+  step.unit_tokens = 1;
+  CHECK(b.first_token_s - a.finish_s == Approx(cost.seconds(step)).epsilon(0.02));
+}
+
+TEST_CASE("simulation: a step across the window's end counts its tokens by its share inside", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment p = decode_unit();
+  p.gpus = p.routed_gpus = 32;
+  p.direct_comm = false;
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c;
+  c.prefill = unit_config(p, prefill_cost, 16, 16384);
+  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  c.decode_units = 0;
+  c.decode_unbounded = true;
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 16000;
+  q.output_tokens = 1;
+  StepLoad prefill;
+  prefill.busiest.prefill_sequences = 1;
+  prefill.busiest.prefill_tokens = 16000;
+  prefill.unit_tokens = 16000;
+  prefill.prefill = true;
+  const double step_s = prefill_cost.seconds(prefill);
+  c.duration_s = 1 + 0.25 * step_s;  // a quarter of the prefill step inside the window
+  const auto r = simulate_serving({q}, c);
+  CHECK(r.input_tokens_in_window == Approx(0.25 * 16000).epsilon(1e-6));
+}
+
+TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static batches wait for the last to finish", "[serving]") {
+  const workload::Model& llama = workload::model_by_name("llama-3.1-70b");
+  const hw::Gpu& h100 = hw::gpu_by_name("H100");
+  workload::ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.attention_tp = 8;
+  d.micro_batches = 1;
+  d.dedicated_shared = false;
+  workload::ServingRequest base;
+  StepCost cost(llama, workload::Roofline(h100, workload::KernelEfficiency{}, true), d, ib(), base, nullptr);
+  ServingConfig c;
+  c.disaggregated = false;
+  c.decode.deployment = d;
+  c.decode.max_running = 64;
+  c.decode.max_batch_tokens = 2048;
+  c.decode.ranks_step_together = false;
+  MemoryInput in;
+  in.max_step_tokens = 8192;
+  in.runtime_reserve_bytes = 8e9;
+  in.fp8_weights = true;
+  c.decode.memory = plan_memory(llama, h100, d, in);
+  c.decode.cost = &cost;
+  c.prefill = c.decode;
+  c.duration_s = 30;
+  // One long answer decoding, then three long prompts at once.
+  Request first;
+  first.arrival_s = 0;
+  first.input_tokens = 100;
+  first.output_tokens = 200;
+  std::vector<Request> requests{first};
+  for (int i = 0; i < 3; ++i) {
+    Request q;
+    q.arrival_s = 0.2;
+    q.input_tokens = 6000;
+    q.output_tokens = 5;
+    requests.push_back(q);
+  }
+  const double alone_s = simulate_serving({first}, c).requests[0].finish_s;
+  const auto chunked = simulate_serving(requests, c);
+  ServingConfig first_c = c;
+  first_c.scheduler = Scheduler::kPrefillFirst;
+  const auto prefill_first = simulate_serving(requests, first_c);
+  // Prefill first: each prompt whole in a step of its own, the long answer paused through them
+  // all; chunked: the answer gains a token in every chunk's step.
+  double prompt_steps_s = 0;
+  for (int i = 1; i <= 3; ++i) {
+    const auto& r = prefill_first.requests[static_cast<std::size_t>(i)];
+    CHECK(r.prefill_end_s - r.prefill_start_s == Approx(prefill_first.requests[1].prefill_end_s - prefill_first.requests[1].prefill_start_s));
+    prompt_steps_s += r.prefill_end_s - r.prefill_start_s;
+  }
+  CHECK(prefill_first.requests[0].finish_s - alone_s >= 0.99 * prompt_steps_s);
+  CHECK(chunked.requests[0].finish_s - alone_s < 0.98 * (prefill_first.requests[0].finish_s - alone_s));
+  // The first prompt's first token comes sooner when nothing shares its step.
+  CHECK(prefill_first.requests[1].first_token_s < chunked.requests[1].first_token_s);
+
+  ServingConfig static_c = c;
+  static_c.scheduler = Scheduler::kStatic;
+  const auto batched = simulate_serving(requests, static_c);
+  // The prompts arriving while the first request decodes wait for it to finish.
+  CHECK(batched.requests[1].prefill_start_s >= batched.requests[0].finish_s);
+  CHECK(chunked.requests[1].prefill_start_s < chunked.requests[0].finish_s);
+  for (const auto* run : {&chunked, &prefill_first, &batched}) CHECK(run->unfinished == 0);
+}

@@ -1,4 +1,4 @@
-// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE [--trace-kernels]] [--strict]
+// codesim run SCENARIO.json [--set /ptr=VALUE ...] [--out DIR] [--format json|csv|md] [--trace FILE [--trace-kernels]] [--requests-out FILE] [--strict]
 #include <filesystem>
 #include <iostream>
 
@@ -23,13 +23,14 @@ std::string render(const std::vector<studies::Report>& reports, const std::strin
 int run_command(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> sets;
-  std::string scenario_path, out_dir, format, trace_path, engine;
+  std::string scenario_path, out_dir, format, trace_path, engine, requests_out;
   options.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "set", po::value(&sets)->composing(), "override a field: /json/pointer=VALUE (repeatable)")(
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
       "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation")(
       "trace-kernels", "with --trace, a training step's trace also shows the kernels the model times inside each op")(
+      "requests-out", po::value(&requests_out), "serving: write each request's times (arrival, scheduling delay, first token, finish, TTFT, TPOT, preemptions) as CSV")(
       "strict", "make a warning (a layout that does not fit in memory) an error")(
       "engine", po::value(&engine)->default_value("fluid"),
       "flow engine: fluid (bundled flows, progressive filling) or simgrid (one SimGrid Comm per flow: the reference, "
@@ -46,6 +47,10 @@ int run_command(const Args& args) {
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
   if (!out_dir.empty()) studies::check_writable_dir(out_dir);
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
+  if (!requests_out.empty()) {
+    if (scenario.kind != "serving") throw core::InputError("--requests-out", "scenario kind '" + scenario.kind + "' serves no requests; allowed for serving");
+    studies::check_writable_file(requests_out);
+  }
   const bool trace_kernels = vm.count("trace-kernels") > 0;
   if (trace_kernels && trace_path.empty()) throw core::InputError("--trace-kernels", "given without --trace FILE; add --trace FILE");
   if (trace_kernels && scenario.kind != "training-step")
@@ -54,6 +59,7 @@ int run_command(const Args& args) {
   studies::RunOptions run;
   run.trace = !trace_path.empty();
   run.trace_kernels = trace_kernels;
+  run.requests_out = requests_out;
   const studies::Report report = scenario.run(run);
   if (vm.count("strict") && !report.warnings.empty()) throw core::InputError(scenario_path, report.warnings.front());
   for (const auto& w : report.warnings) std::cerr << "codesim: warning: " << w << "\n";

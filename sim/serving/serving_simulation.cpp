@@ -49,6 +49,7 @@ struct Rank {
   std::deque<int> waiting;   // for prefill (or, colocated, admission)
   std::deque<int> incoming;  // decode: prefilled, waiting for pages and a transfer
   std::deque<int> swapped;   // decode: preempted to host memory
+  std::deque<int> received;  // decode: KV cache in place, waiting for a place in the batch
   std::vector<int> prefilling;  // admitted prompts, in order of admission
   std::vector<Seq> decoding;    // in order of joining; the first `decoding_in_step` are in the step in flight
   int decoding_in_step = 0;
@@ -70,6 +71,7 @@ struct Unit {
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
   bool busy = false;
+  double step_start_s = 0;
 };
 
 struct Event {
@@ -117,6 +119,7 @@ struct SeriesSum {
     }
     if (s.steps > 0) {
       s.mean_step_s = s.busy_s / s.steps;
+      s.engine_s /= s.steps;
       s.imbalance = imbalance / s.steps;
       auto& m = s.mean_load;
       m.busiest = {load.decode_sequences / s.steps, load.decode_context_tokens / s.steps, load.prefill_sequences / s.steps,
@@ -244,7 +247,7 @@ class Simulation {
     if (c_.router == RouterPolicy::kKvAware) return kv_use + (prefill ? double(k.pending_tokens) * 1e-12 : 0.0);
     if (prefill) return double(k.pending_tokens) + k.pending_pairs * pair_weight_;
     // (KV use in sixteenths: it breaks ties, and a rank's place in the index moves less often.)
-    return double(k.running() + k.incoming.size() + k.swapped.size()) + double(k.transferring) + std::min(std::floor(kv_use * 16), 15.0) / 16;
+    return double(k.running() + k.incoming.size() + k.swapped.size() + k.received.size()) + double(k.transferring) + std::min(std::floor(kv_use * 16), 15.0) / 16;
   }
 
   // Query-key pairs still to compute for a prompt of `prompt` tokens with `in_kv` in its cache.
@@ -329,14 +332,22 @@ class Simulation {
   }
 
   // A decoding rank takes in what it has pages for: swapped-out requests first, then (disaggregated)
-  // prefilled ones, whose KV cache then comes over the fabric.
+  // prefilled ones, whose KV cache then comes over the fabric. Transfers run ahead of the batch,
+  // as engines pre-allocate a decode request's pages: up to a batch's worth beyond the running
+  // ones, so a place freed in the batch is taken by a cache already received, the next step.
   void admit_incoming(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
+    const int cap = unit.config->max_running;
     for (auto& k : unit.ranks) {
+      while (!k.received.empty() && k.running() < cap) {
+        const int id = k.received.front();
+        k.received.pop_front();
+        k.decoding.push_back(seq_of(id, live_[static_cast<std::size_t>(id)], requests_[static_cast<std::size_t>(id)].output_tokens));
+      }
       if (k.swapped.empty() && k.incoming.empty()) continue;
       auto room = [&](int id) {
         const long long p = pages_for(live_[static_cast<std::size_t>(id)].in_kv + 1);
-        return k.running() + k.transferring < unit.config->max_running && k.pages_used + p <= k.pages_total;
+        return k.running() + k.transferring + static_cast<int>(k.received.size()) < 2 * cap && k.pages_used + p <= k.pages_total;
       };
       while (!k.swapped.empty() && room(k.swapped.front())) {
         const int id = k.swapped.front();
@@ -393,7 +404,8 @@ class Simulation {
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     l.phase = Phase::kDecoding;
-    k.decoding.push_back(seq_of(id, l, requests_[static_cast<std::size_t>(id)].output_tokens));
+    if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) k.decoding.push_back(seq_of(id, l, requests_[static_cast<std::size_t>(id)].output_tokens));
+    else k.received.push_back(id);
     try_start(l.unit);
   }
 
@@ -440,6 +452,13 @@ class Simulation {
     }
   }
 
+  // Whether a colocated rank could admit its first waiting prompt now.
+  bool can_admit(const Rank& k, const Unit& unit) const {
+    if (k.waiting.empty() || k.running() >= unit.config->max_running) return false;
+    const Live& l = live_[static_cast<std::size_t>(k.waiting.front())];
+    return k.pages_used + pages_for(l.prompt + 1) <= k.pages_total;
+  }
+
   void try_start(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
     if (unit.busy) return;
@@ -457,8 +476,11 @@ class Simulation {
       workload::GroupLoad g;
       long long rank_tokens = 0;
       double pairs = 0;
+      const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
+      // Prefill first: a step of prompts alone whenever one can be admitted.
+      const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
-      if (unit.decodes && !k.decoding.empty()) {
+      if (unit.decodes && !k.decoding.empty() && !prompts_only) {
         long long extra = 0, context = 0;
         for (;;) {
           extra = context = 0;
@@ -483,12 +505,14 @@ class Simulation {
         g.decode_sequences = k.decoding_in_step;
         g.decode_context_tokens = double(context) / k.decoding_in_step;
       }
-      if (!unit.decodes || !c_.disaggregated) {
+      if (mixes) {
         // Prefill: chunks of the prompts already admitted, then new ones while pages, the batch
-        // cap and the token budget allow (first come, first served).
+        // cap and the token budget allow (first come, first served). Without chunked prefill a
+        // prompt goes whole (alone when it is larger than the budget).
+        const bool whole = c_.scheduler != Scheduler::kChunkedPrefill;
         auto chunk_of = [&](int id) {
           const Live& l = live_[static_cast<std::size_t>(id)];
-          const int chunk = std::min(budget, l.prompt - l.in_kv);
+          const int chunk = whole ? l.prompt - l.in_kv : std::min(budget, l.prompt - l.in_kv);
           k.chunks.push_back({id, chunk});
           budget -= chunk;
           g.prefill_sequences += 1;
@@ -499,9 +523,12 @@ class Simulation {
         };
         for (int id : k.prefilling)
           if (budget > 0) chunk_of(id);
-        while (budget > 0 && !k.waiting.empty() && k.running() < cfg.max_running) {
+        // Static batching: a new batch only once the last has left.
+        const bool admitting = c_.scheduler != Scheduler::kStatic || !unit.decodes || k.running() == 0;
+        while (admitting && budget > 0 && !k.waiting.empty() && k.running() < cfg.max_running) {
           const int id = k.waiting.front();
           Live& l = live_[static_cast<std::size_t>(id)];
+          if (whole && !k.chunks.empty() && l.prompt - l.cached > budget) break;
           const long long p = pages_for(l.prompt + (unit.decodes ? 1 : 0));
           if (k.pages_used + p > k.pages_total) break;
           k.waiting.pop_front();
@@ -539,12 +566,18 @@ class Simulation {
     }
     if (!any) return;
     StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes ? c_.mtp_drafts : 0};
-    const double step_s = cfg.cost->seconds(load);
+    const double gpu_s = cfg.cost->seconds(load);
+    const double step_s = c_.engine.step_s(gpu_s, busiest.decode_sequences + busiest.prefill_sequences);
     unit.busy = true;
+    unit.step_start_s = now_;
     const double ranks = double(unit.ranks.size());
     const double busiest_tokens = busiest.decode_sequences * tps + busiest.prefill_sequences * busiest.prefill_tokens;
     const double imbalance = unit_tokens > 0 ? busiest_tokens / (double(unit_tokens) / ranks) : 1.0;
-    if (measuring(now_)) (unit.prefill_kind ? prefill_series_ : decode_series_).add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance, load);
+    if (measuring(now_)) {
+      auto& series = unit.prefill_kind ? prefill_series_ : decode_series_;
+      series.add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance, load);
+      series.out.engine_s += step_s - gpu_s;
+    }
     if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
     push(now_ + step_s, 1, u);
   }
@@ -559,7 +592,11 @@ class Simulation {
   void step_end(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
     unit.busy = false;
-    const bool count = measuring(now_);
+    // The step's tokens count for the measured window by the share of the step inside it: a long
+    // prefill step across the window's edge counts in part, not whole or not at all.
+    const double inside_s = std::min(now_, c_.duration_s) - std::max(unit.step_start_s, c_.warmup_s);
+    const double share = now_ > unit.step_start_s ? std::clamp(inside_s / (now_ - unit.step_start_s), 0.0, 1.0) : measuring(now_) ? 1.0 : 0.0;
+    const bool count = share > 0;
     for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
       // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
@@ -581,7 +618,7 @@ class Simulation {
         any_finished = any_finished || s.generated >= s.output;
       }
       random_ = random;
-      if (count) result_.output_tokens_in_window += double(produced_here);
+      if (count) result_.output_tokens_in_window += share * double(produced_here);
       if (any_finished) {
         std::size_t kept = 0;
         for (std::size_t i = 0; i < k.decoding.size(); ++i) {
@@ -599,13 +636,13 @@ class Simulation {
       for (const Chunk& e : k.chunks) {
         Live& l = live_[static_cast<std::size_t>(e.request)];
         auto& rec = result_.requests[static_cast<std::size_t>(e.request)];
-        if (l.in_kv == l.cached && count) result_.input_tokens_in_window += l.cached;
+        if (l.in_kv == l.cached && count) result_.input_tokens_in_window += share * l.cached;
         k.pending_pairs -= pairs_left(l.prompt, l.in_kv) - pairs_left(l.prompt, l.in_kv + e.tokens);
         l.in_kv += e.tokens;
         k.pending_tokens -= e.tokens;
         if (count) {
-          result_.input_tokens_in_window += e.tokens;
-          result_.computed_input_tokens_in_window += e.tokens;
+          result_.input_tokens_in_window += share * e.tokens;
+          result_.computed_input_tokens_in_window += share * e.tokens;
         }
         if (l.in_kv < l.prompt) continue;
         if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
@@ -618,7 +655,7 @@ class Simulation {
         if (rec.first_token_s < 0) {
           rec.first_token_s = now_;
           l.generated = 1;
-          if (count) result_.output_tokens_in_window += 1;
+          if (count) result_.output_tokens_in_window += share;
         }
         if (l.generated >= rec.output_tokens) {
           k.pages_used -= l.pages;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "serving/engine_profile.hpp"
 #include "serving/gpu_memory.hpp"
 #include "serving/request.hpp"
 #include "serving/step_cost.hpp"
@@ -19,6 +20,12 @@ namespace serving {
 
 enum class RouterPolicy { kRoundRobin, kLeastLoaded, kKvAware };
 enum class Preemption { kRecompute, kSwap };
+// How a colocated unit mixes prompts and decoding sequences in its steps: chunked prefill (decode
+// tokens first, then prompt chunks within the token budget: vLLM V1, SGLang); prefill first
+// (vLLM V0's default: a step of whole prompts whenever one can be admitted, decoding paused); or
+// static batching (a batch admitted only when the last one has finished, as before continuous
+// batching).
+enum class Scheduler { kChunkedPrefill, kPrefillFirst, kStatic };
 
 struct UnitConfig {
   workload::ServingDeployment deployment;
@@ -40,6 +47,7 @@ struct ServingConfig {
   UnitConfig prefill, decode;
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   Preemption preemption = Preemption::kRecompute;
+  Scheduler scheduler = Scheduler::kChunkedPrefill;  // colocated units
   int page_tokens = 64;
   // KV cache from a prefill rank to a decode rank: each of the rank's `kv_senders` GPUs sends its
   // share at `kv_transfer_Bps` (its NIC), after `kv_transfer_latency_s`.
@@ -66,6 +74,8 @@ struct ServingConfig {
   double drain_limit_s = 0;   // the run stops here even if requests remain (0: 10 x duration)
   std::uint64_t seed = 1;
   double trace_until_s = 0;   // Chrome trace of requests and unit counters up to here (0: none)
+  // The engine's CPU work between steps (its request path is the caller's: apply_request_path).
+  EngineProfile engine;
 };
 
 struct RequestRecord {
@@ -85,6 +95,7 @@ struct UnitSeries {
   double mean_queue = 0, max_queue = 0;        // requests waiting per unit
   double mean_kv_use = 0, max_kv_use = 0;      // share of the busiest rank's KV pages in use
   double mean_step_s = 0;
+  double engine_s = 0;                         // of a step, the engine's CPU work it waited for (mean)
   double imbalance = 0;                        // busiest DP rank's tokens / mean, averaged over steps
   StepLoad mean_load;                          // averaged over steps: a typical step, for its breakdown
 };

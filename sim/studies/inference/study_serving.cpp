@@ -16,8 +16,10 @@
 #include "studies/config/affinity_config.hpp"
 #include "studies/config/cluster_config.hpp"
 #include "studies/config/compute_config.hpp"
+#include "studies/config/engine_config.hpp"
 #include "studies/config/input_file.hpp"
 #include "studies/config/model_config.hpp"
+#include "studies/config/output_file.hpp"
 #include "studies/config/overlap_config.hpp"
 #include "workload/moe/expert_placement.hpp"
 
@@ -73,7 +75,7 @@ std::vector<serving::Request> draw_requests(const serving::GeneratedWorkload& g)
 struct UnitSpec {
   std::string pointer;
   int units = 1;
-  int nodes = 1;
+  double nodes = 1;  // GPUs / GPUs per node: a unit smaller than a node takes its share of one
   serving::UnitConfig config;
   double reserve_bytes = 0;
   serving::MemoryInput memory_input;  // what its memory plan was made from
@@ -132,8 +134,10 @@ class ServingStudy : public Study {
     }
     const workload::Roofline roofline = compute.roofline(*cluster.gpu);
     net::Cluster prefill_net = cluster.cluster, decode_net = cluster.cluster;
-    prefill_net.nodes = prefill.nodes;
-    decode_net.nodes = decode.nodes;
+    for (auto [net, unit] : {std::pair{&prefill_net, &prefill}, std::pair{&decode_net, &decode}}) {
+      net->gpus_per_node = unit->config.deployment.gpus_per_node;
+      net->nodes = unit->config.deployment.gpus / net->gpus_per_node;
+    }
     serving::StepCost prefill_cost(*model, roofline, prefill.config.deployment, links_for(prefill), base, flow ? &prefill_net : nullptr);
     serving::StepCost decode_cost(*model, roofline, decode.config.deployment, links_for(decode), base, flow ? &decode_net : nullptr);
     serving::ServingConfig c = config;
@@ -142,6 +146,7 @@ class ServingStudy : public Study {
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
     const auto result = simulate(c, 1.0, "serving");
+    if (!options.requests_out.empty()) write_requests_csv(options.requests_out, result);
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
     std::vector<std::pair<std::string, workload::ServingStep>> typical;
@@ -150,6 +155,7 @@ class ServingStudy : public Study {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
     }
+    if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine);
     if (search) search_rows(r, c);
     if (plan) plan_rows(r, c);
     if (options.trace && !result.trace_json.empty()) r.trace_json = with_step_stages(result.trace_json, typical);
@@ -264,6 +270,52 @@ class ServingStudy : public Study {
                         "the exposed communication add up to the step.");
   }
 
+  // Each request's times, as a benchmark client records them (Vidur's per-request metrics): one
+  // row a request, in the order they arrived.
+  static void write_requests_csv(const std::string& path, const serving::ServingResult& result) {
+    std::string out =
+        "request,arrival_s,input_tokens,output_tokens,cached_tokens,scheduling_delay_s,prefill_end_s,kv_transfer_end_s,first_token_s,finish_s,"
+        "ttft_s,tpot_s,e2e_s,preemptions,measured\n";
+    auto time = [](double t) { return t < 0 ? std::string() : format_number(t); };
+    for (std::size_t i = 0; i < result.requests.size(); ++i) {
+      const auto& q = result.requests[i];
+      const bool done = q.finish_s >= 0;
+      out += std::to_string(i) + "," + format_number(q.arrival_s) + "," + std::to_string(q.input_tokens) + "," + std::to_string(q.output_tokens) + "," +
+             std::to_string(q.cached_tokens) + "," + (q.prefill_start_s < 0 ? std::string() : format_number(q.prefill_start_s - q.arrival_s)) + "," +
+             time(q.prefill_end_s) + "," + time(q.transfer_end_s) + "," + time(q.first_token_s) + "," + time(q.finish_s) + "," +
+             (q.first_token_s < 0 ? std::string() : format_number(q.first_token_s - q.arrival_s)) + "," +
+             (done && q.output_tokens > 1 ? format_number((q.finish_s - q.first_token_s) / (q.output_tokens - 1)) : std::string()) + "," +
+             (done ? format_number(q.finish_s - q.arrival_s) : std::string()) + "," + std::to_string(q.preemptions) + "," + (q.in_window ? "1" : "0") + "\n";
+    }
+    write_file_atomically(path, out);
+  }
+
+  // What the engine's profile added to the GPU's times: the CPU work steps waited for, and the
+  // request's way in (HTTP, tokenizer) and its tokens' way out (detokenize, stream).
+  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e) const {
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({"engine/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    if (disaggregated) row("prefill_step_cpu", "prefill step: the engine's CPU work it waited for (mean)", "ms", result.prefill.engine_s * 1e3);
+    row(disaggregated ? "decode_step_cpu" : "step_cpu", std::string(disaggregated ? "decode step" : "step") + ": the engine's CPU work it waited for (mean)",
+        "ms", result.decode.engine_s * 1e3);
+    double way_in_s = 0;
+    long long measured = 0;
+    for (const auto& q : result.requests)
+      if (q.in_window) {
+        way_in_s += e.frontend_delay_s(q.input_tokens);
+        ++measured;
+      }
+    row("ttft_path", "TTFT: the request's way in (HTTP, tokenizer) and its first token's way out (mean)", "ms",
+        (measured > 0 ? way_in_s / double(measured) : e.frontend_s) * 1e3 + e.emit_s * 1e3);
+    r.notes.push_back("Engine " + e.name + ": " + format_number(e.step_cpu_s * 1e3) + " ms + " + format_number(e.step_cpu_per_sequence_s * 1e6) +
+                      " us a sequence of CPU work a step, " + (e.overlap_scheduling ? "overlapped with the GPU's previous step (a step takes the longer of the two)"
+                                                                                     : "between GPU steps (added to each)") +
+                      "; " + format_number(e.frontend_s * 1e3) + " ms + " + format_number(e.tokenize_s_per_token * 1e6) +
+                      " us a prompt token before a request reaches the engine, and " + format_number(e.emit_s * 1e3) +
+                      " ms from a step's end to the client holding its token (data/engines, each figure with its source).");
+  }
+
   void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const {
     const std::string& label = label_;
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
@@ -324,8 +376,16 @@ class ServingStudy : public Study {
     const auto update = [&](double t) {
       if (bar) bar->update(std::min(t, c.duration_s));
     };
-    if (scale == 1) return serving::simulate_serving(requests(), c, update);  // as drawn: no copy
-    return serving::simulate_serving(requests_at(scale, c.duration_s), c, update);
+    const bool path = c.engine.frontend_s > 0 || c.engine.tokenize_s_per_token > 0 || c.engine.emit_s > 0;
+    if (scale == 1 && !path) return serving::simulate_serving(requests(), c, update);  // as drawn: no copy
+    std::vector<serving::Request> sent = scale == 1 ? requests() : requests_at(scale, c.duration_s);
+    if (!path) return serving::simulate_serving(sent, c, update);
+    // The engine sees each request after its front end: the simulation runs from there, and the
+    // records go back to the client's clock.
+    for (auto& q : sent) q.arrival_s += c.engine.frontend_delay_s(q.input_tokens);
+    serving::ServingResult result = serving::simulate_serving(sent, c, update);
+    serving::apply_request_path(result, c.engine);
+    return result;
   }
 
   bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
@@ -535,11 +595,14 @@ class ServingStudy : public Study {
     auto unit_text = [&](const char* what, const UnitSpec& u) {
       const auto& d = u.config.deployment;
       const auto& mem = u.config.memory;
-      std::string s = std::to_string(u.units) + " " + what + " unit" + (u.units > 1 ? "s" : "") + " of " + std::to_string(u.nodes) + " nodes (" +
-                      std::to_string(d.gpus) + " " + cluster.gpu->name + "): attention " +
+      std::string s = std::to_string(u.units) + " " + what + " unit" + (u.units > 1 ? "s" : "") + " of " + std::to_string(d.gpus) + " " + cluster.gpu->name +
+                      " (" + format_number(u.nodes) + " node" + (u.nodes == 1 ? "" : "s") + "): attention " +
                       (d.attention_tp == 1 ? "data-parallel (DP" + std::to_string(d.gpus) + ")"
                                            : "TP" + std::to_string(d.attention_tp) + " x DP" + std::to_string(d.attention_dp()));
-      if (model->moe)
+      if (model->moe && d.expert_tp)
+        s += ", routed experts tensor-parallel over " + std::to_string(d.routed_gpus) + " GPUs (each holds 1/" + std::to_string(d.routed_gpus) +
+             " of every expert; the unit's tokens gathered to them and the outputs reduce-scattered, no all-to-all)";
+      else if (model->moe)
         s += ", routed experts EP" + std::to_string(d.routed_gpus) + " with " + std::to_string(d.redundant_experts) + " redundant (" +
              std::to_string((model->moe->routed_experts + d.redundant_experts) / d.routed_gpus) + " per GPU, placed as EPLB's " + (workload::eplb_hierarchical(model->moe->groups, d.routed_gpus, d.gpus_per_node) ? "hierarchical" : "global") + " policy does)" +
              (model->moe->shared_experts == 0 ? std::string(", no shared expert")
@@ -601,22 +664,52 @@ serving::LengthDistribution parse_length(core::JsonReader& w, const std::string&
   return l;
 }
 
+// A unit's size: `gpus`, or `nodes` (a share of one node allowed, e.g. 0.667 of a 72-GPU rack).
+// Below a node it must fit in one; above, it is whole nodes.
+int unit_gpus(core::JsonReader& u, int node_gpus) {
+  if (u.has("gpus") && u.has("nodes"))
+    throw core::InputError(u.pointer_of("nodes"), "is not allowed beside gpus; give the unit's size one way");
+  int gpus = 0;
+  std::string at;
+  if (u.has("gpus")) {
+    at = u.pointer_of("gpus");
+    gpus = static_cast<int>(u.positive_integer("gpus", node_gpus, 2048));
+  } else {
+    at = u.pointer_of("nodes");
+    const double nodes = u.positive_number("nodes", 1.0);
+    const double whole = std::round(nodes * node_gpus);
+    if (whole < 1 || std::abs(nodes * node_gpus - whole) > 0.05)
+      throw core::InputError(at, core::describe_number(nodes) + " is not allowed; a number of nodes that makes whole GPUs (" + std::to_string(node_gpus) +
+                                     " a node), or give gpus");
+    if (whole > 2048)
+      throw core::InputError(at, core::describe_number(nodes) + " nodes (" + format_number(whole) + " GPUs) is not allowed; a unit has at most 2048 GPUs");
+    gpus = static_cast<int>(whole);
+  }
+  if (gpus > node_gpus && gpus % node_gpus != 0)
+    throw core::InputError(at, std::to_string(gpus) + " GPUs is not allowed; a unit larger than a node (" + std::to_string(node_gpus) +
+                                   " GPUs) is whole nodes");
+  return gpus;
+}
+
 // `comm_sms`: the compute section's communication SMs, where it gives them (else -1): every unit's default.
-UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms) {
+// `engine`: its defaults for the batch caps where the unit gives none.
+UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms,
+                    const serving::EngineProfile& engine) {
   UnitSpec s;
   s.pointer = u.pointer();
   s.units = static_cast<int>(u.positive_integer("units", 1, 100000));
-  s.nodes = static_cast<int>(u.positive_integer("nodes", 1, 2048));
   auto& d = s.config.deployment;
-  d.gpus_per_node = cl.cluster.gpus_per_node;
-  d.gpus = s.nodes * d.gpus_per_node;
-  if (d.gpus > 2048)
-    throw core::InputError(u.pointer_of("nodes"), std::to_string(s.nodes) + " nodes (" + std::to_string(d.gpus) + " GPUs) is not allowed; a unit has at most 2048 GPUs");
+  const int node_gpus = cl.cluster.gpus_per_node;
+  d.gpus = unit_gpus(u, node_gpus);
+  // A unit within one node (scale-up domain) has all of its traffic on NVLink; a larger one is
+  // made of whole nodes.
+  d.gpus_per_node = std::min(node_gpus, d.gpus);
+  s.nodes = double(d.gpus) / node_gpus;
   d.sms = cl.gpu->sm_count;
   d.attention_tp = static_cast<int>(u.positive_integer("attention_tp", 1, 1024));
   if (d.gpus % d.attention_tp != 0)
     throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(d.gpus) +
-                                                          " GPUs (nodes x GPUs per node): TP x DP must equal them");
+                                                          " GPUs: TP x DP must equal them");
   if (m.attention.heads % d.attention_tp != 0)
     throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " + m.display_name + "'s " +
                                                           std::to_string(m.attention.heads) + " attention heads");
@@ -626,7 +719,8 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.redundant_experts = static_cast<int>(u.non_negative_integer("redundant_experts", 0, 1 << 20));
     if (d.routed_gpus > d.gpus)
       throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
-    if ((experts + d.redundant_experts) % d.routed_gpus != 0)
+    d.expert_tp = u.one_of("experts", {"expert-parallel", "tensor-parallel"}, "expert-parallel") == "tensor-parallel";
+    if (!d.expert_tp && (experts + d.redundant_experts) % d.routed_gpus != 0)
       throw core::InputError(u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
                              std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) + " redundant experts do not split evenly over " +
                                  std::to_string(d.routed_gpus) + " GPUs; every GPU holds the same number");
@@ -636,23 +730,31 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.direct_comm = u.one_of("communication", {"direct", "forwarded"}, decode_kind ? "direct" : "forwarded") == "direct";
     if (!d.direct_comm && d.routed_gpus != d.gpus)
       throw core::InputError(u.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit");
+    // As vLLM and SGLang run an MoE model on a TP group without expert parallelism: each expert
+    // split over the routed GPUs.
+    if (d.expert_tp) {
+      for (const char* key : {"redundant_experts", "communication"})
+        if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
+      if (d.dedicated_shared) throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");
+    }
   } else {
     for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication"})
       if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " has no experts");
     d.routed_gpus = d.gpus;
     d.dedicated_shared = false;
   }
-  d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", m.moe ? 2 : 1, 8));
+  d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", engine.micro_batches.value_or(m.moe ? 2 : 1), 8));
   parse_overlap(u, d);
   // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
   // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
   // IBGDA without SMs; none without an all-to-all.
-  const int phase_sms = m.moe && !d.direct_comm ? 24 : 0;
+  const int phase_sms = m.moe && !d.direct_comm && !d.expert_tp ? 24 : 0;
   d.comm_sms = static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
   check_comm_sms(u, d.comm_sms);
   s.config.ranks_step_together = m.moe.has_value();
-  s.config.max_running = static_cast<int>(u.positive_integer("max_running", decode_kind ? 128 : 64, 1 << 20));
-  const int default_tokens = decode_kind && !colocated ? 2 * s.config.max_running : colocated ? 8192 : 16384;
+  s.config.max_running = static_cast<int>(u.positive_integer("max_running", engine.max_running.value_or(decode_kind ? 128 : 64), 1 << 20));
+  const int default_tokens =
+      decode_kind && !colocated ? 2 * s.config.max_running : engine.max_batch_tokens.value_or(colocated ? 8192 : 16384);
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
   // vLLM's default gpu_memory_utilization of 0.9 leaves a tenth of HBM to the runtime.
   s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
@@ -681,11 +783,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->disaggregated = dep.one_of("mode", {"disaggregated", "colocated"}) == "disaggregated";
   c.disaggregated = s->disaggregated;
   s->label_ = s->disaggregated ? "disaggregated" : "colocated";
+  c.engine = engine_by_name(dep.has("engine") ? dep.string("engine") : "bare", dep.pointer_of("engine"));
   if (s->disaggregated) {
-    s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms);
-    s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms);
+    s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms, c.engine);
+    s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms, c.engine);
   } else {
-    s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms);
+    s->decode = parse_unit(dep.object("colocated"), m, s->cluster, true, true, comm_sms, c.engine);
   }
   {
     const UnitSpec& big = s->disaggregated && s->prefill.units * s->prefill.config.ranks() > s->decode.units * s->decode.config.ranks() ? s->prefill : s->decode;
@@ -694,11 +797,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   }
   // The units say how many nodes the deployment takes; a cluster size that disagrees would be ignored.
   if (root.raw("cluster")->contains("nodes")) {
-    const long long prefill_nodes = s->disaggregated ? 1LL * s->prefill.units * s->prefill.nodes : 0;
-    const long long deployed = prefill_nodes + 1LL * s->decode.units * s->decode.nodes;
+    const double prefill_nodes = s->disaggregated ? s->prefill.units * s->prefill.nodes : 0;
+    const long long deployed = static_cast<long long>(std::ceil(prefill_nodes + s->decode.units * s->decode.nodes - 1e-9));
     if (k.nodes != deployed) {
       auto units = [](const UnitSpec& u, const std::string& phase) {
-        return std::to_string(u.units) + " " + phase + " unit" + (u.units == 1 ? "" : "s") + " of " + std::to_string(u.nodes);
+        return std::to_string(u.units) + " " + phase + " unit" + (u.units == 1 ? "" : "s") + " of " + std::to_string(u.config.deployment.gpus) + " GPUs";
       };
       throw core::InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " is not allowed; the deployment's units take " +
                                                                      std::to_string(deployed) + " nodes (" +
@@ -712,7 +815,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
              : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware
                                               : serving::RouterPolicy::kLeastLoaded;
   c.preemption = dep.one_of("preemption", {"recompute", "swap"}, "recompute") == "swap" ? serving::Preemption::kSwap : serving::Preemption::kRecompute;
-  c.page_tokens = static_cast<int>(dep.positive_integer("page_tokens", 64, 1 << 16));
+  const std::string scheduler = dep.one_of("scheduler", {"chunked-prefill", "prefill-first", "static"}, "chunked-prefill");
+  if (s->disaggregated && scheduler != "chunked-prefill")
+    throw core::InputError(dep.pointer_of("scheduler"), "'" + scheduler + "' is for colocated units, which mix prompts and decoding; a disaggregated deployment keeps them apart");
+  c.scheduler = scheduler == "prefill-first" ? serving::Scheduler::kPrefillFirst
+                : scheduler == "static"      ? serving::Scheduler::kStatic
+                                             : serving::Scheduler::kChunkedPrefill;
+  c.page_tokens = static_cast<int>(dep.positive_integer("page_tokens", c.engine.page_tokens.value_or(64), 1 << 16));
   const double kv_bytes_per_element = dep.positive_number("kv_bytes_per_element", 2.0);
   s->base.kv_bytes_per_element = kv_bytes_per_element;
   c.kv_transfer_Bps = dep.positive_number("kv_transfer_bandwidth_Bps", k.scale_out_Bps);

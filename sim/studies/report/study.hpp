@@ -16,6 +16,7 @@ struct RunOptions {
   bool simulate = true;  // false: validate only; a study runs no simulation, routing or GEMM emulation
   bool trace = false;    // keep a Chrome trace of the simulation
   bool trace_kernels = false;  // and in it the kernels inside each op (training steps)
+  std::string requests_out;    // serving: write each request's times here as CSV (empty: none)
 };
 
 // The value of a row whose simulation validation skipped: the row is named, its value is not.

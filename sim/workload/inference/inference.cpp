@@ -276,7 +276,28 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0, attention_late_s, 0, 0,
                                     dense_attention_memory_s + dense_ffn_memory_s};
   MicroBatchCosts moe_layer = dense_layer;
-  if (m.moe) {
+  if (m.moe && d.expert_tp) {
+    // Every GPU computes every expert's slice for all of the unit's tokens (gathered to it first,
+    // the outputs reduce-scattered after, on NVLink within a node and the NICs beyond).
+    const Moe& moe = *m.moe;
+    const int t = d.routed_gpus;
+    const double rows = double(mb_tokens);
+    const double rows_per_expert = rows * moe.active_routed_experts / moe.routed_experts;
+    double expert_s = kernels ? grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / t), moe.routed_experts,
+                                                        rows_per_expert, q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked,
+                                                        d.sms, precision)
+                              : moe.routed_experts * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / t, rows_per_expert);
+    const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
+    const double shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
+    const double gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
+    const double mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
+    expert_s += shared_s + gate_s + mlp_memory_s;
+    const bool crosses_nodes = t > d.gpus_per_node;
+    const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
+    const double latency_s = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
+    const double gather_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
+    moe_layer = {kv_fetch_s, attention_s, gather_s, expert_s, gather_s, attention_late_s, gate_s, shared_s, attention_memory_s + mlp_memory_s};
+  } else if (m.moe) {
     const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
     out.expert_imbalance = traffic.imbalance;
     out.ib_bytes_per_gpu = traffic.ib_bytes_per_gpu;

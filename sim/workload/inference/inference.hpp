@@ -29,6 +29,10 @@ struct ServingDeployment {
   int gpus_per_node = 8;
   int attention_tp = 4;          // attention DP = gpus / attention_tp
   int routed_gpus = 256;         // hold the routed experts, (experts + redundant) / routed_gpus each
+  // Expert tensor parallelism, as vLLM and SGLang run an MoE model on a TP group without EP: every
+  // routed GPU holds a 1/routed_gpus slice of every expert, the unit's tokens are gathered to all
+  // of them and the experts' outputs reduce-scattered back; no all-to-all.
+  bool expert_tp = false;
   int redundant_experts = 0;     // extra replicas of the heaviest experts, placed as EPLB does
   bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)

@@ -1,0 +1,48 @@
+#include "studies/config/engine_config.hpp"
+
+#include "core/catalogue.hpp"
+#include "core/data_files.hpp"
+
+namespace studies {
+
+namespace {
+
+const std::vector<serving::EngineProfile>& catalogue() {
+  static const std::vector<serving::EngineProfile> engines = [] {
+    std::vector<serving::EngineProfile> out;
+    for (const auto& [path, doc] : core::read_data_folder("engines")) {
+      core::JsonReader r(doc, path + ": ");
+      serving::EngineProfile e;
+      e.name = r.string("name");
+      r.string("description");
+      e.step_cpu_s = r.non_negative_number("step_cpu_s");
+      e.step_cpu_per_sequence_s = r.non_negative_number("step_cpu_per_sequence_s");
+      e.overlap_scheduling = r.boolean("overlap_scheduling", false);
+      e.frontend_s = r.non_negative_number("frontend_s");
+      e.tokenize_s_per_token = r.non_negative_number("tokenize_s_per_token");
+      e.emit_s = r.non_negative_number("emit_s");
+      std::vector<std::string> figures{"step_cpu_s", "step_cpu_per_sequence_s", "overlap_scheduling", "frontend_s", "tokenize_s_per_token", "emit_s"};
+      for (auto [key, slot, max] : {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
+                                    std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22}, std::tuple{"micro_batches", &e.micro_batches, 8}})
+        if (r.has(key)) {
+          *slot = static_cast<int>(r.positive_integer(key, max));
+          figures.push_back(key);
+        }
+      core::require_sources(r, figures);
+      r.finish();
+      out.push_back(e);
+    }
+    return out;
+  }();
+  return engines;
+}
+
+}  // namespace
+
+std::vector<std::string> engine_names() { return core::names_of(catalogue()); }
+
+const serving::EngineProfile& engine_by_name(const std::string& name, const std::string& where) {
+  return core::find_by_name(catalogue(), name, "engine", where);
+}
+
+}  // namespace studies
