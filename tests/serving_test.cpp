@@ -5,8 +5,12 @@
 
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
+#include "serving/closed_loop_source.hpp"
+#include "serving/generated_source.hpp"
+#include "serving/engine_front_end.hpp"
 #include "serving/gpu_memory.hpp"
 #include "serving/least_loaded.hpp"
+#include "serving/listed_source.hpp"
 #include "serving/prefix_cache.hpp"
 #include "serving/request_generator.hpp"
 #include "serving/request_trace.hpp"
@@ -71,7 +75,8 @@ TEST_CASE("request generator: Poisson arrivals at the rate, same seed same strea
 TEST_CASE("request generator: gamma burstiness below 1 spreads the gaps, above 1 evens them", "[serving]") {
   auto gap_cv = [](double burstiness) {
     GeneratedWorkload w;
-    w.arrivals = {100, burstiness};
+    w.arrivals.rate_per_s = 100;
+    w.arrivals.burstiness = burstiness;
     w.duration_s = 300;
     const auto r = generate_requests(w);
     std::vector<double> gaps;
@@ -593,10 +598,11 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   with.engine.step_cpu_s = 1e-3;
   with.engine.emit_s = 5e-4;
   with.engine.frontend_s = 2e-3;
-  Request sent = q;
-  sent.arrival_s += with.engine.frontend_delay_s(q.input_tokens);
-  auto run = simulate_serving({sent}, with);
-  apply_request_path(run, with.engine);
+  const std::vector<Request> one{q};
+  ListedSource listed(one);
+  EngineFrontEnd front(listed, with.engine);
+  auto run = simulate_serving(front, with);
+  apply_token_path(run, with.engine);
   const auto& r = run.requests[0];
   CHECK(r.arrival_s == Approx(1));
   // Prefill and first decode step each wait 1 ms of CPU work.
@@ -722,4 +728,108 @@ TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static b
   CHECK(batched.requests[1].prefill_start_s >= batched.requests[0].finish_s);
   CHECK(chunked.requests[1].prefill_start_s < chunked.requests[0].finish_s);
   for (const auto* run : {&chunked, &prefill_first, &batched}) CHECK(run->unfinished == 0);
+}
+
+TEST_CASE("request sources: a drawn workload streams the generator's requests; a profile's hours get their rates", "[serving]") {
+  GeneratedWorkload w;
+  w.arrivals.rate_per_s = 40;
+  w.arrivals.burstiness = 0.5;
+  w.duration_s = 100;
+  w.input = {LengthKind::kLognormal, 2000, 1.0, 1, 100000};
+  w.output = {LengthKind::kExponential, 300, 0, 1, 4000};
+  w.prefix_hit_fraction = 0.25;
+  const auto listed = generate_requests(w);
+  GeneratedSource source(w);
+  std::size_t n = 0;
+  while (auto q = source.next()) {
+    REQUIRE(n < listed.size());
+    CHECK(q->arrival_s == listed[n].arrival_s);
+    CHECK(q->input_tokens == listed[n].input_tokens);
+    CHECK(q->cached_tokens == listed[n].cached_tokens);
+    ++n;
+  }
+  CHECK(n == listed.size());
+  CHECK_FALSE(source.next());
+
+  // Hourly rates of 100, 0 and 300 requests/s over three hours: each hour's count near its rate.
+  GeneratedWorkload day = w;
+  day.arrivals.burstiness = 1;
+  day.arrivals.profile = LoadProfile({100, 0, 300}, 3600);
+  day.duration_s = 3 * 3600;
+  day.hours = {{1, 1, -1}, {1, 1, -1}, {2, 0.5, 0.9}};
+  std::vector<long long> per_hour(3);
+  double last = 0, third_input = 0;
+  GeneratedSource hours(day);
+  while (auto q = hours.next()) {
+    CHECK(q->arrival_s >= last);
+    last = q->arrival_s;
+    const auto h = static_cast<std::size_t>(q->arrival_s / 3600);
+    ++per_hour[h];
+    if (h == 2) {
+      third_input += q->input_tokens;
+      CHECK(q->cached_tokens == std::min(q->input_tokens - 1, static_cast<int>(std::floor(0.9 * q->input_tokens))));
+    }
+  }
+  CHECK(per_hour[0] == Approx(360000).epsilon(0.01));
+  CHECK(per_hour[1] == 0);
+  CHECK(per_hour[2] == Approx(1080000).epsilon(0.01));
+  CHECK(third_input / double(per_hour[2]) == Approx(4000).epsilon(0.03));  // the hour's prompts twice as long
+
+  const LoadProfile curve = LoadProfile::diurnal(300, 100, 14, 86400);
+  CHECK(curve.rate_at(14 * 3600) == Approx(300).epsilon(1e-3));
+  CHECK(curve.rate_at(2 * 3600) == Approx(100).epsilon(1e-3));
+  CHECK(curve.expected(0, 86400) == Approx(200 * 86400).epsilon(1e-6));
+
+  // An infinite rate: the count, all at 0 s.
+  GeneratedWorkload burst = w;
+  burst.arrivals.rate_per_s = INFINITY;
+  burst.arrivals.count = 7;
+  const auto all = generate_requests(burst);
+  REQUIRE(all.size() == 7);
+  for (const auto& q : all) CHECK(q.arrival_s == 0);
+}
+
+TEST_CASE("request sources: N closed-loop clients keep exactly N requests in flight", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 32;
+  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  ServingConfig c;
+  c.disaggregated = false;
+  c.decode = unit_config(d, cost, 64, 4096);
+  c.duration_s = 60;
+  GeneratedWorkload w;
+  w.duration_s = 60;
+  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
+  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
+  for (const double think_s : {0.0, 2.0}) {
+    ClientLoop loop;
+    loop.clients = 48;
+    loop.think_s = think_s;
+    loop.exponential_think = true;
+    ClosedLoopSource clients(w, loop);
+    const auto r = simulate_serving(clients, c);
+    INFO("think " << think_s << " s, " << r.requests.size() << " requests");
+    REQUIRE(r.requests.size() > 5 * 48);  // each client sent several
+    CHECK(r.unfinished == 0);
+    long long sent_late = 0;
+    for (const auto& q : r.requests) sent_late += q.arrival_s >= c.duration_s;
+    CHECK(sent_late == 0);
+    // In flight at sample instants: N where no client thinks; between 0 and N where they do.
+    long long min_flight = 1 << 30, max_flight = 0;
+    for (double t = 0.5; t < 50; t += 0.37) {
+      long long n = 0;
+      for (const auto& q : r.requests) n += q.arrival_s <= t && q.finish_s > t;
+      min_flight = std::min(min_flight, n);
+      max_flight = std::max(max_flight, n);
+    }
+    if (think_s == 0) {
+      CHECK(min_flight == 48);
+      CHECK(max_flight == 48);
+    } else {
+      CHECK(max_flight <= 48);
+      CHECK(min_flight < 48);
+      CHECK(min_flight > 0);
+    }
+  }
 }

@@ -8,9 +8,8 @@ bool EngineProfile::adds_nothing() const {
   return step_cpu_s == 0 && step_cpu_per_sequence_s == 0 && frontend_s == 0 && tokenize_s_per_token == 0 && emit_s == 0;
 }
 
-void apply_request_path(ServingResult& result, const EngineProfile& engine) {
+void apply_token_path(ServingResult& result, const EngineProfile& engine) {
   for (auto& r : result.requests) {
-    r.arrival_s -= engine.frontend_delay_s(r.input_tokens);
     if (r.first_token_s >= 0) r.first_token_s += engine.emit_s;
     if (r.finish_s >= 0) r.finish_s += engine.emit_s;
   }

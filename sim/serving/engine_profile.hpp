@@ -34,9 +34,8 @@ struct EngineProfile {
   bool adds_nothing() const;
 };
 
-// The engine's way in and out, on the records of a run whose requests entered the engine
-// `frontend_delay_s` after their send: each record's arrival goes back to the send, and its first
-// token and finish on by `emit_s`.
-void apply_request_path(ServingResult& result, const EngineProfile& engine);
+// The engine's way out, on the records of a run: each record's first token and finish on by
+// `emit_s`, when the client holds them.
+void apply_token_path(ServingResult& result, const EngineProfile& engine);
 
 }  // namespace serving

@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace serving {
 
 // The most requests a run holds (serving_simulation.hpp's bytes_per_request() each).
 inline constexpr long long kMaxRequests = 20'000'000;
+
+// Thrown when a run's requests pass what it may hold (a bursty process's count varies around its mean).
+struct TooManyRequests : std::length_error {
+  using std::length_error::length_error;
+};
 
 struct Request {
   double arrival_s = 0;
@@ -18,6 +24,8 @@ struct Request {
   // Prompt tokens a prefix cache already holds, when the workload states them as a hit fraction
   // (-1: ask the prefix cache, from `block_hashes`).
   int cached_tokens = -1;
+  int client = -1;  // the closed-loop client that sent it (-1: none)
+  double sent_s = -1;  // when the client sent it, where an engine's front end delays its arrival (-1: at arrival_s)
   std::vector<std::uint64_t> block_hashes;  // one per block of the prompt; equal hashes are a shared prefix
   int source_line = 0;                      // a trace's line, for messages
 

@@ -4,13 +4,10 @@
 #include <cmath>
 #include <string>
 
-#include "core/fast_random.hpp"
+#include "serving/generated_source.hpp"
 
 namespace serving {
 
-namespace {
-
-// Marsaglia and Tsang's method; shapes below 1 boosted by U^(1/shape).
 double gamma_variate(core::FastNormal& random, double shape) {
   if (shape < 1) return gamma_variate(random, shape + 1) * std::pow(random.uniform(), 1.0 / shape);
   const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
@@ -26,7 +23,9 @@ double gamma_variate(core::FastNormal& random, double shape) {
   }
 }
 
-int draw_length(core::FastNormal& random, const LengthDistribution& l) {
+namespace {
+
+int draw_length(core::FastNormal& random, const LengthDistribution& l, double scale) {
   double x = l.mean;
   switch (l.kind) {
     case LengthKind::kFixed: break;
@@ -38,31 +37,39 @@ int draw_length(core::FastNormal& random, const LengthDistribution& l) {
     }
     case LengthKind::kExponential: x = -l.mean * std::log(random.uniform()); break;
   }
+  x *= scale;
   return static_cast<int>(std::clamp(std::llround(x), static_cast<long long>(l.min), static_cast<long long>(l.max)));
 }
 
 }  // namespace
 
+LengthDraws::LengthDraws(const GeneratedWorkload& w) : w_(w), inputs_(w.seed * 3 + 1), outputs_(w.seed * 5 + 2) {}
+
+Request LengthDraws::draw(double arrival_s) {
+  const auto hour = static_cast<std::size_t>(std::max(0.0, arrival_s) / 3600);
+  const WorkloadHour mix = hour < w_.hours.size() ? w_.hours[hour] : WorkloadHour{};
+  Request r;
+  r.arrival_s = arrival_s;
+  r.input_tokens = draw_length(inputs_, w_.input, mix.input_scale);
+  r.output_tokens = draw_length(outputs_, w_.output, mix.output_scale);
+  const double hit = mix.prefix_hit_fraction >= 0 ? mix.prefix_hit_fraction : w_.prefix_hit_fraction;
+  if (hit > 0) r.set_prefix_hit(hit);
+  return r;
+}
+
 double first_arrival_s(const GeneratedWorkload& w) {
-  core::FastNormal arrivals(w.seed);
-  const double shape = w.arrivals.burstiness, scale = 1 / (w.arrivals.rate_per_s * shape);
-  return gamma_variate(arrivals, shape) * scale;
+  GeneratedSource source(w);
+  const auto first = source.next();
+  return first ? first->arrival_s : w.duration_s;
 }
 
 std::vector<Request> generate_requests(const GeneratedWorkload& w, long long max_requests) {
-  // Separate streams, so that changing the lengths does not move the arrivals.
-  core::FastNormal arrivals(w.seed), inputs(w.seed * 3 + 1), outputs(w.seed * 5 + 2);
+  GeneratedSource source(w);
   std::vector<Request> out;
-  const double shape = w.arrivals.burstiness, scale = 1 / (w.arrivals.rate_per_s * shape);
-  for (double t = gamma_variate(arrivals, shape) * scale; t < w.duration_s; t += gamma_variate(arrivals, shape) * scale) {
+  while (auto r = source.next()) {
     if (static_cast<long long>(out.size()) >= max_requests)
       throw TooManyRequests("more than " + std::to_string(max_requests) + " requests drawn before " + std::to_string(w.duration_s) + " s");
-    Request r;
-    r.arrival_s = t;
-    r.input_tokens = draw_length(inputs, w.input);
-    r.output_tokens = draw_length(outputs, w.output);
-    if (w.prefix_hit_fraction > 0) r.set_prefix_hit(w.prefix_hit_fraction);
-    out.push_back(std::move(r));
+    out.push_back(std::move(*r));
   }
   return out;
 }

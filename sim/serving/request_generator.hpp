@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/fast_random.hpp"
+#include "serving/load_profile.hpp"
 #include "serving/request.hpp"
 
 namespace serving {
@@ -25,26 +27,46 @@ struct LengthDistribution {
 };
 
 struct ArrivalProcess {
-  double rate_per_s = 1;
+  double rate_per_s = 1;  // infinite: `count` requests all at 0 s (a benchmark's throughput mode)
   double burstiness = 1;  // the gamma shape of the gaps between arrivals; 1: Poisson
+  LoadProfile profile;    // where given, the rate over time in place of rate_per_s
+  long long count = 0;    // at an infinite rate: the requests
+};
+
+// What an hour of the run draws beside its rate: its lengths scaled, its own prefix-hit share.
+struct WorkloadHour {
+  double input_scale = 1, output_scale = 1;
+  double prefix_hit_fraction = -1;  // -1: the workload's
 };
 
 struct GeneratedWorkload {
   ArrivalProcess arrivals;
   LengthDistribution input, output;
   double prefix_hit_fraction = 0;  // of each prompt's tokens, served from the prefix cache
+  std::vector<WorkloadHour> hours;  // hour i of the run (from 0 s); past the last, the workload's own
   double duration_s = 60;
   std::uint64_t seed = 1;
+};
+
+// A gamma variate of `shape` and scale 1 (Marsaglia and Tsang; shapes below 1 boosted by U^(1/shape)).
+double gamma_variate(core::FastNormal& random, double shape);
+
+// The lengths and prefix hit of a workload's requests, each from its own stream, so that changing
+// the lengths does not move the arrivals.
+class LengthDraws {
+ public:
+  explicit LengthDraws(const GeneratedWorkload& workload);
+  // A request arriving at `arrival_s`: its prompt, its answer and its hit.
+  Request draw(double arrival_s);
+
+ private:
+  const GeneratedWorkload& w_;
+  core::FastNormal inputs_, outputs_;
 };
 
 // Gamma shapes below this make gaps that round to 0 s: the count drawn is no longer near
 // rate x duration.
 inline constexpr double kMinBurstiness = 0.01;
-
-// Thrown when a draw passes `max_requests` (a bursty process's count varies around its mean).
-struct TooManyRequests : std::length_error {
-  using std::length_error::length_error;
-};
 
 std::vector<Request> generate_requests(const GeneratedWorkload& workload, long long max_requests = kMaxRequests);
 

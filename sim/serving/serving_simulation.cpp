@@ -9,6 +9,7 @@
 
 #include "core/fast_random.hpp"
 #include "serving/least_loaded.hpp"
+#include "serving/listed_source.hpp"
 #include "serving/prefix_cache.hpp"
 
 namespace serving {
@@ -77,7 +78,7 @@ struct Unit {
 struct Event {
   double t;
   long long seq;
-  int kind;  // -1 arrival (who: its place in time order), 0 ready, 1 step end, 2 transfer end, 3 swap-in end
+  int kind;  // -1 arrival, 0 ready, 1 step end, 2 transfer end, 3 swap-in end
   int who;
   bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
 };
@@ -141,10 +142,15 @@ struct RankChoice {
 
 class Simulation {
  public:
-  Simulation(const std::vector<Request>& requests, const ServingConfig& c, const std::function<void(double)>& progress)
-      : requests_(requests), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks) {
-    live_.resize(requests.size());
-    result_.requests.resize(requests.size());
+  Simulation(RequestSource& source, const ServingConfig& c, const std::function<void(double)>& progress)
+      : source_(source), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks) {
+    // Room for about as many requests as the source expects, so the records are not moved as they grow.
+    if (const long long n = source.expected_requests(); n > 0) {
+      const auto room = static_cast<std::size_t>(std::min<double>(double(kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
+      requests_.reserve(room);
+      live_.reserve(room);
+      result_.requests.reserve(room);
+    }
     auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes, RankChoice& choice) {
       // Ranks that step on their own clocks are simulated as units of one rank each.
       const int ranks = config.ranks_step_together ? config.ranks() : 1;
@@ -171,20 +177,9 @@ class Simulation {
     if (prefill_config().cost) pair_weight_ = prefill_config().cost->pair_weight();
     for (auto* choice : {&prefill_choice_, &decode_choice_})
       if (c_.router != RouterPolicy::kRoundRobin && !choice->slots.empty()) choice->index.emplace(static_cast<int>(choice->slots.size()));
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      auto& rec = result_.requests[i];
-      rec.arrival_s = requests[i].arrival_s;
-      rec.input_tokens = requests[i].input_tokens;
-      rec.output_tokens = requests[i].output_tokens;
-      rec.in_window = requests[i].arrival_s >= c.warmup_s && requests[i].arrival_s < c.duration_s;
-    }
-    // Arrivals in time order, each scheduling the next (a trace need not be sorted), so the event
-    // queue holds what is in flight rather than every request of the run.
-    arrival_order_.resize(requests.size());
-    for (std::size_t i = 0; i < requests.size(); ++i) arrival_order_[i] = static_cast<int>(i);
-    std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
-                     [&](int a, int b) { return requests[static_cast<std::size_t>(a)].arrival_s < requests[static_cast<std::size_t>(b)].arrival_s; });
-    if (!requests.empty()) push(requests[static_cast<std::size_t>(arrival_order_[0])].arrival_s, -1, 0);
+    // Each arrival takes the next from the source, so the event queue holds what is in flight
+    // rather than every request of the run.
+    pull();
   }
 
   ServingResult run() {
@@ -218,10 +213,26 @@ class Simulation {
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
   Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
 
-  void arrive(int nth) {
-    if (static_cast<std::size_t>(nth) + 1 < arrival_order_.size())
-      push(requests_[static_cast<std::size_t>(arrival_order_[static_cast<std::size_t>(nth) + 1])].arrival_s, -1, nth + 1);
-    const int id = arrival_order_[static_cast<std::size_t>(nth)];
+  // The source's next request, if it has one now: its arrival is scheduled.
+  void pull() {
+    std::optional<Request> q = source_.next();
+    if (!q) return;
+    if (static_cast<long long>(requests_.size()) >= kMaxRequests)
+      throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(c_.duration_s) + " s");
+    const int id = static_cast<int>(requests_.size());
+    RequestRecord rec;
+    rec.arrival_s = q->sent_s >= 0 ? q->sent_s : q->arrival_s;  // the client's clock
+    rec.input_tokens = q->input_tokens;
+    rec.output_tokens = q->output_tokens;
+    rec.in_window = q->arrival_s >= c_.warmup_s && q->arrival_s < c_.duration_s;
+    result_.requests.push_back(rec);
+    live_.emplace_back();
+    requests_.push_back(std::move(*q));
+    push(requests_.back().arrival_s, -1, id);
+  }
+
+  void arrive(int id) {
+    pull();
     const Request& q = requests_[static_cast<std::size_t>(id)];
     Live& l = live_[static_cast<std::size_t>(id)];
     int cached = std::max(0, q.cached_tokens);
@@ -587,6 +598,7 @@ class Simulation {
     l.pages = 0;
     l.phase = Phase::kDone;
     result_.requests[static_cast<std::size_t>(id)].finish_s = now_;
+    if (source_.finished(requests_[static_cast<std::size_t>(id)], now_)) pull();  // a client's next
   }
 
   void step_end(int u) {
@@ -677,13 +689,13 @@ class Simulation {
 
   std::string trace_json() const;
 
-  const std::vector<Request>& requests_;
+  RequestSource& source_;
+  std::vector<Request> requests_;  // as pulled from the source; a request's id is its place here
   const ServingConfig& c_;
   std::function<void(double)> progress_;
   core::FastNormal random_;
   PrefixCache prefix_;
   std::vector<Live> live_;
-  std::vector<int> arrival_order_;
   std::vector<Unit> units_;
   int first_decode_unit_ = 0;
   RankChoice prefill_choice_, decode_choice_;
@@ -736,14 +748,19 @@ std::string Simulation::trace_json() const {
 
 }  // namespace
 
-double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecord) + sizeof(Live) + sizeof(int)); }
+double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecord) + sizeof(Live)); }
 // A rank's deques each allocate a block of 512 bytes and its map when they are made.
 double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit) + 3 * (512 + 64)); }
 
+ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress) {
+  Simulation s(source, config, progress);
+  return s.run();
+}
+
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress) {
-  Simulation s(requests, config, progress);
-  return s.run();
+  ListedSource source(requests);
+  return simulate_serving(source, config, progress);
 }
 
 }  // namespace serving

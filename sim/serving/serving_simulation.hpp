@@ -14,6 +14,7 @@
 #include "serving/engine_profile.hpp"
 #include "serving/gpu_memory.hpp"
 #include "serving/request.hpp"
+#include "serving/request_source.hpp"
 #include "serving/step_cost.hpp"
 
 namespace serving {
@@ -117,7 +118,11 @@ inline constexpr long long kMaxRanks = 100'000;
 double bytes_per_request();
 double bytes_per_rank();
 
-// `progress(simulated_s)` is called now and then with the simulated time reached.
+// `progress(simulated_s)` is called now and then with the simulated time reached. The requests
+// come from `source` as the run reaches them; a run holds at most kMaxRequests
+// (TooManyRequests).
+ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress = {});
+// A list of requests, run in order of arrival.
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress = {});
 

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <mutex>
 
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
-#include "serving/request_generator.hpp"
+#include "serving/engine_front_end.hpp"
+#include "serving/generated_source.hpp"
+#include "serving/listed_source.hpp"
 #include "serving/request_trace.hpp"
 #include "serving/serving_metrics.hpp"
 #include "serving/serving_simulation.hpp"
@@ -61,10 +62,11 @@ void check_rank_count(const std::string& pointer, const std::string& what, doubl
                                       " of rank state; at most " + short_number(double(serving::kMaxRanks)) + " DP ranks in a deployment");
 }
 
-// A draw that passes kMaxRequests (a bursty process's count varies around rate x duration).
-std::vector<serving::Request> draw_requests(const serving::GeneratedWorkload& g) {
+// A run whose requests pass kMaxRequests (a bursty process's count varies around rate x duration).
+template <class Run>
+serving::ServingResult within_request_limit(const Run& run) {
   try {
-    return serving::generate_requests(g);
+    return run();
   } catch (const serving::TooManyRequests& e) {
     throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
                                                       " requests in a run; lower rate_per_s or duration_s, or raise burstiness");
@@ -92,23 +94,15 @@ class ServingStudy : public Study {
   serving::ServingConfig config;
   workload::ServingRequest base;
   workload::ServingLinks links;
-  std::optional<serving::GeneratedWorkload> generated;  // drawn at the first run, and again at another rate
+  std::optional<serving::GeneratedWorkload> generated;  // drawn as each run goes (a fleet's hour is 10.8 million requests)
   std::vector<serving::Request> trace;         // a trace's requests, as run, within duration_s
   std::vector<serving::Request> whole_trace;   // to replay at another pace
   std::string workload_text;                   // {requests}: where the number of requests goes
 
-  // The requests as run, within duration_s: a trace's, read when the scenario loads; a generated
-  // workload's, drawn at the first run, not when the scenario loads or validates (a fleet's
-  // hour is 10.8 million requests).
-  const std::vector<serving::Request>& requests() const {
-    if (!generated) return trace;
-    std::call_once(drawn_once_, [&] { drawn_ = draw_requests(*generated); });
-    return drawn_;
-  }
-  std::string workload_note() const {
+  std::string workload_note(std::size_t requests) const {
     std::string text = workload_text;
     const std::string slot = "{requests}";
-    if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests().size()));
+    if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests));
     return text;
   }
   serving::Slo slo;
@@ -117,12 +111,6 @@ class ServingStudy : public Study {
   bool plan = false;
   double plan_rate = 0;  // the load to plan for (0: the workload's)
   std::vector<int> plan_caps;
-
- private:
-  mutable std::once_flag drawn_once_;
-  mutable std::vector<serving::Request> drawn_;
-
- public:
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
@@ -165,7 +153,7 @@ class ServingStudy : public Study {
                         format_number(m.served_per_s) + " served, over the window's second half); the requests waiting for a first token grew by " +
                         format_number(m.offered_per_s - m.served_per_s) + " a second.");
     r.notes.push_back(deployment_note());
-    r.notes.push_back(workload_note() + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
+    r.notes.push_back(workload_note(result.requests.size()) + " Measured: the " + std::to_string(m.measured) + " requests arriving from " + format_number(c.warmup_s) +
                       " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
                       (result.unfinished > 0 ? "; " + std::to_string(result.unfinished) + " still queued or running when the run stopped at " +
                                                    format_number(result.end_s) + " s: the load exceeds what the deployment serves"
@@ -356,14 +344,8 @@ class ServingStudy : public Study {
     row("overloaded", "arrivals exceed what the deployment serves (1) or not (0)", "", m.overloaded ? 1.0 : 0.0);
   }
 
-  // The requests of the workload at `scale` (not 1) times its rate: drawn again, or the trace
-  // replayed faster.
+  // A trace's requests replayed at `scale` (not 1) times its pace.
   std::vector<serving::Request> requests_at(double scale, double duration_s) const {
-    if (generated) {
-      auto g = *generated;
-      g.arrivals.rate_per_s *= scale;
-      return draw_requests(g);
-    }
     std::vector<serving::Request> scaled;
     for (auto q : whole_trace)
       if ((q.arrival_s /= scale) < duration_s) scaled.push_back(std::move(q));
@@ -376,16 +358,24 @@ class ServingStudy : public Study {
     const auto update = [&](double t) {
       if (bar) bar->update(std::min(t, c.duration_s));
     };
-    const bool path = c.engine.frontend_s > 0 || c.engine.tokenize_s_per_token > 0 || c.engine.emit_s > 0;
-    if (scale == 1 && !path) return serving::simulate_serving(requests(), c, update);  // as drawn: no copy
-    std::vector<serving::Request> sent = scale == 1 ? requests() : requests_at(scale, c.duration_s);
-    if (!path) return serving::simulate_serving(sent, c, update);
-    // The engine sees each request after its front end: the simulation runs from there, and the
-    // records go back to the client's clock.
-    for (auto& q : sent) q.arrival_s += c.engine.frontend_delay_s(q.input_tokens);
-    serving::ServingResult result = serving::simulate_serving(sent, c, update);
-    serving::apply_request_path(result, c.engine);
-    return result;
+    return within_request_limit([&] {
+      // The engine's front end before the simulation, its emission after.
+      auto through_engine = [&](serving::RequestSource& sent) {
+        serving::EngineFrontEnd front(sent, c.engine);
+        serving::ServingResult result = serving::simulate_serving(front, c, update);
+        serving::apply_token_path(result, c.engine);
+        return result;
+      };
+      if (generated) {  // drawn as the run goes, at `scale` times the rate
+        serving::GeneratedWorkload g = *generated;
+        g.arrivals.rate_per_s *= scale;
+        serving::GeneratedSource source(g);
+        return through_engine(source);
+      }
+      const std::vector<serving::Request> scaled = scale == 1 ? std::vector<serving::Request>{} : requests_at(scale, c.duration_s);
+      serving::ListedSource source(scale == 1 ? trace : scaled);
+      return through_engine(source);
+    });
   }
 
   bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
