@@ -8,6 +8,7 @@
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
+#include "serving/closed_loop_source.hpp"
 #include "serving/engine_front_end.hpp"
 #include "serving/generated_source.hpp"
 #include "serving/listed_source.hpp"
@@ -105,6 +106,8 @@ class ServingStudy : public Study {
     if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests));
     return text;
   }
+  serving::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
+  std::vector<int> client_levels;
   serving::Slo slo;
   bool search = false;
   double search_max_scale = 64;
@@ -133,7 +136,12 @@ class ServingStudy : public Study {
     c.decode.cost = &decode_cost;
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
-    const auto result = simulate(c, 1.0, "serving");
+    // A concurrency sweep: each level of clients its own run, its rows under clients_<N>/; the
+    // last level's run is the one the rest of the report describes.
+    for (std::size_t i = 0; i + 1 < client_levels.size(); ++i) client_rows(r, c, client_levels[i]);
+    const int level = client_levels.empty() ? 0 : client_levels.back();
+    const auto result = simulate(c, 1.0, "serving", level);
+    if (client_levels.size() > 1) client_rows(r, c, level, &result);
     if (!options.requests_out.empty()) write_requests_csv(options.requests_out, result);
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
@@ -143,6 +151,7 @@ class ServingStudy : public Study {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
     }
+    if (generated && std::isinf(generated->arrivals.rate_per_s)) throughput_mode_rows(r, result, c);
     if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine);
     if (search) search_rows(r, c);
     if (plan) plan_rows(r, c);
@@ -278,6 +287,48 @@ class ServingStudy : public Study {
     write_file_atomically(path, out);
   }
 
+  // One level of a concurrency sweep, as benchmark clients report it: TTFT, TPOT and end-to-end
+  // latency (mean and percentiles), requests/s, output tokens/s per GPU and per user.
+  void client_rows(StudyResult& r, const serving::ServingConfig& c, int level, const serving::ServingResult* run = nullptr) const {
+    const serving::ServingResult result = run ? *run : simulate(c, 1.0, nullptr, level);
+    const auto m = serving::serving_metrics(result, c, slo);
+    const std::string prefix = "clients_" + std::to_string(level) + "/";
+    const std::string at = std::to_string(level) + " clients: ";
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({prefix + id, label_, at + metric, unit, {}, v, Basis::kSimulated});
+    };
+    row("requests_per_s", "requests/s finished", "req/s", double(m.finished) / (c.duration_s - c.warmup_s));
+    row("output_per_gpu", "output tokens/s per GPU", "tokens/s", m.output_tokens_per_s / gpus_of(c));
+    row("user_tokens_per_s", "tokens/s per user, mean", "tokens/s", m.user_tokens_per_s.mean);
+    for (const auto& [name, p, scale, unit] : {std::tuple{"ttft", &m.ttft_s, 1e3, "ms"}, std::tuple{"tpot", &m.tpot_s, 1e3, "ms"},
+                                               std::tuple{"e2e", &m.e2e_s, 1.0, "s"}}) {
+      const std::string upper = std::string(name) == "e2e" ? "end-to-end latency" : std::string(name) == "ttft" ? "TTFT" : "TPOT";
+      row(std::string(name) + "_mean", upper + " mean", unit, p->mean * scale);
+      row(std::string(name) + "_p50", upper + " p50", unit, p->p50 * scale);
+      row(std::string(name) + "_p90", upper + " p90", unit, p->p90 * scale);
+      row(std::string(name) + "_p99", upper + " p99", unit, p->p99 * scale);
+    }
+  }
+
+  // Every request at 0 s (trtllm-bench's throughput mode): what the run took to serve them all.
+  void throughput_mode_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const {
+    double makespan_s = 0, output_tokens = 0;
+    long long done = 0;
+    for (const auto& q : result.requests)
+      if (q.finish_s >= 0) {
+        makespan_s = std::max(makespan_s, q.finish_s);
+        output_tokens += q.output_tokens;
+        ++done;
+      }
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({"throughput_mode/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    row("finished", "requests finished (all sent at 0 s)", "count", double(done));
+    row("makespan", "from 0 s to the last request's end", "s", makespan_s);
+    row("requests_per_s", "requests/s over that time", "req/s", makespan_s > 0 ? done / makespan_s : 0.0);
+    row("output_per_gpu", "output tokens/s per GPU over that time", "tokens/s", makespan_s > 0 ? output_tokens / makespan_s / gpus_of(c) : 0.0);
+  }
+
   // What the engine's profile added to the GPU's times: the CPU work steps waited for, and the
   // request's way in (HTTP, tokenizer) and its tokens' way out (detokenize, stream).
   void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e) const {
@@ -352,7 +403,8 @@ class ServingStudy : public Study {
     return scaled;
   }
 
-  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr) const {
+  // `clients`: closed-loop clients in place of the workload's arrivals (0: its arrivals).
+  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr, int clients_count = 0) const {
     std::optional<core::ProgressBar> bar;
     if (progress) bar.emplace(progress, c.duration_s);
     const auto update = [&](double t) {
@@ -366,6 +418,12 @@ class ServingStudy : public Study {
         serving::apply_token_path(result, c.engine);
         return result;
       };
+      if (clients_count > 0) {
+        serving::ClientLoop loop = clients;
+        loop.clients = clients_count;
+        serving::ClosedLoopSource source(*generated, loop);
+        return through_engine(source);
+      }
       if (generated) {  // drawn as the run goes, at `scale` times the rate
         serving::GeneratedWorkload g = *generated;
         g.arrivals.rate_per_s *= scale;
@@ -681,6 +739,52 @@ int unit_gpus(core::JsonReader& u, int node_gpus) {
   return gpus;
 }
 
+// A generated workload's arrivals: a rate (Poisson, or gamma with a burstiness), or "inf": `count`
+// requests all at 0 s, as a benchmark's throughput mode sends them.
+serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s) {
+  serving::ArrivalProcess p;
+  core::JsonReader a = w.object("arrivals");
+  if (a.has("rate_per_s") && a.raw("rate_per_s")->is_string()) {
+    const std::string rate = a.string("rate_per_s");
+    if (rate != "inf")
+      throw core::InputError(a.pointer_of("rate_per_s"), "'" + rate.substr(0, 40) + "' is not allowed; a number of requests/s, or \"inf\" (every request at 0 s, with count)");
+    p.rate_per_s = std::numeric_limits<double>::infinity();
+    p.count = a.positive_integer("count", serving::kMaxRequests);
+    a.finish();
+    return p;
+  }
+  p.rate_per_s = a.positive_number("rate_per_s");
+  p.burstiness = a.positive_number("burstiness", 1.0);
+  if (p.burstiness < serving::kMinBurstiness)
+    throw core::InputError(a.pointer_of("burstiness"), core::describe_number(p.burstiness) + " is not allowed; at least " +
+                                                          format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
+  // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
+  check_request_count(p.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
+                      format_number(p.rate_per_s) + " req/s over duration_s " + format_number(duration_s) + " s", p.rate_per_s * duration_s);
+  a.finish();
+  return p;
+}
+
+// Closed-loop clients: one number, or a list of them (a concurrency sweep, each level its own run).
+std::vector<int> parse_client_levels(core::JsonReader& w) {
+  constexpr int kMaxClients = 1'000'000;
+  const nlohmann::json* raw = w.raw("clients");
+  const std::string what = "a whole number of clients from 1 to 1000000, or a list of them";
+  std::vector<int> levels;
+  auto level = [&](const nlohmann::json& v, const std::string& at) {
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kMaxClients)
+      throw core::InputError(at, core::describe(v) + " is not allowed; " + what);
+    levels.push_back(v.get<int>());
+  };
+  if (raw->is_array()) {
+    if (raw->empty() || raw->size() > 64) throw core::InputError(w.pointer_of("clients"), core::describe(*raw) + " is not allowed; 1 to 64 levels, each " + what);
+    for (std::size_t i = 0; i < raw->size(); ++i) level((*raw)[i], w.pointer_of("clients") + "/" + std::to_string(i));
+  } else {
+    level(*raw, w.pointer_of("clients"));
+  }
+  return levels;
+}
+
 // `comm_sms`: the compute section's communication SMs, where it gives them (else -1): every unit's default.
 // `engine`: its defaults for the batch caps where the unit gives none.
 UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms,
@@ -895,17 +999,21 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                        (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + ".";
   } else {
     serving::GeneratedWorkload g;
-    core::JsonReader a = w.object("arrivals");
-    g.arrivals.rate_per_s = a.positive_number("rate_per_s");
-    g.arrivals.burstiness = a.positive_number("burstiness", 1.0);
-    if (g.arrivals.burstiness < serving::kMinBurstiness)
-      throw core::InputError(a.pointer_of("burstiness"), core::describe_number(g.arrivals.burstiness) + " is not allowed; at least " +
-                                                            format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
-    // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
-    const double expected = g.arrivals.rate_per_s * c.duration_s;
-    check_request_count(g.arrivals.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
-                        format_number(g.arrivals.rate_per_s) + " req/s over duration_s " + format_number(c.duration_s) + " s", expected);
-    a.finish();
+    if (w.has("clients")) {
+      if (w.has("arrivals"))
+        throw core::InputError(w.pointer_of("arrivals"), "is not allowed beside clients: closed-loop clients send a request when their last one ends; give one of them");
+      s->client_levels = parse_client_levels(w);
+      s->clients.think_s = w.non_negative_number("think_s", 0.0);
+      s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
+      if (s->clients.think_s >= c.duration_s)
+        throw core::InputError(w.pointer_of("think_s"), format_number(s->clients.think_s) + " is not allowed; below duration_s (" + format_number(c.duration_s) + ")");
+      s->clients.clients = s->client_levels.front();
+      // At most one request a client per step: a bound to refuse an absurd count before the run.
+      for (int level : s->client_levels)
+        check_request_count(w.pointer_of("clients"), std::to_string(level) + " clients over duration_s " + format_number(c.duration_s) + " s", double(level));
+    } else {
+      g.arrivals = parse_arrivals(w, c.duration_s);
+    }
     g.input = parse_length(w, "input_tokens", 1, max_tokens);
     g.output = parse_length(w, "output_tokens", 1, max_tokens);
     if (g.input.max + g.output.max > max_tokens)
@@ -918,10 +1026,18 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     g.duration_s = c.duration_s;
     g.seed = c.seed;
     s->generated = g;
-    if (serving::first_arrival_s(g) >= g.duration_s)
+    if (s->client_levels.empty() && std::isfinite(g.arrivals.rate_per_s) && serving::first_arrival_s(g) >= g.duration_s)
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
-    s->workload_text = "Workload: " + std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
-                       " arrivals at " + format_number(g.arrivals.rate_per_s) + " requests/s, {requests} requests" +
+    const std::string arrivals =
+        !s->client_levels.empty() ? "closed-loop clients (each sends its next request when its last one ends" +
+                                        (s->clients.think_s > 0 ? std::string(", after ") + (s->clients.exponential_think ? "an exponential pause of mean " : "") +
+                                                                      format_number(s->clients.think_s) + " s"
+                                                                : std::string()) +
+                                        ")"
+        : std::isinf(g.arrivals.rate_per_s) ? "every request at 0 s (a benchmark's throughput mode)"
+        : std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") + " arrivals at " +
+              format_number(g.arrivals.rate_per_s) + " requests/s";
+    s->workload_text = "Workload: " + arrivals + ", {requests} requests" +
                        (g.prefix_hit_fraction > 0 ? ", " + format_number(100 * g.prefix_hit_fraction) + "% of each prompt a prefix-cache hit" : "") + ".";
   }
   s->base.affinity = parse_affinity(w, "uniform", 0.0);
@@ -933,6 +1049,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     s->search = slo->boolean("search", false);
     slo->finish();
   }
+  if (!s->client_levels.empty() && (s->search || root.has("plan")))
+    throw core::InputError(s->search ? "/slo/search" : "/plan", "is not allowed with closed-loop clients: a search replays the workload's arrivals faster; give a list of clients instead (a concurrency sweep)");
+  if (s->generated && std::isinf(s->generated->arrivals.rate_per_s) && (s->search || root.has("plan")))
+    throw core::InputError(s->search ? "/slo/search" : "/plan", "is not allowed at an infinite rate: every request already arrives at 0 s");
+  if (s->generated && std::isinf(s->generated->arrivals.rate_per_s) && c.warmup_s > 0)
+    throw core::InputError("/workload/warmup_s", format_number(c.warmup_s) + " is not allowed at an infinite rate: every request arrives at 0 s, before it");
   if (auto plan = root.optional_object("plan")) {
     if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0)
       throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
