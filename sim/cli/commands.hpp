@@ -19,6 +19,7 @@ int sweep_command(const Args& args);
 int merge_command(const Args& args);
 int plan_command(const Args& args);
 int serve_plan_command(const Args& args);
+int serve_search_command(const Args& args);
 int calibrate_command(const Args& args);
 int fabric_command(const Args& args);
 

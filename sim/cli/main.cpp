@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  merge --out FILE ...  join the results of sweep shards\n"
     "  plan SCENARIO.json    rank every training layout that fits in memory by tokens per second\n"
     "  serve-plan SCENARIO.json  serving: units a load needs, the prefill:decode ratio, throughput over batch caps\n"
+    "  serve-search SEARCH.json  serving: each configuration's highest rate within the SLO, ranked by cost per million tokens\n"
     "  schedule              print a pipeline schedule's op order per rank\n"
     "  fp8 gemm|cast         FP8 numerics: GEMM accuracy with Hopper-like accumulation, conversions\n"
     "  bench                 time every shipped paper scenario, the tables and validation\n"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     if (all[0] == "merge") return cli::merge_command(rest);
     if (all[0] == "plan") return cli::plan_command(rest);
     if (all[0] == "serve-plan") return cli::serve_plan_command(rest);
+    if (all[0] == "serve-search") return cli::serve_search_command(rest);
     if (all[0] == "fp8") return cli::fp8_command(rest);
     if (all[0] == "calibrate") return cli::calibrate_command(rest);
     if (all[0] == "fabric") return cli::fabric_command(rest);

@@ -106,6 +106,7 @@ class ServingStudy : public Study {
     if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests));
     return text;
   }
+  double gpu_hour_usd = 0;        // the price of a GPU-hour (0: none given)
   serving::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
   std::vector<int> client_levels;
   serving::Slo slo;
@@ -147,6 +148,9 @@ class ServingStudy : public Study {
     add_rows(r, "", m, result);
     std::vector<std::pair<std::string, workload::ServingStep>> typical;
     breakdown_rows(r, &result, &prefill_cost, &decode_cost, &typical);
+    if (gpu_hour_usd > 0)
+      r.rows.push_back({"cost/usd_per_million_output_tokens", label_, "cost per million output tokens at this load (every GPU, $" + format_number(gpu_hour_usd) + " a GPU-hour)",
+                        "USD", {}, usd_per_million(m.output_tokens_per_s, c), Basis::kSimulated});
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
@@ -473,6 +477,11 @@ class ServingStudy : public Study {
     return f;
   }
 
+  // Every GPU of the deployment for an hour, over the output tokens it serves in that hour.
+  double usd_per_million(double output_tokens_per_s, const serving::ServingConfig& c) const {
+    return output_tokens_per_s > 0 ? gpu_hour_usd * gpus_of(c) / (output_tokens_per_s * 3600) * 1e6 : std::numeric_limits<double>::infinity();
+  }
+
   double gpus_of(const serving::ServingConfig& c) const {
     const double gpn = cluster.cluster.gpus_per_node;
     return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
@@ -490,6 +499,9 @@ class ServingStudy : public Study {
     r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.at.request_rate_per_s, Basis::kSimulated});
     r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
                       Basis::kSimulated});
+    if (gpu_hour_usd > 0)
+      r.rows.push_back({"slo/usd_per_million_output_tokens", label_, "cost per million output tokens at that rate", "USD", {},
+                        usd_per_million(f.at.output_tokens_per_s, c), Basis::kSimulated});
     r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
     r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
   }
@@ -1048,6 +1060,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0) throw core::InputError(slo->pointer(), "give ttft_p90_s, tpot_p90_s or both, above 0");
     s->search = slo->boolean("search", false);
     slo->finish();
+  }
+  if (auto cost = root.optional_object("cost")) {
+    s->gpu_hour_usd = cost->positive_number("gpu_hour_usd");
+    cost->finish();
   }
   if (!s->client_levels.empty() && (s->search || root.has("plan")))
     throw core::InputError(s->search ? "/slo/search" : "/plan", "is not allowed with closed-loop clients: a search replays the workload's arrivals faster; give a list of clients instead (a concurrency sweep)");

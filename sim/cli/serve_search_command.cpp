@@ -1,0 +1,35 @@
+// codesim serve-search SEARCH.json --out FILE.csv [--jobs N]
+//
+// A serving configuration search (studies/run/serve_search.hpp): each configuration of the grid
+// with its highest rate within the scenario's SLO, run as a sweep (worker processes, a log that
+// resumes), then ranked by cost per million output tokens.
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "studies/run/serve_search.hpp"
+#include "studies/run/sweep_runner.hpp"
+
+namespace cli {
+
+int serve_search_command(const Args& args) {
+  po::options_description options("options");
+  std::string search_path, out;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.add_options()("search", po::value(&search_path)->required(), "search JSON file: a sweep over a serving scenario, with gpu_hour_usd")(
+      "out", po::value(&out)->required(), "every point's rows: FILE.csv or FILE.jsonl; rerunning resumes")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes");
+  po::positional_options_description positional;
+  positional.add("search", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "usage: codesim serve-search SEARCH.json --out FILE.csv [options]", options, positional, vm)) return 0;
+  studies::check_jobs(jobs);
+  studies::check_results_path(out);
+  const studies::Sweep sweep = studies::load_serve_search(search_path);
+  if (!studies::run_sweep(sweep, out, jobs, 0, 1, "serve-search")) return 1;
+  std::cout << studies::serve_search_ranking(sweep, studies::read_sweep_rows(studies::sweep_log_path(out)));
+  return 0;
+}
+
+}  // namespace cli

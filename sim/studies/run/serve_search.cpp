@@ -1,0 +1,109 @@
+#include "studies/run/serve_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/input_error.hpp"
+#include "core/json_reader.hpp"
+#include "studies/report/report.hpp"
+
+namespace studies {
+
+namespace {
+
+// The node a point runs on: its own /cluster/node, or the base's.
+std::string node_of(const Sweep& sweep, const SweepPoint& point) {
+  for (const auto& [pointer, value] : point.values)
+    if (pointer == "/cluster/node" && value.is_string()) return value.get<std::string>();
+  const auto& base = sweep.base;
+  if (base.contains("cluster") && base["cluster"].is_object() && base["cluster"].contains("node") && base["cluster"]["node"].is_string())
+    return base["cluster"]["node"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+Sweep load_serve_search(const std::string& path) {
+  nlohmann::json document = core::read_json_file(path);
+  if (!document.is_object()) throw core::InputError(path, "expected a JSON object: a sweep file with gpu_hour_usd");
+  if (!document.contains("gpu_hour_usd")) throw core::InputError(path + ": /gpu_hour_usd", "is missing; the price of a GPU-hour, one number or by node");
+  const nlohmann::json prices = document["gpu_hour_usd"];
+  document.erase("gpu_hour_usd");
+  Sweep sweep = parse_sweep(document, path, std::filesystem::path(path).parent_path());
+  if (sweep.base.value("kind", "") != "serving")
+    throw core::InputError(sweep.base_origin + ": /kind", "'" + sweep.base.value("kind", "") + "' is not allowed; a search is over a serving scenario");
+  if (!sweep.base.contains("slo")) throw core::InputError(sweep.base_origin + ": /slo", "is missing; a search finds each configuration's highest rate within an SLO");
+  auto price = [&](const std::string& at, const nlohmann::json& v) {
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+      throw core::InputError(path + ": " + at, core::describe(v) + " is not allowed; a price in USD above 0");
+    return v.get<double>();
+  };
+  if (!prices.is_number() && !prices.is_object())
+    throw core::InputError(path + ": /gpu_hour_usd", core::describe(prices) + " is not allowed; one price, or an object of node: price");
+  for (auto& point : sweep.points) {
+    double usd = 0;
+    if (prices.is_number()) {
+      usd = price("/gpu_hour_usd", prices);
+    } else {
+      const std::string node = node_of(sweep, point);
+      if (!prices.contains(node))
+        throw core::InputError(path + ": /gpu_hour_usd/" + node, "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
+      usd = price("/gpu_hour_usd/" + node, prices[node]);
+    }
+    point.values.emplace_back("/slo/search", true);
+    point.values.emplace_back("/cost", nlohmann::json{{"gpu_hour_usd", usd}});
+  }
+  for (const char* pointer : {"/slo/search", "/cost"})
+    if (std::find(sweep.pointers.begin(), sweep.pointers.end(), pointer) == sweep.pointers.end()) sweep.pointers.push_back(pointer);
+  return sweep;
+}
+
+std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann::json>& rows) {
+  struct Ranked {
+    double usd = 0, rate = 0, per_gpu = 0;
+    const nlohmann::json* row = nullptr;
+  };
+  std::vector<Ranked> ranked;
+  for (const auto& row : rows) {
+    Ranked r;
+    r.row = &row;
+    r.usd = std::numeric_limits<double>::infinity();
+    if (row.contains("metrics")) {
+      const auto& m = row["metrics"];
+      auto value = [&](const char* id) { return m.contains(id) && m[id].is_number() ? m[id].get<double>() : 0.0; };
+      r.rate = value("slo/max_rate");
+      r.per_gpu = value("slo/max_output_per_gpu");
+      if (r.rate > 0 && m.contains("slo/usd_per_million_output_tokens") && m["slo/usd_per_million_output_tokens"].is_number())
+        r.usd = m["slo/usd_per_million_output_tokens"].get<double>();
+    }
+    ranked.push_back(r);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) { return a.usd < b.usd; });
+  std::vector<std::string> varied;  // the pointers the user's grid sets
+  for (const auto& p : sweep.pointers)
+    if (p != "/slo/search") varied.push_back(p);
+  std::string out = "| rank | point |";
+  std::string rule = "|---:|---:|";
+  for (const auto& p : varied) {
+    out += " " + p + " |";
+    rule += "---|";
+  }
+  out += " highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |\n" + rule + "---:|---:|---:|\n";
+  int rank = 0;
+  for (const auto& r : ranked) {
+    const auto& inputs = (*r.row)["inputs"];
+    out += "| " + (std::isfinite(r.usd) ? std::to_string(++rank) : std::string("–")) + " | " + std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
+    for (const auto& p : varied) out += " " + (inputs.contains(p) ? (inputs[p].is_string() ? inputs[p].get<std::string>() : inputs[p].dump()) : std::string()) + " |";
+    if (r.row->contains("error")) {
+      out += " refused: " + (*r.row)["error"].get<std::string>() + " | | |\n";
+    } else if (!std::isfinite(r.usd)) {
+      out += " none meets the SLO | | |\n";
+    } else {
+      out += " " + format_number(r.rate) + " | " + format_number(r.per_gpu) + " | " + format_number(r.usd) + " |\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace studies

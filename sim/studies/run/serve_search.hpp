@@ -1,0 +1,26 @@
+#pragma once
+// A serving configuration search (`codesim serve-search`): a sweep over a serving scenario's
+// deployment (GPU, unit size and TP, scheduler, batch caps, engine...), each point's highest
+// request rate within the scenario's SLO, and the points ranked by what a million output tokens
+// cost at that rate. The search file is a sweep file (sweep.hpp) with the price of a GPU-hour,
+// one for all or by the node /cluster/node names:
+//   {"base": "../scenarios/serving/llama-3.1-70b-h100-colocated.json",
+//    "grid": {"/cluster/node": ["h100", "h200"], "/deployment/scheduler": ["chunked-prefill", "prefill-first"]},
+//    "gpu_hour_usd": {"h100": 2.0, "h200": 2.6}}
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "studies/run/sweep.hpp"
+
+namespace studies {
+
+// The sweep, each point with the SLO search on and its GPU-hour's price set (InputError naming
+// the search file's JSON path where it cannot be).
+Sweep load_serve_search(const std::string& path);
+
+// The points ranked by cost per million output tokens at their highest rate within the SLO (those
+// that meet it at no rate, or were refused, last), as a Markdown table.
+std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann::json>& rows);
+
+}  // namespace studies
