@@ -199,3 +199,16 @@ TEST_CASE("goodput: fail-slow costs the slow node's pace until it ends or is exc
   CHECK(excluded.loss_s_per_day.fail_slow == Approx(excluded_closed.loss_s_per_day.fail_slow).epsilon(0.1));
   CHECK(excluded.interruptions_per_day == Approx(excluded_closed.interruptions_per_day).epsilon(0.1));
 }
+
+TEST_CASE("goodput: software fails only while the job runs; hardware fails whatever it does", "[goodput]") {
+  auto r = run(0, 0);
+  r.recovery.restart_s = 3600;  // an hour down after each of one failure an hour: down about half the time
+  r.failures = {{"software", 1.0 / 3600, 0, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true}};
+  const auto software = workload::goodput_monte_carlo(r, 100, 8);
+  r.failures[0].while_running = false;
+  const auto hardware = workload::goodput_monte_carlo(r, 100, 8);
+  CHECK(hardware.interruptions_per_day == Approx(24).epsilon(0.02));
+  // A renewal of one hour up and one down, on average: 12 a day.
+  CHECK(software.interruptions_per_day == Approx(12).epsilon(0.05));
+  CHECK(software.ettr > hardware.ettr);
+}

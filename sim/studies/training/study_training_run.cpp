@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
 #include "net/topology.hpp"
 #include "studies/config/reliability_config.hpp"
 #include "workload/goodput/closed_form.hpp"
@@ -19,7 +20,7 @@ namespace {
 // switches has them: two levels while one reaches (MPFT: a plane per NIC of a node, radix^2 / 2
 // NICs each; MRFT: one tree, (radix / gpus_per_node) x radix / 2 nodes), three beyond.
 struct Components {
-  double gpus, nodes, nics, switches, links;
+  double gpus, nodes, nics, switches, links, switch_links;
   int levels;
   double count(workload::Component c) const {
     switch (c) {
@@ -27,6 +28,7 @@ struct Components {
       case workload::Component::kNode: return nodes;
       case workload::Component::kNic: return nics;
       case workload::Component::kLink: return links;
+      case workload::Component::kSwitchLink: return switch_links;
       case workload::Component::kSwitch: return switches;
       case workload::Component::kJob: return 1;
     }
@@ -41,7 +43,9 @@ Components components(long long gpus, int gpus_per_node, int radix, bool planes)
   const net::TopologyCounts c = two ? net::fat_tree_2_counts(k, 1) : net::fat_tree_3_counts(k);
   const double per_endpoint_switches = double(c.switches) / double(c.endpoints);
   const double per_endpoint_links = double(c.inter_switch_links + c.endpoint_links) / double(c.endpoints);
-  return {double(gpus), double(gpus) / gpus_per_node, double(gpus), per_endpoint_switches * gpus, per_endpoint_links * gpus, two ? 2 : 3};
+  const double per_endpoint_switch_links = double(c.inter_switch_links) / double(c.endpoints);
+  return {double(gpus), double(gpus) / gpus_per_node, double(gpus), per_endpoint_switches * gpus, per_endpoint_links * gpus, per_endpoint_switch_links * gpus,
+          two ? 2 : 3};
 }
 
 const char* cause_names[] = {"detection", "restart", "lost work", "checkpoints", "waiting for spares", "fail-slow"};
@@ -82,7 +86,7 @@ class TrainingRunStudy : public Study {
         ridden += rate;
         continue;
       }
-      r.failures.push_back({k.name, rate, k.detection_s, k.path, k.rollback, k.per_replica});
+      r.failures.push_back({k.name, rate, k.detection_s, k.path, k.rollback, k.per_replica, k.while_running});
     }
     if (ridden_through_per_s) *ridden_through_per_s = ridden;
     r.fail_slow = reliability.fail_slow;
@@ -102,6 +106,10 @@ class TrainingRunStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    // One bar for all the clusters' Monte-Carlos, each filling its unit.
+    core::ProgressBar bar("goodput Monte-Carlo, " + std::to_string(gpus.size() * fabrics.size() * spare_nodes.size() * recovery.strategies.size()) + " cases",
+                          double(gpus.size() * fabrics.size() * spare_nodes.size() * recovery.strategies.size()));
+    int done = 0;
     for (const std::string& fabric : fabrics)
       for (long long g : gpus) {
         const Components c = components(g, gpus_per_node, radix, fabric == "mpft");
@@ -125,7 +133,11 @@ class TrainingRunStudy : public Study {
             workload::GoodputEstimate not_run;
             not_run.ettr = not_run.interruptions_per_day = not_run.requeues_per_day = kNotRun;
             for (int i = 0; i < 6; ++i) set_cause(not_run.loss_s_per_day, i, kNotRun);
-            const auto mc = options.simulate ? workload::goodput_monte_carlo(rel, monte_carlo_runs, seed, threads) : not_run;
+            const auto mc = [&] {
+              const core::ProgressBar::Inside inside(bar);
+              return options.simulate ? workload::goodput_monte_carlo(rel, monte_carlo_runs, seed, threads) : not_run;
+            }();
+            bar.update(++done);
             row("interruptions_mc", "interruptions per day (Monte-Carlo)", "", mc.interruptions_per_day, Basis::kSimulated);
             row("mtti_mc", "job mean time to interruption (Monte-Carlo)", "h", options.simulate ? mc.mtti_h() : kNotRun, Basis::kSimulated);
             row("interruptions", "interruptions per day (closed form)", "", closed.interruptions_per_day, Basis::kFormula);

@@ -27,6 +27,7 @@ FailureKind read_kind(core::JsonReader& k, const std::string& name) {
   f.rollback = rollback_named(k.one_of("rollback", rollback_names()));
   f.per_replica = k.one_of("scope", {"replica", "job"}) == "replica";
   f.network = k.boolean("network", false);
+  f.while_running = k.boolean("while_running", false);
   core::require_sources(k, {"rate_per_hour", "detection_s"});
   k.finish();
   return f;
@@ -77,7 +78,7 @@ const ReliabilityData& reliability_by_name(const std::string& name, const std::s
 std::vector<std::string> reliability_names() { return core::names_of(catalogue()); }
 
 const std::vector<std::string>& component_names() {
-  static const std::vector<std::string> names{"gpu", "node", "nic", "link", "switch", "job"};
+  static const std::vector<std::string> names{"gpu", "node", "nic", "link", "switch-link", "switch", "job"};
   return names;
 }
 const std::vector<std::string>& recovery_path_names() {
@@ -91,7 +92,8 @@ const std::vector<std::string>& rollback_names() {
 
 Component component_named(const std::string& name) {
   return named(component_names(), name,
-               std::vector<Component>{Component::kGpu, Component::kNode, Component::kNic, Component::kLink, Component::kSwitch, Component::kJob});
+               std::vector<Component>{Component::kGpu, Component::kNode, Component::kNic, Component::kLink, Component::kSwitchLink, Component::kSwitch,
+                                      Component::kJob});
 }
 RecoveryPath recovery_path_named(const std::string& name) {
   return named(recovery_path_names(), name, std::vector<RecoveryPath>{RecoveryPath::kInPlace, RecoveryPath::kSwap, RecoveryPath::kRequeue});

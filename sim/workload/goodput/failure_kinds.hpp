@@ -12,7 +12,9 @@
 namespace workload {
 
 // What a kind's rate is per: a cluster has so many of each.
-enum class Component { kGpu, kNode, kNic, kLink, kSwitch, kJob };
+// kLink: every cable, NIC to leaf included; kSwitchLink: switch-to-switch cables only (a NIC's own
+// cable counted with the NIC).
+enum class Component { kGpu, kNode, kNic, kLink, kSwitchLink, kSwitch, kJob };
 
 struct FailureKind {
   std::string name;
@@ -23,6 +25,7 @@ struct FailureKind {
   Rollback rollback = Rollback::kLastCheckpoint;
   bool per_replica = true;  // scope "replica": inside one data-parallel replica
   bool network = false;     // a fabric fault that failover (PXN, rerouting) can ride through
+  bool while_running = false;  // the job's processes' (software, a hang, a corruption), not a part's
 };
 
 struct ReliabilityData {
@@ -37,7 +40,7 @@ struct ReliabilityData {
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> reliability_names();
 
-const std::vector<std::string>& component_names();         // "gpu", "node", "nic", "link", "switch", "job"
+const std::vector<std::string>& component_names();         // "gpu", "node", "nic", "link", "switch-link", "switch", "job"
 const std::vector<std::string>& recovery_path_names();     // "in-place", "swap", "requeue"
 const std::vector<std::string>& rollback_names();          // "last-checkpoint", "before-corruption", "none"
 Component component_named(const std::string& name);        // one of component_names()

@@ -28,6 +28,7 @@ struct FailureProcess {
   RecoveryPath path = RecoveryPath::kSwap;
   Rollback rollback = Rollback::kLastCheckpoint;
   bool per_replica = true;  // inside one data-parallel replica: per-replica fault tolerance contains it
+  bool while_running = false;  // strikes the job's processes (software, a hang), not a part: never while it is down
 };
 
 struct Checkpointing {

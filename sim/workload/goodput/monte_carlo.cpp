@@ -183,12 +183,16 @@ class Run {
     pending_ = false;
   }
 
+  // A failure while the job recovers from another does not cut that recovery short: the job
+  // restarts once both are done, so the longer of the two holds it.
   void start_down(double checkpoint_s, double detection_s, double spares_s, double restart_s, bool restarts) {
+    const double end = t_ + checkpoint_s + detection_s + spares_s + restart_s;
+    if (down_ && restarts_ && down_end_ >= end) return;
     parts_ = {checkpoint_s, detection_s, spares_s, restart_s};
     down_ = true;
     restarts_ = restarts;
     down_start_ = t_;
-    down_end_ = t_ + checkpoint_s + detection_s + spares_s + restart_s;
+    down_end_ = end;
   }
   void end_down() {
     down_ = false;
@@ -213,8 +217,9 @@ class Run {
 
   void fail(const FailureProcess& p) {
     const Recovery& rec = r_.recovery;
+    if (p.while_running && down_) return;  // no process to fail
     if (p.rollback == Rollback::kBeforeCorruption) {  // counted when found
-      if (!down_) corrupt_.push_back({t_ + p.detection_s, kept_});
+      corrupt_.push_back({t_ + p.detection_s, kept_});
       return;
     }
     const bool planned = p.rollback == Rollback::kNone;
