@@ -161,6 +161,11 @@ TEST_CASE("goodput: per-replica fault tolerance keeps the other replicas trainin
   const auto per_replica = workload::goodput_monte_carlo(r, 100, 9), closed = workload::goodput_closed_form(r);
   CHECK(per_replica.ettr > restart.ettr);
   CHECK(per_replica.loss_s_per_day.lost_work == 0);
+  // Every failure reaches the job; none stops it whole.
+  CHECK(per_replica.interruptions_per_day == Approx(48).epsilon(0.03));
+  CHECK(per_replica.job_stops_per_day == 0);
+  CHECK(closed.job_stops_per_day == 0);
+  CHECK(restart.job_stops_per_day == restart.interruptions_per_day);
   // 48 recoveries a day of 600 s, each by one replica in 16, and the 30 s detection by all: a
   // share 1 + X of the day, X = rate x (30 + 600 / 16).
   const double x = 2.0 / 3600 * (30 + 600.0 / 16);

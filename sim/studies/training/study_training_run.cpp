@@ -131,7 +131,7 @@ class TrainingRunStudy : public Study {
             rel.checkpoint.interval_s = closed.checkpoint_interval_s;
             // Validation names the Monte-Carlo's rows without running it.
             workload::GoodputEstimate not_run;
-            not_run.ettr = not_run.interruptions_per_day = not_run.requeues_per_day = kNotRun;
+            not_run.ettr = not_run.interruptions_per_day = not_run.job_stops_per_day = not_run.requeues_per_day = kNotRun;
             for (int i = 0; i < 6; ++i) set_cause(not_run.loss_s_per_day, i, kNotRun);
             const auto mc = [&] {
               const core::ProgressBar::Inside inside(bar);
@@ -141,6 +141,10 @@ class TrainingRunStudy : public Study {
             row("interruptions_mc", "interruptions per day (Monte-Carlo)", "", mc.interruptions_per_day, Basis::kSimulated);
             row("mtti_mc", "job mean time to interruption (Monte-Carlo)", "h", options.simulate ? mc.mtti_h() : kNotRun, Basis::kSimulated);
             row("interruptions", "interruptions per day (closed form)", "", closed.interruptions_per_day, Basis::kFormula);
+            if (strategy == workload::RecoveryStrategy::kPerReplica) {  // a replica's recovery does not stop the job
+              row("job_stops_mc", "of which whole-job stops (Monte-Carlo)", "", mc.job_stops_per_day, Basis::kSimulated);
+              row("job_stops", "of which whole-job stops (closed form)", "", closed.job_stops_per_day, Basis::kFormula);
+            }
             row("network_degradations", network_failover ? "network faults ridden through per day" : "of which network", "",
                 network_failover ? ridden * 86400 : network_stops_per_day(rel), Basis::kFormula);
             row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);

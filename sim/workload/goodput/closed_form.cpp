@@ -121,8 +121,14 @@ GoodputEstimate goodput_closed_form(const RunReliability& r) {
   g.ettr = g.checkpoint_interval_s / cycle / (1 + x.total());
   add(g.loss_s_per_day, x, scale);
   g.loss_s_per_day.checkpoint += scale * r.checkpoint.stall() / cycle;
-  for (const FailureProcess& p : r.failures) g.interruptions_per_day += p.rate_per_s * 86400;
-  g.interruptions_per_day += r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow) * 86400;
+  for (const FailureProcess& p : r.failures) {
+    g.interruptions_per_day += p.rate_per_s * 86400;
+    if (!contained_to_replica(r.recovery, p)) g.job_stops_per_day += p.rate_per_s * 86400;
+  }
+  const double exclusions_per_day = r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow) * 86400;
+  g.interruptions_per_day += exclusions_per_day;
+  if (!contained_to_replica(r.recovery, FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}))
+    g.job_stops_per_day += exclusions_per_day;
   return g;
 }
 

@@ -94,6 +94,7 @@ struct LossByCause {
 struct GoodputEstimate {
   double checkpoint_interval_s = 0;  // the one used (the best, when asked for)
   double interruptions_per_day = 0;  // job stops and replica recoveries, fail-slow exclusions included
+  double job_stops_per_day = 0;      // those that stop the whole job
   double ettr = 0;                   // effective training time ratio: kept training over wall time
   LossByCause loss_s_per_day;
   double spare_empty_probability = 0;  // that a node failure finds no spare (Erlang B)
@@ -101,8 +102,9 @@ struct GoodputEstimate {
   double ettr_sd = 0;
   double requeues_per_day = 0;
   int runs = 0;
-  // Job mean time to interruption.
-  double mtti_h() const { return interruptions_per_day > 0 ? 24 / interruptions_per_day : 0; }
+  // Job mean time to interruption: between stops of the whole job (a replica's recovery under
+  // per-replica fault tolerance does not interrupt it); 0 with none.
+  double mtti_h() const { return job_stops_per_day > 0 ? 24 / job_stops_per_day : 0; }
 };
 
 }  // namespace workload

@@ -24,6 +24,7 @@ struct Tally {
   double kept_s = 0;
   LossByCause loss_s;
   double interruptions = 0;
+  double job_stops = 0;
   double requeues = 0;
 };
 
@@ -234,6 +235,7 @@ class Run {
       if (!down_ && detection > 0) start_down(0, detection, 0, 0, false);
       return;
     }
+    tally_.job_stops += 1;
     if (planned) {  // a checkpoint first
       kept_ = done_;
       pending_ = false;
@@ -249,6 +251,7 @@ class Run {
     const double clean = it->clean;
     corrupt_.erase(it);
     tally_.interruptions += 1;
+    tally_.job_stops += 1;
     roll_back(std::min(kept_, clean));
     start_down(0, 0, 0, r_.recovery.in_place_s + r_.recovery.restart_s + manual_s(), true);
   }
@@ -338,6 +341,7 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
     sum += ettr;
     sum2 += ettr * ettr;
     out.interruptions_per_day += t.interruptions / days / runs;
+    out.job_stops_per_day += t.job_stops / days / runs;
     out.requeues_per_day += t.requeues / days / runs;
     LossByCause& l = out.loss_s_per_day;
     l.detection += t.loss_s.detection / days / runs;
