@@ -31,7 +31,9 @@ def package():
             import codesim
         except ImportError:
             return None
-    return codesim
+    # A build tree configured without pybind11 holds the package's Python files but not its
+    # extension: a package without load() is not built.
+    return codesim if hasattr(codesim, "load") else None
 
 
 def scenario_rows(codesim_cli, scenario, sets=None, csv_path=None):

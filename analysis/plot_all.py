@@ -3,7 +3,7 @@
 all-to-all and routing curves (ISCA'25 Figures 5-6 and 8), TPOT against EP bandwidth, decode
 TPOT against context and batch, FP8 error against K, serving throughput per GPU against
 tokens/s per user over batch caps, all-to-all with failed parts, the Table 4 step with a
-straggler, goodput against cluster size, a shared fabric with and without isolation, the training sweep over PP size x
+straggler, goodput against cluster size, ETTR against cluster size by recovery strategy, a shared fabric with and without isolation, the training sweep over PP size x
 schedule x network, and step time against the SMs given to communication.
 
 usage: analysis/plot_all.py OUTDIR [--codesim build/codesim]
@@ -28,6 +28,7 @@ def main():
         [here / "plot_fp8.py", out, *cs],
         [here / "plot_serving.py", out, *cs],
         [here / "plot_robustness.py", out, *cs],
+        [here / "plot_goodput.py", out, *cs],
     ]
     for step in steps:
         print("+", " ".join(str(s) for s in step), flush=True)

@@ -13,6 +13,7 @@ int tables_command(const Args& args);
 int bench_command(const Args& args);
 int bench_network_command(const Args& args);
 int bench_moe_command(const Args& args);
+int bench_goodput_command(const Args& args);
 int schedule_command(const Args& args);
 int fp8_command(const Args& args);
 int sweep_command(const Args& args);

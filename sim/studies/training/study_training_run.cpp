@@ -1,27 +1,39 @@
 #include "studies/training/study_training_run.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "core/input_error.hpp"
+#include "core/progress_bar.hpp"
 #include "net/topology.hpp"
-#include "workload/goodput/goodput.hpp"
+#include "studies/config/reliability_config.hpp"
+#include "workload/goodput/closed_form.hpp"
+#include "workload/goodput/monte_carlo.hpp"
 
 namespace studies {
 
 namespace {
-
-// Failure rates per component and hour.
-struct FailureRates {
-  double gpu = 0, node = 0, nic = 0, link = 0, sw = 0;
-};
 
 // What a cluster of `gpus` has of each component: nodes, GPUs and NICs by count; switches and
 // links (NIC cables and switch-to-switch) per endpoint as a full fat tree of `radix`-port
 // switches has them: two levels while one reaches (MPFT: a plane per NIC of a node, radix^2 / 2
 // NICs each; MRFT: one tree, (radix / gpus_per_node) x radix / 2 nodes), three beyond.
 struct Components {
-  double gpus, nodes, nics, switches, links;
+  double gpus, nodes, nics, switches, links, switch_links;
   int levels;
+  double count(workload::Component c) const {
+    switch (c) {
+      case workload::Component::kGpu: return gpus;
+      case workload::Component::kNode: return nodes;
+      case workload::Component::kNic: return nics;
+      case workload::Component::kLink: return links;
+      case workload::Component::kSwitchLink: return switch_links;
+      case workload::Component::kSwitch: return switches;
+      case workload::Component::kJob: return 1;
+    }
+    return 0;
+  }
 };
 
 Components components(long long gpus, int gpus_per_node, int radix, bool planes) {
@@ -31,7 +43,20 @@ Components components(long long gpus, int gpus_per_node, int radix, bool planes)
   const net::TopologyCounts c = two ? net::fat_tree_2_counts(k, 1) : net::fat_tree_3_counts(k);
   const double per_endpoint_switches = double(c.switches) / double(c.endpoints);
   const double per_endpoint_links = double(c.inter_switch_links + c.endpoint_links) / double(c.endpoints);
-  return {double(gpus), double(gpus) / gpus_per_node, double(gpus), per_endpoint_switches * gpus, per_endpoint_links * gpus, two ? 2 : 3};
+  const double per_endpoint_switch_links = double(c.inter_switch_links) / double(c.endpoints);
+  return {double(gpus), double(gpus) / gpus_per_node, double(gpus), per_endpoint_switches * gpus, per_endpoint_links * gpus, per_endpoint_switch_links * gpus,
+          two ? 2 : 3};
+}
+
+const char* cause_names[] = {"detection", "restart", "lost work", "checkpoints", "waiting for spares", "fail-slow"};
+const char* cause_ids[] = {"detection", "restart", "lost_work", "checkpoint", "spares", "fail_slow"};
+double cause(const workload::LossByCause& l, int i) {
+  const double all[] = {l.detection, l.restart, l.lost_work, l.checkpoint, l.spares, l.fail_slow};
+  return all[i];
+}
+void set_cause(workload::LossByCause& l, int i, double value) {
+  double* all[] = {&l.detection, &l.restart, &l.lost_work, &l.checkpoint, &l.spares, &l.fail_slow};
+  *all[i] = value;
 }
 
 class TrainingRunStudy : public Study {
@@ -41,60 +66,142 @@ class TrainingRunStudy : public Study {
   std::vector<int> spare_nodes;
   int gpus_per_node = 8, radix = 64;
   bool network_failover = false;
-  FailureRates rates;
-  workload::RunReliability run_base;
+  ReliabilityConfig reliability;
+  workload::Checkpointing checkpoint;
+  RecoveryConfig recovery;
+  double run_s = 0;
+  double tokens_per_s_per_gpu = 0;  // 0: no goodput in tokens
+  bool loss_by_cause = true;
   int monte_carlo_runs = 100;
   std::uint64_t seed = 1;
 
-  // Interruptions a second that take a node out, and those of the network.
-  std::pair<double, double> stop_rates_per_s(const Components& c) const {
-    return {(c.gpus * rates.gpu + c.nodes * rates.node) / 3600, (c.nics * rates.nic + c.links * rates.link + c.switches * rates.sw) / 3600};
+  // The run on one cluster; `ridden_through_per_s`: the network faults failover rides through.
+  workload::RunReliability run_on(const Components& c, int spares, workload::RecoveryStrategy strategy, double* ridden_through_per_s = nullptr) const {
+    workload::RunReliability r;
+    double ridden = 0;
+    for (const workload::FailureKind& k : reliability.kinds) {
+      const double rate = c.count(k.component) * k.rate_per_hour / 3600;
+      if (rate <= 0) continue;
+      if (network_failover && k.network) {
+        ridden += rate;
+        continue;
+      }
+      r.failures.push_back({k.name, rate, k.detection_s, k.path, k.rollback, k.per_replica, k.while_running});
+    }
+    if (ridden_through_per_s) *ridden_through_per_s = ridden;
+    r.fail_slow = reliability.fail_slow;
+    r.fail_slow.rate_per_s = c.nodes * reliability.fail_slow_rate_per_node_hour / 3600;
+    r.checkpoint = checkpoint;
+    r.recovery = recovery.recovery;
+    r.recovery.strategy = strategy;
+    r.recovery.spare_nodes = spares;
+    r.recovery.manual_fraction = reliability.manual_fraction;
+    r.recovery.manual_s = reliability.manual_s;
+    r.run_s = run_s;
+    return r;
   }
-  double stop_rate_per_s(const Components& c) const {
-    const auto [node, network] = stop_rates_per_s(c);
-    return node + (network_failover ? 0.0 : network);
-  }
+
+  bool strategies_named() const { return recovery.strategies.size() > 1 || recovery.strategies[0] != workload::RecoveryStrategy::kRestart; }
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
+    const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    // One bar for all the clusters' Monte-Carlos, each filling its unit.
+    core::ProgressBar bar("goodput Monte-Carlo, " + std::to_string(gpus.size() * fabrics.size() * spare_nodes.size() * recovery.strategies.size()) + " cases",
+                          double(gpus.size() * fabrics.size() * spare_nodes.size() * recovery.strategies.size()));
+    int done = 0;
     for (const std::string& fabric : fabrics)
       for (long long g : gpus) {
         const Components c = components(g, gpus_per_node, radix, fabric == "mpft");
-        const auto [node_rate, network_rate] = stop_rates_per_s(c);
-        for (int spares : spare_nodes) {
-          workload::RunReliability rel = run_base;
-          rel.node_stop_rate_per_s = node_rate;
-          rel.stop_rate_per_s = node_rate + (network_failover ? 0.0 : network_rate);
-          rel.spare_nodes = spares;
-          const auto closed = workload::goodput_closed_form(rel);
-          const std::string id = fabric + "/" + std::to_string(g) + "/spares-" + std::to_string(spares);
-          const std::string label = (fabric == "mpft" ? std::string("MPFT") : std::string("MRFT")) + " (" + std::to_string(c.levels) +
-                                    " levels), " + format_number(double(g)) + " GPUs, " + std::to_string(spares) + " spare nodes";
-          r.rows.push_back({id + "/interruptions", label, "interruptions per day", "", std::nullopt, closed.interruptions_per_day, Basis::kFormula});
-          r.rows.push_back({id + "/network_degradations", label, network_failover ? "network faults ridden through per day" : "of which network", "",
-                            std::nullopt, network_rate * 86400, Basis::kFormula});
-          r.rows.push_back({id + "/interval", label, "best checkpoint interval", "min", std::nullopt, closed.checkpoint_interval_s / 60, Basis::kFormula});
-          r.rows.push_back({id + "/effective", label, "effective training time (closed form)", "%", std::nullopt, 100 * closed.effective_fraction, Basis::kFormula});
-          if (options.simulate) {
-            rel.checkpoint_interval_s = closed.checkpoint_interval_s;
-            const auto mc = workload::goodput_monte_carlo(rel, monte_carlo_runs, seed);
-            r.rows.push_back({id + "/effective_mc", label, "effective training time (Monte-Carlo)", "%", std::nullopt, 100 * mc.effective_fraction, Basis::kSimulated});
-            r.rows.push_back({id + "/requeues", label, "re-queues per day (Monte-Carlo)", "", std::nullopt, mc.requeues_per_day, Basis::kSimulated});
+        for (int spares : spare_nodes)
+          for (workload::RecoveryStrategy strategy : recovery.strategies) {
+            double ridden = 0;
+            workload::RunReliability rel = run_on(c, spares, strategy, &ridden);
+            const auto closed = workload::goodput_closed_form(rel);
+            std::string id = fabric + "/" + std::to_string(g) + "/spares-" + std::to_string(spares);
+            std::string label = (fabric == "mpft" ? std::string("MPFT") : std::string("MRFT")) + " (" + std::to_string(c.levels) + " levels), " +
+                                format_number(double(g)) + " GPUs, " + std::to_string(spares) + " spare nodes";
+            if (strategies_named()) {
+              id += std::string("/") + strategy_name(strategy);
+              label += std::string(", ") + strategy_name(strategy) + " recovery";
+            }
+            auto row = [&](const std::string& key, const std::string& metric, const std::string& unit, double value, Basis basis) {
+              r.rows.push_back({id + "/" + key, label, metric, unit, std::nullopt, value, basis});
+            };
+            rel.checkpoint.interval_s = closed.checkpoint_interval_s;
+            // Validation names the Monte-Carlo's rows without running it.
+            workload::GoodputEstimate not_run;
+            not_run.ettr = not_run.interruptions_per_day = not_run.job_stops_per_day = not_run.requeues_per_day = kNotRun;
+            for (int i = 0; i < 6; ++i) set_cause(not_run.loss_s_per_day, i, kNotRun);
+            const auto mc = [&] {
+              const core::ProgressBar::Inside inside(bar);
+              return options.simulate ? workload::goodput_monte_carlo(rel, monte_carlo_runs, seed, threads) : not_run;
+            }();
+            bar.update(++done);
+            row("interruptions_mc", "interruptions per day (Monte-Carlo)", "", mc.interruptions_per_day, Basis::kSimulated);
+            row("mtti_mc", "job mean time to interruption (Monte-Carlo)", "h", options.simulate ? mc.mtti_h() : kNotRun, Basis::kSimulated);
+            row("interruptions", "interruptions per day (closed form)", "", closed.interruptions_per_day, Basis::kFormula);
+            if (strategy == workload::RecoveryStrategy::kPerReplica) {  // a replica's recovery does not stop the job
+              row("job_stops_mc", "of which whole-job stops (Monte-Carlo)", "", mc.job_stops_per_day, Basis::kSimulated);
+              row("job_stops", "of which whole-job stops (closed form)", "", closed.job_stops_per_day, Basis::kFormula);
+            }
+            row("network_degradations", network_failover ? "network faults ridden through per day" : "of which network", "",
+                network_failover ? ridden * 86400 : network_stops_per_day(rel), Basis::kFormula);
+            row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);
+            row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * closed.ettr, Basis::kFormula);
+            row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * mc.ettr, Basis::kSimulated);
+            row("requeues", "re-queues per day (Monte-Carlo)", "", mc.requeues_per_day, Basis::kSimulated);
+            if (loss_by_cause)
+              for (int i = 0; i < 6; ++i) {
+                row(std::string("loss_") + cause_ids[i] + "_mc", std::string("lost to ") + cause_names[i] + " (Monte-Carlo)", "h/day",
+                    cause(mc.loss_s_per_day, i) / 3600, Basis::kSimulated);
+                row(std::string("loss_") + cause_ids[i], std::string("lost to ") + cause_names[i] + " (closed form)", "h/day",
+                    cause(closed.loss_s_per_day, i) / 3600, Basis::kFormula);
+              }
+            if (tokens_per_s_per_gpu > 0) {
+              const double healthy = tokens_per_s_per_gpu * double(g) * 86400;
+              row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr / 1e9, Basis::kSimulated);
+              row("goodput", "goodput (closed form)", "B tokens/day", healthy * closed.ettr / 1e9, Basis::kFormula);
+            }
           }
-        }
       }
-    r.notes.push_back(
-        "Interruptions: every GPU and node failure (the node swapped for a spare, else re-queued for " + format_number(run_base.requeue_s / 60) +
-        " min; a failed node rejoins the spares after " + format_number(run_base.repair_s / 3600) + " h)" +
-        (network_failover ? "; NIC, link and switch faults do not stop the job: PXN and routing ride through them (their cost in bandwidth is the faults-alltoall table's)"
-                          : "; and every NIC, link and switch fault (no failover: the collective library stops the job)") +
-        ". Restart " + format_number(run_base.restart_s / 60) + " min, checkpoint write " + format_number(run_base.checkpoint_write_s) +
-        " s, the best interval by the closed form's optimum (near Young's sqrt(2 write / rate)). Switches and links per GPU from a full fat tree of " +
-        std::to_string(radix) + "-port switches: MPFT two levels up to " + format_number(double(gpus_per_node) * radix * radix / 2) +
-        " GPUs, MRFT up to " + format_number(double(radix / gpus_per_node) * (radix / 2) * gpus_per_node) +
-        ", three beyond. Monte-Carlo: " + std::to_string(monte_carlo_runs) + " runs of " + format_number(run_base.run_s / 86400) +
-        " days, seed " + std::to_string(seed) + ".");
+    r.notes.push_back(notes());
     return r;
+  }
+
+  double network_stops_per_day(const workload::RunReliability& rel) const {
+    double rate = 0;
+    for (const workload::FailureProcess& p : rel.failures)
+      for (const workload::FailureKind& k : reliability.kinds)
+        if (k.name == p.kind && k.network) rate += p.rate_per_s;
+    return rate * 86400;
+  }
+
+  std::string notes() const {
+    const workload::Recovery& rec = recovery.recovery;
+    std::string n = reliability.data.empty() ? "Failures: per-component rates of the scenario"
+                                             : "Failures: data/reliability/" + reliability.data + ".json (each rate, detection time and recovery with its source there)";
+    n += network_failover ? "; NIC, link and switch faults do not stop the job: PXN and routing ride through them (their cost in bandwidth is the faults-alltoall table's)"
+                          : "; every NIC, link and switch fault stops the job (no failover: the collective library stops it)";
+    n += ". Checkpoints: " + std::string(checkpoint.async ? "asynchronous, a " + format_number(checkpoint.stall_s) + " s stall, then a " : "synchronous, the job stops for a ") +
+         format_number(checkpoint.write_s) + " s write; the best interval by the closed form's optimum. Recovery: restart " + format_number(rec.restart_s / 60) +
+         " min, after an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
+         " min or a re-queue of " + format_number(rec.requeue_s / 60) + " min (with no spare ready); a failed node rejoins the spares after " +
+         format_number(rec.repair_s / 3600) + " h";
+    if (rec.replicas > 1) n += "; " + std::to_string(rec.replicas) + " data-parallel replicas";
+    if (reliability.fail_slow_rate_per_node_hour > 0)
+      n += ". Fail-slow: " + format_number(reliability.fail_slow_rate_per_node_hour) + " episodes per node-hour of " + format_number(reliability.fail_slow.min_s) +
+           " s to " + format_number(reliability.fail_slow.max_s / 3600) + " h, " + format_number(reliability.fail_slow.slowdown_min) + "x to " +
+           format_number(reliability.fail_slow.slowdown_max) + "x slower, the step at the slowest node's pace" +
+           (reliability.fail_slow.exclude_after_s > 0 ? ", the node excluded after " + format_number(reliability.fail_slow.exclude_after_s / 60) + " min" : "");
+    if (reliability.manual_fraction > 0)
+      n += ". " + format_number(100 * reliability.manual_fraction) + "% of unplanned stops wait for an operator, " + format_number(reliability.manual_s / 3600) + " h on average";
+    n += ". Switches and links per GPU from a full fat tree of " + std::to_string(radix) + "-port switches: MPFT two levels up to " +
+         format_number(double(gpus_per_node) * radix * radix / 2) + " GPUs, MRFT up to " + format_number(double(radix / gpus_per_node) * (radix / 2) * gpus_per_node) +
+         ", three beyond. Monte-Carlo: " + std::to_string(monte_carlo_runs) + " runs of " + format_number(run_s / 86400) + " days, seed " + std::to_string(seed) +
+         "; the closed form is first order in the failure rates.";
+    if (!reliability.sources.empty()) n += " Sources: " + reliability.sources;
+    return n;
   }
 };
 
@@ -113,35 +220,52 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   for (long long g : s->gpus)
     if (g % s->gpus_per_node != 0)
       throw core::InputError(c.pointer_of("gpus"), std::to_string(g) + " is not allowed; whole nodes of " + std::to_string(s->gpus_per_node) + " GPUs");
-  core::JsonReader f = root.object("failure_rates_per_hour");
-  auto rate = [&](const char* key) { return f.has(key) ? f.non_negative_number(key) : 0.0; };
-  s->rates = {rate("gpu"), rate("node"), rate("nic"), rate("link"), rate("switch")};
-  f.optional_string("sources");
-  f.finish();
-  core::JsonReader k = root.object("checkpoint");
-  s->run_base.checkpoint_interval_s = k.non_negative_number("interval_s", 0.0);
-  s->run_base.checkpoint_write_s = k.non_negative_number("write_s");
-  s->run_base.restart_s = k.non_negative_number("restart_s");
-  s->run_base.requeue_s = k.non_negative_number("requeue_s");
-  s->run_base.repair_s = k.non_negative_number("repair_s");
-  k.finish();
-  s->run_base.run_s = root.positive_number("run_days") * 86400;
+  s->reliability = read_reliability(root);
+  s->checkpoint = read_checkpoint(root);
+  s->recovery = read_recovery(root);
+  s->run_s = root.positive_number("run_days") * 86400;
+  if (auto t = root.optional_object("throughput")) {
+    s->tokens_per_s_per_gpu = t->positive_number("tokens_per_s_per_gpu");
+    t->optional_string("sources");
+    t->finish();
+  }
+  s->loss_by_cause = root.boolean("loss_by_cause", true);
   core::JsonReader m = root.object("monte_carlo");
   s->monte_carlo_runs = static_cast<int>(m.positive_integer("runs", 100, 100000));
   s->seed = static_cast<std::uint64_t>(m.non_negative_integer("seed", 1, 1LL << 62));
   m.finish();
-  // The Monte-Carlo steps from one interruption to the next: their count is refused before it runs.
+
+  // A detection that outlasts the run never ends it; a replica is whole nodes of the job.
+  for (std::size_t i = 0; i < s->reliability.kinds.size(); ++i) {
+    const workload::FailureKind& k = s->reliability.kinds[i];
+    if (k.rate_per_hour > 0 && k.detection_s >= s->run_s)
+      throw core::InputError(s->reliability.detection_from[i], format_number(k.detection_s) + " s is not allowed; a detection time shorter than the run (" +
+                                                                   format_number(s->run_s) + " s, /run_days)");
+  }
+  const int replicas = s->recovery.recovery.replicas;
+  for (long long g : s->gpus)
+    if (g % replicas != 0 || (g / replicas) % s->gpus_per_node != 0)
+      throw core::InputError(s->recovery.replicas_pointer, std::to_string(replicas) + " replicas is not allowed; they do not divide the " + std::to_string(g) +
+                                                               " GPUs into whole nodes of " + std::to_string(s->gpus_per_node));
+  if (s->checkpoint.interval_s >= s->run_s)
+    throw core::InputError(root.pointer_of("checkpoint") + "/interval_s", format_number(s->checkpoint.interval_s) +
+                                                                              " s is not allowed; a checkpoint interval shorter than the run (" + format_number(s->run_s) + " s)");
+
+  // The Monte-Carlo steps from one event to the next: their count is refused before it runs.
+  const std::string rates_pointer = root.has("reliability") ? root.pointer_of("reliability") : root.pointer_of("failure_rates_per_hour");
   for (const std::string& fabric : s->fabrics)
-    for (long long g : s->gpus) {
-      const double rate = s->stop_rate_per_s(components(g, s->gpus_per_node, s->radix, fabric == "mpft"));
-      const double events = rate * s->run_base.run_s * s->monte_carlo_runs;
-      if (events > workload::kMaxMonteCarloInterruptions)
-        throw core::InputError(s->run_base.run_s > 3650 * 86400.0 ? root.pointer_of("run_days") : f.pointer(),
-                               format_number(rate * 3600) + " interruptions an hour on " + std::to_string(g) + " GPUs (" + fabric + ") over " +
-                                   format_number(s->run_base.run_s / 86400) + " days x " + std::to_string(s->monte_carlo_runs) +
-                                   " Monte-Carlo runs is not allowed: " + format_number(events) + " interruptions to simulate; at most " +
-                                   format_number(workload::kMaxMonteCarloInterruptions) + " (lower the rates, run_days or /monte_carlo/runs)");
-    }
+    for (long long g : s->gpus)
+      for (workload::RecoveryStrategy strategy : s->recovery.strategies) {
+        const workload::RunReliability run = s->run_on(components(g, s->gpus_per_node, s->radix, fabric == "mpft"), 0, strategy);
+        const double per_run = workload::monte_carlo_events_per_run(run);
+        const double events = per_run * s->monte_carlo_runs;
+        if (events > workload::kMaxMonteCarloEvents)
+          throw core::InputError(s->run_s > 3650 * 86400.0 ? root.pointer_of("run_days") : rates_pointer,
+                                 format_number(per_run / (s->run_s / 3600)) + " events an hour on " + std::to_string(g) + " GPUs (" + fabric + ") over " +
+                                     format_number(s->run_s / 86400) + " days x " + std::to_string(s->monte_carlo_runs) +
+                                     " Monte-Carlo runs is not allowed: " + format_number(events) + " events to simulate; at most " +
+                                     format_number(workload::kMaxMonteCarloEvents) + " (lower the rates, run_days or /monte_carlo/runs)");
+      }
   return s;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // "training-run": the goodput of a long run on clusters of several sizes, multi-plane against
-// multi-rail fat trees, from per-component failure rates, checkpointing and restart (see
-// workload/goodput): interruptions per day, the best checkpoint interval and the effective
-// training time, in closed form and by a seeded Monte-Carlo.
+// multi-rail fat trees, from failure kinds by GPU generation (or per-component rates),
+// checkpoints, recovery strategies, spares and fail-slow episodes (see workload/goodput):
+// interruptions per day, job mean time to interruption, the best checkpoint interval, the
+// effective training time ratio (ETTR), the loss by cause and the goodput in tokens a day, by a
+// seeded Monte-Carlo with the first-order closed form beside it.
 #include "studies/report/study.hpp"
 
 namespace studies {

@@ -1,0 +1,50 @@
+#pragma once
+// Failure kinds by GPU generation, read from data/reliability/*.json: for each kind (a GPU, its
+// HBM, a host, a NIC, a switch, a link, software, a hang, a silent data corruption, planned
+// maintenance) the component it strikes, its rate per component and hour, how long the job takes
+// to learn of it, how it recovers and what it rolls back to, each figure with its source; and
+// the generation's fail-slow episodes and manual-intervention tail.
+#include <string>
+#include <vector>
+
+#include "workload/goodput/goodput_run.hpp"
+
+namespace workload {
+
+// What a kind's rate is per: a cluster has so many of each.
+// kLink: every cable, NIC to leaf included; kSwitchLink: switch-to-switch cables only (a NIC's own
+// cable counted with the NIC).
+enum class Component { kGpu, kNode, kNic, kLink, kSwitchLink, kSwitch, kJob };
+
+struct FailureKind {
+  std::string name;
+  Component component = Component::kNode;
+  double rate_per_hour = 0;  // per component
+  double detection_s = 0;
+  RecoveryPath path = RecoveryPath::kSwap;
+  Rollback rollback = Rollback::kLastCheckpoint;
+  bool per_replica = true;  // scope "replica": inside one data-parallel replica
+  bool network = false;     // a fabric fault that failover (PXN, rerouting) can ride through
+  bool while_running = false;  // the job's processes' (software, a hang, a corruption), not a part's
+};
+
+struct ReliabilityData {
+  std::string name;  // "h100"
+  std::string gpu;
+  std::vector<FailureKind> kinds;
+  double fail_slow_rate_per_node_hour = 0;
+  FailSlow fail_slow;  // its rate_per_s and exclude_after_s left 0: the job's to set
+  double manual_fraction = 0, manual_s = 0;
+};
+
+const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
+std::vector<std::string> reliability_names();
+
+const std::vector<std::string>& component_names();         // "gpu", "node", "nic", "link", "switch-link", "switch", "job"
+const std::vector<std::string>& recovery_path_names();     // "in-place", "swap", "requeue"
+const std::vector<std::string>& rollback_names();          // "last-checkpoint", "before-corruption", "none"
+Component component_named(const std::string& name);        // one of component_names()
+RecoveryPath recovery_path_named(const std::string& name);  // one of recovery_path_names()
+Rollback rollback_named(const std::string& name);          // one of rollback_names()
+
+}  // namespace workload
