@@ -204,7 +204,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // This GPU's tokens: its CP shard of the micro-batch, every one of them through its TP shard
   // of the weights (gathered from the sequence-parallel shards first).
   const double tokens = micro_batch_tokens / cp;
-  const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
+  const double core = cost.attention_flops_per_token(cost.mean_attended_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
   const double core_flops = core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
   const bool mla = a.kind == AttentionKind::kMla;
   // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
