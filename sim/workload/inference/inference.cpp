@@ -149,7 +149,7 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
 // A GEMM over `rows` tokens with `weights` FP8 parameters: the larger of its compute and of
 // reading its weights once.
 double weight_gemm_s(const Roofline& r, double weights, double rows) {
-  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0)));
+  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * r.weight_bytes()));
 }
 
 }  // namespace
@@ -246,7 +246,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
         core_s += r.attention_forward_s(prefill_flops);
       }
     }
-    const double weight_bytes = weights * (r.fp8_gemms() ? 1.0 : 2.0);
+    const double weight_bytes = weights * r.weight_bytes();
     const double projections_compute = r.linear_s(2 * weights * group_tokens) + r.bf16_gemm_s(extra_bf16_flops);
     const double compute = projections_compute + core_s;
     // The weights and the KV cache read once, beside the tensor cores.
@@ -274,7 +274,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // FFN GEMMs from the kernel model, in the recipe's precision with its library's constants, on
   // GPUs of the family they were fitted on (those with FP8 tensor cores); the roofline elsewhere.
   const bool kernels = r.gpu().fp8_dense_flops_per_s > 0;
-  const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  const auto precision = r.gemm_precision();
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
     return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms, precision);
