@@ -96,3 +96,32 @@ TEST_CASE("FlashAttention-3's model: a causal mask halves long sequences' work, 
   CHECK(tail.forward_flops() == Approx(full.forward_flops() * (4096.0 * (16384 - 4096) + 4096.0 * 4097 / 2) / (16384.0 * 16384)));
   CHECK(flash_attention_forward_seconds(h100, tail, 132) < c);
 }
+
+TEST_CASE("FP4 GEMMs on Blackwell: twice FP8's rate where the tensor cores bind, half its bytes where HBM does", "[kernels]") {
+  const auto& b200 = gpu_by_name("B200");
+  const auto& c = default_gemm_library().constants;
+  CHECK(dense_flops_per_s(b200, GemmPrecision::kFp4) == 9e15);  // HGX B200 datasheet: 72 PFLOPS dense over 8 GPUs
+  CHECK(operand_bytes_per_element(GemmPrecision::kFp4) == 0.5 + 1.0 / 16);  // NVFP4: an FP8 scale per 16 elements
+  GemmShape big{8192, 8192, 16384};
+  GemmShape fp4 = big;
+  fp4.precision = GemmPrecision::kFp4;
+  const double fp8_s = gemm_seconds(b200, big, b200.sm_count, c), fp4_s = gemm_seconds(b200, fp4, b200.sm_count, c);
+  CHECK(fp4_s < 0.65 * fp8_s);
+  CHECK(fp4_s > 0.45 * fp8_s);
+  CHECK(fp4.flops() / fp4_s < b200.fp4_dense_flops_per_s);
+  // Decode: 16 rows against a 7168 x 7168 weight, bound by reading the weight.
+  GemmShape decode{16, 7168, 7168};
+  GemmShape decode_fp4 = decode;
+  decode_fp4.precision = GemmPrecision::kFp4;
+  const double ratio = (gemm_seconds(b200, decode_fp4, b200.sm_count, c) - c.launch_s) / (gemm_seconds(b200, decode, b200.sm_count, c) - c.launch_s);
+  CHECK(ratio == Approx(operand_bytes_per_element(GemmPrecision::kFp4) / operand_bytes_per_element(GemmPrecision::kFp8)).epsilon(0.1));
+}
+
+TEST_CASE("a precision the GPU's tensor cores lack is refused, naming the GPUs that have it", "[kernels]") {
+  CHECK_NOTHROW(require_precision(gpu_by_name("B200"), GemmPrecision::kFp4, "/compute/fp4_gemms"));
+  CHECK_THROWS_WITH(require_precision(gpu_by_name("H100"), GemmPrecision::kFp4, "/compute/fp4_gemms"),
+                    "/compute/fp4_gemms: true is not allowed; the H100 has no FP4 tensor cores (GPUs that have: B200, GB200)");
+  CHECK_THROWS_WITH(require_precision(gpu_by_name("A10G"), GemmPrecision::kFp8, "/compute/fp8_gemms"),
+                    Catch::StartsWith("/compute/fp8_gemms: true is not allowed; the A10G has no FP8 tensor cores (GPUs that have: "));
+  CHECK_NOTHROW(require_precision(gpu_by_name("A10G"), GemmPrecision::kBf16, "/compute"));
+}

@@ -243,3 +243,58 @@ TEST_CASE("expert tensor parallelism: every GPU a slice of every expert, tokens 
   CHECK(four.moe_layer.combine_s == Approx(0.75 * 32 * 4096 * 2 / 160e9 + 3.33e-6));
   CHECK(two.expert_imbalance == 1);
 }
+
+namespace {
+
+// A dense model's decode on one TP8 node, in BF16, from its config.
+ServingStep config_decode(const Model& m, int sequences, int context, bool prefill = false) {
+  ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.attention_tp = 8;
+  d.dedicated_shared = false;
+  d.micro_batches = 1;
+  ServingRequest q;
+  q.sequences = sequences;
+  q.context_tokens = context;
+  q.tokens_per_sequence = prefill ? context : 1;
+  q.prefill = prefill;
+  q.kv_bytes_per_element = 2;
+  return serving_step(m, Roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, false), d, ib(), q, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("sliding-window layers read and attend over their window only", "[inference]") {
+  // Gemma 2 9B: every other layer within 4,096 tokens. At 32K tokens of context those layers'
+  // attention reads an eighth of the full layers' KV; below the window they are alike.
+  Model windowed = model_by_name("gemma-2-9b");
+  Model full = windowed;
+  full.attention_window_tokens.clear();
+  const auto long_w = config_decode(windowed, 64, 32768), long_f = config_decode(full, 64, 32768);
+  CHECK(long_w.layers[0].attention_s < 0.3 * long_f.layers[0].attention_s);  // layer 0 slides
+  CHECK(long_w.layers[1].attention_s == long_f.layers[1].attention_s);       // layer 1 sees it all
+  CHECK(long_w.step_s < long_f.step_s);
+  const auto short_w = config_decode(windowed, 64, 2048), short_f = config_decode(full, 64, 2048);
+  CHECK(short_w.step_s == Approx(short_f.step_s));
+  // Prefill of 16K-token prompts: the windowed layers attend over at most 4,096 keys each.
+  CHECK(config_decode(windowed, 1, 16384, true).layers[0].attention_s < config_decode(full, 1, 16384, true).layers[0].attention_s);
+}
+
+TEST_CASE("FP4 linear layers on B200: twice FP8's rate, half its weight bytes", "[inference]") {
+  const auto& b200 = hw::gpu_by_name("B200");
+  const Roofline fp4(b200, KernelEfficiency{}, hw::GemmPrecision::kFp4), fp8(b200, KernelEfficiency{}, hw::GemmPrecision::kFp8);
+  CHECK(fp4.linear_s(1e12) == Approx(fp8.linear_s(1e12) / 2));
+  CHECK(fp4.weight_bytes() == 0.5);
+  CHECK(fp4.fp8_gemms());  // the quantised recipe's casts
+  // Decode of Llama 3.1 70B at TP8: the expert (FFN) time falls with the weights' bytes.
+  ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.attention_tp = 8;
+  d.dedicated_shared = false;
+  d.micro_batches = 1;
+  ServingRequest q;
+  q.sequences = 8;
+  q.context_tokens = 1024;
+  const auto& m = model_by_name("llama-3.1-70b");
+  CHECK(serving_step(m, fp4, d, ib(), q, nullptr).step_s < serving_step(m, fp8, d, ib(), q, nullptr).step_s);
+}

@@ -1,9 +1,12 @@
 #include "hw/gemm_kernel.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
+
+#include "core/input_error.hpp"
 
 namespace hw {
 
@@ -11,10 +14,45 @@ namespace {
 
 constexpr double kBlockK = 128;            // the K step: one scale per 128 elements
 constexpr double kScaleBytesPerByte = 1.0 / 32;  // a 4-byte FP32 scale per 128 FP8 elements
+constexpr double kFp4BytesPerElement = 0.5 + 1.0 / 16;  // NVFP4: 4 bits, and a 1-byte FP8 scale per 16 elements
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 }  // namespace
+
+const std::vector<std::string>& gemm_precision_names() {
+  static const std::vector<std::string> names = {"fp8", "bf16", "fp4"};
+  return names;
+}
+
+double dense_flops_per_s(const Gpu& gpu, GemmPrecision precision) {
+  switch (precision) {
+    case GemmPrecision::kFp8: return gpu.fp8_dense_flops_per_s;
+    case GemmPrecision::kFp4: return gpu.fp4_dense_flops_per_s;
+    case GemmPrecision::kBf16: break;
+  }
+  return gpu.bf16_dense_flops_per_s;
+}
+
+double operand_bytes_per_element(GemmPrecision precision) {
+  switch (precision) {
+    case GemmPrecision::kFp8: return 1 + kScaleBytesPerByte;
+    case GemmPrecision::kFp4: return kFp4BytesPerElement;
+    case GemmPrecision::kBf16: break;
+  }
+  return 2;
+}
+
+void require_precision(const Gpu& gpu, GemmPrecision precision, const std::string& where) {
+  if (dense_flops_per_s(gpu, precision) > 0) return;
+  const std::string name = gemm_precision_names()[static_cast<int>(precision)];
+  std::string with;
+  for (const auto& other : gpu_names())
+    if (dense_flops_per_s(gpu_by_name(other), precision) > 0) with += (with.empty() ? "" : ", ") + other;
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  throw core::InputError(where, "true is not allowed; the " + gpu.name + " has no " + upper + " tensor cores (GPUs that have: " + with + ")");
+}
 
 double GemmCalibration::efficiency(GemmKind kind) const {
   return kind == GemmKind::kWeightGradient ? weight_gradient_efficiency
@@ -73,9 +111,8 @@ double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int
   const double efficiency = c.efficiency(s.kind);
   if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
   const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
-  const bool fp8 = s.precision == GemmPrecision::kFp8;
-  const double sm_flops_per_s = (fp8 ? gpu.fp8_dense_flops_per_s : gpu.bf16_dense_flops_per_s) / gpu.sm_count * efficiency;
-  const double operand_bytes = fp8 ? 1 + kScaleBytesPerByte : 2;
+  const double sm_flops_per_s = dense_flops_per_s(gpu, s.precision) / gpu.sm_count * efficiency;
+  const double operand_bytes = operand_bytes_per_element(s.precision);
   const double hbm_Bps = gpu.hbm_bandwidth_Bps * c.hbm_efficiency;
   const double k_steps = ceil_div(s.k, kBlockK);
   const double mma_step_s = 2 * t.block_m * t.block_n * kBlockK / sm_flops_per_s;

@@ -6,6 +6,9 @@
 // written to HBM; never faster than the unique bytes over HBM. Kinds: dense, grouped with
 // contiguous rows (the MoE in training and prefill), grouped masked (decode) and the
 // weight-gradient GEMM (FP32 output, its own kernel).
+#include <string>
+#include <vector>
+
 #include "hw/gpu.hpp"
 
 namespace hw {
@@ -17,7 +20,18 @@ enum class GemmKind { kDense, kGroupedContiguous, kGroupedMasked, kWeightGradien
 // kernels; most of their efficiency is the clock under load (about 1600 of 1830 MHz, kernels.md),
 // which BF16 kernels share, so BF16 GEMMs take them as they are: an assumption, as no BF16 GEMM
 // table is published beside DeepGEMM's.
-enum class GemmPrecision { kFp8, kBf16 };
+// FP4 (Blackwell's NVFP4: E2M1 elements with an FP8 scale per 16) runs the same tiles at the FP4
+// tensor-core rate, half a byte per element and its scales: the FP8 constants taken as they
+// are, an assumption until an FP4 GEMM table is published.
+enum class GemmPrecision { kFp8, kBf16, kFp4 };
+
+const std::vector<std::string>& gemm_precision_names();  // "fp8", "bf16", "fp4" in GemmPrecision's order
+// The GPU's dense tensor-core peak in `precision`; 0 where it has no such tensor cores.
+double dense_flops_per_s(const Gpu& gpu, GemmPrecision precision);
+// Bytes an operand element takes in HBM and L2, its scales included.
+double operand_bytes_per_element(GemmPrecision precision);
+// InputError at `where` when the GPU has no tensor cores of `precision`, naming the GPUs that have.
+void require_precision(const Gpu& gpu, GemmPrecision precision, const std::string& where);
 
 // out (m x n) = a (m x k) . b (n x k)^T, per group; for the grouped kinds m is each group's rows
 // (masked: the padded maximum), and every group has its own b.

@@ -21,8 +21,16 @@ const std::vector<Gpu>& catalogue() {
       g.hbm_bytes = r.positive_number("hbm_bytes");
       g.hbm_bandwidth_Bps = r.positive_number("hbm_bandwidth_Bps");
       g.boost_clock_Hz = r.non_negative_number("boost_clock_Hz");  // 0: not published
-      core::require_sources(r, {"sm_count", "bf16_dense_flops_per_s", "fp8_dense_flops_per_s", "hbm_bytes", "hbm_bandwidth_Bps",
-                                "boost_clock_Hz"});
+      std::vector<std::string> figures = {"sm_count", "bf16_dense_flops_per_s", "fp8_dense_flops_per_s", "hbm_bytes", "hbm_bandwidth_Bps",
+                                          "boost_clock_Hz"};
+      // Optional figures, each with its source where given.
+      for (auto [key, value] : {std::pair{"fp4_dense_flops_per_s", &g.fp4_dense_flops_per_s}, {"fp16_dense_flops_per_s", &g.fp16_dense_flops_per_s},
+                                {"int8_dense_ops_per_s", &g.int8_dense_ops_per_s}, {"l2_bytes", &g.l2_bytes}, {"tdp_W", &g.tdp_W}}) {
+        if (!r.has(key)) continue;
+        *value = r.non_negative_number(key);
+        figures.push_back(key);
+      }
+      core::require_sources(r, figures);
       r.finish();
       out.push_back(g);
     }

@@ -21,7 +21,7 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   double w = dense.attention / tp * linear * layers_with_mtp;
   w += dense.elementwise * bf16 * layers_with_mtp;
   // Dense FFNs, TP-sharded over the attention group.
-  const int dense_layers = m.moe ? m.dense_layers : m.layers;
+  const int dense_layers = m.layers - m.moe_layer_count();  // interleaved ones too (Llama 4)
   w += 3.0 * h * m.dense_ffn / tp * linear * dense_layers;
   if (m.moe) {
     const auto& e = *m.moe;
@@ -31,7 +31,7 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
     const double shared = e.shared_experts * expert;
     if (d.dedicated_shared && d.shared_gpus() > 0) moe_layer = std::max(moe_layer, shared);
     else moe_layer += shared;
-    w += moe_layer * (m.layers - m.dense_layers + (in.mtp ? 1 : 0));
+    w += moe_layer * (m.moe_layer_count() + (in.mtp ? 1 : 0));
   }
   // Embedding and LM head, vocabulary-parallel over TP (the MTP module shares both), in BF16.
   w += (m.tied_embeddings ? 1.0 : 2.0) * double(m.vocab) * h / tp * bf16;

@@ -224,7 +224,7 @@ class Simulation {
     rec.arrival_s = q->sent_s >= 0 ? q->sent_s : q->arrival_s;  // the client's clock
     rec.input_tokens = q->input_tokens;
     rec.output_tokens = q->output_tokens;
-    rec.in_window = q->arrival_s >= c_.warmup_s && q->arrival_s < c_.duration_s;
+    rec.in_window = rec.arrival_s >= c_.warmup_s && rec.arrival_s < c_.duration_s;
     result_.requests.push_back(rec);
     live_.emplace_back();
     requests_.push_back(std::move(*q));

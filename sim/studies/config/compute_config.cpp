@@ -1,5 +1,7 @@
 #include "studies/config/compute_config.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 #include "studies/report/report.hpp"
 
@@ -24,10 +26,16 @@ workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
 ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms, const std::vector<hw::GemmKind>& gemm_kinds) {
   ComputeConfig out;
   out.fp8_gemms = c.boolean("fp8_gemms", gpu.fp8_dense_flops_per_s > 0);
-  if (out.fp8_gemms && gpu.fp8_dense_flops_per_s <= 0)
-    throw core::InputError(c.pointer_of("fp8_gemms"), "true is not allowed; the " + gpu.name + " has no FP8 tensor cores");
+  if (out.fp8_gemms) hw::require_precision(gpu, hw::GemmPrecision::kFp8, c.pointer_of("fp8_gemms"));
+  out.fp4_gemms = c.boolean("fp4_gemms", false);
+  if (out.fp4_gemms) {
+    hw::require_precision(gpu, hw::GemmPrecision::kFp4, c.pointer_of("fp4_gemms"));
+    if (std::find(gemm_kinds.begin(), gemm_kinds.end(), hw::GemmKind::kWeightGradient) != gemm_kinds.end())
+      throw core::InputError(c.pointer_of("fp4_gemms"), "true is not allowed; FP4 GEMMs are for inference, and this study trains (FP8 or BF16)");
+    out.fp8_gemms = true;  // the quantised recipe's casts and kernels, at FP4's rate and bytes
+  }
   const int sm_count = gpu.sm_count;
-  out.gemm_library = &hw::default_gemm_library(out.fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16, gpu.name);
+  out.gemm_library = &hw::default_gemm_library(out.precision() == hw::GemmPrecision::kBf16 ? hw::GemmPrecision::kBf16 : hw::GemmPrecision::kFp8, gpu.name);
   auto fraction = [&](const char* key, double fallback) {
     const double v = c.positive_number(key, fallback);
     if (v > 1)
@@ -43,6 +51,7 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   if (const auto name = c.optional_string("gemm_library"); name && *name != "default") {
     const std::string where = c.pointer_of("gemm_library");
     const hw::GemmLibrary& lib = hw::gemm_library(*name, where);
+    if (out.fp4_gemms) throw core::InputError(where, "'" + lib.name + "' is not allowed; no FP4 GEMM library is published (\"default\" takes the default library's FP8 constants, an assumption)");
     if (!lib.runs_on_gpu(gpu.name)) {
       std::string gpus;
       for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;

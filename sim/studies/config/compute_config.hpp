@@ -10,17 +10,22 @@ namespace studies {
 
 struct ComputeConfig {
   workload::KernelEfficiency efficiency;
-  bool fp8_gemms = true;
+  bool fp8_gemms = true;  // quantised linear layers: FP8, or FP4 where fp4_gemms says
+  bool fp4_gemms = false;
   workload::CommKernels kernels;  // the SMs communication takes, and what they drive
   const hw::GemmLibrary* gemm_library = &hw::default_gemm_library();
 
-  workload::Roofline roofline(const hw::Gpu& gpu) const { return {gpu, efficiency, fp8_gemms, *gemm_library}; }
+  hw::GemmPrecision precision() const { return fp4_gemms ? hw::GemmPrecision::kFp4 : fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16; }
+  workload::Roofline roofline(const hw::Gpu& gpu) const { return {gpu, efficiency, precision(), *gemm_library}; }
 };
 
-// Reads {"fp8_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",
+// Reads {"fp8_gemms", "fp4_gemms", "fp8_gemm_efficiency", "bf16_gemm_efficiency", "attention_forward_efficiency",
 // "attention_backward_efficiency", "memory_efficiency", "communication_sms",
 // "channel_ib_bandwidth_Bps", "channel_nvlink_bandwidth_Bps", "gemm_library"}, all optional.
-// FP8 GEMMs by default where the GPU has FP8 tensor cores; refused where it has none. A named GEMM
+// FP8 GEMMs by default where the GPU has FP8 tensor cores; refused where it has none. FP4 GEMMs
+// (NVFP4 weights and activations, "fp4_gemms": true) where the GPU has FP4 tensor cores, for
+// inference (a study that times weight gradients refuses them), with the default library's FP8
+// constants and FP8 efficiency (an assumption: no FP4 GEMM table is published). A named GEMM
 // library must run on the GPU, in the recipe's precision, and have rows of every kind in
 // `gemm_kinds` (what the study times); without one, the default library's constants are taken
 // as they are on any GPU and precision (an assumption where it did not run); "default" says so.

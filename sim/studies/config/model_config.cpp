@@ -30,9 +30,19 @@ const workload::Model& read_model(core::JsonReader& root, const std::string& key
   const std::string where = root.pointer_of(key);
   if (value && value->is_object()) {
     const nlohmann::json* config = value->contains("huggingface_config") ? &value->at("huggingface_config") : nullptr;
-    if (config && config->is_string() && value->size() == 1) {  // {"huggingface_config": "path/config.json"}
+    const auto name = value->find("name");
+    const bool named = name != value->end();
+    if (config && config->is_string() && value->size() == (named ? 2u : 1u)) {  // {"huggingface_config": "path/config.json", "name"?}
+      core::JsonReader model(*value, where);
+      model.string("huggingface_config");
+      const auto display_name = model.optional_string("name");
+      if (display_name && display_name->empty()) throw core::InputError(model.pointer_of("name"), "is empty; expected the model's name");
       const std::string path = resolve_input_file(config->get<std::string>());
-      return keep(path, [&] { return workload::read_huggingface_config(path); });
+      return keep(path + "\n" + display_name.value_or(""), [&] {
+        workload::Model m = workload::read_huggingface_config(path);
+        if (display_name) m.name = m.display_name = *display_name;  // the scenario's name for it, over the config's
+        return m;
+      });
     }
     // Inline, as data/models/ holds a model.
     return keep(value->dump(), [&] { return workload::model_from_data(*value, where, "inline"); });

@@ -251,7 +251,7 @@ class ServingStudy : public Study {
         row("shared_expert", "shared expert (on this GPU)", b.shared_expert_s);
         row("gate", "gate", b.gate_s);
       }
-      if (model->dense_layers > 0 || !model->moe) row("dense_ffn", "dense layers' FFN", b.dense_ffn_s);
+      if (model->moe_layer_count() < model->layers) row("dense_ffn", "dense layers' FFN", b.dense_ffn_s);
       row("memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s);
       if (config.mtp_drafts > 0 && !prefill_phase) row("mtp", "of the above: the MTP module's layer", b.mtp_s);
       row("head", "final norm and LM head", b.head_s);

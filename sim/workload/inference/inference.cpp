@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -148,7 +149,7 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
 // A GEMM over `rows` tokens with `weights` FP8 parameters: the larger of its compute and of
 // reading its weights once.
 double weight_gemm_s(const Roofline& r, double weights, double rows) {
-  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * (r.fp8_gemms() ? 1.0 : 2.0)));
+  return std::max(r.linear_s(2 * weights * rows), r.memory_s(weights * r.weight_bytes()));
 }
 
 }  // namespace
@@ -178,7 +179,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double group_tokens = decode_tokens + g.prefill_sequences * g.prefill_tokens;
   const double gpu_tokens = double(ceil_div(mb_tokens, d.gpus));  // after sequence parallelism
   const auto params = layer_parameters(m, m.moe.has_value());
-  const auto cost = layer_costs(m).back();
+  const auto costs = layer_costs(m);
 
   // The memory-bound kernels around the GEMMs (layer_memory_kernels.hpp: norms, casts, RoPE,
   // router, permute, SwiGLU, residual adds): they run between the GEMMs, not beside them.
@@ -196,20 +197,23 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
 
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
-  // (an MoE layer's with the router and the cast of the tokens to dispatch).
-  double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0, attention_late_s = 0;
-  double attention_memory_s = 0, dense_attention_memory_s = 0;  // their memory-bound kernels
-  {
+  // (an MoE layer's with the router and the cast of the tokens to dispatch). Per attention window:
+  // a sliding-window (or chunked) layer reads and attends over its window only.
+  struct AttentionTimes {
+    double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0, attention_late_s = 0;
+    double attention_memory_s = 0, dense_attention_memory_s = 0;  // their memory-bound kernels
+  };
+  auto attention_times = [&](const LayerCost& cost) {
+    AttentionTimes t;
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
     if (g.prefill_sequences > 0) {
-      // Each new token attends to what precedes it and to itself.
-      const double s = g.prefill_tokens, before = g.prefill_context_tokens;
-      prefill_flops = g.prefill_sequences * cost.attention_flops_per_token(1.0) * (s * before + s * (s + 1) / 2) / tp;
+      // Each new token attends to what precedes it and to itself (within the window).
+      prefill_flops = g.prefill_sequences * cost.attention_flops_per_token(1.0) * cost.causal_pairs(g.prefill_tokens, g.prefill_context_tokens) / tp;
     }
     if (g.decode_sequences > 0) {
       const double context = g.decode_context_tokens + q.tokens_per_sequence;
       // This GPU's share of the group's KV: its KV heads (GQA), or the whole latent (MLA).
-      kv_bytes = g.decode_sequences * context * cost.kv_cache_elements_per_token * q.kv_bytes_per_element * kv_share_per_gpu(a, tp);
+      kv_bytes = g.decode_sequences * cost.kv_cache_elements(context) * q.kv_bytes_per_element * kv_share_per_gpu(a, tp);
       if (a.kind == AttentionKind::kMla) {
         // Absorbed MLA: queries meet the compressed latent (and the RoPE key) directly; the
         // up-projections fold into per-head GEMMs over the latent.
@@ -229,41 +233,48 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       // Prefill on Hopper-class GPUs: FlashAttention-3's kernel model over the group's prompts
       // (a chunk's queries are the last positions of its keys).
       if (r.gpu().fp8_dense_flops_per_s > 0) {
-        const double s = g.prefill_tokens;
-        core_s += hw::flash_attention_forward_seconds(r.gpu(),
-                                                      {g.prefill_sequences, double(a.heads) / tp, s, s + g.prefill_context_tokens,
-                                                       double(a.qk_head_dim()), double(a.value_head_dim()), true},
-                                                      d.sms - d.comm_sms) *
-                  double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
+        const double s = g.prefill_tokens, before = g.prefill_context_tokens;
+        double fa_s = hw::flash_attention_forward_seconds(r.gpu(),
+                                                          {g.prefill_sequences, double(a.heads) / tp, s, s + before, double(a.qk_head_dim()),
+                                                           double(a.value_head_dim()), true},
+                                                          d.sms - d.comm_sms) *
+                      double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
+        // A windowed layer's kernel skips the blocks outside the window: its share of the pairs.
+        if (cost.attention_window_tokens > 0) fa_s *= cost.causal_pairs(s, before) / (s * before + s * (s + 1) / 2);
+        core_s += fa_s;
       } else {
         core_s += r.attention_forward_s(prefill_flops);
       }
     }
-    const double weight_bytes = weights * (r.fp8_gemms() ? 1.0 : 2.0);
+    const double weight_bytes = weights * r.weight_bytes();
     const double projections_compute = r.linear_s(2 * weights * group_tokens) + r.bf16_gemm_s(extra_bf16_flops);
     const double compute = projections_compute + core_s;
     // The weights and the KV cache read once, beside the tensor cores.
     const double memory = r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes));
     const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
-    attention_memory_s = memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
-    dense_attention_memory_s = memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
-    attention_s = base_s + attention_memory_s;
-    dense_attention_s = base_s + dense_attention_memory_s;
+    t.attention_memory_s = memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
+    t.dense_attention_memory_s = memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
+    t.attention_s = base_s + t.attention_memory_s;
+    t.dense_attention_s = base_s + t.dense_attention_memory_s;
     // DeepSeek's decode runs attention in two stages (notes/serving.md): ATTN-1 is the core
     // attention and the output projection, ATTN-0 the rest (norms, RoPE, the down and up
     // projections). The projections' time splits by their weights; the core is its kernel (or
     // the larger of its FLOPs and its KV reads); the reduce-scatter after attention is ATTN-1's.
     const double output_share = double(a.heads) * a.value_head_dim() * h / params.attention;
     const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
-    attention_late_s = std::min(base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
-    kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
-  }
+    t.attention_late_s = std::min(base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
+    t.kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
+    return t;
+  };
+  std::map<int, AttentionTimes> by_window;  // one per attention window the layers have
+  for (const LayerCost& c : costs)
+    if (!by_window.count(c.attention_window_tokens)) by_window[c.attention_window_tokens] = attention_times(c);
 
   ServingStep out;
   // FFN GEMMs from the kernel model, in the recipe's precision with its library's constants, on
   // GPUs of the family they were fitted on (those with FP8 tensor cores); the roofline elsewhere.
   const bool kernels = r.gpu().fp8_dense_flops_per_s > 0;
-  const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  const auto precision = r.gemm_precision();
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
     return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms, precision);
@@ -273,9 +284,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
   const double dense_ffn_memory_s = memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
   const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
-  const MicroBatchCosts dense_layer{kv_fetch_s, dense_attention_s, 0, dense_ffn_s, 0, attention_late_s, 0, 0,
-                                    dense_attention_memory_s + dense_ffn_memory_s};
-  MicroBatchCosts moe_layer = dense_layer;
+  // The MoE layer's parts after attention.
+  double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
   if (m.moe && d.expert_tp) {
     // Every GPU computes every expert's slice for all of the unit's tokens (gathered to it first,
     // the outputs reduce-scattered after, on NVLink within a node and the NICs beyond).
@@ -283,20 +293,19 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const int t = d.routed_gpus;
     const double rows = double(mb_tokens);
     const double rows_per_expert = rows * moe.active_routed_experts / moe.routed_experts;
-    double expert_s = kernels ? grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / t), moe.routed_experts,
-                                                        rows_per_expert, q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked,
-                                                        d.sms, precision)
-                              : moe.routed_experts * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / t, rows_per_expert);
+    expert_s = kernels ? grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / t), moe.routed_experts,
+                                                 rows_per_expert, q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked, d.sms,
+                                                 precision)
+                       : moe.routed_experts * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / t, rows_per_expert);
     const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
-    const double shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
-    const double gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
-    const double mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
+    shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
+    gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
+    mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
     expert_s += shared_s + gate_s + mlp_memory_s;
     const bool crosses_nodes = t > d.gpus_per_node;
     const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
     const double latency_s = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
-    const double gather_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
-    moe_layer = {kv_fetch_s, attention_s, gather_s, expert_s, gather_s, attention_late_s, gate_s, shared_s, attention_memory_s + mlp_memory_s};
+    dispatch_s = combine_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
   } else if (m.moe) {
     const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
     out.expert_imbalance = traffic.imbalance;
@@ -315,25 +324,31 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms,
                                      precision);
     };
-    double expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
+    expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
     const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
-    double shared_s = 0;
     if (d.dedicated_shared && d.shared_gpus() > 0) {
       expert_s = std::max(expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
     } else if (shared_ffn > 0) {
       shared_s = dense_s(shared_ffn, gpu_tokens);
       expert_s += shared_s;
     }
-    const double gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);
+    gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);
     expert_s += gate_s;
     // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
     // residual over its share of tokens).
-    const double mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
+    mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
     expert_s += mlp_memory_s;
-    moe_layer = {kv_fetch_s, attention_s, traffic.dispatch_s, expert_s, traffic.combine_s, attention_late_s, gate_s, shared_s,
-                 attention_memory_s + mlp_memory_s};
+    dispatch_s = traffic.dispatch_s;
+    combine_s = traffic.combine_s;
   }
-  for (int l = 0; l < m.layers; ++l) out.layers.push_back(m.is_moe_layer(l) ? moe_layer : dense_layer);
+  auto layer_of = [&](bool moe, const AttentionTimes& t) -> MicroBatchCosts {
+    if (!moe)
+      return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s};
+    return {t.kv_fetch_s, t.attention_s, dispatch_s, expert_s, combine_s, t.attention_late_s, gate_s, shared_s, t.attention_memory_s + mlp_memory_s};
+  };
+  for (int l = 0; l < m.layers; ++l) out.layers.push_back(layer_of(m.is_moe_layer(l), by_window.at(costs[l].attention_window_tokens)));
+  // The model's last layer stands for it in reports and the MTP module's passes.
+  const MicroBatchCosts moe_layer = layer_of(m.moe.has_value(), by_window.at(costs.back().attention_window_tokens));
   for (int k = 0; k < q.mtp_drafts; ++k) out.layers.push_back(moe_layer);  // the MTP module's passes, costed as the main model's layer
   out.moe_layer = moe_layer;
 

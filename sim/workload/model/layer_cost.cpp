@@ -1,5 +1,7 @@
 #include "workload/model/layer_cost.hpp"
 
+#include <algorithm>
+
 namespace workload {
 
 namespace {
@@ -67,6 +69,7 @@ std::vector<LayerCost> layer_costs(const Model& m) {
     c.params = layer_parameters(m, c.moe);
     c.matmul_flops_per_token = 2 * c.params.active_matmul();  // one multiply-add per active weight
     c.kv_cache_elements_per_token = kv_cache_elements(a);
+    c.attention_window_tokens = m.attention_window(i);
     // QK^T: heads x qk_dim multiply-adds per key; AV: heads x v_dim per key.
     c.attention_flops_per_key_ = 2.0 * a.heads * (a.qk_head_dim() + a.value_head_dim());
     layers.push_back(c);
@@ -75,6 +78,20 @@ std::vector<LayerCost> layer_costs(const Model& m) {
 }
 
 double mean_context_tokens(double s, AttentionMask mask) { return mask == AttentionMask::kFull ? s : (s + 1) / 2; }
+
+double LayerCost::causal_pairs(double new_tokens, double before) const {
+  const double s = new_tokens;
+  if (attention_window_tokens <= 0) return s * before + s * (s + 1) / 2;
+  // The first n new tokens see all before them; the rest see the window.
+  const double w = attention_window_tokens;
+  const double n = std::clamp(w - before, 0.0, s);
+  return n * before + n * (n + 1) / 2 + (s - n) * w;
+}
+
+double LayerCost::mean_attended_tokens(double s, AttentionMask mask) const {
+  if (attention_window_tokens <= 0 || s <= 0) return mean_context_tokens(s, mask);
+  return mask == AttentionMask::kFull ? attended_tokens(s) : causal_pairs(s, 0) / s;
+}
 
 ModelParameters model_parameters(const Model& m) {
   ModelParameters p;

@@ -9,6 +9,12 @@
 
 namespace workload {
 
+int Model::moe_layer_count() const {
+  int n = 0;
+  for (int l = 0; l < layers; ++l) n += is_moe_layer(l) ? 1 : 0;
+  return n;
+}
+
 Model model_from_data(const nlohmann::json& doc, const std::string& where, const std::string& name) {
   core::JsonReader r(doc, where);
   const std::string display_name = r.string("display_name");

@@ -1,6 +1,7 @@
 #pragma once
-// A transformer model as data, from its public configuration file: attention (MLA or GQA),
-// dense and MoE feed-forward layers, vocabulary. Costs are derived in layer_cost.hpp.
+// A transformer model as data, from its public configuration file: attention (MLA or GQA, over
+// the whole context or a window of it per layer), dense and MoE feed-forward layers, vocabulary.
+// Costs are derived in layer_cost.hpp.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,7 +42,8 @@ struct Model {
   std::string name;          // registry key, e.g. "deepseek-v3"
   std::string display_name;  // e.g. "DeepSeek-V3"
   int layers = 0;
-  int dense_layers = 0;  // the first layers use the dense FFN; the rest are MoE
+  int dense_layers = 0;  // the first layers use the dense FFN; the rest are MoE (every moe_layer_step-th)
+  int moe_layer_step = 1;  // after the dense layers, every step-th layer is MoE, the others dense (Llama 4's interleave)
   int hidden = 0;
   Attention attention;
   int dense_ffn = 0;  // intermediate size of the gated (SwiGLU) dense FFN
@@ -50,8 +52,16 @@ struct Model {
   int mtp_modules = 0;  // multi-token-prediction modules, one transformer layer each
   bool tied_embeddings = false;  // the LM head reuses the embedding matrix
   int max_context_tokens = 0;    // max_position_embeddings; 0 where the config does not say
+  // Per layer, the most recent tokens its attention sees (a sliding window, or a chunk of
+  // chunked attention) and its KV cache keeps; 0 for the whole context. Empty: every layer sees
+  // the whole context.
+  std::vector<int> attention_window_tokens;
 
-  bool is_moe_layer(int layer) const { return moe.has_value() && layer >= dense_layers; }
+  bool is_moe_layer(int layer) const {
+    return moe.has_value() && layer >= dense_layers && (layer - dense_layers + 1) % moe_layer_step == 0;
+  }
+  int moe_layer_count() const;
+  int attention_window(int layer) const { return attention_window_tokens.empty() ? 0 : attention_window_tokens[layer]; }
 };
 
 const Model& model_by_name(const std::string& name, const std::string& where = "");

@@ -21,10 +21,17 @@ class Roofline {
   // `gemm_library`: whose kernel model times the GEMMs shape by shape.
   Roofline(const hw::Gpu& gpu, KernelEfficiency efficiency, bool fp8_gemms,
            const hw::GemmLibrary& gemm_library = hw::default_gemm_library())
-      : gpu_(&gpu), eff_(efficiency), fp8_gemms_(fp8_gemms), gemm_library_(&gemm_library) {}
+      : Roofline(gpu, efficiency, fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16, gemm_library) {}
+  // Linear layers in `precision`; FP4 takes the FP8 GEMMs' efficiency (an assumption).
+  Roofline(const hw::Gpu& gpu, KernelEfficiency efficiency, hw::GemmPrecision precision,
+           const hw::GemmLibrary& gemm_library = hw::default_gemm_library())
+      : gpu_(&gpu), eff_(efficiency), precision_(precision), gemm_library_(&gemm_library) {}
 
-  // A linear layer's GEMM: FP8 where the recipe runs it in FP8, else BF16.
-  double linear_s(double flops) const { return fp8_gemms_ ? fp8_gemm_s(flops) : bf16_gemm_s(flops); }
+  // A linear layer's GEMM in the recipe's precision.
+  double linear_s(double flops) const {
+    return precision_ == hw::GemmPrecision::kFp4 ? fp4_gemm_s(flops) : precision_ == hw::GemmPrecision::kFp8 ? fp8_gemm_s(flops) : bf16_gemm_s(flops);
+  }
+  double fp4_gemm_s(double flops) const { return slow_ * flops / (gpu_->fp4_dense_flops_per_s * eff_.fp8_gemm); }
   double fp8_gemm_s(double flops) const { return slow_ * flops / (gpu_->fp8_dense_flops_per_s * eff_.fp8_gemm); }
   double bf16_gemm_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.bf16_gemm); }
   double attention_forward_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward); }
@@ -42,13 +49,17 @@ class Roofline {
 
   const hw::Gpu& gpu() const { return *gpu_; }
   double slowdown() const { return slow_; }
-  bool fp8_gemms() const { return fp8_gemms_; }
+  // Whether linear layers run quantised (FP8 or FP4, with the recipe's casts), not BF16.
+  bool fp8_gemms() const { return precision_ != hw::GemmPrecision::kBf16; }
+  hw::GemmPrecision gemm_precision() const { return precision_; }
+  // Bytes a weight takes in HBM in the recipe's precision, its scales left out (under 7%).
+  double weight_bytes() const { return precision_ == hw::GemmPrecision::kFp4 ? 0.5 : precision_ == hw::GemmPrecision::kFp8 ? 1.0 : 2.0; }
   const hw::GemmCalibration& gemm_constants() const { return gemm_library_->constants; }
 
  private:
   const hw::Gpu* gpu_;
   KernelEfficiency eff_;
-  bool fp8_gemms_;
+  hw::GemmPrecision precision_;
   const hw::GemmLibrary* gemm_library_;
   double slow_ = 1;
 };

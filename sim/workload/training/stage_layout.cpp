@@ -51,9 +51,9 @@ StageLayout balanced_stage_layout(const Model& model, int stages, bool mtp, doub
                                   const std::string& where) {
   check_stages(model, stages, where);
   const auto costs = layer_costs(model);
-  const double context = mean_context_tokens(sequence_tokens, AttentionMask::kCausal);
   std::vector<double> weights;
-  for (const auto& c : costs) weights.push_back(c.matmul_flops_per_token + c.attention_flops_per_token(context));
+  for (const auto& c : costs)
+    weights.push_back(c.matmul_flops_per_token + c.attention_flops_per_token(c.mean_attended_tokens(sequence_tokens, AttentionMask::kCausal)));
   // The tail the last stage carries beyond its layers: the head, and the MTP module (a layer,
   // its 2h x h projection and the shared head once more).
   const double head = 2.0 * model.hidden * model.vocab;

@@ -38,7 +38,7 @@ std::string gemm_shape(double m, double n, double k) {
 GemmKernels gemm_kernels(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int groups,
                          int sms, hw::GemmPrecision precision, bool named) {
   GemmKernels k;
-  const std::string type = precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
+  const std::string type = precision == hw::GemmPrecision::kFp4 ? "FP4" : precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
   const std::string grouped = groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
   for (const Weight& w : weights) {
     const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, c, {w}, groups, rows, sms, precision)
@@ -204,7 +204,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // This GPU's tokens: its CP shard of the micro-batch, every one of them through its TP shard
   // of the weights (gathered from the sequence-parallel shards first).
   const double tokens = micro_batch_tokens / cp;
-  const double core = cost.attention_flops_per_token(mean_context_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
+  const double core = cost.attention_flops_per_token(cost.mean_attended_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
   const double core_flops = core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
   const bool mla = a.kind == AttentionKind::kMla;
   // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
@@ -223,7 +223,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // its constants were fitted on (those with FP8 tensor cores); from the roofline elsewhere.
   const hw::Gpu& gpu = r.gpu();
   const bool kernels = gpu.fp8_dense_flops_per_s > 0;
-  const auto precision = r.fp8_gemms() ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  const auto precision = r.gemm_precision();
   // The memory-bound kernels, each at the achieved bandwidth beside communication.
   const LayerMemoryKernels memory = layer_memory_kernels(m, moe, r.fp8_gemms());
   auto memory_s = [&](const std::vector<MemoryKernel>& list, std::vector<KernelTime>* named = nullptr) {
