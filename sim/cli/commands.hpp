@@ -21,5 +21,6 @@ int plan_command(const Args& args);
 int serve_plan_command(const Args& args);
 int calibrate_command(const Args& args);
 int fabric_command(const Args& args);
+int kernel_command(const Args& args);
 
 }  // namespace cli
