@@ -19,7 +19,7 @@ constexpr const char* kUsage =
     "usage: codesim kernel gemm --m M --n N --k K [--precision fp8|bf16] [--library NAME] [--kind dense|grouped-contiguous|grouped-masked|weight-gradient] [--groups G]\n"
     "       codesim kernel attention --heads H [--kv-heads K] --q-len Q --kv-len L --head-dim D [--v-head-dim V] [--batch B] [--causal]\n"
     "                                [--pass forward|backward|both] [--backend fa3|flashmla|...]\n"
-    "       codesim kernel memory --op rmsnorm|copy|cast|... (--bytes B | --elements N | --tokens T --hidden H)\n"
+    "       codesim kernel memory --op rmsnorm|copy|cast|... (--bytes B | --shape 4096x7168 | --elements N | --tokens T --hidden H)\n"
     "       codesim kernel collective --kind all-to-all|all-reduce|all-gather|reduce-scatter --ranks N --bytes B --fabric SCENARIO.json\n"
     "       codesim kernel [KIND] --in CASES.jsonl [--out FILE.csv]   (one JSON object a line, as ../shared/measurements/ has them)\n"
     "Each takes --gpu NAME (H100) and --sms S; --data DIR adds a data folder (a GPU, a GEMM library, an attention backend).\n"
@@ -51,7 +51,7 @@ core::InputError as_flag_error(const core::InputError& e, const std::string& kin
 }
 
 nlohmann::json flag_value(const std::string& flag, const std::string& text) {
-  static const std::vector<std::string> words = {"precision", "library", "kind", "backend", "pass", "op", "fabric", "gpu"};
+  static const std::vector<std::string> words = {"precision", "library", "kind", "backend", "pass", "op", "fabric", "gpu", "shape"};
   if (std::find(words.begin(), words.end(), flag) != words.end()) return text;
   size_t used = 0;
   double x = 0;
@@ -86,7 +86,7 @@ int kernel_command(const Args& args) {
   bool causal = false;
   studies::KernelDefaults defaults;
   const std::vector<std::string> flags = {"m", "n", "k", "groups", "precision", "library", "kind", "sms", "batch", "heads", "kv-heads", "q-len", "kv-len",
-                                          "head-dim", "v-head-dim", "pass", "backend", "op", "bytes", "elements", "tokens", "hidden", "ranks", "fabric"};
+                                          "head-dim", "v-head-dim", "pass", "backend", "op", "bytes", "elements", "shape", "tokens", "hidden", "ranks", "fabric"};
   std::map<std::string, std::string> given;
   options.add_options()("what", po::value(&kind), "gemm, attention, memory or collective")(
       "gpu", po::value(&defaults.gpu)->default_value("H100"), "the GPU (data/gpus/)")(
@@ -109,7 +109,7 @@ int kernel_command(const Args& args) {
     defaults.backend = given.count("backend") ? given["backend"] : "";
     for (const auto& [flag, value] : given)
       if (flag != "library" && flag != "backend") throw core::InputError("--" + flag, "is not allowed with --in; the file gives each case's fields");
-    const auto rows = studies::estimate_kernel_file(in, defaults);
+    const auto rows = studies::estimate_kernel_file(in, defaults, kind);
     const std::string csv = studies::kernel_rows_csv(rows);
     if (out.empty()) std::cout << csv;
     else studies::write_file_atomically(out, csv);
@@ -123,7 +123,7 @@ int kernel_command(const Args& args) {
   if (kind != "collective") object["gpu"] = defaults.gpu;
   studies::KernelRow row;
   try {
-    row = studies::estimate_kernel(object, "", kind == "gemm" ? "gemm" : kind, defaults);
+    row = studies::estimate_kernel(object, "", kind, defaults);
   } catch (const core::InputError& e) {
     throw as_flag_error(e, kind);
   }

@@ -178,6 +178,19 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
   if (r.has("bytes") || r.has("bytes_moved")) {
     bytes = r.positive_number(r.has("bytes") ? "bytes" : "bytes_moved");
     shape = format_number(bytes) + " bytes";
+  } else if (r.has("shape")) {  // "4096x7168": elements of the op's input
+    const std::string text = r.string("shape");
+    double elements = 1;
+    size_t start = 0;
+    for (size_t end = 0; end != std::string::npos; start = end + 1) {
+      end = text.find('x', start);
+      const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9)
+        throw core::InputError(r.pointer_of("shape"), "'" + text + "' is not allowed; dimensions joined by x, as 4096x7168");
+      elements *= std::stod(part);
+    }
+    bytes = elements * op.bytes_per_element;
+    shape = text;
   } else if (r.has("elements")) {
     const double elements = static_cast<double>(r.positive_integer("elements", 1LL << 40));
     bytes = elements * op.bytes_per_element;

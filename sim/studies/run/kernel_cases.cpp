@@ -79,7 +79,7 @@ std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const s
   return rows;
 }
 
-std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults) {
+std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults, const std::string& default_kind) {
   std::ifstream in(path);
   if (!in) throw core::InputError(path, "cannot open the file");
   std::vector<KernelRow> rows;
@@ -89,13 +89,14 @@ std::vector<KernelRow> estimate_kernel_file(const std::string& path, const Kerne
     const std::string where = path + ":" + std::to_string(line);
     const nlohmann::json object = core::parse_json_text(text, where);
     if (!object.is_object()) throw core::InputError(where, core::describe(object) + " is not allowed; each line is a case, a JSON object");
-    const std::string kind = object.contains("kind") && object["kind"].is_string() ? object["kind"].get<std::string>() : "";
+    const bool named = object.contains("kind") && object["kind"].is_string();
+    const std::string kind = named ? object["kind"].get<std::string>() : default_kind;
     if (kind == "env") continue;  // the measuring device
     // A row the measurement refused whose kind is no kernel (a layout PyTorch refused): nothing to time.
     if (object.contains("error") && std::find(kernel_kinds().begin(), kernel_kinds().end(), kind) == kernel_kinds().end()) continue;
     KernelRow row;
     try {
-      row = estimate_kernel(object, where + ": ", "", defaults);
+      row = estimate_kernel(object, where + ": ", named ? "" : default_kind, defaults);
     } catch (const core::InputError& e) {
       row.c.kind = kind;
       row.error = e.what();

@@ -28,8 +28,8 @@ KernelRow estimate_kernel(const nlohmann::json& object, const std::string& point
 
 // A .jsonl file of cases: lines that are not JSON objects are refused (InputError naming the file
 // and line); "env" lines (the measuring device) are skipped; a case the models refuse keeps its
-// row, with the reason in `error`.
-std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults);
+// row, with the reason in `error`. `kind`: the kind of the lines that name none.
+std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults, const std::string& kind = "");
 // The same for a JSON array of cases (Python's DataFrames), every row kept.
 std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const std::string& kind, const KernelDefaults& defaults);
 
