@@ -85,8 +85,20 @@ int kernel_command(const Args& args) {
   std::vector<std::string> data;
   bool causal = false;
   studies::KernelDefaults defaults;
-  const std::vector<std::string> flags = {"m", "n", "k", "groups", "precision", "library", "kind", "sms", "batch", "heads", "kv-heads", "q-len", "kv-len",
-                                          "head-dim", "v-head-dim", "pass", "backend", "op", "bytes", "elements", "shape", "tokens", "hidden", "ranks", "fabric"};
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"m", "gemm: rows (per group for the grouped kinds)"}, {"n", "gemm: columns"}, {"k", "gemm: the reduced dimension"},
+      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default) or bf16"},
+      {"library", "gemm: the GEMM library (data/gemm_libraries/); default: the GPU's for the precision"},
+      {"kind", "gemm: dense, grouped-contiguous, grouped-masked, weight-gradient; collective: all-to-all, all-reduce, all-gather, reduce-scatter"},
+      {"sms", "the SMs the kernel runs on (default: all)"}, {"batch", "attention: sequences (1)"}, {"heads", "attention: query heads"},
+      {"kv-heads", "attention: KV heads (GQA; default: as many as the query heads)"}, {"q-len", "attention: queries per sequence (default: kv-len)"},
+      {"kv-len", "attention: keys per sequence"}, {"head-dim", "attention: the query and key head dim"},
+      {"v-head-dim", "attention: the value head dim (MLA: 128 beside 192)"}, {"pass", "attention: forward (default), backward or both"},
+      {"backend", "attention: fa3 (default), flashmla, or one a data folder adds"},
+      {"op", "memory: rmsnorm, layernorm, softmax, copy, silu-mul, silu-mul-eager, cast, cast-bf16-fp8, cast-transpose, permute"},
+      {"bytes", "memory: bytes moved; collective: what each rank sends in all"}, {"elements", "memory: elements of the op's input"},
+      {"shape", "memory: the op's input shape, as 4096x7168"}, {"tokens", "memory: rows (with --hidden)"}, {"hidden", "memory: columns"},
+      {"ranks", "collective: GPUs, whole nodes of the fabric"}, {"fabric", "collective: a scenario file with a fabric of nodes (mpft, mrft)"}};
   std::map<std::string, std::string> given;
   options.add_options()("what", po::value(&kind), "gemm, attention, memory or collective")(
       "gpu", po::value(&defaults.gpu)->default_value("H100"), "the GPU (data/gpus/)")(
@@ -95,7 +107,8 @@ int kernel_command(const Args& args) {
       "format", po::value(&format)->default_value("text"), "one case: text or json")(
       "causal", po::bool_switch(&causal), "attention: a causal mask")(
       "data", po::value(&data)->composing(), "a data folder searched before the built-in one (repeatable)");
-  for (const auto& flag : flags) options.add_options()(flag.c_str(), po::value<std::string>()->notifier([&given, flag](const std::string& v) { given[flag] = v; }), "");
+  for (const auto& [flag, what] : flags)
+    options.add_options()(flag.c_str(), po::value<std::string>()->notifier([&given, flag = flag](const std::string& v) { given[flag] = v; }), what.c_str());
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;

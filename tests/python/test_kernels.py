@@ -67,3 +67,12 @@ def test_a_step_breakdown_without_the_study():
     assert list(training["id"])[:2] == ["step", "forward"]
     with pytest.raises(codesim.InputError, match="times no single step"):
         codesim.step(ROOT / "scenarios" / "paper" / "kv-cache.json")
+
+
+def test_collectives_over_a_scenarios_fabric():
+    fabric = ROOT / "scenarios" / "paper" / "alltoall-mpft-128.json"
+    frame = codesim.kernels.collective(collective="all-to-all", ranks=128, bytes=[1 << 20, 8 << 20], fabric=str(fabric))
+    assert frame["time_s"][1] > frame["time_s"][0]
+    ours = cli_case("collective", "--kind", "all-to-all", "--ranks", 128, "--bytes", 8 << 20, "--fabric", fabric)
+    assert frame["time_s"][1] == pytest.approx(ours["time_s"], rel=1e-12)
+    assert frame["busbw_GBps"][1] == pytest.approx(ours["terms"]["busbw_GBps"])
