@@ -22,7 +22,8 @@ phase() {  # phase NAME: the seconds since the last phase, under NAME
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libboost-program-options-dev
           libeigen3-dev nlohmann-json3-dev catch2 python3 python3-jsonschema python3-matplotlib
-          pybind11-dev python3-dev python3-pandas python3-pytest)
+          pybind11-dev python3-dev python3-pandas python3-pytest
+          python3-venv python3-pip python3-setuptools python3-wheel)  # the last four: pip install . (setup.py)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

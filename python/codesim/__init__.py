@@ -6,8 +6,13 @@ as pandas DataFrames.
     report.tables["tpot-bound"]          # a DataFrame: the columns of `codesim run --format csv`
     codesim.load(path, sets={"/workload/arrivals/rate_per_s": 80}).run().rows
 
+    codesim.kernels.gemm(m=[64, 4096], n=7168, k=2048)   # the kernel models asked directly
+
 Bad input raises codesim.InputError: str(e) is the CLI's line, e.path the JSON pointer, file
 or argument it names.
+
+Data: an installed package reads the data installed beside it; CODESIM_DATA=DIR[:DIR...] and
+codesim.add_data(DIR) add folders searched first (a GPU, a model, a GEMM library of your own).
 """
 import json
 import os
@@ -15,9 +20,26 @@ import pathlib
 
 from . import _codesim
 
+
+def _find_install_prefix():
+    """The prefix codesim was installed under (its share/codesim/data beside the package: pip
+    puts both in the package folder, `cmake --install` in PREFIX/lib/python3/dist-packages)."""
+    here = pathlib.Path(__file__).resolve().parent
+    for prefix in (here, *here.parents[:4]):
+        if (prefix / "share" / "codesim" / "data").is_dir():
+            return prefix
+    return None
+
+
+if _find_install_prefix() is not None:
+    _codesim.set_install_prefix(str(_find_install_prefix()))
+_codesim.add_data_dirs_from_environment()
+
+from . import kernels  # noqa: E402  (after the data folders are known)
+
 __version__ = _codesim.version
 
-__all__ = ["__version__", "InputError", "Scenario", "Report", "load", "tables", "sweep", "plan", "calibrate", "schedule", "fp8", "models", "gpus", "nodes"]
+__all__ = ["__version__", "InputError", "kernels", "add_data", "step", "Scenario", "Report", "load", "tables", "sweep", "plan", "calibrate", "schedule", "fp8", "models", "gpus", "nodes"]
 
 InputError = _codesim.InputError
 InputError.__str__ = lambda self: self.args[0]
@@ -344,10 +366,32 @@ class fp8:
                                  bool(power_of_two_scales))
 
 
+def step(scenario, sets=None, engine=None):
+    """Where one step's time goes, without the rest of the study: a training-step scenario's step
+    (1F, 1B, 1W, 1F1B, bubble, optimizer), or an inference scenario's decode or prefill step at
+    its first point (attention, experts, gate, head, dispatch, combine, exposed communication).
+    `scenario`: a path, a dict or a loaded Scenario; `sets` as for load() (e.g.
+    {"/decode/sequences": [512]}). The rows, as a DataFrame."""
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario, sets)
+    elif sets:
+        raise ValueError("sets: give them to codesim.load, or pass the scenario's path")
+    if engine is not None and engine not in ("fluid", "simgrid"):
+        raise InputError(f"engine: {engine!r} is unknown; allowed: fluid, simgrid", "engine")
+    return Report(json.loads(_codesim.step(scenario._handle, engine or "fluid"))).rows
+
+
+def add_data(folder):
+    """Search `folder` for data files (gpus/, models/, gemm_libraries/, attention_kernels/, ...)
+    before the built-in ones; a file of the same name replaces the built-in one. The catalogues
+    are read once, at first use: add folders first."""
+    _codesim.add_data_dir(os.fspath(folder))
+
+
 def _catalogue(folder):
     pandas = _pandas()
     records = []
-    for path in sorted((pathlib.Path(_codesim.source_dir) / "data" / folder).glob("*.json")):
+    for path in map(pathlib.Path, _codesim.data_files(folder)):
         record = json.loads(path.read_text())
         record.setdefault("name", path.stem)
         records.append(record)

@@ -23,5 +23,6 @@ int serve_plan_command(const Args& args);
 int serve_search_command(const Args& args);
 int calibrate_command(const Args& args);
 int fabric_command(const Args& args);
+int kernel_command(const Args& args);
 
 }  // namespace cli

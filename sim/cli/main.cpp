@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/version.hpp"
 
@@ -28,14 +29,27 @@ constexpr const char* kUsage =
     "  bench                 time every shipped paper scenario, the tables and validation\n"
     "  calibrate TRACE.json  per-op GPU times of a PyTorch profiler trace, and a calibration file\n"
     "  fabric SCENARIO.json  a scenario's fabric and the components its faults may name (--list: all)\n"
+    "  kernel gemm|attention|memory|collective  one kernel's time by the models (--in FILE.jsonl: many, against measured times)\n"
     "\n"
     "  codesim <command> --help   options of a command\n"
-    "  codesim --version\n";
+    "  codesim --version\n"
+    "  codesim --data DIR <command> ...   search DIR for data files (GPUs, models, GEMM libraries, ...) before the\n"
+    "                        built-in ones; CODESIM_DATA=DIR[:DIR...] does the same\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> all(argv + 1, argv + argc);
+  std::vector<std::string> all(argv + 1, argv + argc);
+  std::vector<std::string> data_dirs;  // --data DIR before the command
+  while (!all.empty() && (all[0] == "--data" || all[0].rfind("--data=", 0) == 0)) {
+    if (all[0] == "--data" && all.size() < 2) {
+      std::cerr << "codesim: --data: is missing its folder\n";
+      return core::kInputErrorExitCode;
+    }
+    const bool joined = all[0] != "--data";
+    data_dirs.push_back(joined ? all[0].substr(7) : all[1]);
+    all.erase(all.begin(), all.begin() + (joined ? 1 : 2));
+  }
   if (all.empty() || all[0] == "--help" || all[0] == "-h") {
     (all.empty() ? std::cerr : std::cout) << kUsage;
     return all.empty() ? core::kInputErrorExitCode : 0;
@@ -51,6 +65,8 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's most: larger arrays are still mapped on their own
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
+    for (const auto& dir : data_dirs) core::add_data_dir(dir, "--data");
+    core::add_data_dirs_from_environment();
     if (all[0] == "run") return cli::run_command(rest);
     if (all[0] == "validate") return cli::validate_command(rest);
     if (all[0] == "tables") return cli::tables_command(rest);
@@ -64,6 +80,7 @@ int main(int argc, char** argv) {
     if (all[0] == "fp8") return cli::fp8_command(rest);
     if (all[0] == "calibrate") return cli::calibrate_command(rest);
     if (all[0] == "fabric") return cli::fabric_command(rest);
+    if (all[0] == "kernel") return cli::kernel_command(rest);
     std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
     return core::kInputErrorExitCode;
   } catch (const core::InputError& e) {

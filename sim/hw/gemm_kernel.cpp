@@ -110,12 +110,25 @@ double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
   const double efficiency = c.efficiency(s.kind);
   if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
+  return gemm_time(gpu, s, t, sms, c).seconds;
+}
+
+GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return {};
+  return gemm_time(gpu, s, gemm_tiling(s, sms), sms, c);
+}
+
+GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {
+  const double efficiency = c.efficiency(s.kind);
+  if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
   const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
   const double sm_flops_per_s = dense_flops_per_s(gpu, s.precision) / gpu.sm_count * efficiency;
   const double operand_bytes = operand_bytes_per_element(s.precision);
   const double hbm_Bps = gpu.hbm_bandwidth_Bps * c.hbm_efficiency;
   const double k_steps = ceil_div(s.k, kBlockK);
   const double mma_step_s = 2 * t.block_m * t.block_n * kBlockK / sm_flops_per_s;
+  GemmTime out;
+  out.tiling = t;
   double seconds = 0, left = t.tiles;
   for (double w = 0; w < t.waves; ++w) {
     const double in_wave = std::min<double>(sms, left);
@@ -123,10 +136,22 @@ double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int
     const double load_step_s = in_wave * (t.block_m + t.block_n / t.multicast) * kBlockK * operand_bytes / c.l2_Bps;
     const double output_s = in_wave * t.block_m * t.block_n * out_bytes / hbm_Bps;
     seconds += c.tile_fill_s + k_steps * std::max(mma_step_s, load_step_s) + output_s;
+    (mma_step_s >= load_step_s ? out.mma_s : out.l2_s) += k_steps * std::max(mma_step_s, load_step_s);
+    out.fixed_s += c.tile_fill_s + output_s;
   }
   const double rows = s.m * s.groups;
   const double unique_bytes = (rows * s.k + s.groups * s.n * s.k) * operand_bytes + rows * s.n * out_bytes;
-  return c.launch_s + std::max(seconds, unique_bytes / hbm_Bps);
+  out.hbm_floor_s = unique_bytes / hbm_Bps;
+  out.hbm_floor_binds = out.hbm_floor_s > seconds;
+  out.fixed_s += c.launch_s;
+  out.seconds = c.launch_s + std::max(seconds, out.hbm_floor_s);
+  return out;
+}
+
+std::string GemmTime::bound() const {
+  if (fixed_s > seconds / 2) return "launch";
+  if (hbm_floor_binds || l2_s > mma_s) return "memory";
+  return "compute";
 }
 
 }  // namespace hw

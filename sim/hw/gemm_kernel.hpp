@@ -67,8 +67,22 @@ struct GemmTiling {
   int multicast = 1;  // TMA multicast of the b tile to 2 SMs (large M)
 };
 
+// Where a GEMM's time goes: the K loops of its waves bound by the tensor cores (`mma_s`) or by
+// operand loads from L2 (`l2_s`), the fixed costs (launch, tile fills, outputs), and the floor of
+// its unique bytes over HBM.
+struct GemmTime {
+  double seconds = 0;
+  double mma_s = 0, l2_s = 0, fixed_s = 0, hbm_floor_s = 0;
+  bool hbm_floor_binds = false;  // the unique bytes over HBM outlast the waves
+  GemmTiling tiling;
+  // "compute", "memory" (HBM or L2) or "launch" (fixed costs over half the time).
+  std::string bound() const;
+};
+
 // `sms`: the SMs the GEMM runs on (all, or what communication kernels leave).
 GemmTiling gemm_tiling(const GemmShape& shape, int sms);
+GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);
+GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);
 double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);
 // With the tiling chosen beforehand (a fit times the same shapes many times).
 double gemm_seconds(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/data_files.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
@@ -20,6 +21,7 @@
 #include "hw/fp8/quantize.hpp"
 #include "studies/config/output_file.hpp"
 #include "studies/config/overrides.hpp"
+#include "studies/run/kernel_cases.hpp"
 #include "studies/run/layout_plan.hpp"
 #include "studies/run/paper_tables.hpp"
 #include "studies/run/scenario.hpp"
@@ -90,6 +92,20 @@ std::string run(const studies::Scenario& scenario, const std::string& engine, co
   if (!trace_path.empty()) {
     if (!report.trace_json) throw core::InputError("trace", "scenario kind '" + scenario.kind + "' writes no trace");
     studies::write_file_atomically(trace_path, *report.trace_json);
+  }
+  nlohmann::json out = nlohmann::json::parse(studies::render_json({report}));
+  out["warnings"] = report.warnings;
+  return out.dump();
+}
+
+// A scenario's step breakdown alone (Scenario::step), as the JSON of a report.
+std::string step(const studies::Scenario& scenario, const std::string& engine) {
+  if (engine != "fluid" && engine != "simgrid") throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
+  studies::Report report;
+  {
+    py::gil_scoped_release release;
+    core::set_default_engine(engine == "simgrid" ? core::EngineKind::kSimGrid : core::EngineKind::kFluid);
+    report = scenario.step({});
   }
   nlohmann::json out = nlohmann::json::parse(studies::render_json({report}));
   out["warnings"] = report.warnings;
@@ -230,6 +246,43 @@ hw::fp8::Matrix fp8_gemm(const hw::fp8::Matrix& a, const hw::fp8::Matrix& b, con
   return c;
 }
 
+// Kernel cases (a JSON array, or a .jsonl file) timed by the models, as `codesim kernel --in`
+// times them: the rows as JSON.
+studies::KernelDefaults kernel_defaults(const std::string& gpu, const std::string& library, const std::string& backend) {
+  studies::KernelDefaults d;
+  d.gpu = gpu;
+  d.library = library;
+  d.backend = backend;
+  return d;
+}
+
+std::string kernel_cases(const std::string& cases, const std::string& kind, const std::string& gpu, const std::string& library,
+                         const std::string& backend) {
+  const auto document = core::parse_json_text(cases, "cases");
+  std::vector<studies::KernelRow> rows;
+  {
+    py::gil_scoped_release release;
+    rows = studies::estimate_kernel_list(document, kind, kernel_defaults(gpu, library, backend));
+  }
+  return studies::kernel_rows_json(rows).dump();
+}
+
+std::string kernel_file(const std::string& path, const std::string& gpu, const std::string& library, const std::string& backend) {
+  std::vector<studies::KernelRow> rows;
+  {
+    py::gil_scoped_release release;
+    rows = studies::estimate_kernel_file(path, kernel_defaults(gpu, library, backend));
+  }
+  return studies::kernel_rows_json(rows).dump();
+}
+
+// The files of a data folder in search order (added folders first).
+std::vector<std::string> data_files(const std::string& folder) {
+  std::vector<std::string> paths;
+  for (const auto& [path, doc] : core::read_data_folder(folder)) paths.push_back(path);
+  return paths;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_codesim, m) {
@@ -261,5 +314,12 @@ PYBIND11_MODULE(_codesim, m) {
   m.def("fp8_quantize", &fp8_quantize, py::arg("x"), py::arg("format"), py::arg("tile"), py::arg("power_of_two_scales"));
   m.def("fp8_gemm", &fp8_gemm, py::arg("a"), py::arg("b"), py::arg("format"), py::arg("accumulator_bits"), py::arg("product_fraction_bits"),
         py::arg("group"), py::arg("promote_every"), py::arg("power_of_two_scales"));
+  m.def("step", &step, py::arg("scenario"), py::arg("engine"));
+  m.def("kernel_cases", &kernel_cases, py::arg("cases"), py::arg("kind"), py::arg("gpu"), py::arg("library"), py::arg("backend"));
+  m.def("kernel_file", &kernel_file, py::arg("path"), py::arg("gpu"), py::arg("library"), py::arg("backend"));
+  m.def("add_data_dir", [](const std::string& dir) { core::add_data_dir(dir, "data"); }, py::arg("dir"));
+  m.def("add_data_dirs_from_environment", &core::add_data_dirs_from_environment);
+  m.def("set_install_prefix", &core::set_install_prefix, py::arg("prefix"));
+  m.def("data_files", &data_files, py::arg("folder"));
   m.def("sweep", &sweep, py::arg("document"), py::arg("base_dir"), py::arg("log"), py::arg("jobs"));
 }

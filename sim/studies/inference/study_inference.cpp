@@ -1,5 +1,7 @@
 #include "studies/inference/study_inference.hpp"
 
+#include <tuple>
+
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
 #include "core/units.hpp"
@@ -32,6 +34,43 @@ class InferenceStudy : public Study {
   std::vector<double> lengths;    // decode: context tokens; prefill: prompt tokens
   workload::ServingRequest base;
   std::optional<double> mtp_acceptance;
+
+  // One step at the first point: where its time goes (workload::step_breakdown).
+  std::optional<StudyResult> step(const RunOptions& options) const override {
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
+    net::Cluster unit = cluster.cluster;
+    unit.nodes = deployment.gpus / deployment.gpus_per_node;
+    workload::ServingLinks links = this->links;
+    if (!deployment.direct_comm) {
+      links.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(links.ib_Bps);
+      links.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(links.nvlink_Bps);
+    }
+    auto q = base;
+    q.prefill = prefill;
+    q.sequences = static_cast<int>(sequences.front());
+    if (prefill) q.tokens_per_sequence = static_cast<int>(lengths.front());
+    else q.context_tokens = static_cast<int>(lengths.front());
+    const auto step = workload::serving_step(*model, roofline, deployment, links, q, flow && options.simulate ? &unit : nullptr);
+    const workload::StepBreakdown b = workload::step_breakdown(step);
+    StudyResult r;
+    const std::string label = std::string(prefill ? "prefill of " : "decode of ") + format_number(sequences.front()) +
+                              (prefill ? " prompts of " : " sequences at ") + format_number(lengths.front()) + (prefill ? " tokens" : " tokens of context");
+    for (const auto& [id, metric, seconds] : std::vector<std::tuple<std::string, std::string, double>>{
+             {"attention", "attention, all layers and micro-batches", b.attention_s},
+             {"routed_experts", "routed experts", b.routed_experts_s},
+             {"shared_expert", "shared expert (on this GPU)", b.shared_expert_s},
+             {"gate", "gate", b.gate_s},
+             {"dense_ffn", "dense layers' FFN", b.dense_ffn_s},
+             {"memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s},
+             {"mtp", "of the above: the MTP module's layer", b.mtp_s},
+             {"head", "final norm and LM head", b.head_s},
+             {"dispatch", "dispatch, hidden or not", b.dispatch_s},
+             {"combine", "combine, hidden or not", b.combine_s},
+             {"exposed_comm", "communication exposed (the step beyond its compute)", b.exposed_comm_s},
+             {"step", "the step", b.step_s}})
+      r.rows.push_back({"step/" + id, label, metric, "ms", {}, seconds * 1e3, Basis::kSimulated});
+    return r;
+  }
 
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;

@@ -33,6 +33,12 @@ class Study {
  public:
   virtual ~Study() = default;
   virtual StudyResult run(const RunOptions& options) const = 0;
+  // Where one step's time goes, for a study that times steps (a training step; an inference
+  // step at the scenario's first point), without the rest of what run() reports; none by default.
+  virtual std::optional<StudyResult> step(const RunOptions& options) const {
+    (void)options;
+    return std::nullopt;
+  }
 };
 
 // Parses the kind-specific parts of a scenario from its root object.

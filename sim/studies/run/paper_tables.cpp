@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/data_files.hpp"
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
 #include "studies/run/scenario.hpp"
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 
 std::string default_paper_scenarios_dir() {
   if (fs::is_directory("scenarios/paper")) return "scenarios/paper";
-  return std::string(CODESIM_SOURCE_DIR) + "/scenarios/paper";
+  return core::shipped_dir("scenarios") + "/paper";
 }
 
 std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field, int workers) {

@@ -64,6 +64,22 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
   return s;
 }
 
+Report Scenario::step(const RunOptions& options) const {
+  std::optional<StudyResult> result = study->step(options);
+  if (!result) throw core::InputError(origin, "a '" + kind + "' scenario times no single step; a step breakdown is of a training-step or an inference scenario");
+  Report report;
+  report.table_id = table_id;
+  report.title = title + ": one step";
+  report.source = source;
+  report.notes = std::move(result->notes);
+  report.warnings = std::move(result->warnings);
+  for (auto& row : result->rows) {
+    report.checks.push_back(RowCheck{});
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
 Report Scenario::run(const RunOptions& options) const {
   StudyResult result = study->run(options);
   Report report;

@@ -32,6 +32,8 @@ struct Scenario {
 
   // Runs the study; throws InputError when "expected" names a row the study does not produce.
   Report run(const RunOptions& options) const;
+  // The study's step breakdown alone (Study::step); InputError for a kind that times no step.
+  Report step(const RunOptions& options) const;
 };
 
 Scenario parse_scenario(const nlohmann::json& document, const std::string& origin);

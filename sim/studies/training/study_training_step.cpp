@@ -234,6 +234,21 @@ class TrainingStepStudy : public Study {
   // DeepEP's buffers (~1-2 GB) and the caching allocator's slack; an assumption, overridable.
   double reserved_bytes = 3e9;
 
+  // The step alone: its time and where it goes (1F, 1B, 1W, 1F1B, bubble, optimizer), without
+  // the straggler cases.
+  std::optional<StudyResult> step(const RunOptions& options) const override {
+    TrainingStepStudy one = *this;
+    one.straggler_cases.clear();
+    one.rows = Rows::kAll;
+    StudyResult all = one.run(options);
+    StudyResult r;
+    r.warnings = all.warnings;
+    for (const char* id : {"step", "forward", "backward", "weight", "overlapped", "bubble", "optimizer", "tokens_per_s", "mfu_causal"})
+      for (const auto& row : all.rows)
+        if (row.id == id) r.rows.push_back(row);
+    return r;
+  }
+
   StudyResult run(const RunOptions& options) const override {
     StudyResult stragglers;  // the straggler cases' rows and notes, after the step's
     const bool use_flow = flow && options.simulate;

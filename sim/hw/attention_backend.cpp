@@ -1,0 +1,56 @@
+#include "hw/attention_backend.hpp"
+
+#include "core/catalogue.hpp"
+#include "core/data_files.hpp"
+
+namespace hw {
+
+namespace {
+
+const std::vector<AttentionBackend>& catalogue() {
+  static const std::vector<AttentionBackend> backends = [] {
+    std::vector<AttentionBackend> out;
+    for (const auto& [path, doc] : core::read_data_folder("attention_kernels")) {
+      core::JsonReader r(doc, path + ": ");
+      AttentionBackend b;
+      b.name = r.string("name");
+      b.description = r.string("description");
+      b.source = r.string("source");
+      const Gpu& measured_on = gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
+      if (r.one_of("model", {"flash-attention", "flash-mla-decode"}) == "flash-attention") {
+        FlashAttentionCalibration& c = b.flash;
+        c.mma_efficiency = r.positive_number("mma_efficiency");
+        c.softmax_s_per_score = r.non_negative_number("softmax_s_per_score");
+        c.tile_s = r.non_negative_number("tile_s");
+        c.cta_s = r.non_negative_number("cta_s");
+        c.mask_s_per_score = r.non_negative_number("mask_s_per_score");
+        c.backward_mma_efficiency = r.positive_number("backward_mma_efficiency");
+        c.backward_tile_s = r.non_negative_number("backward_tile_s");
+        c.backward_cta_s = r.non_negative_number("backward_cta_s");
+        c.hbm_Bps = r.positive_number("hbm_Bps");
+        c.measured_hbm_Bps = measured_on.hbm_bandwidth_Bps;
+        core::require_sources(r, {"mma_efficiency", "softmax_s_per_score", "tile_s", "cta_s", "mask_s_per_score", "backward_mma_efficiency",
+                                  "backward_tile_s", "backward_cta_s", "hbm_Bps"});
+      } else {
+        b.model = AttentionModel::kFlashMlaDecode;
+        b.mla.hbm_share = r.positive_number("hbm_Bps") / measured_on.hbm_bandwidth_Bps;
+        b.mla.bf16_share = r.positive_number("bf16_flops_per_s") / measured_on.bf16_dense_flops_per_s;
+        core::require_sources(r, {"hbm_Bps", "bf16_flops_per_s"});
+      }
+      r.finish();
+      out.push_back(b);
+    }
+    return out;
+  }();
+  return backends;
+}
+
+}  // namespace
+
+std::vector<std::string> attention_backend_names() { return core::names_of(catalogue()); }
+
+const AttentionBackend& attention_backend(const std::string& name, const std::string& where) {
+  return core::find_by_name(catalogue(), name, "attention backend", where);
+}
+
+}  // namespace hw
