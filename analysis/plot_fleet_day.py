@@ -34,9 +34,9 @@ def main(series_path, out_path):
     right.set_ylim(bottom=0)
     lines = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
     labels = ax.get_legend_handles_labels()[1] + right.get_legend_handles_labels()[1]
-    ax.legend(lines, labels, loc="upper left")
+    ax.legend(lines, labels, loc="center left")
     ax.set_xlim(0, max(float(r["end_h"]) for r in rows))
-    ax.set_title("Nodes and load over the day")
+    ax.set_title("Nodes in use and load over the run")
     fig.tight_layout()
     fig.savefig(out_path, dpi=120)
     print(f"wrote {out_path}")
