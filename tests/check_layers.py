@@ -17,6 +17,8 @@ LEVELS = [
     {"workload/model", "workload/pipeline", "workload/parallel", "workload/profile", "workload/goodput"},
     "workload/moe",
     {"workload/training", "workload/inference"},
+    # requests/: what arrives (drawn, listed, closed-loop clients, load profiles); serving/: serving it
+    "requests",
     "serving",
     # studies/: what a study reports, the scenario readers, the study kinds, running them
     "studies/report",

@@ -5,14 +5,17 @@
 
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
-#include "serving/closed_loop_source.hpp"
-#include "serving/generated_source.hpp"
+#include "serving/autoscaling.hpp"
+#include "requests/closed_loop_source.hpp"
+#include "requests/generated_source.hpp"
 #include "serving/engine_front_end.hpp"
 #include "serving/gpu_memory.hpp"
 #include "serving/least_loaded.hpp"
-#include "serving/listed_source.hpp"
+#include "requests/listed_source.hpp"
 #include "serving/prefix_cache.hpp"
-#include "serving/request_generator.hpp"
+#include "serving/percentile_sketch.hpp"
+#include "requests/request_generator.hpp"
+#include "serving/request_series.hpp"
 #include "serving/request_trace.hpp"
 #include "serving/serving_metrics.hpp"
 #include "serving/serving_simulation.hpp"
@@ -832,4 +835,134 @@ TEST_CASE("request sources: N closed-loop clients keep exactly N requests in fli
       CHECK(min_flight > 0);
     }
   }
+}
+
+TEST_CASE("percentile sketch: within its accuracy of the exact percentile, and two merge into one", "[serving]") {
+  core::FastNormal random(7);
+  std::vector<double> all;
+  PercentileSketch whole, first, second;
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::exp(0.3 + 1.2 * random.normal());
+    all.push_back(x);
+    whole.add(x);
+    (i % 3 ? first : second).add(x);
+  }
+  first.merge(second);
+  for (const double p : {1.0, 50.0, 90.0, 99.0, 99.9}) {
+    INFO("p" << p);
+    const double exact = percentile(all, p);
+    CHECK(whole.percentile(p) == Approx(exact).epsilon(0.011));
+    CHECK(first.percentile(p) == whole.percentile(p));
+  }
+  CHECK(whole.count() == 200000);
+  CHECK(whole.mean() == Approx(std::accumulate(all.begin(), all.end(), 0.0) / double(all.size())));
+  PercentileSketch none;
+  CHECK(std::isnan(none.percentile(50)));
+  none.add(0);
+  CHECK(none.percentile(50) == 0);
+}
+
+TEST_CASE("autoscaling policy: up above the threshold to the target, down below it, within min and max", "[serving]") {
+  PhaseScaling p;
+  p.min_units = 2;
+  p.max_units = 40;
+  p.target_utilisation = 0.7;
+  p.scale_up_above = 0.85;
+  p.scale_down_below = 0.5;
+  CHECK(desired_units(p, {4, 0.95, 0, 0}) == 6);   // ceil(4 x 0.95 / 0.7)
+  CHECK(desired_units(p, {4, 0.86, 0, 0}) == 5);   // at least one more
+  CHECK(desired_units(p, {4, 0.6, 0, 0}) == 4);    // between the thresholds: as is
+  CHECK(desired_units(p, {8, 0.2, 0, 0}) == 7);    // towards ceil(8 x 0.2 / 0.7) = 3, one a look
+  CHECK(desired_units(p, {30, 0.2, 0, 0}) == 27);  // a tenth a look
+  CHECK(desired_units(p, {10, 0.6, 0, 0}) == 10);
+  CHECK(desired_units(p, {2, 0.0, 0, 0}) == 2);    // not below min
+  CHECK(desired_units(p, {39, 1.0, 0, 0}) == 40);  // not above max
+  p.max_queue_per_unit = 5;
+  CHECK(desired_units(p, {4, 0.6, 8, 0}) == 5);    // the queue adds one
+  PhaseScaling l = p;
+  l.on_latency = true;
+  l.max_latency_p90_s = 2;
+  l.latency_down_below = 0.5;
+  CHECK(desired_units(l, {4, 1.0, 0, 2.5}) == 5);
+  CHECK(desired_units(l, {10 - 1, 1.0, 0, 2.5}) == 10);
+  CHECK(desired_units(l, {4, 1.0, 0, 1.5}) == 4);
+  CHECK(desired_units(l, {4, 1.0, 0, 0.5}) == 3);
+  CHECK(desired_units(l, {4, 0.0, 0, std::nan("")}) == 3);  // no request: down
+}
+
+TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscaling follows the load", "[serving]") {
+  workload::ServingRequest base;
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 32;
+  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  ServingConfig c;
+  c.disaggregated = false;
+  c.decode = unit_config(d, cost, 64, 4096);
+  c.decode_units = 4;
+  c.duration_s = 180;
+  c.warmup_s = 0;
+  c.interval_s = 30;
+  GeneratedWorkload w;
+  w.duration_s = 180;
+  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
+  w.output = {LengthKind::kUniform, 0, 0, 20, 300};
+  w.arrivals.profile = LoadProfile({4, 60, 4}, 60);
+  w.arrivals.rate_per_s = 1;
+  const Slo slo{2.0, 0.05};
+
+  // The same run, its records kept and streamed.
+  GeneratedSource kept_source(w), streamed_source(w);
+  const auto kept = simulate_serving(kept_source, c);
+  RequestSeries series(c.interval_s, slo);
+  const auto streamed = simulate_serving(streamed_source, c, {}, [&](const RequestRecord& r) { series.add(r); });
+  series.finish(streamed.end_s);
+  CHECK(streamed.requests.empty());
+  CHECK(streamed.arrived == static_cast<long long>(kept.requests.size()));
+  CHECK(streamed.end_s == kept.end_s);
+  const auto m = serving_metrics(kept, c, slo), s = streamed_metrics(series, streamed, c);
+  CHECK(s.measured == m.measured);
+  CHECK(s.finished == m.finished);
+  CHECK(s.goodput_requests_per_s == Approx(m.goodput_requests_per_s));
+  CHECK(s.ttft_s.p90 == Approx(m.ttft_s.p90).epsilon(0.011));
+  CHECK(s.tpot_s.p50 == Approx(m.tpot_s.p50).epsilon(0.011));
+  double output = 0, arrivals = 0, asked = 0;
+  for (std::size_t i = 0; i < streamed.intervals.size(); ++i) {
+    const auto& f = streamed.intervals[i];
+    output += f.output_tokens;
+    arrivals += double(f.arrivals);
+    if (double(i + 1) * c.interval_s <= streamed.end_s) CHECK(f.decode_unit_s == Approx(4 * c.interval_s));  // no autoscaling: all four units throughout
+  }
+  for (const auto& q : kept.requests) asked += q.output_tokens;
+  REQUIRE(kept.unfinished == 0);
+  CHECK(output == asked);  // every token of every request, the drain included
+  CHECK(arrivals == double(streamed.arrived));
+  CHECK(streamed.intervals.at(2).arrivals > 5 * streamed.intervals.at(0).arrivals);  // the profile's second minute
+
+  // Autoscaled from one unit: more while the load is high, fewer again after; never above max.
+  ServingConfig scaled = c;
+  scaled.decode = unit_config(d, cost, 8, 4096);  // 8 sequences per DP rank: the high load fills one unit
+  scaled.autoscaling.interval_s = 5;
+  scaled.autoscaling.cooldown_s = 10;
+  PhaseScaling& p = scaled.autoscaling.decode;
+  p.enabled = true;
+  p.min_units = 1;
+  p.max_units = 4;
+  p.initial_units = 1;
+  p.scale_down_below = 0.3;
+  p.startup_s = 5;
+  scaled.drain_limit_s = 600;
+  GeneratedSource source(w);
+  const auto run = simulate_serving(source, scaled);
+  INFO("ups " << run.scale_ups << ", downs " << run.scale_downs);
+  REQUIRE(run.intervals.size() >= 6);
+  const auto units = [&](int i) { return run.intervals[std::size_t(i)].decode_unit_s / scaled.interval_s; };
+  CHECK(units(0) < 1.5);
+  CHECK(units(3) > units(0) + 0.5);
+  CHECK(units(5) < units(3));
+  int peak = 0;
+  for (const auto& f : run.intervals) peak = std::max(peak, f.decode_peak);
+  CHECK(peak <= 4);
+  CHECK(run.scale_ups > 0);
+  CHECK(run.scale_downs > 0);
+  CHECK(run.unfinished == 0);
 }

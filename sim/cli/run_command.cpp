@@ -23,12 +23,13 @@ std::string render(const std::vector<studies::Report>& reports, const std::strin
 int run_command(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> sets;
-  std::string scenario_path, out_dir, format, trace_path, engine, requests_out;
+  std::string scenario_path, out_dir, format, trace_path, series_path, engine, requests_out;
   options.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "set", po::value(&sets)->composing(), "override a field: /json/pointer=VALUE (repeatable)")(
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
       "trace", po::value(&trace_path), "write a Chrome trace (Perfetto, chrome://tracing) of the simulation")(
+      "series", po::value(&series_path), "write a serving fleet's figures per interval (CSV: load, units, utilisation, latency, SLO)")(
       "trace-kernels", "with --trace, a training step's trace also shows the kernels the model times inside each op")(
       "requests-out", po::value(&requests_out), "serving: write each request's times (arrival, scheduling delay, first token, finish, TTFT, TPOT, preemptions) as CSV")(
       "strict", "make a warning (a layout that does not fit in memory) an error")(
@@ -51,6 +52,7 @@ int run_command(const Args& args) {
     if (scenario.kind != "serving") throw core::InputError("--requests-out", "scenario kind '" + scenario.kind + "' serves no requests; allowed for serving");
     studies::check_writable_file(requests_out);
   }
+  if (!series_path.empty()) studies::check_writable_file(series_path);
   const bool trace_kernels = vm.count("trace-kernels") > 0;
   if (trace_kernels && trace_path.empty()) throw core::InputError("--trace-kernels", "given without --trace FILE; add --trace FILE");
   if (trace_kernels && scenario.kind != "training-step")
@@ -67,7 +69,10 @@ int run_command(const Args& args) {
     throw core::InputError("--trace", "scenario kind '" + scenario.kind + "' runs no simulation, so it has no trace");
 
   const std::string text = render({report}, format);
+  if (!series_path.empty() && !report.series_csv)
+    throw core::InputError("--series", "the scenario runs no fleet over time; give a serving scenario a load profile, autoscaling, a cost or series");
   if (!trace_path.empty()) studies::write_file_atomically(trace_path, *report.trace_json);
+  if (!series_path.empty()) studies::write_file_atomically(series_path, *report.series_csv);
   if (out_dir.empty()) {
     std::cout << text;
   } else {

@@ -17,7 +17,7 @@ int serve_search_command(const Args& args) {
   po::options_description options("options");
   std::string search_path, out;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.add_options()("search", po::value(&search_path)->required(), "search JSON file: a sweep over a serving scenario, with gpu_hour_usd")(
+  options.add_options()("search", po::value(&search_path)->required(), "search JSON file: a sweep over a serving scenario, with usd_per_gpu_hour")(
       "out", po::value(&out)->required(), "every point's rows: FILE.csv or FILE.jsonl; rerunning resumes")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes");
   po::positional_options_description positional;
@@ -26,9 +26,9 @@ int serve_search_command(const Args& args) {
   if (!parse_options(args, "usage: codesim serve-search SEARCH.json --out FILE.csv [options]", options, positional, vm)) return 0;
   studies::check_jobs(jobs);
   studies::check_results_path(out);
-  const studies::Sweep sweep = studies::load_serve_search(search_path);
-  if (!studies::run_sweep(sweep, out, jobs, 0, 1, "serve-search")) return 1;
-  std::cout << studies::serve_search_ranking(sweep, studies::read_sweep_rows(studies::sweep_log_path(out)));
+  const studies::ServeSearch search = studies::load_serve_search(search_path);
+  if (!studies::run_sweep(search.sweep, out, jobs, 0, 1, "serve-search")) return 1;
+  std::cout << studies::serve_search_ranking(search, studies::read_sweep_rows(studies::sweep_log_path(out)));
   return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "serving/engine_profile.hpp"
-#include "serving/request_source.hpp"
+#include "requests/request_source.hpp"
 
 namespace serving {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "serving/request.hpp"
+#include "requests/request.hpp"
 
 namespace serving {
 

@@ -9,7 +9,8 @@
 
 #include "core/fast_random.hpp"
 #include "serving/least_loaded.hpp"
-#include "serving/listed_source.hpp"
+#include "requests/listed_source.hpp"
+#include "serving/percentile_sketch.hpp"
 #include "serving/prefix_cache.hpp"
 
 namespace serving {
@@ -68,6 +69,8 @@ struct Rank {
 
 struct Unit {
   bool prefill_kind = false;  // a prefill unit of a disaggregated deployment
+  bool serving = true;        // takes new requests (autoscaling: not starting, draining or off)
+  int group = 0;              // the deployment's unit it is part of (several where its DP ranks step alone)
   bool decodes = true;
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
@@ -78,7 +81,7 @@ struct Unit {
 struct Event {
   double t;
   long long seq;
-  int kind;  // -1 arrival, 0 ready, 1 step end, 2 transfer end, 3 swap-in end
+  int kind;  // -1 arrival, 0 ready, 1 step end, 2 transfer end, 3 swap-in end, 4 autoscaling's look, 5 a unit started
   int who;
   bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
 };
@@ -142,8 +145,9 @@ struct RankChoice {
 
 class Simulation {
  public:
-  Simulation(RequestSource& source, const ServingConfig& c, const std::function<void(double)>& progress)
-      : source_(source), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks) {
+  Simulation(RequestSource& source, const ServingConfig& c, const std::function<void(double)>& progress,
+             const std::function<void(const RequestRecord&)>& on_record)
+      : source_(source), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks), on_record_(on_record) {
     // Room for about as many requests as the source expects, so the records are not moved as they grow.
     if (const long long n = source.expected_requests(); n > 0) {
       const auto room = static_cast<std::size_t>(std::min<double>(double(kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
@@ -154,8 +158,12 @@ class Simulation {
     auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes, RankChoice& choice) {
       // Ranks that step on their own clocks are simulated as units of one rank each.
       const int ranks = config.ranks_step_together ? config.ranks() : 1;
-      for (int i = 0; i < count * (config.ranks() / ranks); ++i) {
+      const int per_group = config.ranks() / ranks;
+      for (int i = 0; i < count * per_group; ++i) {
+        if (i % per_group == 0) groups_.push_back({prefill_kind, {}, UnitState::kServing});
+        groups_.back().units.push_back(static_cast<int>(units_.size()));
         Unit u;
+        u.group = static_cast<int>(groups_.size()) - 1;
         u.prefill_kind = prefill_kind;
         u.decodes = decodes;
         u.config = &config;
@@ -177,6 +185,17 @@ class Simulation {
     if (prefill_config().cost) pair_weight_ = prefill_config().cost->pair_weight();
     for (auto* choice : {&prefill_choice_, &decode_choice_})
       if (c_.router != RouterPolicy::kRoundRobin && !choice->slots.empty()) choice->index.emplace(static_cast<int>(choice->slots.size()));
+    for (const auto& g : groups_) {
+      ++in_use_[phase(g)];
+      ++serving_[phase(g)];
+    }
+    // Autoscaling: a phase starts with its initial units serving, the rest off.
+    int seen[2] = {0, 0};
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const PhaseScaling& p = policy(phase(groups_[g]));
+      if (p.enabled && seen[phase(groups_[g])]++ >= p.initial_units) set_state(static_cast<int>(g), UnitState::kOff);
+    }
+    if (c_.autoscaling.enabled()) push(c_.autoscaling.interval_s, 4, 0);
     // Each arrival takes the next from the source, so the event queue holds what is in flight
     // rather than every request of the run.
     pull();
@@ -188,6 +207,7 @@ class Simulation {
       const Event e = events_.top();
       if (e.t > limit) break;
       events_.pop();
+      if (c_.interval_s > 0) account(e.t);
       now_ = e.t;
       if (progress_ && ++handled_ % 4096 == 0) progress_(now_);
       switch (e.kind) {
@@ -196,11 +216,19 @@ class Simulation {
         case 1: step_end(e.who); break;
         case 2: transfer_end(e.who); break;
         case 3: swap_in_end(e.who); break;
+        case 4: look(); break;
+        case 5:
+          if (groups_[static_cast<std::size_t>(e.who)].state == UnitState::kStarting) set_state(e.who, UnitState::kServing);
+          break;
       }
     }
     result_.end_s = now_;
-    for (const auto& l : live_)
-      if (l.phase != Phase::kDone) ++result_.unfinished;
+    for (std::size_t i = 0; i < live_.size(); ++i)
+      if (live_[i].phase != Phase::kDone) {
+        ++result_.unfinished;
+        if (on_record_) on_record_(result_.requests[i]);
+      }
+    if (on_record_) std::vector<RequestRecord>().swap(result_.requests);
     result_.prefill = prefill_series_.finish();
     result_.decode = decode_series_.finish();
     if (c_.trace_until_s > 0) result_.trace_json = trace_json();
@@ -217,22 +245,35 @@ class Simulation {
   void pull() {
     std::optional<Request> q = source_.next();
     if (!q) return;
-    if (static_cast<long long>(requests_.size()) >= kMaxRequests)
-      throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(c_.duration_s) + " s");
-    const int id = static_cast<int>(requests_.size());
+    ++result_.arrived;
     RequestRecord rec;
     rec.arrival_s = q->sent_s >= 0 ? q->sent_s : q->arrival_s;  // the client's clock
     rec.input_tokens = q->input_tokens;
     rec.output_tokens = q->output_tokens;
     rec.in_window = rec.arrival_s >= c_.warmup_s && rec.arrival_s < c_.duration_s;
+    const double arrival_s = q->arrival_s;
+    if (on_record_ && !free_.empty()) {  // streamed: a finished request's place
+      const int id = free_.back();
+      free_.pop_back();
+      result_.requests[static_cast<std::size_t>(id)] = rec;
+      live_[static_cast<std::size_t>(id)] = Live{};
+      requests_[static_cast<std::size_t>(id)] = std::move(*q);
+      push(arrival_s, -1, id);
+      return;
+    }
+    if (!on_record_ && static_cast<long long>(requests_.size()) >= kMaxRequests)
+      throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(c_.duration_s) + " s");
+    const int id = static_cast<int>(requests_.size());
     result_.requests.push_back(rec);
     live_.emplace_back();
     requests_.push_back(std::move(*q));
-    push(requests_.back().arrival_s, -1, id);
+    push(arrival_s, -1, id);
   }
 
   void arrive(int id) {
     pull();
+    ++waiting_first_;
+    if (c_.interval_s > 0) ++interval(now_).arrivals;
     const Request& q = requests_[static_cast<std::size_t>(id)];
     Live& l = live_[static_cast<std::size_t>(id)];
     int cached = std::max(0, q.cached_tokens);
@@ -264,16 +305,183 @@ class Simulation {
   // Query-key pairs still to compute for a prompt of `prompt` tokens with `in_kv` in its cache.
   static double pairs_left(int prompt, int in_kv) { return 0.5 * (double(prompt) * prompt - double(in_kv) * in_kv); }
 
-  // The rank's load changed: its router hears of it.
+  // The rank's load changed: its router hears of it. A unit not serving is never chosen.
   void touch(int u, Rank& k) {
-    const bool prefill = units_[static_cast<std::size_t>(u)].prefill_kind || !c_.disaggregated;
+    const Unit& unit = units_[static_cast<std::size_t>(u)];
+    const bool prefill = unit.prefill_kind || !c_.disaggregated;
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
-    if (choice.index) choice.index->set(k.router_slot, router_load(k, prefill));
+    if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
   }
 
   std::pair<int, int> choose(RankChoice& choice) {
-    if (!choice.index) return choice.slots[static_cast<std::size_t>(choice.turn++ % static_cast<long long>(choice.slots.size()))];
+    if (!choice.index)
+      for (;;) {  // a phase always has a unit serving
+        const auto slot = choice.slots[static_cast<std::size_t>(choice.turn++ % static_cast<long long>(choice.slots.size()))];
+        if (units_[static_cast<std::size_t>(slot.first)].serving) return slot;
+      }
     return choice.slots[static_cast<std::size_t>(choice.index->take())];
+  }
+
+  // Autoscaling and the fleet over time. Phase 0 is prefill, 1 decode (colocated: the units).
+  enum class UnitState { kServing, kStarting, kDraining, kOff };
+  struct Group {
+    bool prefill;
+    std::vector<int> units;
+    UnitState state;
+  };
+  static constexpr double kClosed = 1e300;  // a closed rank's load for its router
+  static int phase(const Group& g) { return g.prefill ? 0 : 1; }
+  const PhaseScaling& policy(int ph) const { return ph == 0 ? c_.autoscaling.prefill : c_.autoscaling.decode; }
+
+  FleetInterval& interval(double t) {
+    const auto i = static_cast<std::size_t>(std::max(0.0, t) / c_.interval_s);
+    if (i >= result_.intervals.size()) result_.intervals.resize(i + 1);
+    return result_.intervals[i];
+  }
+
+  // The time integrals of the intervals, from where they were to `t`.
+  void account(double t) {
+    while (clock_s_ < t) {
+      const double boundary = double(clock_index_ + 1) * c_.interval_s;
+      const double until = std::min(t, boundary);
+      const double dt = until - clock_s_;
+      if (clock_index_ >= result_.intervals.size()) result_.intervals.resize(clock_index_ + 1);
+      FleetInterval& f = result_.intervals[clock_index_];
+      f.prefill_unit_s += dt * in_use_[0];
+      f.decode_unit_s += dt * in_use_[1];
+      f.prefill_serving_unit_s += dt * serving_[0];
+      f.decode_serving_unit_s += dt * serving_[1];
+      f.waiting_s += dt * double(waiting_first_);
+      f.prefill_peak = std::max(f.prefill_peak, in_use_[0]);
+      f.decode_peak = std::max(f.decode_peak, in_use_[1]);
+      if (t < boundary) {
+        clock_s_ = t;
+        break;
+      }
+      f.waiting_at_end = double(waiting_first_);
+      clock_s_ = boundary;
+      ++clock_index_;
+    }
+  }
+
+  // The serving units' unit-seconds since autoscaling last looked.
+  void account_serving() {
+    for (int ph : {0, 1}) look_serving_s_[ph] += serving_[ph] * (now_ - look_clock_s_);
+    look_clock_s_ = now_;
+  }
+
+  void set_state(int g, UnitState to) {
+    Group& group = groups_[static_cast<std::size_t>(g)];
+    if (group.state == to) return;
+    account_serving();
+    const int ph = phase(group);
+    const auto counts = [&](UnitState st, int sign) {
+      if (st != UnitState::kOff) in_use_[ph] += sign;
+      if (st == UnitState::kServing) serving_[ph] += sign;
+      if (st == UnitState::kStarting) starting_[ph] += sign;
+    };
+    counts(group.state, -1);
+    counts(to, +1);
+    group.state = to;
+    if (c_.interval_s > 0) {
+      FleetInterval& f = interval(now_);
+      f.prefill_peak = std::max(f.prefill_peak, in_use_[0]);
+      f.decode_peak = std::max(f.decode_peak, in_use_[1]);
+    }
+    for (int u : group.units) {
+      Unit& unit = units_[static_cast<std::size_t>(u)];
+      unit.serving = to == UnitState::kServing;
+      for (auto& k : unit.ranks) touch(u, k);
+    }
+    if (to == UnitState::kServing)
+      for (int u : group.units) try_start(u);
+    if (to == UnitState::kDraining) settle(g);
+  }
+
+  static bool empty(const Unit& unit) {
+    if (unit.busy) return false;
+    for (const auto& k : unit.ranks)
+      if (!k.waiting.empty() || !k.incoming.empty() || !k.swapped.empty() || !k.prefilling.empty() || !k.decoding.empty() ||
+          k.transferring > 0 || k.pages_used > 0)
+        return false;
+    return true;
+  }
+
+  // A draining unit whose last request has left is off.
+  void settle(int g) {
+    const Group& group = groups_[static_cast<std::size_t>(g)];
+    if (group.state != UnitState::kDraining) return;
+    for (int u : group.units)
+      if (!empty(units_[static_cast<std::size_t>(u)])) return;
+    set_state(g, UnitState::kOff);
+  }
+
+  // Requests waiting in a phase's serving units.
+  double queued(int ph) const {
+    double n = 0;
+    for (const auto& g : groups_)
+      if (phase(g) == ph && g.state == UnitState::kServing)
+        for (int u : g.units)
+          for (const auto& k : units_[static_cast<std::size_t>(u)].ranks) n += double(k.waiting.size() + k.incoming.size() + k.swapped.size());
+    return n;
+  }
+
+  // Autoscaling looks at the last interval and sets each phase's units.
+  void look() {
+    account_serving();
+    for (int ph : {0, 1}) {
+      const PhaseScaling& p = policy(ph);
+      PhaseObservation seen;
+      seen.units = serving_[ph] + starting_[ph];
+      seen.utilisation = look_serving_s_[ph] > 0 ? look_busy_s_[ph] / look_serving_s_[ph] : 0;
+      seen.queue_per_unit = queued(ph) / std::max(1, serving_[ph]);
+      seen.latency_p90_s = look_latency_[ph].percentile(90);
+      look_busy_s_[ph] = look_serving_s_[ph] = 0;
+      look_latency_[ph] = PercentileSketch();
+      if (!p.enabled || now_ - last_change_s_[ph] < c_.autoscaling.cooldown_s) continue;
+      const int want = desired_units(p, seen);
+      if (want != seen.units) {
+        resize(ph, seen.units, want);
+        last_change_s_[ph] = now_;
+      }
+    }
+    if (now_ + c_.autoscaling.interval_s < c_.duration_s) push(now_ + c_.autoscaling.interval_s, 4, 0);
+  }
+
+  // From `have` units serving or starting to `want`: draining ones back, else off ones started;
+  // starting ones stopped, else the serving ones with the fewest requests drained.
+  void resize(int ph, int have, int want) {
+    auto find = [&](UnitState st) {
+      int best = -1;
+      double fewest = 0;
+      for (std::size_t g = 0; g < groups_.size(); ++g) {
+        const Group& group = groups_[g];
+        if (phase(group) != ph || group.state != st) continue;
+        double n = 0;
+        if (st == UnitState::kServing)
+          for (int u : group.units)
+            for (const auto& k : units_[static_cast<std::size_t>(u)].ranks) n += k.running() + double(k.waiting.size() + k.incoming.size());
+        if (best < 0 || n < fewest) {
+          best = static_cast<int>(g);
+          fewest = n;
+        }
+      }
+      return best;
+    };
+    for (; have < want; ++have, ++result_.scale_ups) {
+      if (const int g = find(UnitState::kDraining); g >= 0) {
+        set_state(g, UnitState::kServing);
+      } else if (const int off = find(UnitState::kOff); off >= 0) {
+        set_state(off, UnitState::kStarting);
+        push(now_ + policy(ph).startup_s, 5, off);
+      } else {
+        break;
+      }
+    }
+    for (; have > want && serving_[ph] + starting_[ph] > 1; --have, ++result_.scale_downs) {
+      const int g = find(UnitState::kStarting);
+      set_state(g >= 0 ? g : find(UnitState::kServing), g >= 0 ? UnitState::kOff : UnitState::kDraining);
+    }
   }
 
   // A request put on the rank its router chooses, in `phase`: that rank's unit, and the rank.
@@ -395,12 +603,15 @@ class Simulation {
       touch(from_unit, from);
     }
     if (c_.decode_unbounded) {
-      rec.first_token_s = now_;
+      first_token(rec);
       finish(id);
     } else {
       join_decode(id);
     }
-    if (from_unit >= 0) try_start(from_unit);
+    if (from_unit >= 0) {
+      try_start(from_unit);
+      settle(units_[static_cast<std::size_t>(from_unit)].group);
+    }
   }
 
   void swap_in_end(int id) { join_decode(id); }
@@ -589,6 +800,15 @@ class Simulation {
       series.add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance, load);
       series.out.engine_s += step_s - gpu_s;
     }
+    if (c_.interval_s > 0 || c_.autoscaling.enabled()) {
+      // A prefill unit's use is its time stepping; a decoding unit's, the share of its sequence
+      // slots or KV pages in use, whichever is higher.
+      const Group& group = groups_[static_cast<std::size_t>(unit.group)];
+      const double share = unit.prefill_kind ? 1.0 : std::max(batch / ranks / cfg.max_running, kv_use);
+      const double used_s = step_s * share / double(group.units.size());
+      if (group.state == UnitState::kServing) look_busy_s_[phase(group)] += used_s;
+      if (c_.interval_s > 0) (unit.prefill_kind ? interval(now_).prefill_busy_s : interval(now_).decode_occupancy_s) += used_s;
+    }
     if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
     push(now_ + step_s, 1, u);
   }
@@ -597,8 +817,22 @@ class Simulation {
     Live& l = live_[static_cast<std::size_t>(id)];
     l.pages = 0;
     l.phase = Phase::kDone;
-    result_.requests[static_cast<std::size_t>(id)].finish_s = now_;
+    auto& rec = result_.requests[static_cast<std::size_t>(id)];
+    rec.finish_s = now_;
+    if (c_.autoscaling.decode.max_latency_p90_s > 0 && rec.output_tokens > 1 && rec.first_token_s >= 0)
+      look_latency_[1].add((now_ - rec.first_token_s) / (rec.output_tokens - 1));
+    if (on_record_) on_record_(rec);
     if (source_.finished(requests_[static_cast<std::size_t>(id)], now_)) pull();  // a client's next
+    if (on_record_) free_.push_back(id);
+  }
+
+  // A request's first token, now.
+  void first_token(RequestRecord& rec) {
+    if (rec.first_token_s < 0) {
+      --waiting_first_;
+      if (c_.autoscaling.prefill.max_latency_p90_s > 0) look_latency_[0].add(now_ - rec.arrival_s);
+    }
+    rec.first_token_s = now_;
   }
 
   void step_end(int u) {
@@ -623,7 +857,7 @@ class Simulation {
         int produced = 1;
         while (produced <= drafts && random.uniform() < acceptance[produced - 1]) ++produced;
         produced = std::min(produced, s.output - s.generated);
-        if (s.generated == 0) result_.requests[static_cast<std::size_t>(s.id)].first_token_s = now_;
+        if (s.generated == 0) first_token(result_.requests[static_cast<std::size_t>(s.id)]);
         s.generated += produced;
         s.in_kv += produced;
         produced_here += produced;
@@ -631,6 +865,7 @@ class Simulation {
       }
       random_ = random;
       if (count) result_.output_tokens_in_window += share * double(produced_here);
+      if (c_.interval_s > 0 && produced_here > 0) interval(now_).output_tokens += double(produced_here);
       if (any_finished) {
         std::size_t kept = 0;
         for (std::size_t i = 0; i < k.decoding.size(); ++i) {
@@ -656,6 +891,11 @@ class Simulation {
           result_.input_tokens_in_window += share * e.tokens;
           result_.computed_input_tokens_in_window += share * e.tokens;
         }
+        if (c_.interval_s > 0) {
+          FleetInterval& f = interval(now_);
+          f.input_tokens += e.tokens + (l.in_kv == l.cached + e.tokens ? l.cached : 0);
+          f.computed_input_tokens += e.tokens;
+        }
         if (l.in_kv < l.prompt) continue;
         if (rec.prefill_end_s < 0) rec.prefill_end_s = now_;
         k.prefilling.erase(std::find(k.prefilling.begin(), k.prefilling.end(), e.request));
@@ -665,9 +905,10 @@ class Simulation {
         }
         // Colocated: the prefill's logits give the first token.
         if (rec.first_token_s < 0) {
-          rec.first_token_s = now_;
+          first_token(rec);
           l.generated = 1;
           if (count) result_.output_tokens_in_window += share;
+          if (c_.interval_s > 0) interval(now_).output_tokens += 1;
         }
         if (l.generated >= rec.output_tokens) {
           k.pages_used -= l.pages;
@@ -685,6 +926,7 @@ class Simulation {
     for (int du : kicking_) try_start(du);
     kicking_.clear();
     try_start(u);
+    if (groups_[static_cast<std::size_t>(unit.group)].state == UnitState::kDraining) settle(unit.group);
   }
 
   std::string trace_json() const;
@@ -712,6 +954,16 @@ class Simulation {
   };
   std::vector<Counter> counters_;
   ServingResult result_;
+  std::function<void(const RequestRecord&)> on_record_;  // streamed records: a finished request's place is taken again
+  std::vector<int> free_;
+  long long waiting_first_ = 0;  // arrived, no first token yet
+  std::vector<Group> groups_;
+  int in_use_[2] = {0, 0}, serving_[2] = {0, 0}, starting_[2] = {0, 0};  // groups by phase
+  double clock_s_ = 0;           // the intervals' integrals reach here, in this interval
+  std::size_t clock_index_ = 0;
+  double look_clock_s_ = 0, look_serving_s_[2] = {0, 0}, look_busy_s_[2] = {0, 0};
+  double last_change_s_[2] = {-1e300, -1e300};
+  PercentileSketch look_latency_[2];
 };
 
 std::string Simulation::trace_json() const {
@@ -753,7 +1005,13 @@ double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecor
 double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit) + 3 * (512 + 64)); }
 
 ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress) {
-  Simulation s(source, config, progress);
+  Simulation s(source, config, progress, {});
+  return s.run();
+}
+
+ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+                               const std::function<void(const RequestRecord&)>& on_record) {
+  Simulation s(source, config, progress, on_record);
   return s.run();
 }
 

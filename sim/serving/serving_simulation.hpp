@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "serving/autoscaling.hpp"
 #include "serving/engine_profile.hpp"
 #include "serving/gpu_memory.hpp"
-#include "serving/request.hpp"
-#include "serving/request_source.hpp"
+#include "requests/request.hpp"
+#include "requests/request_source.hpp"
 #include "serving/step_cost.hpp"
 
 namespace serving {
@@ -73,6 +74,8 @@ struct ServingConfig {
   double warmup_s = 0;        // requests arriving earlier are served but not measured
   double duration_s = 60;     // arrivals stop; throughput is measured from warmup to here
   double drain_limit_s = 0;   // the run stops here even if requests remain (0: 10 x duration)
+  double interval_s = 0;      // > 0: the fleet and its load per interval of this length (ServingResult::intervals)
+  Autoscaling autoscaling;    // units per phase changed as the load goes (prefill_units, decode_units the most)
   std::uint64_t seed = 1;
   double trace_until_s = 0;   // Chrome trace of requests and unit counters up to here (0: none)
   // The engine's CPU work between steps (its request path is the caller's: apply_request_path).
@@ -101,14 +104,31 @@ struct UnitSeries {
   StepLoad mean_load;                          // averaged over steps: a typical step, for its breakdown
 };
 
+// One interval of a run (ServingConfig::interval_s): its units and its load. Units "in use" are
+// serving, starting or draining (their GPUs are taken); "serving" take new requests.
+struct FleetInterval {
+  double prefill_unit_s = 0, decode_unit_s = 0;                  // units in use x seconds
+  double prefill_serving_unit_s = 0, decode_serving_unit_s = 0;  // units serving x seconds
+  double prefill_busy_s = 0;       // prefill unit-seconds stepping
+  double decode_occupancy_s = 0;   // decode unit-seconds x the share of sequence slots or KV pages in use (the higher)
+  double waiting_s = 0;            // requests waiting for a first token x seconds
+  double waiting_at_end = 0;       // ... at the interval's end
+  long long arrivals = 0;
+  double input_tokens = 0, computed_input_tokens = 0, output_tokens = 0;  // processed in the interval
+  int prefill_peak = 0, decode_peak = 0;  // most units in use at once
+};
+
 struct ServingResult {
-  std::vector<RequestRecord> requests;
+  std::vector<RequestRecord> requests;  // by arrival (none where the records were streamed)
+  long long arrived = 0;
   UnitSeries prefill, decode;
   double input_tokens_in_window = 0, computed_input_tokens_in_window = 0, output_tokens_in_window = 0;
   long long preemptions = 0;
   long long unfinished = 0;  // still in the system when the run stopped
   double end_s = 0;
   std::string trace_json;
+  std::vector<FleetInterval> intervals;  // where ServingConfig::interval_s is given
+  int scale_ups = 0, scale_downs = 0;    // autoscaling's decisions, units started and drained
 };
 
 // Bounds on a run, checked by the scenario's reader before anything is allocated for it: the
@@ -125,5 +145,10 @@ ServingResult simulate_serving(RequestSource& source, const ServingConfig& confi
 // A list of requests, run in order of arrival.
 ServingResult simulate_serving(const std::vector<Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress = {});
+// The records streamed to `on_record` as requests finish (and the unfinished at the end) rather
+// than kept: a run's memory is then what is in flight, whatever its length, and it holds any
+// number of requests.
+ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+                               const std::function<void(const RequestRecord&)>& on_record);
 
 }  // namespace serving

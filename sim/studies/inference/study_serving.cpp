@@ -8,10 +8,11 @@
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
-#include "serving/closed_loop_source.hpp"
+#include "requests/closed_loop_source.hpp"
 #include "serving/engine_front_end.hpp"
-#include "serving/generated_source.hpp"
-#include "serving/listed_source.hpp"
+#include "requests/generated_source.hpp"
+#include "requests/listed_source.hpp"
+#include "serving/request_series.hpp"
 #include "serving/request_trace.hpp"
 #include "serving/serving_metrics.hpp"
 #include "serving/serving_simulation.hpp"
@@ -106,9 +107,14 @@ class ServingStudy : public Study {
     if (const auto at = text.find(slot); at != std::string::npos) text.replace(at, slot.size(), std::to_string(requests));
     return text;
   }
-  double gpu_hour_usd = 0;        // the price of a GPU-hour (0: none given)
   serving::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
   std::vector<int> client_levels;
+  // A fleet over time (a load profile, autoscaling or a cost given): series by interval, the
+  // records streamed, the day's totals, the fleet's cost.
+  bool fleet = false;
+  double usd_per_gpu_hour = 0;
+  double usd_per_million_hit = 0, usd_per_million_miss = 0, usd_per_million_output = 0;  // a price list (0: none)
+  bool priced = false;
   serving::Slo slo;
   bool search = false;
   double search_max_scale = 64;
@@ -137,6 +143,10 @@ class ServingStudy : public Study {
     c.decode.cost = &decode_cost;
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
+    if (fleet) {
+      fleet_run(r, c, prefill_cost, decode_cost);
+      return r;
+    }
     // A concurrency sweep: each level of clients its own run, its rows under clients_<N>/; the
     // last level's run is the one the rest of the report describes.
     for (std::size_t i = 0; i + 1 < client_levels.size(); ++i) client_rows(r, c, client_levels[i]);
@@ -148,9 +158,6 @@ class ServingStudy : public Study {
     add_rows(r, "", m, result);
     std::vector<std::pair<std::string, workload::ServingStep>> typical;
     breakdown_rows(r, &result, &prefill_cost, &decode_cost, &typical);
-    if (gpu_hour_usd > 0)
-      r.rows.push_back({"cost/usd_per_million_output_tokens", label_, "cost per million output tokens at this load (every GPU, $" + format_number(gpu_hour_usd) + " a GPU-hour)",
-                        "USD", {}, usd_per_million(m.output_tokens_per_s, c), Basis::kSimulated});
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
@@ -183,6 +190,149 @@ class ServingStudy : public Study {
   }
 
   std::string label_;
+
+  // A fleet's run: the records streamed into per-interval tallies, the day's totals, the fleet
+  // by the hour, its cost.
+  void fleet_run(StudyResult& r, const serving::ServingConfig& c, serving::StepCost& prefill_cost, serving::StepCost& decode_cost) const {
+    serving::RequestSeries series(c.interval_s, slo);
+    core::ProgressBar bar("serving", c.duration_s);
+    const auto update = [&](double t) { bar.update(std::min(t, c.duration_s)); };
+    const auto record = [&](const serving::RequestRecord& q) { series.add(q); };
+    serving::ServingResult result;
+    if (generated) {
+      serving::GeneratedSource source(*generated);
+      result = serving::simulate_serving(source, c, update, record);
+    } else {
+      serving::ListedSource source(trace);
+      result = serving::simulate_serving(source, c, update, record);
+    }
+    series.finish(result.end_s);
+    const auto m = serving::streamed_metrics(series, result, c);
+    add_rows(r, "", m, result);
+    breakdown_rows(r, &result, &prefill_cost, &decode_cost);
+    if (slo.ttft_s > 0 || slo.tpot_s > 0) {
+      r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
+      r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
+    }
+    fleet_rows(r, c, result, series);
+    r.notes.push_back(deployment_note());
+    r.notes.push_back(workload_note(std::size_t(result.arrived)) + " Measured: the " + std::to_string(m.measured) + " requests arriving from " +
+                      format_number(c.warmup_s) + " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
+                      (result.unfinished > 0 ? "; " + std::to_string(result.unfinished) + " unfinished when the run stopped at " + format_number(result.end_s) + " s" : "") +
+                      "). Percentiles from sketches within 0.5% of the value (the records are streamed, not kept).");
+  }
+
+  // The SLO as the plan and search judge it: p90s within it, over an interval's requests.
+  bool kept(const serving::RequestTally& t) const {
+    if (t.arrived == 0) return true;
+    return (slo.ttft_s <= 0 || t.ttft_s.percentile(90) <= slo.ttft_s) && (slo.tpot_s <= 0 || !(t.tpot_s.percentile(90) > slo.tpot_s));
+  }
+
+  void fleet_rows(StudyResult& r, const serving::ServingConfig& c, const serving::ServingResult& res, const serving::RequestSeries& series) const {
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    const double gpn = cluster.cluster.gpus_per_node;
+    const double pn = disaggregated ? prefill.nodes : 0.0, dn = decode.nodes;
+    const double hours = c.duration_s / 3600;
+    const auto& iv = res.intervals;
+    const auto& rq = series.intervals();
+    // The run's intervals (the drain after it is not the day's).
+    const std::size_t n = std::min(iv.size(), static_cast<std::size_t>(std::ceil(c.duration_s / c.interval_s - 1e-9)));
+    double prefill_node_s = 0, decode_node_s = 0, peak_nodes = 0, input = 0, computed = 0, output = 0;
+    long long kept_count = 0, loaded = 0;
+    for (std::size_t i = 0; i < iv.size(); ++i) {
+      input += iv[i].input_tokens;
+      computed += iv[i].computed_input_tokens;
+      output += iv[i].output_tokens;
+      if (i >= n) continue;
+      prefill_node_s += iv[i].prefill_unit_s * pn;
+      decode_node_s += iv[i].decode_unit_s * dn;
+      peak_nodes = std::max(peak_nodes, iv[i].prefill_peak * pn + iv[i].decode_peak * dn);
+      if (i < rq.size() && rq[i].arrived > 0) {
+        ++loaded;
+        kept_count += kept(rq[i]);
+      }
+    }
+    const double node_s = prefill_node_s + decode_node_s;
+    const double fleet_nodes = double(config.prefill_units) * pn + double(config.decode_units) * dn;
+    row("fleet/avg_nodes", "nodes in use, mean over the run", "nodes", node_s / c.duration_s);
+    row("fleet/peak_nodes", "nodes in use, most at once", "nodes", peak_nodes);
+    row("fleet/node_hours", "node-hours used", "node-h", node_s / 3600);
+    row("fleet/peak_sized_node_hours", "node-hours of a fixed fleet sized for the peak", "node-h", peak_nodes * hours);
+    row("fleet/saved_vs_peak", "node-hours saved against the fleet sized for the peak", "%", peak_nodes > 0 ? 100 * (1 - node_s / 3600 / (peak_nodes * hours)) : 0.0);
+    row("fleet/gpu_hours_used", "GPU-hours used", "GPU-h", node_s * gpn / 3600);
+    row("fleet/gpu_hours_freed", "GPU-hours freed (the whole fleet of " + format_number(fleet_nodes) + " nodes, less those used)", "GPU-h",
+        fleet_nodes * gpn * hours - node_s * gpn / 3600);
+    row("fleet/scale_ups", "units started (or drains called back)", "count", res.scale_ups);
+    row("fleet/scale_downs", "units drained (or starts called off)", "count", res.scale_downs);
+    row("fleet/input_tokens", "input tokens (cache hits included)", "billion", input / 1e9);
+    row("fleet/cached_input_share", "input tokens from the prefix cache", "%", input > 0 ? 100 * (1 - computed / input) : 0.0);
+    row("fleet/output_tokens", "output tokens", "billion", output / 1e9);
+    row("slo/intervals_kept", "intervals whose TTFT p90 and TPOT p90 kept the SLO (of those with arrivals)", "%",
+        loaded > 0 ? 100.0 * double(kept_count) / double(loaded) : 0.0);
+    if (usd_per_gpu_hour > 0) {
+      const double usd = node_s * gpn / 3600 * usd_per_gpu_hour;
+      row("cost/usd", "the run's GPU cost at " + format_number(usd_per_gpu_hour) + " $/GPU-hour", "$", usd);
+      row("cost/per_million_tokens", "cost per million tokens, input and output", "$", usd / ((input + output) / 1e6));
+      if (disaggregated) {
+        row("cost/per_million_input", "cost per million input tokens (the prefill nodes' share)", "$", prefill_node_s * gpn / 3600 * usd_per_gpu_hour / (input / 1e6));
+        row("cost/per_million_output", "cost per million output tokens (the decode nodes' share)", "$", decode_node_s * gpn / 3600 * usd_per_gpu_hour / (output / 1e6));
+      }
+      if (priced) {
+        const double revenue = ((input - computed) * usd_per_million_hit + computed * usd_per_million_miss + output * usd_per_million_output) / 1e6;
+        row("cost/revenue", "revenue at the price list, every token charged", "$", revenue);
+        row("cost/margin", "revenue less GPU cost, of the revenue", "%", revenue > 0 ? 100 * (revenue - usd) / revenue : 0.0);
+      }
+    }
+    // The fleet by the hour.
+    const double per_hour = 3600 / c.interval_s;
+    if (std::abs(per_hour - std::round(per_hour)) < 1e-9 && hours <= 48)
+      for (std::size_t h = 0; double(h) < hours; ++h) {
+        double nodes = 0, arrivals = 0, span = 0;
+        for (std::size_t i = h * std::size_t(std::llround(per_hour)); i < std::min(n, (h + 1) * std::size_t(std::llround(per_hour))); ++i) {
+          nodes += iv[i].prefill_unit_s * pn + iv[i].decode_unit_s * dn;
+          arrivals += double(iv[i].arrivals);
+          span += c.interval_s;
+        }
+        if (span <= 0) continue;
+        char id[16];
+        std::snprintf(id, sizeof id, "%02zu", h);
+        row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": nodes in use (mean)", "nodes", nodes / span);
+        row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": requests/s arriving", "req/s", arrivals / span);
+      }
+    r.series_csv = fleet_csv(c, res, series);
+    r.notes.push_back("Fleet: units in use are serving, starting or draining (their GPUs are taken); the peak is the most nodes in use at once within an "
+                      "interval; the fleet sized for the peak holds that many nodes for the whole run. GPU-hours and cost over the " +
+                      format_number(hours) + " h of arrivals; tokens include the drain after it." +
+                      (disaggregated ? " Input tokens carry the prefill nodes' cost, output tokens the decode nodes'." : ""));
+  }
+
+  std::string fleet_csv(const serving::ServingConfig& c, const serving::ServingResult& res, const serving::RequestSeries& series) const {
+    const double pn = disaggregated ? prefill.nodes : 0.0, dn = decode.nodes;
+    std::string out =
+        "start_h,end_h,arrivals_per_s,prefill_units,decode_units,nodes,prefill_utilisation,decode_utilisation,waiting_mean,"
+        "ttft_p50_s,ttft_p90_s,ttft_p99_s,tpot_p50_ms,tpot_p90_ms,tpot_p99_ms,slo_attainment,slo_kept,input_tokens_per_s,output_tokens_per_s\n";
+    const auto& iv = res.intervals;
+    const auto& rq = series.intervals();
+    auto num = [](double x) { return std::isfinite(x) ? format_number(x) : std::string(); };
+    for (std::size_t i = 0; i < iv.size() && double(i) * c.interval_s < c.duration_s; ++i) {
+      const auto& f = iv[i];
+      const double span = c.interval_s;
+      const serving::RequestTally empty;
+      const serving::RequestTally& t = i < rq.size() ? rq[i] : empty;
+      out += num(double(i) * span / 3600) + "," + num(double(i + 1) * span / 3600) + "," + num(double(f.arrivals) / span) + "," +
+             num(disaggregated ? f.prefill_unit_s / span : 0.0) + "," + num(f.decode_unit_s / span) + "," +
+             num((f.prefill_unit_s * pn + f.decode_unit_s * dn) / span) + "," +
+             num(f.prefill_serving_unit_s > 0 ? f.prefill_busy_s / f.prefill_serving_unit_s : 0.0) + "," +
+             num(f.decode_serving_unit_s > 0 ? f.decode_occupancy_s / f.decode_serving_unit_s : 0.0) + "," + num(f.waiting_s / span) + "," +
+             num(t.ttft_s.percentile(50)) + "," + num(t.ttft_s.percentile(90)) + "," + num(t.ttft_s.percentile(99)) + "," +
+             num(t.tpot_s.percentile(50) * 1e3) + "," + num(t.tpot_s.percentile(90) * 1e3) + "," + num(t.tpot_s.percentile(99) * 1e3) + "," +
+             num(t.arrived > 0 ? double(t.good) / double(t.arrived) : 0.0) + "," + (kept(t) ? "1" : "0") + "," + num(f.input_tokens / span) + "," +
+             num(f.output_tokens / span) + "\n";
+    }
+    return out;
+  }
 
   double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(trace.size()) / config.duration_s; }
   // Requests in a run at `scale` times the workload's rate (a trace: those read, at most).
@@ -431,6 +581,7 @@ class ServingStudy : public Study {
       if (generated) {  // drawn as the run goes, at `scale` times the rate
         serving::GeneratedWorkload g = *generated;
         g.arrivals.rate_per_s *= scale;
+        if (!g.arrivals.profile.empty()) g.arrivals.profile = g.arrivals.profile.scaled(scale);
         serving::GeneratedSource source(g);
         return through_engine(source);
       }
@@ -477,11 +628,6 @@ class ServingStudy : public Study {
     return f;
   }
 
-  // Every GPU of the deployment for an hour, over the output tokens it serves in that hour.
-  double usd_per_million(double output_tokens_per_s, const serving::ServingConfig& c) const {
-    return output_tokens_per_s > 0 ? gpu_hour_usd * gpus_of(c) / (output_tokens_per_s * 3600) * 1e6 : std::numeric_limits<double>::infinity();
-  }
-
   double gpus_of(const serving::ServingConfig& c) const {
     const double gpn = cluster.cluster.gpus_per_node;
     return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
@@ -499,9 +645,6 @@ class ServingStudy : public Study {
     r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.at.request_rate_per_s, Basis::kSimulated});
     r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
                       Basis::kSimulated});
-    if (gpu_hour_usd > 0)
-      r.rows.push_back({"slo/usd_per_million_output_tokens", label_, "cost per million output tokens at that rate", "USD", {},
-                        usd_per_million(f.at.output_tokens_per_s, c), Basis::kSimulated});
     r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
     r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
   }
@@ -751,9 +894,35 @@ int unit_gpus(core::JsonReader& u, int node_gpus) {
   return gpus;
 }
 
+// A rate over the run: `hourly` requests/s for each hour, or a `diurnal` curve.
+serving::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
+  if (r.has("hourly") == r.has("diurnal")) throw core::InputError(r.pointer(), "give hourly (requests/s for each hour) or diurnal (peak, trough, peak_hour), one of them");
+  serving::LoadProfile profile;
+  if (r.has("hourly")) {
+    const auto rates = r.number_list("hourly", {0, 1e9});
+    if (double(rates.size()) * 3600 < duration_s)
+      throw core::InputError(r.pointer_of("hourly"), std::to_string(rates.size()) + " hours (" + format_number(double(rates.size()) * 3600) +
+                                                          " s) do not cover duration_s (" + format_number(duration_s) + " s); give a rate for each hour of the run");
+    profile = serving::LoadProfile(rates, 3600);
+  } else {
+    core::JsonReader d = r.object("diurnal");
+    const double peak = d.positive_number("peak");
+    const double trough = d.non_negative_number("trough");
+    if (trough > peak)
+      throw core::InputError(d.pointer_of("trough"), format_number(trough) + " is not allowed; at most the peak (" + format_number(peak) + ")");
+    const double peak_hour = d.non_negative_number("peak_hour", 14.0);
+    if (peak_hour >= 24) throw core::InputError(d.pointer_of("peak_hour"), format_number(peak_hour) + " is not allowed; an hour from 0 to below 24");
+    d.finish();
+    profile = serving::LoadProfile::diurnal(peak, trough, peak_hour, duration_s);
+  }
+  r.finish();
+  return profile;
+}
+
 // A generated workload's arrivals: a rate (Poisson, or gamma with a burstiness), or "inf": `count`
 // requests all at 0 s, as a benchmark's throughput mode sends them.
-serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s) {
+// `streamed`: a fleet's records are streamed, so any number of requests is allowed.
+serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, bool streamed) {
   serving::ArrivalProcess p;
   core::JsonReader a = w.object("arrivals");
   if (a.has("rate_per_s") && a.raw("rate_per_s")->is_string()) {
@@ -765,14 +934,23 @@ serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s) {
     a.finish();
     return p;
   }
-  p.rate_per_s = a.positive_number("rate_per_s");
+  const nlohmann::json* rate = a.raw("rate_per_s");
+  if (rate && rate->is_object()) {  // a rate over the run
+    core::JsonReader profile = a.object("rate_per_s");
+    p.profile = parse_profile(profile, duration_s);
+    p.rate_per_s = p.profile.expected(0, duration_s) / duration_s;  // the mean
+    if (!(p.rate_per_s > 0)) throw core::InputError(profile.pointer(), "no request arrives within duration_s: give a rate above 0 somewhere");
+  } else {
+    p.rate_per_s = a.positive_number("rate_per_s");
+  }
   p.burstiness = a.positive_number("burstiness", 1.0);
   if (p.burstiness < serving::kMinBurstiness)
     throw core::InputError(a.pointer_of("burstiness"), core::describe_number(p.burstiness) + " is not allowed; at least " +
                                                           format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
   // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
-  check_request_count(p.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
-                      format_number(p.rate_per_s) + " req/s over duration_s " + format_number(duration_s) + " s", p.rate_per_s * duration_s);
+  if (!streamed)
+    check_request_count(p.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
+                        format_number(p.rate_per_s) + " req/s over duration_s " + format_number(duration_s) + " s", p.rate_per_s * duration_s);
   a.finish();
   return p;
 }
@@ -866,6 +1044,66 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
   u.finish();  // a misspelt key is an error, not a default
   return s;
+}
+
+
+// Autoscaling per phase: its units from min_units to max_units (the deployment's units by
+// default, and the fleet the run holds); a unit started serves after boot, weight load (each
+// node's GPUs' weights at the storage bandwidth) and warm-up.
+void parse_autoscaling(core::JsonReader& as, ServingStudy& s, serving::ServingConfig& c) {
+  c.autoscaling.interval_s = as.positive_number("interval_s", 60.0);
+  c.autoscaling.cooldown_s = as.non_negative_number("cooldown_s", 300.0);
+  core::JsonReader up = as.object("startup");
+  const double boot_s = up.non_negative_number("boot_s", 0.0);
+  const double storage_Bps = up.positive_number("weight_load_Bps_per_node");
+  const double warmup_s = up.non_negative_number("warmup_s", 0.0);
+  up.finish();
+  if (boot_s >= c.duration_s)
+    throw core::InputError(up.pointer_of("boot_s"), format_number(boot_s) + " s is not allowed; a unit would boot after the run ends (duration_s " + format_number(c.duration_s) + " s)");
+  const int gpn = s.cluster.cluster.gpus_per_node;
+  auto phase = [&](const std::string& key, UnitSpec& u, serving::PhaseScaling& p) {
+    auto o = as.optional_object(key);
+    if (!o) return;
+    p.enabled = true;
+    p.max_units = static_cast<int>(o->positive_integer("max_units", u.units, 100000));
+    p.min_units = static_cast<int>(o->positive_integer("min_units", 1, 100000));
+    if (p.min_units > p.max_units)
+      throw core::InputError(o->pointer_of("min_units"), std::to_string(p.min_units) + " is not allowed; at most max_units (" + std::to_string(p.max_units) + ")");
+    p.initial_units = static_cast<int>(o->positive_integer("initial_units", std::clamp(u.units, p.min_units, p.max_units), 100000));
+    if (p.initial_units < p.min_units || p.initial_units > p.max_units)
+      throw core::InputError(o->pointer_of("initial_units"), std::to_string(p.initial_units) + " is not allowed; from min_units (" + std::to_string(p.min_units) +
+                                                               ") to max_units (" + std::to_string(p.max_units) + ")");
+    p.target_utilisation = o->positive_number("target_utilisation", 0.7);
+    if (p.target_utilisation > 1) throw core::InputError(o->pointer_of("target_utilisation"), format_number(p.target_utilisation) + " is not allowed; a share up to 1");
+    p.scale_up_above = o->positive_number("scale_up_above", std::min(1.0, p.target_utilisation + 0.15));
+    p.scale_down_below = o->non_negative_number("scale_down_below", 0.7 * p.target_utilisation);
+    if (p.scale_down_below >= p.scale_up_above)
+      throw core::InputError(o->pointer_of("scale_down_below"), format_number(p.scale_down_below) + " is not allowed; below scale_up_above (" +
+                                                                  format_number(p.scale_up_above) + ")");
+    p.max_queue_per_unit = o->non_negative_number("max_queue_per_unit", 0.0);
+    p.max_latency_p90_s = o->non_negative_number("max_latency_p90_s", 0.0);
+    p.on_latency = o->one_of("scale_on", {"utilisation", "latency"}, "utilisation") == "latency";
+    p.latency_down_below = o->positive_number("latency_down_below", 0.5);
+    if (p.on_latency && p.max_latency_p90_s <= 0)
+      throw core::InputError(o->pointer_of("scale_on"), "'latency' needs max_latency_p90_s, the p90 above which units are added");
+    if (p.latency_down_below >= 1)
+      throw core::InputError(o->pointer_of("latency_down_below"), format_number(p.latency_down_below) + " is not allowed; a share of max_latency_p90_s below 1");
+    o->finish();
+    p.startup_s = boot_s + u.config.memory.weight_bytes * gpn / storage_Bps + warmup_s;
+    if (p.startup_s >= c.duration_s)
+      throw core::InputError(up.pointer_of("weight_load_Bps_per_node"), "a " + key + " unit starts in " + format_number(p.startup_s) +
+                                                                            " s (boot, weight load, warm-up), not within the run (duration_s " + format_number(c.duration_s) + " s)");
+    check_rank_count(o->pointer_of("max_units"), std::to_string(p.max_units) + " units of " + std::to_string(u.config.ranks()) + " DP ranks",
+                     double(p.max_units) * u.config.ranks());
+    u.units = p.max_units;  // the run holds the whole fleet, its units off until started
+  };
+  if (s.disaggregated) {
+    phase("prefill", s.prefill, c.autoscaling.prefill);
+    phase("decode", s.decode, c.autoscaling.decode);
+  } else {
+    phase("colocated", s.decode, c.autoscaling.decode);
+  }
+  as.finish();
 }
 
 }  // namespace
@@ -967,6 +1205,14 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     c.kv_senders = m.attention.kind == workload::AttentionKind::kMla ? 1 : std::min(s->prefill.config.deployment.attention_tp, m.attention.kv_heads);
   }
 
+  // A fleet over time: streamed records, series by interval.
+  {
+    const nlohmann::json* wl = root.raw("workload");
+    const bool profile = wl && wl->is_object() && wl->contains("arrivals") && (*wl)["arrivals"].is_object() &&
+                         (*wl)["arrivals"].contains("rate_per_s") && (*wl)["arrivals"]["rate_per_s"].is_object();
+    s->fleet = profile || root.has("autoscaling") || root.has("cost") || root.has("series");
+  }
+
   // The workload.
   core::JsonReader w = root.object("workload");
   c.duration_s = w.positive_number("duration_s", 60.0);
@@ -1024,7 +1270,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       for (int level : s->client_levels)
         check_request_count(w.pointer_of("clients"), std::to_string(level) + " clients over duration_s " + format_number(c.duration_s) + " s", double(level));
     } else {
-      g.arrivals = parse_arrivals(w, c.duration_s);
+      g.arrivals = parse_arrivals(w, c.duration_s, s->fleet);
     }
     g.input = parse_length(w, "input_tokens", 1, max_tokens);
     g.output = parse_length(w, "output_tokens", 1, max_tokens);
@@ -1035,6 +1281,17 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     g.prefix_hit_fraction = w.non_negative_number("prefix_hit_fraction", 0.0);
     if (g.prefix_hit_fraction >= 1)
       throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
+    if (w.has("hours"))
+      for (auto& h : w.object_list("hours", "hours of the run, each with input_scale, output_scale or prefix_hit_fraction")) {
+        serving::WorkloadHour hour;
+        hour.input_scale = h.positive_number("input_scale", 1.0);
+        hour.output_scale = h.positive_number("output_scale", 1.0);
+        if (h.has("prefix_hit_fraction")) hour.prefix_hit_fraction = h.non_negative_number("prefix_hit_fraction");
+        if (hour.prefix_hit_fraction >= 1)
+          throw core::InputError(h.pointer_of("prefix_hit_fraction"), format_number(hour.prefix_hit_fraction) + " is not allowed; a share below 1");
+        h.finish();
+        g.hours.push_back(hour);
+      }
     g.duration_s = c.duration_s;
     g.seed = c.seed;
     s->generated = g;
@@ -1048,7 +1305,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                         ")"
         : std::isinf(g.arrivals.rate_per_s) ? "every request at 0 s (a benchmark's throughput mode)"
         : std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") + " arrivals at " +
-              format_number(g.arrivals.rate_per_s) + " requests/s";
+              format_number(g.arrivals.rate_per_s) + " requests/s" +
+              (g.arrivals.profile.empty() ? std::string()
+                                          : " on average (from " + format_number(*std::min_element(g.arrivals.profile.rates_per_s().begin(), g.arrivals.profile.rates_per_s().end())) +
+                                                " to " + format_number(g.arrivals.profile.peak_per_s()) + " over the run)");
     s->workload_text = "Workload: " + arrivals + ", {requests} requests" +
                        (g.prefix_hit_fraction > 0 ? ", " + format_number(100 * g.prefix_hit_fraction) + "% of each prompt a prefix-cache hit" : "") + ".";
   }
@@ -1060,10 +1320,6 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0) throw core::InputError(slo->pointer(), "give ttft_p90_s, tpot_p90_s or both, above 0");
     s->search = slo->boolean("search", false);
     slo->finish();
-  }
-  if (auto cost = root.optional_object("cost")) {
-    s->gpu_hour_usd = cost->positive_number("gpu_hour_usd");
-    cost->finish();
   }
   if (!s->client_levels.empty() && (s->search || root.has("plan")))
     throw core::InputError(s->search ? "/slo/search" : "/plan", "is not allowed with closed-loop clients: a search replays the workload's arrivals faster; give a list of clients instead (a concurrency sweep)");
@@ -1134,6 +1390,29 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                                                             std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
                                                                             std::to_string(longest));
     }
+  if (s->fleet && (s->search || s->plan))
+    throw core::InputError(s->plan ? "/plan" : "/slo/search", "is not allowed with a load profile, autoscaling, a cost or series: a fleet's run streams its records");
+  if (s->fleet) {
+    c.interval_s = 300;
+    if (auto series = root.optional_object("series")) {
+      c.interval_s = series->positive_number("interval_s", 300.0);
+      if (c.interval_s > c.duration_s)
+        throw core::InputError(series->pointer_of("interval_s"), format_number(c.interval_s) + " s is not allowed; at most duration_s (" + format_number(c.duration_s) + " s)");
+      series->finish();
+    }
+    if (auto cost = root.optional_object("cost")) {
+      s->usd_per_gpu_hour = cost->positive_number("usd_per_gpu_hour");
+      if (auto prices = cost->optional_object("prices_per_million_tokens")) {
+        s->priced = true;
+        s->usd_per_million_hit = prices->non_negative_number("input_cache_hit");
+        s->usd_per_million_miss = prices->non_negative_number("input_cache_miss");
+        s->usd_per_million_output = prices->non_negative_number("output");
+        prices->finish();
+      }
+      cost->finish();
+    }
+    if (auto as = root.optional_object("autoscaling")) parse_autoscaling(*as, *s, c);
+  }
   // Searches stay within kMaxRequests a run.
   s->search_max_scale = std::min(s->search_max_scale, double(serving::kMaxRequests) / s->expected_requests(1.0));
   if (!s->disaggregated) s->prefill = s->decode;

@@ -58,6 +58,7 @@ struct Report {
   std::optional<std::string> trace_json;
   std::vector<RowCheck> checks;  // one per row
   std::vector<std::string> warnings;
+  std::optional<std::string> series_csv = std::nullopt;  // a serving fleet's figures per interval (run --series)
 };
 
 // Number formatting shared by every output: six significant digits, no exponent for

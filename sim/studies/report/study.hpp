@@ -26,6 +26,7 @@ struct StudyResult {
   std::vector<ReportRow> rows;  // paper values are filled in by the scenario
   std::vector<std::string> notes;
   std::optional<std::string> trace_json;
+  std::optional<std::string> series_csv;  // a run's figures per interval (a serving fleet over time)
   std::vector<std::string> warnings;  // what the user should see before the numbers (e.g. does not fit in memory)
 };
 

@@ -89,6 +89,7 @@ Report Scenario::run(const RunOptions& options) const {
   report.notes = notes;
   report.notes.insert(report.notes.end(), result.notes.begin(), result.notes.end());
   report.trace_json = std::move(result.trace_json);
+  report.series_csv = std::move(result.series_csv);
   report.warnings = std::move(result.warnings);
   std::vector<std::string> ids;
   for (auto& row : result.rows) {

@@ -24,13 +24,15 @@ std::string node_of(const Sweep& sweep, const SweepPoint& point) {
 
 }  // namespace
 
-Sweep load_serve_search(const std::string& path) {
+ServeSearch load_serve_search(const std::string& path) {
   nlohmann::json document = core::read_json_file(path);
-  if (!document.is_object()) throw core::InputError(path, "expected a JSON object: a sweep file with gpu_hour_usd");
-  if (!document.contains("gpu_hour_usd")) throw core::InputError(path + ": /gpu_hour_usd", "is missing; the price of a GPU-hour, one number or by node");
-  const nlohmann::json prices = document["gpu_hour_usd"];
-  document.erase("gpu_hour_usd");
-  Sweep sweep = parse_sweep(document, path, std::filesystem::path(path).parent_path());
+  if (!document.is_object()) throw core::InputError(path, "expected a JSON object: a sweep file with usd_per_gpu_hour");
+  if (!document.contains("usd_per_gpu_hour")) throw core::InputError(path + ": /usd_per_gpu_hour", "is missing; the price of a GPU-hour, one number or by node");
+  const nlohmann::json prices = document["usd_per_gpu_hour"];
+  document.erase("usd_per_gpu_hour");
+  ServeSearch search;
+  search.sweep = parse_sweep(document, path, std::filesystem::path(path).parent_path());
+  Sweep& sweep = search.sweep;
   if (sweep.base.value("kind", "") != "serving")
     throw core::InputError(sweep.base_origin + ": /kind", "'" + sweep.base.value("kind", "") + "' is not allowed; a search is over a serving scenario");
   if (!sweep.base.contains("slo")) throw core::InputError(sweep.base_origin + ": /slo", "is missing; a search finds each configuration's highest rate within an SLO");
@@ -40,28 +42,28 @@ Sweep load_serve_search(const std::string& path) {
     return v.get<double>();
   };
   if (!prices.is_number() && !prices.is_object())
-    throw core::InputError(path + ": /gpu_hour_usd", core::describe(prices) + " is not allowed; one price, or an object of node: price");
+    throw core::InputError(path + ": /usd_per_gpu_hour", core::describe(prices) + " is not allowed; one price, or an object of node: price");
   for (auto& point : sweep.points) {
     double usd = 0;
     if (prices.is_number()) {
-      usd = price("/gpu_hour_usd", prices);
+      usd = price("/usd_per_gpu_hour", prices);
     } else {
       const std::string node = node_of(sweep, point);
       if (!prices.contains(node))
-        throw core::InputError(path + ": /gpu_hour_usd/" + node, "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
-      usd = price("/gpu_hour_usd/" + node, prices[node]);
+        throw core::InputError(path + ": /usd_per_gpu_hour/" + node, "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
+      usd = price("/usd_per_gpu_hour/" + node, prices[node]);
     }
     point.values.emplace_back("/slo/search", true);
-    point.values.emplace_back("/cost", nlohmann::json{{"gpu_hour_usd", usd}});
+    search.usd_per_gpu_hour.push_back(usd);
   }
-  for (const char* pointer : {"/slo/search", "/cost"})
-    if (std::find(sweep.pointers.begin(), sweep.pointers.end(), pointer) == sweep.pointers.end()) sweep.pointers.push_back(pointer);
-  return sweep;
+  if (std::find(sweep.pointers.begin(), sweep.pointers.end(), "/slo/search") == sweep.pointers.end()) sweep.pointers.push_back("/slo/search");
+  return search;
 }
 
-std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann::json>& rows) {
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows) {
+  const Sweep& sweep = search.sweep;
   struct Ranked {
-    double usd = 0, rate = 0, per_gpu = 0;
+    double usd = 0, rate = 0, per_gpu = 0, price = 0;
     const nlohmann::json* row = nullptr;
   };
   std::vector<Ranked> ranked;
@@ -74,8 +76,9 @@ std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann:
       auto value = [&](const char* id) { return m.contains(id) && m[id].is_number() ? m[id].get<double>() : 0.0; };
       r.rate = value("slo/max_rate");
       r.per_gpu = value("slo/max_output_per_gpu");
-      if (r.rate > 0 && m.contains("slo/usd_per_million_output_tokens") && m["slo/usd_per_million_output_tokens"].is_number())
-        r.usd = m["slo/usd_per_million_output_tokens"].get<double>();
+      r.price = search.usd_per_gpu_hour[(*r.row)["point"].get<std::size_t>()];
+      // A GPU-hour over the output tokens one GPU serves in that hour at the highest rate.
+      if (r.rate > 0 && r.per_gpu > 0) r.usd = r.price / (r.per_gpu * 3600) * 1e6;
     }
     ranked.push_back(r);
   }
@@ -89,12 +92,13 @@ std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann:
     out += " " + p + " |";
     rule += "---|";
   }
-  out += " highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |\n" + rule + "---:|---:|---:|\n";
+  out += " USD a GPU-hour | highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |\n" + rule + "---:|---:|---:|---:|\n";
   int rank = 0;
   for (const auto& r : ranked) {
     const auto& inputs = (*r.row)["inputs"];
     out += "| " + (std::isfinite(r.usd) ? std::to_string(++rank) : std::string("–")) + " | " + std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
     for (const auto& p : varied) out += " " + (inputs.contains(p) ? (inputs[p].is_string() ? inputs[p].get<std::string>() : inputs[p].dump()) : std::string()) + " |";
+    out += " " + format_number(r.price) + " |";
     if (r.row->contains("error")) {
       out += " refused: " + (*r.row)["error"].get<std::string>() + " | | |\n";
     } else if (!std::isfinite(r.usd)) {

@@ -6,7 +6,9 @@
 // one for all or by the node /cluster/node names:
 //   {"base": "../scenarios/serving/llama-3.1-70b-h100-colocated.json",
 //    "grid": {"/cluster/node": ["h100", "h200"], "/deployment/scheduler": ["chunked-prefill", "prefill-first"]},
-//    "gpu_hour_usd": {"h100": 2.0, "h200": 2.6}}
+//    "usd_per_gpu_hour": {"h100": 2.0, "h200": 2.6}}
+// A point's cost per million output tokens is its GPU-hour's price over the output tokens a GPU
+// serves in an hour at its highest rate within the SLO.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,12 +17,16 @@
 
 namespace studies {
 
-// The sweep, each point with the SLO search on and its GPU-hour's price set (InputError naming
-// the search file's JSON path where it cannot be).
-Sweep load_serve_search(const std::string& path);
+struct ServeSearch {
+  Sweep sweep;                          // each point with the SLO search on
+  std::vector<double> usd_per_gpu_hour;  // by point
+};
+
+// InputError naming the search file's JSON path where a point has no price.
+ServeSearch load_serve_search(const std::string& path);
 
 // The points ranked by cost per million output tokens at their highest rate within the SLO (those
 // that meet it at no rate, or were refused, last), as a Markdown table.
-std::string serve_search_ranking(const Sweep& sweep, const std::vector<nlohmann::json>& rows);
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows);
 
 }  // namespace studies

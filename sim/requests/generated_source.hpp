@@ -3,8 +3,8 @@
 // arrivals at a rate, or under a load profile (the same gaps laid over the rate's integral), or
 // all at 0 s at an infinite rate; each request's lengths as it arrives. The same seed gives the
 // same requests as generate_requests.
-#include "serving/request_generator.hpp"
-#include "serving/request_source.hpp"
+#include "requests/request_generator.hpp"
+#include "requests/request_source.hpp"
 
 namespace serving {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/fast_random.hpp"
-#include "serving/load_profile.hpp"
-#include "serving/request.hpp"
+#include "requests/load_profile.hpp"
+#include "requests/request.hpp"
 
 namespace serving {
 

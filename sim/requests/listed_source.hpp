@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "serving/request_source.hpp"
+#include "requests/request_source.hpp"
 
 namespace serving {
 

@@ -1,4 +1,4 @@
-#include "serving/generated_source.hpp"
+#include "requests/generated_source.hpp"
 
 #include <cmath>
 

@@ -6,8 +6,8 @@
 #include <queue>
 #include <vector>
 
-#include "serving/request_generator.hpp"
-#include "serving/request_source.hpp"
+#include "requests/request_generator.hpp"
+#include "requests/request_source.hpp"
 
 namespace serving {
 

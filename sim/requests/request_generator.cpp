@@ -1,10 +1,10 @@
-#include "serving/request_generator.hpp"
+#include "requests/request_generator.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "serving/generated_source.hpp"
+#include "requests/generated_source.hpp"
 
 namespace serving {
 

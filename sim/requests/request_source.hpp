@@ -5,7 +5,7 @@
 // requests is never held at once.
 #include <optional>
 
-#include "serving/request.hpp"
+#include "requests/request.hpp"
 
 namespace serving {
 

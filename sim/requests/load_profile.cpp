@@ -1,4 +1,4 @@
-#include "serving/load_profile.hpp"
+#include "requests/load_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +37,12 @@ double LoadProfile::expected(double from_s, double to_s) const {
 }
 
 double LoadProfile::peak_per_s() const { return rates_.empty() ? 0 : *std::max_element(rates_.begin(), rates_.end()); }
+
+LoadProfile LoadProfile::scaled(double factor) const {
+  LoadProfile p = *this;
+  for (auto& r : p.rates_) r *= factor;
+  return p;
+}
 
 double LoadProfile::advance(double t, double units) const {
   auto i = static_cast<std::size_t>(std::max(0.0, t) / step_s_);

@@ -1,4 +1,4 @@
-#include "serving/closed_loop_source.hpp"
+#include "requests/closed_loop_source.hpp"
 
 #include <cmath>
 

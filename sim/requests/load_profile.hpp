@@ -24,6 +24,7 @@ class LoadProfile {
   // Requests expected from `from_s` to `to_s` (the rate's integral).
   double expected(double from_s, double to_s) const;
   double peak_per_s() const;
+  LoadProfile scaled(double factor) const;
 
   // The time at which `units` more expected requests have arrived after `t_s`, or infinity
   // where the profile ends first.
