@@ -39,7 +39,7 @@ SHARED = ROOT.parent / "shared"
 IN_STEP = "build/codesim run scenarios/paper/table4-mpft.json --set /moe/traffic=in-step"
 IN_STEP_CALIBRATED = "build/codesim run scenarios/paper/table4-mpft-calibrated.json --set /moe/traffic=in-step"
 PLAN = "build/codesim plan scenarios/training/mixtral-8x7b-h100.json"
-SMALL_PLAN = "--set /fabric/nodes=2 --set /batch/global_sequences=2"   # 3,996 layouts rather than 53,088
+SMALL_PLAN = "--set /fabric/nodes=2 --set /batch/global_sequences=2"   # 3,996 layouts rather than 84,936
 SLOW = {
     "build/codesim tables": "build/codesim tables --only kv-cache",   # `tables --check` below runs them all
     "build/codesim bench": None,
