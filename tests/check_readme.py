@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""The README's commands still run, and the figures it quotes still come out of them.
+
+usage: check_readme.py CODESIM [--slow]
+
+Every line of README.md's `sh` code blocks that runs `build/codesim` (or `./build/codesim`) is run
+as written, with bash, from a scratch copy of the source root (a folder of links to its files, with
+`build/codesim` linked to CODESIM), so that the files the commands write land in the scratch
+folder; each must exit 0. A code block of `$ build/codesim ...` transcripts runs each command (exit
+0, or 2 where it shows a `codesim: ...` error) and finds the lines shown under it in what it prints
+(stdout, stderr, then a file it redirects to), in order ("..." skips lines; a line ending in
+" ..." is matched up to there). Then each figure in FIGURES, read from the README by a pattern, is
+held to the output of the README command that produces it, rounded as the README rounds it.
+
+Commands in SLOW take more than about 20 s. Without --slow (the CTest `readme.commands`) each runs
+as the shorter command of the same kind given there (or not at all where none is given), with its
+exit code checked, and the figures the README quotes from it are not checked; with --slow (the
+CTest `readme.slow`, label "slow", which CI leaves out: run it with `ctest --test-dir build -L slow`)
+only they run, as the README writes them, and their figures are checked.
+
+The README's placeholders get stand-ins: `my-scenario.json` is a copy of a shipped scenario, and
+`trace.json` DeepSeek's profile from ../shared (commands on ../shared are skipped where it is not
+beside the checkout, as the calibrate tests are).
+"""
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+# Commands (as the README writes them) taking more than about 20 s, each with the command that
+# stands in for it in the quick run, a shorter one of the same kind (None: none). A stand-in's
+# output is not held to the README's transcript.
+IN_STEP = "build/codesim run scenarios/paper/table4-mpft.json --set /moe/traffic=in-step"
+IN_STEP_CALIBRATED = "build/codesim run scenarios/paper/table4-mpft-calibrated.json --set /moe/traffic=in-step"
+PLAN = "build/codesim plan scenarios/training/mixtral-8x7b-h100.json"
+SMALL_PLAN = "--set /fabric/nodes=2 --set /batch/global_sequences=2"   # 3,996 layouts rather than 84,936
+SLOW = {
+    "build/codesim tables": "build/codesim tables --only kv-cache",   # `tables --check` below runs them all
+    "build/codesim bench": None,
+    "build/codesim bench network": None,
+    IN_STEP: None,
+    IN_STEP_CALIBRATED: None,
+    "build/codesim bench moe --repeat 10": "build/codesim bench moe --repeat 1",
+    "build/codesim fp8 train --steps 100": "build/codesim fp8 train --steps 10",
+    f"{PLAN} --top 10 --out layouts.csv": f"{PLAN} {SMALL_PLAN} --top 10 --out layouts.csv",
+    f"{PLAN} --top 3": f"{PLAN} {SMALL_PLAN} --top 3",
+}
+
+TABLES = "build/codesim tables --check > tables.md"
+N = r"(?P<%s>[+-]?[\d.,]+)"   # a figure named %s
+
+
+def row(label, metric, paper=None, ours=None, delta=None):
+    """A row of a table as `codesim tables` prints it, its columns named as figures."""
+    def cell(name):
+        return N % name if name else r"[^|]*"
+    return (rf"^\| {re.escape(label)} \| {re.escape(metric)} \| [^|]* \| {cell(paper)} \| {cell(ours)} \| "
+            + (N % delta + "%" if delta else ""))
+
+
+def rows_within(table, label_start):
+    """The rows of a table whose label starts so: {rows, misses} (a miss is marked "(miss)")."""
+    def count(output):
+        section = re.search(rf"^## {table}:.*?(?=^## |\Z)", output, re.MULTILINE | re.DOTALL)
+        lines = [l for l in (section.group(0) if section else "").splitlines() if l.startswith(f"| {label_start}")]
+        misses = sum("(miss)" in l for l in lines)
+        return {"within": len(lines) - misses, "misses": misses}
+    return count
+
+
+def check_totals(output):
+    """The check line's figures, and the rows within tolerance other than simulated ones."""
+    line = re.search(r"^check: (\d+) rows within tolerance \((\d+) simulated", output, re.MULTILINE)
+    return {"simulated": int(line.group(2)), "others": int(line.group(1)) - int(line.group(2))} if line else {}
+
+
+# Figures the README quotes: (what, README pattern, command, output patterns[, scales]). The README
+# pattern's named groups are the figures; each output pattern (a regular expression, or a function
+# of the output giving figures by name) gives the figures of the same names, which, times their
+# scale, must round to the README's at the README's precision. The command is one of the README's,
+# or, for a figure the README gives for a shipped scenario, the command that runs it.
+FIGURES = [
+    ("kv-cache", rf"exact \({N % 'v3'} / {N % 'qwen'} / {N % 'llama'} KB\); the paper's 7\.28x is {N % 'ratio'}x",
+     TABLES, [row("DeepSeek-V3 (MLA)", "KV cache per token", ours="v3"),
+              row("Qwen2.5-72B (GQA)", "KV cache per token", ours="qwen"),
+              row("LLaMA-3.1-405B (GQA)", "KV cache per token", ours="llama"),
+              row("LLaMA-3.1-405B (GQA)", "multiple of DeepSeek-V3", ours="ratio")]),
+    ("train-flops", rf"V2 {N % 'v2'} \({N % 'v2d'}%\), V3 {N % 'v3'} \({N % 'v3d'}%\); LLaMA-405B {N % 'llama'}%; "
+                    rf"Qwen-72B {N % 'qwen'}%", TABLES,
+     [row("DeepSeek-V2", "training GFLOPs per token (causal)", ours="v2", delta="v2d"),
+      row("DeepSeek-V3", "training GFLOPs per token (causal)", ours="v3", delta="v3d"),
+      row("LLaMA-3.1-405B", "training GFLOPs per token (causal)", delta="llama"),
+      row("Qwen2.5-72B", "training GFLOPs per token (causal)", delta="qwen")]),
+    ("tpot-bound", rf"{N % 'step'} us / {N % 'layer'} us / {N % 'tpot'} ms / {N % 'speed'} tok/s and "
+                   rf"{N % 'nvl_step'} us / {N % 'nvl_tpot'} ms / {N % 'nvl_speed'} tok/s", TABLES,
+     [row("IB 50 GB/s: dispatch + combine per EP step (bound)", "time", ours="step"),
+      row("IB 50 GB/s: one layer, dual micro-batch overlap (bound)", "time", ours="layer"),
+      row("IB 50 GB/s: TPOT, 61 layers (bound)", "time", ours="tpot"),
+      row("IB 50 GB/s: output speed per user (bound)", "rate", ours="speed"),
+      row("GB200 NVL72 900 GB/s: dispatch + combine per EP step (bound)", "time", ours="nvl_step"),
+      row("GB200 NVL72 900 GB/s: TPOT, 61 layers (bound)", "time", ours="nvl_tpot"),
+      row("GB200 NVL72 900 GB/s: output speed per user (bound)", "rate", ours="nvl_speed")]),
+    ("fp8", rf"{N % 'bare'}% of output RMS at K = 4096 without promotion, {N % 'promoted'}% with it", TABLES,
+     [row("K = 4096, no promotion", "max error / output RMS", ours="bare"),
+      row("K = 4096, promoted every 128", "max error / output RMS", ours="promoted")]),
+    ("Table 4", rf"in one run: {N % 'ours'} s/step against {N % 'paper'} \({N % 'delta'}%\)", TABLES,
+     [row("MPFT: DeepSeek-V3", "time/step", paper="paper", ours="ours", delta="delta")]),
+    ("Table 4, calibrated", rf"each op from its first kernel to its last\): {N % 'ours'} s \({N % 'delta'}%\)", TABLES,
+     [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
+    ("Table 4, in-step", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): {N % 'ours'} s", IN_STEP,
+     [row("MPFT: DeepSeek-V3", "time/step", ours="ours")]),
+    ("Table 4, in-step, calibrated", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): [\d.]+ s, calibrated "
+                                     rf"{N % 'ours'} s \({N % 'delta'}%\)", IN_STEP_CALIBRATED,
+     [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
+    ("inference", rf"{N % 'tpot'} ms TPOT at 2560 sequences x 4K context.*?links at their full rate as the paper "
+                  rf"assumes\) {N % 'limit'} ms against 14\.76.*?MTP {N % 'mtp_low'}-{N % 'mtp_high'}x against 1\.8x.*?"
+                  rf"prefill on 32 GPUs {N % 'prefill'}K tokens/s per GPU", TABLES,
+     [row("decode: 2560 sequences, context 4096", "TPOT", ours="tpot"),
+      row("decode limit: 20480 sequences, context 0", "TPOT", ours="limit"),
+      row("decode + MTP: 10240 sequences, context 4096", "MTP: speedup in tokens/s", ours="mtp_low"),
+      row("decode + MTP: 2560 sequences, context 4096", "MTP: speedup in tokens/s", ours="mtp_high"),
+      row("prefill: 16 prompts x 4096 tokens", "prefill tokens/s per GPU", ours="prefill")], {"prefill": 1e-3}),
+    ("routing", rf"ECMP {N % 'ecmp'} GB/s algbw against {N % 'adaptive'} \(at 256 MiB", TABLES,
+     [row("all-gather, ecmp, 256 MiB", "algbw", ours="ecmp"), row("all-gather, adaptive, 256 MiB", "algbw", ours="adaptive")]),
+    ("latency", rf"cross leaf predicted {N % 'ib'} us IB \(paper 3\.7\) and {N % 'roce'} us RoCE", TABLES,
+     [row("InfiniBand", "cross leaf", ours="ib"), row("RoCE", "cross leaf", ours="roce")]),
+    ("moe", rf"{N % 'limited'} nodes per token \(limit 4\) against {N % 'free'} unrestricted", TABLES,
+     [row("node-limited (M = 4)", "nodes per token", ours="limited"), row("unrestricted top-8", "nodes per token", ours="free")]),
+    ("kernels", rf"all 37 rows of its latest table: {N % 'within'} within 15% \(calibration points, basis fit\), "
+                rf"{N % 'misses'} known misses", TABLES, [rows_within("kernels", "deepgemm-2025-05:")]),
+    ("profile", rf"attn\(F\) {N % 'attn_f'}%, mlp\(F\) {N % 'mlp_f'}%, attn\(B\) {N % 'attn_b'}%, attn\(W\) {N % 'attn_w'}%, "
+                rf"mlp\(B\) {N % 'mlp_b'}%, mlp\(W\) {N % 'mlp_w'}%; by kernel class over the six ops \(as `calibrate` classes "
+                rf"the profile's kernels\): GEMMs {N % 'gemm'}% \(at the rates of the internal kernels the profile ran\), "
+                rf"attention {N % 'attention'}%, memory-bound kernels {N % 'memory'}%.*?: {N % 'pair'} ms against the "
+                rf"profile's {N % 'profiled'} \({N % 'pair_delta'}%\)", TABLES,
+     [row("DeepSeek-V3: MoE layer of stage 8", f"{op} (compute)", delta=name) for op, name in
+      [("attn(F)", "attn_f"), ("mlp(F)", "mlp_f"), ("attn(B)", "attn_b"), ("attn(W)", "attn_w"), ("mlp(B)", "mlp_b"),
+       ("mlp(W)", "mlp_w")]]
+     + [row("DeepSeek-V3: MoE layer of stage 8", f"{kind} kernels, six compute ops", delta=name) for kind, name in
+        [("GEMM", "gemm"), ("attention", "attention"), ("memory-bound", "memory")]]
+     + [row("DeepSeek-V3, every op as profiled: stage 8 (4 MoE layers)", "F&B pair, overlapped", paper="profiled",
+            ours="pair", delta="pair_delta")]),
+    ("serve-plan", rf"at 1,000 req/s, {N % 'prefill'} prefill and {N % 'decode'} decode units, TTFT p90\s+{N % 'ttft'} s",
+     "build/codesim serve-plan scenarios/serving/deepseek-v3-production.json --rate 1000",
+     [rf"\| for 1000 req/s: prefill units \| units \| [^|]* \| {N % 'prefill'} \|",
+      rf"\| for 1000 req/s: decode units \| units \| [^|]* \| {N % 'decode'} \|",
+      rf"\| for 1000 req/s: TTFT p90, all units simulated together \| s \| [^|]* \| {N % 'ttft'} \|"]),
+    *[(f"training: {name}", rf"\| `{re.escape(name)}` \|[^|\n]*\| {N % 'step'} s(?: \(H800: [\d.]+ s\))?, "
+                            rf"{N % 'causal'} / {N % 'full'}(?: \([^)]*\))?, {N % 'memory'} GB",
+       f"build/codesim run scenarios/training/{name}.json",
+       [rf"^\| [^|]* \| time/step \| s \| [^|]* \| {N % 'step'} \|",
+        rf"^\| [^|]* \| TFLOPS \(causal\) \| [^|]* \| [^|]* \| {N % 'causal'} \|",
+        rf"^\| [^|]* \| TFLOPS \(non-causal\) \| [^|]* \| [^|]* \| {N % 'full'} \|",
+        rf"^\| [^|]* \| memory per GPU \| GB \| [^|]* \| {N % 'memory'} \|"])
+      for name in ["llama-3.1-405b-h100", "llama-3.1-405b-h100-long", "gpt-3-175b-a100", "mixtral-8x7b-h100",
+                   "qwen3-30b-a3b-h100", "deepseek-v3-h100"]],
+    ("training: deepseek-v3-h100 on H800", rf"\| `deepseek-v3-h100` \|[^|\n]*\| [\d.]+ s \(H800: {N % 'step'} s\)", TABLES,
+     [row("MPFT: DeepSeek-V3", "time/step", ours="step")]),
+    ("check", rf"today\s+\*\*{N % 'simulated'} of the figures our simulation produces are within their tolerance\*\*"
+              rf".*?the other {N % 'others'} that pass", TABLES, [check_totals]),
+]
+
+
+def readme_commands(text):
+    """The README's `build/codesim` command lines and its transcripts, in order:
+    (line, expected output lines or None)."""
+    commands, block, language = [], None, None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if block is None:
+            if line.startswith("```"):
+                block, language = [], line[3:].strip()
+            continue
+        if not line.startswith("```"):
+            block.append(line)
+            continue
+        if language == "sh":
+            for command in block:
+                command = re.sub(r"\s{2,}#.*$", "", command).strip()   # the comment after a command
+                for part in command.split(" && "):
+                    if re.match(r"(\./)?build/codesim\b", part):
+                        commands.append((part.removeprefix("./"), None))
+        elif language == "" and block and block[0].startswith("$ build/codesim"):
+            for line_ in block:
+                if line_.startswith("$ "):
+                    commands.append((line_[2:], []))
+                else:
+                    commands[-1][1].append(line_)
+        block = None
+    return commands
+
+
+def number(text):
+    return float(text.replace(",", "").replace("\u2212", "-"))
+
+
+def decimals(text):
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def find_lines(expected, output):
+    """The expected lines appear in the output in order; "..." skips any lines."""
+    lines = output.splitlines()
+    at = 0
+    for want in expected:
+        if want == "...":
+            continue
+        prefix = want.endswith(" ...")
+        want = want[:-4] if prefix else want
+        while at < len(lines) and not (lines[at].strip().startswith(want) if prefix else lines[at].strip() == want):
+            at += 1
+        if at == len(lines):
+            return f"the README shows '{want}', which it does not print (in this order)"
+        at += 1
+    return None
+
+
+def sandbox(scratch, codesim):
+    """A folder of links to the source root's files, where the commands run and write."""
+    work = scratch / "src"
+    work.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name != ".git" and not entry.name.startswith("build"):
+            (work / entry.name).symlink_to(entry)
+    (work / "build").mkdir()
+    (work / "build" / "codesim").symlink_to(codesim)
+    if (Path(codesim).parent / "python").is_dir():
+        (work / "build" / "python").symlink_to(Path(codesim).parent / "python")
+    shutil.copy(ROOT / "scenarios/paper/tpot-ib.json", work / "my-scenario.json")
+    if SHARED.is_dir():
+        (scratch / "shared").symlink_to(SHARED)
+        (work / "trace.json").symlink_to(SHARED / "profile-data/train.json")
+    return work
+
+
+def slow_entry(command):
+    """Whether a command is slow, and how the quick run shortens it (None: it is not run)."""
+    return command in SLOW, SLOW.get(command)
+
+
+def run(command, work):
+    started = time.monotonic()
+    result = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, timeout=1200)
+    output = result.stdout + result.stderr
+    redirect = re.search(r">\s*(\S+)\s*$", command)
+    if redirect and (work / redirect.group(1)).is_file():
+        output += (work / redirect.group(1)).read_text()
+    return result.returncode, output, time.monotonic() - started
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    codesim = str(Path(sys.argv[1]).resolve())
+    slow_run = "--slow" in sys.argv[2:]
+    readme = (ROOT / "README.md").read_text()
+    commands = list(dict(readme_commands(readme)).items())   # each once, in order
+    readme_lines = {command for command, _ in commands}
+    commands += [(source, None) for source in dict.fromkeys(f[2] for f in FIGURES) if source not in readme_lines]
+    failures, outputs = [], {}
+    with tempfile.TemporaryDirectory(prefix="codesim-readme-") as scratch:
+        work = sandbox(Path(scratch), codesim)
+        for command, expected in commands:
+            slow, shortening = slow_entry(command)
+            if slow != slow_run and not (slow and shortening and not slow_run):
+                continue
+            if ("../shared" in command or "trace.json" in command.split()) and not SHARED.is_dir():
+                print(f"skipped (no ../shared beside the checkout): {command}")
+                continue
+            line = shortening if slow and not slow_run else command
+            code, output, seconds = run(line, work)
+            # A transcript showing an error expects the exit code of bad input.
+            wanted = 2 if expected and expected[0].startswith("codesim: ") else 0
+            problem = f"exit {code}, expected {wanted}" if code != wanted else (
+                find_lines(expected, output) if expected and line == command else None)
+            print(f"{'ok  ' if problem is None else 'FAIL'} {seconds:6.1f} s  {line}", flush=True)
+            if problem:
+                failures.append(f"{line}: {problem}\n{output[-3000:]}")
+            if code == wanted and slow == slow_run:
+                outputs[command] = output
+        for what, readme_pattern, source, output_patterns, *scales in FIGURES:
+            if slow_entry(source)[0] != slow_run:
+                continue
+            if ("../shared" in source or "trace.json" in source.split()) and not SHARED.is_dir():
+                continue
+            problem = check_figure(readme, readme_pattern, source, output_patterns, scales[0] if scales else {}, outputs)
+            print(f"{'ok  ' if problem is None else 'FAIL'} figure: {what}")
+            if problem:
+                failures.append(f"figure {what}: {problem}")
+    for failure in failures:
+        print(f"\n{failure}", file=sys.stderr)
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+def check_figure(readme, readme_pattern, source, output_patterns, scales, outputs):
+    quoted = re.search(readme_pattern, readme, re.DOTALL)
+    if quoted is None:
+        return f"the README no longer says /{readme_pattern}/: update FIGURES in {Path(__file__).name}"
+    if source not in outputs:
+        return f"'{source}' did not run"
+    figures = {}
+    for pattern in output_patterns:
+        if callable(pattern):
+            figures.update(pattern(outputs[source]))
+            continue
+        printed = re.search(pattern, outputs[source], re.MULTILINE)
+        if printed is None:
+            return f"'{source}' prints nothing like /{pattern}/"
+        figures.update({name: number(text) for name, text in printed.groupdict().items()})
+    wrong = []
+    for name, text in quoted.groupdict().items():
+        if name not in figures:
+            return f"no output pattern gives the figure '{name}'"
+        ours = figures[name] * scales.get(name, 1)
+        if abs(ours - number(text)) > 0.5 * 10 ** -decimals(text) * (1 + 1e-9):
+            wrong.append(f"{name}: the README says {text}, the command gives {ours:.{decimals(text) + 2}f}")
+    return "; ".join(wrong) or None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
