@@ -50,6 +50,10 @@ SLOW = {
     "build/codesim fp8 train --steps 100": "build/codesim fp8 train --steps 10",
     f"{PLAN} --top 10 --out layouts.csv": f"{PLAN} {SMALL_PLAN} --top 10 --out layouts.csv",
     f"{PLAN} --top 3": f"{PLAN} {SMALL_PLAN} --top 3",
+    "build/codesim run scenarios/serving/deepseek-v3-fleet-day.json --series day.csv":
+        "build/codesim run scenarios/serving/deepseek-v3-fleet-day.json --set /workload/duration_s=600 --series day.csv",
+    "build/codesim serve-search sweeps/serve-search-llama-3.1-70b.json --out search.csv":
+        "build/codesim serve-search tests/data/serving/search-small.json --out search.csv",
 }
 
 TABLES = "build/codesim tables --check > tables.md"

@@ -144,6 +144,8 @@ class ServingStudy : public Study {
     if (options.trace) c.trace_until_s = std::min(c.duration_s, c.warmup_s + 10.0);
 
     if (fleet) {
+      if (!options.requests_out.empty())
+        throw core::InputError("--requests-out", "a fleet over time streams its requests' records rather than keeping them; use --series for its figures by interval");
       fleet_run(r, c, prefill_cost, decode_cost);
       return r;
     }
@@ -1260,6 +1262,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (w.has("clients")) {
       if (w.has("arrivals"))
         throw core::InputError(w.pointer_of("arrivals"), "is not allowed beside clients: closed-loop clients send a request when their last one ends; give one of them");
+      if (s->fleet)
+        throw core::InputError(w.pointer_of("clients"), "is not allowed in a fleet over time (a load profile, autoscaling, a cost or series): give arrivals");
       s->client_levels = parse_client_levels(w);
       s->clients.think_s = w.non_negative_number("think_s", 0.0);
       s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
