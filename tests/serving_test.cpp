@@ -55,6 +55,22 @@ UnitConfig unit_config(const workload::ServingDeployment& d, StepCost& cost, int
   return u;
 }
 
+// DeepSeek's prefill unit: 32 GPUs, EP32, the all-to-all forwarded.
+workload::ServingDeployment prefill_unit() {
+  workload::ServingDeployment p = decode_unit();
+  p.gpus = p.routed_gpus = 32;
+  p.direct_comm = false;
+  return p;
+}
+
+// One prefill and one decode unit of those, on these step costs.
+ServingConfig prefill_and_decode(StepCost& prefill_cost, StepCost& decode_cost) {
+  ServingConfig c;
+  c.prefill = unit_config(prefill_unit(), prefill_cost, 16, 16384);
+  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("request generator: Poisson arrivals at the rate, same seed same stream", "[serving]") {
@@ -584,13 +600,9 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   // One request alone: each decode step waits for the CPU work, and the first token comes the
   // front end and one emission later than the bare engine's.
   workload::ServingRequest base;
-  workload::ServingDeployment p = decode_unit();
-  p.gpus = p.routed_gpus = 32;
-  p.direct_comm = false;
+  const workload::ServingDeployment p = prefill_unit();
   StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
-  ServingConfig c;
-  c.prefill = unit_config(p, prefill_cost, 16, 16384);
-  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.duration_s = 10;
   Request q;
   q.arrival_s = 1;
@@ -645,13 +657,9 @@ TEST_CASE("simulation: KV caches come in ahead of a full batch and join it as pl
 
 TEST_CASE("simulation: a step across the window's end counts its tokens by its share inside", "[serving]") {
   workload::ServingRequest base;
-  workload::ServingDeployment p = decode_unit();
-  p.gpus = p.routed_gpus = 32;
-  p.direct_comm = false;
+  const workload::ServingDeployment p = prefill_unit();
   StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
-  ServingConfig c;
-  c.prefill = unit_config(p, prefill_cost, 16, 16384);
-  c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.decode_units = 0;
   c.decode_unbounded = true;
   Request q;
