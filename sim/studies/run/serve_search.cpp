@@ -68,15 +68,17 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
   };
   std::vector<Ranked> ranked;
   for (const auto& row : rows) {
+    const std::size_t point = row.value("point", search.usd_per_gpu_hour.size());
+    if (point >= search.usd_per_gpu_hour.size()) continue;  // a log of another search's points
     Ranked r;
     r.row = &row;
     r.usd = std::numeric_limits<double>::infinity();
+    r.price = search.usd_per_gpu_hour[point];
     if (row.contains("metrics")) {
       const auto& m = row["metrics"];
       auto value = [&](const char* id) { return m.contains(id) && m[id].is_number() ? m[id].get<double>() : 0.0; };
       r.rate = value("slo/max_rate");
       r.per_gpu = value("slo/max_output_per_gpu");
-      r.price = search.usd_per_gpu_hour[(*r.row)["point"].get<std::size_t>()];
       // A GPU-hour over the output tokens one GPU serves in that hour at the highest rate.
       if (r.rate > 0 && r.per_gpu > 0) r.usd = r.price / (r.per_gpu * 3600) * 1e6;
     }
