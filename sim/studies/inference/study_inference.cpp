@@ -35,16 +35,23 @@ class InferenceStudy : public Study {
   workload::ServingRequest base;
   std::optional<double> mtp_acceptance;
 
+  // The unit's fabric and links. Forwarded all-to-alls run on SM kernels whose channels cap each
+  // GPU's links; direct ones are driven by the NIC (IBGDA).
+  std::pair<net::Cluster, workload::ServingLinks> unit_links() const {
+    net::Cluster unit = cluster.cluster;
+    unit.nodes = deployment.gpus / deployment.gpus_per_node;
+    workload::ServingLinks l = links;
+    if (!deployment.direct_comm) {
+      l.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(l.ib_Bps);
+      l.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(l.nvlink_Bps);
+    }
+    return {unit, l};
+  }
+
   // One step at the first point: where its time goes (workload::step_breakdown).
   std::optional<StudyResult> step(const RunOptions& options) const override {
     const workload::Roofline roofline = compute.roofline(*cluster.gpu);
-    net::Cluster unit = cluster.cluster;
-    unit.nodes = deployment.gpus / deployment.gpus_per_node;
-    workload::ServingLinks links = this->links;
-    if (!deployment.direct_comm) {
-      links.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(links.ib_Bps);
-      links.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(links.nvlink_Bps);
-    }
+    const auto [unit, links] = unit_links();
     auto q = base;
     q.prefill = prefill;
     q.sequences = static_cast<int>(sequences.front());
@@ -75,15 +82,7 @@ class InferenceStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     const workload::Roofline roofline = compute.roofline(*cluster.gpu);
-    net::Cluster unit = cluster.cluster;
-    unit.nodes = deployment.gpus / deployment.gpus_per_node;
-    // Forwarded all-to-alls run on SM kernels whose channels cap each GPU's links; direct ones
-    // are driven by the NIC (IBGDA).
-    workload::ServingLinks links = this->links;
-    if (!deployment.direct_comm) {
-      links.ib_Bps = unit.scale_out_Bps = compute.kernels.ib_Bps(links.ib_Bps);
-      links.nvlink_Bps = unit.scale_up_Bps = compute.kernels.nvlink_Bps(links.nvlink_Bps);
-    }
+    const auto [unit, links] = unit_links();
     const net::Cluster* simulate_on = flow && options.simulate ? &unit : nullptr;
     const double gpus = deployment.gpus;
     std::optional<workload::ServingStep> first;
