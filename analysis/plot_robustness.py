@@ -6,9 +6,9 @@ nodes), and a training job and a decode unit sharing a fabric with and without i
 
 usage: analysis/plot_robustness.py OUTDIR [--codesim build/codesim]
 
-Runs the faults-alltoall, stragglers, goodput and shared-fabric scenarios of scenarios/paper and
-writes faults-alltoall.png, stragglers.png, goodput.png and shared-fabric.png (each with its
-rows as CSV) into OUTDIR.
+Runs the faults-alltoall, stragglers, goodput and shared-fabric scenarios of scenarios/paper (the
+2,048-GPU fault cases from scenarios/figures) and writes faults-alltoall.png, stragglers.png,
+goodput.png and shared-fabric.png (each with its rows as CSV) into OUTDIR.
 """
 from collections import defaultdict
 
@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from codesim_csv import ROOT, outdir_arguments, run_rows  # noqa: E402
 
 PAPER = ROOT / "scenarios" / "paper"
+FIGURES = ROOT / "scenarios" / "figures"
 
 
 def grouped_bars(ax, values, cases, label=str, **tick_style):
@@ -44,7 +45,8 @@ def faults(args):
         cases, values = [], defaultdict(dict)
         for fabric in fabrics:
             name = f"faults-alltoall-{gpus}-{fabric}"
-            for row in run_rows(args.codesim, PAPER / f"{name}.json", args.outdir / f"{name}.csv"):
+            folder = PAPER if gpus == 128 else FIGURES   # the 2,048-GPU cases: a what-if outside the tables
+            for row in run_rows(args.codesim, folder / f"{name}.json", args.outdir / f"{name}.csv"):
                 if row["id"].endswith("/busbw"):
                     # "MPFT 128 GPUs, 1 NIC down, 64 MiB": the case between the fabric and the size
                     case = ", ".join(row["label"].split(" GPUs, ", 1)[1].split(", ")[:-1])

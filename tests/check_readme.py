@@ -46,6 +46,7 @@ SLOW = {
     "build/codesim bench network": None,
     IN_STEP: None,
     IN_STEP_CALIBRATED: None,
+    "build/codesim tables --scenarios scenarios/figures --only faults-alltoall-2048": None,   # golden.faults_alltoall_2048
     "build/codesim bench moe --repeat 10": "build/codesim bench moe --repeat 1",
     "build/codesim fp8 train --steps 100": "build/codesim fp8 train --steps 10",
     f"{PLAN} --top 10 --out layouts.csv": f"{PLAN} {SMALL_PLAN} --top 10 --out layouts.csv",
