@@ -45,6 +45,40 @@ TEST_CASE("DeepSeek's internal kernels are DeepGEMM's first table over its speed
   CHECK(gemm_seconds(h800, big, 112, internal.constants) > 1.1 * gemm_seconds(h800, big, 112, first.constants));
 }
 
+TEST_CASE("A library whose smallest tile is 128 rows times 64 rows nearly as 128", "[kernels]") {
+  const Gpu& h100 = gpu_by_name("H100");
+  // The row-scaled FP8 library declares it (its 64-row GEMMs measured as long as its 128-row
+  // ones); its fit keeps it.
+  const GemmLibrary& rowwise = gemm_library("cutlass-fp8-rowwise-h100-2026-11", "");
+  CHECK(rowwise.constants.min_block_m == 128);
+  CHECK(gemm_library("cublaslt-fp8-tensor-h100-2026-11", "").constants.min_block_m == 64);
+  GemmCalibration c = rowwise.constants;
+  for (double n : {4096.0, 7168.0, 24576.0}) {
+    INFO("N = " << n);
+    const GemmShape m64{64, n, 7168}, m128{128, n, 7168};
+    CHECK(gemm_tiling(m64, 132, 128).block_m == 128);
+    const double as_declared = gemm_seconds(h100, m64, 132, c);
+    CHECK(as_declared == Approx(gemm_seconds(h100, m128, 132, c)).epsilon(0.1));
+    c.min_block_m = 64;  // the same constants with DeepGEMM's 64-row tiles: never slower
+    CHECK(gemm_tiling(m64, 132, 64).block_m == 64);
+    CHECK(gemm_seconds(h100, m64, 132, c) <= as_declared);
+    c.min_block_m = 128;
+  }
+}
+
+TEST_CASE("A general-purpose library runs the kinds it has no kernel for as dense GEMMs", "[kernels]") {
+  for (const char* name : {"cublaslt-fp8-tensor-h100-2026-11", "cutlass-fp8-rowwise-h100-2026-11", "cublas-bf16-h100-2026-11"}) {
+    INFO(name);
+    const GemmLibrary& lib = gemm_library(name, "");
+    CHECK_FALSE(lib.has(GemmKind::kGroupedMasked));
+    CHECK(lib.constants.masked_mma_efficiency == lib.constants.mma_efficiency);
+    CHECK(lib.constants.weight_gradient_efficiency == lib.constants.mma_efficiency);
+  }
+  // DeepGEMM's first tables have masked kernels but no weight-gradient ones: nothing is borrowed.
+  const GemmLibrary& first = gemm_library("deepgemm-2025-02", "");
+  CHECK(first.constants.weight_gradient_efficiency == 0);
+}
+
 TEST_CASE("The memory-bound kernel model: one floor, a fraction of HBM per kind, time growing with bytes", "[kernels]") {
   const MemoryKernelModel& m = hopper_memory_kernels();
   for (int k = 0; k < kMemoryKernelKinds; ++k) {

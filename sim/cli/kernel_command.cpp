@@ -40,7 +40,8 @@ std::string field_of(const std::string& flag, const std::string& kind) {
 // An error at a field ("/q_len") named as the flag that gave it ("--q-len").
 core::InputError as_flag_error(const core::InputError& e, const std::string& kind) {
   const std::string& where = e.where();
-  if (where.size() < 2 || where[0] != '/') return e;
+  // A case's own field is one level deep; a data file's error ("/path/file.json: /field") stays as it is.
+  if (where.size() < 2 || where[0] != '/' || where.find_first_of("/: ", 1) != std::string::npos) return e;
   const std::string field = where.substr(1), message = std::string(e.what()).substr(where.size() + 2);
   for (const auto& [key, value] : kFieldOfFlag)
     if (value == field && key.substr(key.find('/') + 1) == kind) return core::InputError("--" + key.substr(0, key.find('/')), message);

@@ -14,6 +14,7 @@ namespace {
 // is left out.
 struct Parameters {
   std::vector<double GemmCalibration::*> fields;
+  GemmCalibration base;  // what is not fitted (min_block_m)
 
   explicit Parameters(const std::vector<GemmMeasurement>& rows) {
     auto any = [&](GemmKind kind) {
@@ -35,7 +36,7 @@ struct Parameters {
   }
 
   GemmCalibration constants(const Eigen::VectorXd& x) const {
-    GemmCalibration c;
+    GemmCalibration c = base;
     c.mma_efficiency = c.masked_mma_efficiency = c.weight_gradient_efficiency = 0;
     for (size_t i = 0; i < fields.size(); ++i) c.*fields[i] = std::exp(x[i]);
     // Fractions of a peak stay fractions.
@@ -74,10 +75,11 @@ struct Residuals {
 
 }  // namespace
 
-GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows) {
-  const Parameters parameters(rows);
+GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows, int min_block_m) {
+  Parameters parameters(rows);
+  parameters.base.min_block_m = min_block_m;
   Residuals residuals{&gpu, &rows, {}, &parameters};
-  for (const auto& row : rows) residuals.tilings.push_back(gemm_tiling(row.shape, gpu.sm_count));
+  for (const auto& row : rows) residuals.tilings.push_back(gemm_tiling(row.shape, gpu.sm_count, min_block_m));
   Eigen::NumericalDiff<Residuals> differentiated(residuals);
   Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
   Eigen::VectorXd x = parameters.start();

@@ -14,6 +14,7 @@ struct GemmFit {
   double rms_log_error = 0;
 };
 
-GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows);
+// `min_block_m`: the library's smallest M tile (GemmCalibration::min_block_m), kept as given.
+GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows, int min_block_m = 64);
 
 }  // namespace hw

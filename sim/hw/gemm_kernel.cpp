@@ -60,7 +60,7 @@ double GemmCalibration::efficiency(GemmKind kind) const {
                                              : mma_efficiency;
 }
 
-GemmTiling gemm_tiling(const GemmShape& s, int sms) {
+GemmTiling gemm_tiling(const GemmShape& s, int sms, int min_block_m) {
   // DeepGEMM's choice (get_best_configs): BLOCK_M 64 for up to 64 rows, else 128 or 256 (the
   // contiguous layout aligns groups to 128); BLOCK_N from 16 to 256 in steps of 8, at most 128
   // beside BLOCK_M 256. Fewest waves first, then the most tiles in the last wave, then the
@@ -68,7 +68,7 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms) {
   const bool contiguous = s.kind == GemmKind::kGroupedContiguous;
   const double rows = contiguous ? s.m * s.groups : s.m;
   const double groups = contiguous ? 1 : s.groups;
-  std::vector<int> block_ms = contiguous ? std::vector<int>{128} : rows <= 64 ? std::vector<int>{64} : std::vector<int>{128, 256};
+  std::vector<int> block_ms = contiguous ? std::vector<int>{128} : rows <= 64 ? std::vector<int>{std::max(64, min_block_m)} : std::vector<int>{128, 256};
   auto tiles = [&](int bm, int bn) { return ceil_div(rows, bm) * ceil_div(s.n, bn) * groups; };
   auto waves = [&](int bm, int bn) { return ceil_div(tiles(bm, bn), sms); };
   auto last_wave = [&](int bm, int bn) {
@@ -103,7 +103,7 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms) {
 
 double gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
-  return gemm_seconds(gpu, s, gemm_tiling(s, sms), sms, c);
+  return gemm_seconds(gpu, s, gemm_tiling(s, sms, c.min_block_m), sms, c);
 }
 
 double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {
@@ -115,7 +115,7 @@ double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int
 
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibration& c) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return {};
-  return gemm_time(gpu, s, gemm_tiling(s, sms), sms, c);
+  return gemm_time(gpu, s, gemm_tiling(s, sms, c.min_block_m), sms, c);
 }
 
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {

@@ -57,6 +57,9 @@ struct GemmCalibration {
   double hbm_efficiency = 0.90;
   double l2_Bps = 14e12;
   double launch_s = 2.2e-6;
+  // The library's smallest M tile: DeepGEMM has 64-row tiles; a kernel whose smallest is 128
+  // rows takes as long for 64 rows as for 128. Declared with the library's rows, not fitted.
+  int min_block_m = 64;
 
   double efficiency(GemmKind kind) const;
 };
@@ -80,7 +83,7 @@ struct GemmTime {
 };
 
 // `sms`: the SMs the GEMM runs on (all, or what communication kernels leave).
-GemmTiling gemm_tiling(const GemmShape& shape, int sms);
+GemmTiling gemm_tiling(const GemmShape& shape, int sms, int min_block_m = 64);
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);
 double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);

@@ -68,6 +68,9 @@ const std::vector<GemmLibrary>& catalogue() {
       lib.measured_on = &gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
       lib.runs_on = r.string_list("runs_on", gpu_names());
       lib.precision = r.one_of("precision", {"fp8", "bf16"}) == "fp8" ? GemmPrecision::kFp8 : GemmPrecision::kBf16;
+      const int min_block_m = static_cast<int>(r.positive_integer("min_block_m", 64, 256));
+      if (min_block_m != 64 && min_block_m != 128)
+        throw core::InputError(r.pointer_of("min_block_m"), std::to_string(min_block_m) + " is not allowed; a library's smallest M tile is 64 or 128 rows");
       if (r.has("derived_from")) {
         for (auto& from : r.object_list("derived_from", "libraries it is derived from")) derive_rows(lib, from, documents);
       } else {
@@ -80,14 +83,14 @@ const std::vector<GemmLibrary>& catalogue() {
       }
       r.finish();
       for (auto& row : lib.rows) row.shape.precision = lib.precision;
-      const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows);
+      const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows, min_block_m);
       lib.constants = fit.constants;
       lib.fit_rms_log_error = fit.rms_log_error;
-      // A BF16 library without rows of a kind runs it as a dense GEMM (cuBLAS has no masked or
-      // weight-gradient kernel of its own): that kind takes the dense efficiency.
-      if (lib.precision == GemmPrecision::kBf16) {
-        if (!lib.has(GemmKind::kWeightGradient)) lib.constants.weight_gradient_efficiency = lib.constants.mma_efficiency;
-        if (!lib.has(GemmKind::kGroupedMasked)) lib.constants.masked_mma_efficiency = lib.constants.mma_efficiency;
+      // A general-purpose library (cuBLAS, CUTLASS as PyTorch runs them: neither masked nor
+      // weight-gradient kernels of its own) runs those kinds as dense GEMMs, at the dense efficiency.
+      if (!lib.has(GemmKind::kWeightGradient) && !lib.has(GemmKind::kGroupedMasked)) {
+        lib.constants.weight_gradient_efficiency = lib.constants.mma_efficiency;
+        lib.constants.masked_mma_efficiency = lib.constants.mma_efficiency;
       }
       out.push_back(std::move(lib));
     }

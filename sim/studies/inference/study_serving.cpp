@@ -185,7 +185,9 @@ class ServingStudy : public Study {
         "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
         "FlashAttention-3 in prefill; grouped expert GEMMs over the placed experts; the EP all-to-all " +
         std::string(flow ? "flow-simulated" : "from the busiest port") +
-        "; the memory-bound kernels one by one; micro-batch overlap); the busiest DP rank gates each step. " + std::to_string(prefill_cost.computed() + decode_cost.computed()) +
+        "; the memory-bound kernels one by one; micro-batch overlap); GEMMs as " + compute.gemm_library->name + " ran them (data/gemm_libraries, " +
+        (compute.gemm_library->precision == hw::GemmPrecision::kBf16 ? "BF16" : "FP8") + "); the busiest DP rank gates each step. " +
+        std::to_string(prefill_cost.computed() + decode_cost.computed()) +
         " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
         " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).");
     return r;
@@ -1120,8 +1122,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
   // Communication SMs given in the compute section hold for every unit; else each phase its own.
   const bool compute_sms = root.has("compute") && root.raw("compute")->is_object() && root.raw("compute")->contains("communication_sms");
-  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
-                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
+  // The kinds of GEMM the model runs: a general-purpose library (no masked kernel) runs decode's
+  // masked expert GEMMs as dense ones (hw/gemm_library.cpp).
+  std::vector<hw::GemmKind> kinds = {hw::GemmKind::kDense};
+  if (m.moe) kinds.push_back(hw::GemmKind::kGroupedContiguous);
+  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0, kinds);
   const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;
 
   auto& c = s->config;

@@ -19,7 +19,7 @@ class GemmKernelsStudy : public Study {
     const std::string type = library->precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
     for (const auto& row : library->rows) {
       const hw::GemmShape& s = row.shape;
-      const auto t = hw::gemm_tiling(s, sms);
+      const auto t = hw::gemm_tiling(s, sms, library->constants.min_block_m);
       const double seconds = hw::gemm_seconds(gpu, s, sms, library->constants);
       auto dim = [](double x) { return format_number(x); };
       const std::string kind = hw::gemm_kind_names()[static_cast<int>(s.kind)];
