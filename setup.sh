@@ -20,10 +20,14 @@ phase() {  # phase NAME: the seconds since the last phase, under NAME
   started=$SECONDS
 }
 
+# What the codesim binary needs to build; then what the tests, the Python module and analysis/ add
+# (`./setup.sh codesim` installs only the first: matplotlib and pandas alone are a minute of downloads).
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev libboost-program-options-dev
-          libeigen3-dev nlohmann-json3-dev catch2 python3 python3-jsonschema python3-matplotlib
-          pybind11-dev python3-dev python3-pandas python3-pytest
-          python3-venv python3-pip python3-setuptools python3-wheel)  # the last four: pip install . (setup.py)
+          libeigen3-dev nlohmann-json3-dev catch2)
+if ! $only_codesim; then
+  packages+=(python3 python3-jsonschema python3-matplotlib pybind11-dev python3-dev python3-pandas python3-pytest
+             python3-venv python3-pip python3-setuptools python3-wheel)  # the last four: pip install . (setup.py)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,6 +38,7 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  rm -f build/CMakeCache.txt  # configured before they were there (`./setup.sh codesim`): look for them again
 fi
 phase packages
 

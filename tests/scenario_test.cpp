@@ -52,7 +52,9 @@ TEST_CASE("every shipped scenario loads and runs its closed-form part", "[scenar
     const auto report = scenario.run(dry);
     CHECK_FALSE(report.rows.empty());
     // Every paper figure the scenario states lands on the row it names, unchanged.
-    for (const auto& [id, value] : scenario.expected) {
+    for (const auto& expected : scenario.expected) {
+      const std::string& id = expected.first;  // (a structured binding is not captured by clang before 16)
+      const double value = expected.second;
       const auto row = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.id == id; });
       REQUIRE(row != report.rows.end());
       REQUIRE(row->paper);

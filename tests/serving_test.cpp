@@ -264,6 +264,21 @@ TEST_CASE("memory: DeepSeek-V3 on a decode GPU of EP144, counted from the shapes
   CHECK_FALSE(plan_memory(v3(), h800(), one, in).fits());
 }
 
+TEST_CASE("memory: linear weights take their precision's bytes (NVFP4: half a byte and an FP8 scale per 16)", "[serving]") {
+  MemoryInput in;
+  in.max_step_tokens = 256;
+  const auto with = [&](hw::GemmPrecision weights) {
+    in.weights = weights;
+    return plan_memory(v3(), h800(), decode_unit(), in).weight_bytes;
+  };
+  const double fp8 = with(hw::GemmPrecision::kFp8), bf16 = with(hw::GemmPrecision::kBf16), fp4 = with(hw::GemmPrecision::kFp4);
+  // The parts kept in BF16 (norms, gate, embedding, LM head) are the same in each: the linear
+  // weights are bf16 - fp8 bytes at FP8, and 0.5625 of those at FP4.
+  const double linear_fp8 = bf16 - fp8;
+  CHECK(fp8 - fp4 == Approx(linear_fp8 * (1 - 0.5625)));
+  CHECK(fp4 < 0.7 * fp8);
+}
+
 TEST_CASE("step cost: a grid point equals the direct figure; nearby loads stay within 2% of theirs", "[serving]") {
   workload::ServingRequest base;
   StepCost cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
@@ -563,7 +578,7 @@ TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joi
   MemoryInput in;
   in.max_step_tokens = 16384;
   in.runtime_reserve_bytes = 8e9;
-  in.fp8_weights = true;
+  in.weights = hw::GemmPrecision::kFp8;
   c.decode.memory = plan_memory(llama, h800(), d, in);
   c.decode.cost = &cost;
   c.duration_s = 10;
@@ -696,7 +711,7 @@ TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static b
   MemoryInput in;
   in.max_step_tokens = 8192;
   in.runtime_reserve_bytes = 8e9;
-  in.fp8_weights = true;
+  in.weights = hw::GemmPrecision::kFp8;
   c.decode.memory = plan_memory(llama, h100, d, in);
   c.decode.cost = &cost;
   c.prefill = c.decode;

@@ -16,7 +16,7 @@ namespace cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: codesim kernel gemm --m M --n N --k K [--precision fp8|bf16] [--library NAME] [--kind dense|grouped-contiguous|grouped-masked|weight-gradient] [--groups G]\n"
+    "usage: codesim kernel gemm --m M --n N --k K [--precision fp8|bf16|fp4] [--library NAME] [--kind dense|grouped-contiguous|grouped-masked|weight-gradient] [--groups G]\n"
     "       codesim kernel attention --heads H [--kv-heads K] --q-len Q --kv-len L --head-dim D [--v-head-dim V] [--batch B] [--causal]\n"
     "                                [--pass forward|backward|both] [--backend fa3|flashmla|...]\n"
     "       codesim kernel memory --op rmsnorm|copy|cast|... (--bytes B | --shape 4096x7168 | --elements N | --tokens T --hidden H)\n"
@@ -88,7 +88,7 @@ int kernel_command(const Args& args) {
   studies::KernelDefaults defaults;
   const std::vector<std::pair<std::string, std::string>> flags = {
       {"m", "gemm: rows (per group for the grouped kinds)"}, {"n", "gemm: columns"}, {"k", "gemm: the reduced dimension"},
-      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default) or bf16"},
+      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default), bf16 or fp4 (NVFP4; the FP8 library's constants)"},
       {"library", "gemm: the GEMM library (data/gemm_libraries/); default: the GPU's for the precision"},
       {"kind", "gemm: dense, grouped-contiguous, grouped-masked, weight-gradient; collective: all-to-all, all-reduce, all-gather, reduce-scatter"},
       {"sms", "the SMs the kernel runs on (default: all)"}, {"batch", "attention: sequences (1)"}, {"heads", "attention: query heads"},

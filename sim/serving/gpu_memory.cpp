@@ -8,7 +8,8 @@
 namespace serving {
 
 MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workload::ServingDeployment& d, const MemoryInput& in) {
-  const double linear = in.fp8_weights ? 1.0 : 2.0, bf16 = 2.0;
+  const double bf16 = 2.0;
+  const double linear = in.weights == hw::GemmPrecision::kBf16 ? bf16 : in.weights == hw::GemmPrecision::kFp8 ? 1.0 : hw::operand_bytes_per_element(in.weights);
   const double h = m.hidden;
   const int tp = d.attention_tp;
   const auto& a = m.attention;

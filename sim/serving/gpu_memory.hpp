@@ -3,6 +3,7 @@
 // share of attention and dense layers, its routed experts with their redundant replicas, the
 // shared expert where it runs, embedding and LM head), the largest activations of one step,
 // a runtime reserve, and what is left for KV cache pages.
+#include "hw/gemm_kernel.hpp"
 #include "hw/gpu.hpp"
 #include "workload/inference/inference.hpp"
 #include "workload/model/model.hpp"
@@ -13,7 +14,7 @@ struct MemoryInput {
   int max_step_tokens = 8192;       // the most new tokens one DP rank computes in a step
   double runtime_reserve_bytes = 0; // CUDA context, communication buffers, fragmentation
   double kv_bytes_per_element = 2;
-  bool fp8_weights = true;          // linear layers' weights in FP8 (one byte), else BF16
+  hw::GemmPrecision weights = hw::GemmPrecision::kFp8;  // linear layers' weights: FP8 (a byte), FP4 (NVFP4: half a byte and its scales) or BF16
   bool mtp = false;                 // the MTP module's layer is loaded and keeps a KV cache
 };
 

@@ -181,19 +181,23 @@ class ServingStudy : public Study {
                                                    format_number(result.end_s) + " s: the load exceeds what the deployment serves"
                                              : "") +
                       ").");
-    r.notes.push_back(
-        "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
+    r.notes.push_back(step_times_note(prefill_cost, decode_cost));
+    return r;
+  }
+
+  std::string label_;
+
+  // How step times are made, and how many step shapes the run computed for how many steps.
+  std::string step_times_note(const serving::StepCost& prefill_cost, const serving::StepCost& decode_cost) const {
+    return "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
         "FlashAttention-3 in prefill; grouped expert GEMMs over the placed experts; the EP all-to-all " +
         std::string(flow ? "flow-simulated" : "from the busiest port") +
         "; the memory-bound kernels one by one; micro-batch overlap); GEMMs as " + compute.gemm_library->name + " ran them (data/gemm_libraries, " +
         (compute.gemm_library->precision == hw::GemmPrecision::kBf16 ? "BF16" : "FP8") + "); the busiest DP rank gates each step. " +
         std::to_string(prefill_cost.computed() + decode_cost.computed()) +
         " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
-        " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).");
-    return r;
+        " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).";
   }
-
-  std::string label_;
 
   // A fleet's run: the records streamed into per-interval tallies, the day's totals, the fleet
   // by the hour, its cost.
@@ -224,6 +228,7 @@ class ServingStudy : public Study {
                       format_number(c.warmup_s) + " s to " + format_number(c.duration_s) + " s (" + std::to_string(m.finished) + " finished" +
                       (result.unfinished > 0 ? "; " + std::to_string(result.unfinished) + " unfinished when the run stopped at " + format_number(result.end_s) + " s" : "") +
                       "). Percentiles from sketches within 0.5% of the value (the records are streamed, not kept).");
+    r.notes.push_back(step_times_note(prefill_cost, decode_cost));
   }
 
   // The SLO as the plan and search judge it: p90s within it, over an interval's requests.
@@ -1376,7 +1381,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;
     in.runtime_reserve_bytes = u.reserve_bytes;
     in.kv_bytes_per_element = kv_bytes_per_element;
-    in.fp8_weights = s->compute.fp8_gemms;
+    in.weights = s->compute.precision();
     in.mtp = c.mtp_drafts > 0 && decode_kind;
     u.memory_input = in;
     u.config.memory = serving::plan_memory(m, *s->cluster.gpu, u.config.deployment, in);

@@ -76,18 +76,28 @@ KernelEstimate estimate_gemm(core::JsonReader& r, const KernelDefaults& d, Kerne
   s.n = static_cast<double>(r.positive_integer("n", 1 << 24));
   s.k = static_cast<double>(r.positive_integer("k", 1 << 24));
   s.groups = static_cast<int>(r.positive_integer("groups", 1, 4096));
-  const std::string precision = r.one_of("precision", {"fp8", "bf16"}, "fp8");
-  s.precision = precision == "fp8" ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  const std::string precision = r.one_of("precision", hw::gemm_precision_names(), "fp8");
+  s.precision = static_cast<hw::GemmPrecision>(std::find(hw::gemm_precision_names().begin(), hw::gemm_precision_names().end(), precision) -
+                                               hw::gemm_precision_names().begin());
   if (s.kind == hw::GemmKind::kDense && s.groups > 1)
     throw core::InputError(r.pointer_of("groups"), std::to_string(s.groups) + " is not allowed for a dense GEMM; groups are for the grouped kinds");
-  if (s.precision == hw::GemmPrecision::kFp8 && gpu.fp8_dense_flops_per_s <= 0)
-    throw core::InputError(r.pointer_of("precision"), "'fp8' is not allowed on " + gpu.name + ", which has no FP8 tensor cores");
+  if (s.precision != hw::GemmPrecision::kBf16 && hw::dense_flops_per_s(gpu, s.precision) <= 0)
+    throw core::InputError(r.pointer_of("precision"), "'" + precision + "' is not allowed on " + gpu.name + ", which has no " +
+                                                          (s.precision == hw::GemmPrecision::kFp8 ? "FP8" : "FP4") + " tensor cores");
   if (s.precision == hw::GemmPrecision::kFp8 && std::fmod(s.k, 128) != 0)
     throw core::InputError(r.pointer_of("k"), integer(s.k) + " is not allowed; an FP8 GEMM with 1 x 128 scales needs K a multiple of 128");
+  if (s.precision == hw::GemmPrecision::kFp4 && std::fmod(s.k, 16) != 0)
+    throw core::InputError(r.pointer_of("k"), integer(s.k) + " is not allowed; an NVFP4 GEMM with a scale per 16 elements needs K a multiple of 16");
   const std::string library_field = r.has("library") ? r.string("library") : d.library;
+  // FP4 (NVFP4) takes the default library's FP8 constants at FP4's rate and bytes, an assumption:
+  // no FP4 GEMM library is published.
+  if (s.precision == hw::GemmPrecision::kFp4 && !library_field.empty())
+    throw core::InputError(r.pointer_of("library"), "'" + library_field + "' is not allowed with fp4; no FP4 GEMM library is published (leave it out for the default library's FP8 constants, an assumption)");
   const hw::GemmLibrary& lib = library_field.empty() ? hw::default_gemm_library(s.precision, gpu.name)
                                                      : hw::gemm_library(library_field, r.pointer_of("library"));
-  if (!lib.runs_on_gpu(gpu.name)) {
+  // The default library's constants time any GPU (an assumption, as a scenario's "default" does);
+  // a library named runs only where its kernels ran.
+  if (!library_field.empty() && !lib.runs_on_gpu(gpu.name)) {
     std::string on;
     for (const auto& g : lib.runs_on) on += (on.empty() ? "" : ", ") + g;
     throw core::InputError(r.pointer_of("library"), "'" + lib.name + "' is not allowed on " + gpu.name + "; its kernels run on " + on);
