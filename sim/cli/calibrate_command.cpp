@@ -13,7 +13,7 @@ namespace cli {
 
 namespace {
 
-std::string ms(double x) {
+std::string three_places(double x) {  // milliseconds to three places
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3f", x);
   return buffer;
@@ -59,16 +59,16 @@ int calibrate_command(const Args& args) {
     for (const auto& [stream, t] : op.stream_ms) streams.insert(stream);
   std::cout << "device " << profile.device_id << ": " << (profile.device.empty() ? "unnamed" : profile.device)
             << (profile.sms ? " (" + std::to_string(profile.sms) + " SMs)" : "") << ", " << profile.kernels << " kernels over "
-            << ms(profile.span_ms) << " ms, " << profile.unattributed << " launched outside every annotation\n\n";
+            << three_places(profile.span_ms) << " ms, " << profile.unattributed << " launched outside every annotation\n\n";
   std::cout << "| op | instances | kernels | busy ms | span ms |";
   for (int s : streams) std::cout << " stream " << s << " ms |";
   std::cout << "\n|---|---:|---:|---:|---:|";
   for (std::size_t i = 0; i < streams.size(); ++i) std::cout << "---:|";
   std::cout << "\n";
   for (const auto& [name, op] : profile.ops) {
-    std::cout << "| " << name << " | " << op.instances << " | " << ms(op.kernels).substr(0, ms(op.kernels).size() - 2) << " | "
-              << ms(op.busy_ms) << " | " << ms(op.span_ms) << " |";
-    for (int s : streams) std::cout << " " << (op.stream_ms.count(s) ? ms(op.stream_ms.at(s)) : "–") << " |";
+    std::cout << "| " << name << " | " << op.instances << " | " << three_places(op.kernels).substr(0, three_places(op.kernels).size() - 2) << " | "
+              << three_places(op.busy_ms) << " | " << three_places(op.span_ms) << " |";
+    for (int s : streams) std::cout << " " << (op.stream_ms.count(s) ? three_places(op.stream_ms.at(s)) : "–") << " |";
     std::cout << "\n";
   }
   std::cout << "\nPer instance (the mean over an op's annotations); busy: the union of its kernels' intervals on all streams.\n";
@@ -80,7 +80,7 @@ int calibrate_command(const Args& args) {
   std::cout << "\n|---|---:|---:|---:|---:|\n";
   for (const auto& [name, op] : profile.ops) {
     std::cout << "| " << name << " |";
-    for (auto c : classes) std::cout << " " << (op.class_ms.count(c) ? ms(op.class_ms.at(c)) : "–") << " |";
+    for (auto c : classes) std::cout << " " << (op.class_ms.count(c) ? three_places(op.class_ms.at(c)) : "–") << " |";
     std::cout << "\n";
   }
   std::cout << "\nKernel time per instance by class, from the kernels' names (GEMM: \"gemm\" but not a transpose; attention:\n"

@@ -7,7 +7,7 @@ namespace hw {
 
 namespace {
 
-const std::vector<AttentionBackend>& catalogue() {
+const std::vector<AttentionBackend>& backend_catalogue() {
   static const std::vector<AttentionBackend> backends = [] {
     std::vector<AttentionBackend> out;
     for (const auto& [path, doc] : core::read_data_folder("attention_kernels")) {
@@ -47,10 +47,10 @@ const std::vector<AttentionBackend>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> attention_backend_names() { return core::names_of(catalogue()); }
+std::vector<std::string> attention_backend_names() { return core::names_of(backend_catalogue()); }
 
 const AttentionBackend& attention_backend(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "attention backend", where);
+  return core::find_by_name(backend_catalogue(), name, "attention backend", where);
 }
 
 }  // namespace hw

@@ -52,7 +52,7 @@ void derive_rows(GemmLibrary& lib, core::JsonReader& from, const std::map<std::s
   }
 }
 
-const std::vector<GemmLibrary>& catalogue() {
+const std::vector<GemmLibrary>& library_catalogue() {
   static const std::vector<GemmLibrary> libraries = [] {
     const auto files = core::read_data_folder("gemm_libraries");
     std::map<std::string, const nlohmann::json*> documents;
@@ -109,10 +109,10 @@ bool GemmLibrary::runs_on_gpu(const std::string& gpu) const {
   return std::find(runs_on.begin(), runs_on.end(), gpu) != runs_on.end();
 }
 
-std::vector<std::string> gemm_library_names() { return core::names_of(catalogue()); }
+std::vector<std::string> gemm_library_names() { return core::names_of(library_catalogue()); }
 
 const GemmLibrary& gemm_library(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "GEMM library", where);
+  return core::find_by_name(library_catalogue(), name, "GEMM library", where);
 }
 
 const GemmLibrary& default_gemm_library() {
@@ -122,7 +122,7 @@ const GemmLibrary& default_gemm_library() {
 
 const GemmLibrary& default_gemm_library(GemmPrecision precision, const std::string& gpu) {
   if (precision == GemmPrecision::kBf16)
-    for (const auto& lib : catalogue())
+    for (const auto& lib : library_catalogue())
       if (lib.precision == GemmPrecision::kBf16 && lib.runs_on_gpu(gpu)) return lib;
   return default_gemm_library();
 }
@@ -131,7 +131,7 @@ void require_gemm_kinds(const GemmLibrary& library, const std::vector<GemmKind>&
   for (GemmKind kind : kinds) {
     if (library.has(kind)) continue;
     std::string with;
-    for (const auto& other : catalogue())
+    for (const auto& other : library_catalogue())
       if (other.has(kind)) with += (with.empty() ? "" : ", ") + other.name;
     throw core::InputError(where, "'" + library.name + "' is not allowed; it has no published " + gemm_kind_names()[static_cast<int>(kind)] +
                                       " GEMMs to time them by (libraries that have: " + with + ")");

@@ -8,7 +8,7 @@ namespace hw {
 namespace {
 
 // data/gpus/*.json, each figure with its source.
-const std::vector<Gpu>& catalogue() {
+const std::vector<Gpu>& gpu_catalogue() {
   static const std::vector<Gpu> gpus = [] {
     std::vector<Gpu> out;
     for (const auto& [path, doc] : core::read_data_folder("gpus")) {
@@ -41,10 +41,10 @@ const std::vector<Gpu>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> gpu_names() { return core::names_of(catalogue()); }
+std::vector<std::string> gpu_names() { return core::names_of(gpu_catalogue()); }
 
 const Gpu& gpu_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "GPU", where);
+  return core::find_by_name(gpu_catalogue(), name, "GPU", where);
 }
 
 }  // namespace hw

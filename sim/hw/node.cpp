@@ -8,7 +8,7 @@ namespace hw {
 namespace {
 
 // data/nodes/*.json, each figure with its source.
-const std::vector<Node>& catalogue() {
+const std::vector<Node>& node_catalogue() {
   static const std::vector<Node> nodes = [] {
     std::vector<Node> out;
     for (const auto& [path, doc] : core::read_data_folder("nodes")) {
@@ -36,7 +36,7 @@ const std::vector<Node>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> node_names() { return core::names_of(catalogue()); }
+std::vector<std::string> node_names() { return core::names_of(node_catalogue()); }
 
 const Node& default_node() {
   static const Node& h800 = node_by_name("h800");
@@ -44,7 +44,7 @@ const Node& default_node() {
 }
 
 const Node& node_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "node", where);
+  return core::find_by_name(node_catalogue(), name, "node", where);
 }
 
 }  // namespace hw

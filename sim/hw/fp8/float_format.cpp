@@ -63,15 +63,15 @@ const FloatFormat& fp32() { static const FloatFormat f{"fp32", 8, 23, 127, Speci
 const FloatFormat& ue8m0() { static const FloatFormat f{"ue8m0", 8, 0, 127, Specials::kExponentOnly, false}; return f; }
 
 namespace {
-const std::vector<FloatFormat>& catalogue() {
+const std::vector<FloatFormat>& format_catalogue() {
   static const std::vector<FloatFormat> all = {e4m3(), e5m2(), e5m6(), bf16(), fp22(), fp32(), ue8m0()};
   return all;
 }
 }  // namespace
 
-std::vector<std::string> format_names() { return core::names_of(catalogue()); }
+std::vector<std::string> format_names() { return core::names_of(format_catalogue()); }
 const FloatFormat& format_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "format", where);
+  return core::find_by_name(format_catalogue(), name, "format", where);
 }
 
 std::uint32_t encode(const FloatFormat& f, double x, Overflow overflow) {

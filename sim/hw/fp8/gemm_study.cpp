@@ -12,15 +12,15 @@ struct NamedData {
   std::string name;
   Data data;
 };
-const std::vector<NamedData>& catalogue() {
+const std::vector<NamedData>& gemm_study_catalogue() {
   static const std::vector<NamedData> all = {{"normal", Data::kNormal}, {"positive", Data::kPositive}};
   return all;
 }
 }  // namespace
 
-std::vector<std::string> data_names() { return core::names_of(catalogue()); }
+std::vector<std::string> data_names() { return core::names_of(gemm_study_catalogue()); }
 Data data_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "data distribution", where).data;
+  return core::find_by_name(gemm_study_catalogue(), name, "data distribution", where).data;
 }
 
 Matrix synthetic(Eigen::Index rows, Eigen::Index cols, Data data, std::uint64_t seed) {

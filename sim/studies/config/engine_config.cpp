@@ -7,7 +7,7 @@ namespace studies {
 
 namespace {
 
-const std::vector<serving::EngineProfile>& catalogue() {
+const std::vector<serving::EngineProfile>& engine_catalogue() {
   static const std::vector<serving::EngineProfile> engines = [] {
     std::vector<serving::EngineProfile> out;
     for (const auto& [path, doc] : core::read_data_folder("engines")) {
@@ -39,10 +39,10 @@ const std::vector<serving::EngineProfile>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> engine_names() { return core::names_of(catalogue()); }
+std::vector<std::string> engine_names() { return core::names_of(engine_catalogue()); }
 
 const serving::EngineProfile& engine_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "engine", where);
+  return core::find_by_name(engine_catalogue(), name, "engine", where);
 }
 
 }  // namespace studies

@@ -7,7 +7,7 @@ namespace studies {
 
 namespace {
 
-constexpr double kMaxSlowdown = 100;  // past it a node is down, not slow
+constexpr double kMaxNodeSlowdown = 100;  // past it a node is down, not slow
 
 const std::vector<std::string>& strategy_names() {
   static const std::vector<std::string> names{"restart", "per-replica", "elastic"};
@@ -42,7 +42,7 @@ ReliabilityConfig read_legacy_rates(core::JsonReader& f) {
 double read_slowdown(core::JsonReader& r, const std::string& key, double fallback) {
   if (!r.has(key)) return fallback;
   const double x = r.number(key);
-  if (!(x >= 1 && x <= kMaxSlowdown))
+  if (!(x >= 1 && x <= kMaxNodeSlowdown))
     throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; a slowdown is a factor on compute time in [1, 100]");
   return x;
 }

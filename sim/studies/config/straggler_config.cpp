@@ -12,11 +12,11 @@ namespace studies {
 
 namespace {
 
-constexpr double kMaxSlowdown = 100;  // past it a GPU is down, not slow: a fault of the training-run study
+constexpr double kMaxGpuSlowdown = 100;  // past it a GPU is down, not slow: a fault of the training-run study
 
 double read_slowdown(core::JsonReader& r, const std::string& key) {
   const double x = r.number(key);
-  if (!(x >= 1 && x <= kMaxSlowdown))
+  if (!(x >= 1 && x <= kMaxGpuSlowdown))
     throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; a slowdown is a factor on compute time in [1, 100]");
   return x;
 }

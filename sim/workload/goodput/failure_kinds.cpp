@@ -33,7 +33,7 @@ FailureKind read_kind(core::JsonReader& k, const std::string& name) {
   return f;
 }
 
-const std::vector<ReliabilityData>& catalogue() {
+const std::vector<ReliabilityData>& failure_kind_catalogue() {
   static const std::vector<ReliabilityData> all = [] {
     std::vector<ReliabilityData> out;
     for (const auto& [path, doc] : core::read_data_folder("reliability")) {
@@ -72,10 +72,10 @@ const std::vector<ReliabilityData>& catalogue() {
 }  // namespace
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "reliability data", where);
+  return core::find_by_name(failure_kind_catalogue(), name, "reliability data", where);
 }
 
-std::vector<std::string> reliability_names() { return core::names_of(catalogue()); }
+std::vector<std::string> reliability_names() { return core::names_of(failure_kind_catalogue()); }
 
 const std::vector<std::string>& component_names() {
   static const std::vector<std::string> names{"gpu", "node", "nic", "link", "switch-link", "switch", "job"};

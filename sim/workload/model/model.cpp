@@ -31,7 +31,7 @@ Model model_from_data(const nlohmann::json& doc, const std::string& where, const
 namespace {
 
 // Every model in data/models/, named by its file, read once.
-const std::vector<Model>& catalogue() {
+const std::vector<Model>& model_catalogue() {
   static const std::vector<Model> models = [] {
     std::vector<Model> out;
     for (const auto& [path, doc] : core::read_data_folder("models"))
@@ -43,10 +43,10 @@ const std::vector<Model>& catalogue() {
 
 }  // namespace
 
-std::vector<std::string> model_names() { return core::names_of(catalogue()); }
+std::vector<std::string> model_names() { return core::names_of(model_catalogue()); }
 
 const Model& model_by_name(const std::string& name, const std::string& where) {
-  return core::find_by_name(catalogue(), name, "model", where);
+  return core::find_by_name(model_catalogue(), name, "model", where);
 }
 
 }  // namespace workload
