@@ -989,3 +989,27 @@ TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscalin
   CHECK(run.scale_downs > 0);
   CHECK(run.unfinished == 0);
 }
+
+TEST_CASE("inter-token latency: every decode step counts once for each sequence it streams a token to after its first", "[serving]") {
+  workload::ServingRequest base;
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
+  c.duration_s = 10;
+  c.mtp_drafts = 0;
+  c.mtp_acceptance.clear();
+  Request q;
+  q.arrival_s = 1;
+  q.input_tokens = 4000;
+  q.output_tokens = 50;
+  const auto run = simulate_serving({q}, c);
+  const auto& r = run.requests[0];
+  // Disaggregated: the first decode step gives the first token; the 49 after it are chunks, each
+  // one step long, the request's whole decode after its first token.
+  CHECK(run.inter_token_s.count() == 49);
+  CHECK(run.inter_token_s.mean() * 49 == Approx(r.finish_s - r.first_token_s));
+  CHECK(run.inter_token_s.percentile(50) == Approx((r.finish_s - r.first_token_s) / 49).epsilon(0.01));
+  // Two requests decoding side by side: twice the chunks.
+  Request q2 = q;
+  q2.arrival_s = 1.0001;
+  CHECK(simulate_serving({q, q2}, c).inter_token_s.count() == 98);
+}

@@ -15,18 +15,19 @@ int PercentileSketch::bucket(double value) const {
   return static_cast<int>(std::clamp(i, 0.0, double(buckets_ - 1)));
 }
 
-void PercentileSketch::add(double value) {
+void PercentileSketch::add(double value, long long times) {
+  if (times <= 0) return;
   if (!(value >= 0)) value = 0;
   min_ = count_ == 0 ? value : std::min(min_, value);
   max_ = count_ == 0 ? value : std::max(max_, value);
-  ++count_;
-  sum_ += value;
+  count_ += times;
+  sum_ += value * double(times);
   if (value <= min_value_) {
-    ++zeros_;
+    zeros_ += times;
     return;
   }
   if (counts_.empty()) counts_.assign(static_cast<std::size_t>(buckets_), 0);
-  ++counts_[static_cast<std::size_t>(bucket(value))];
+  counts_[static_cast<std::size_t>(bucket(value))] += times;
 }
 
 void PercentileSketch::merge(const PercentileSketch& o) {

@@ -14,7 +14,7 @@ class PercentileSketch {
   // the end buckets (the exact minimum and maximum are kept).
   explicit PercentileSketch(double relative_accuracy = 0.005, double min_value = 1e-6, double max_value = 1e7);
 
-  void add(double value);
+  void add(double value, long long times = 1);  // `times` values alike
   void merge(const PercentileSketch& other);
 
   long long count() const { return count_; }

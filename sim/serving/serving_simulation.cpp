@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "core/fast_random.hpp"
-#include "serving/least_loaded.hpp"
 #include "requests/listed_source.hpp"
+#include "serving/least_loaded.hpp"
 #include "serving/percentile_sketch.hpp"
 #include "serving/prefix_cache.hpp"
 
@@ -689,7 +689,7 @@ class Simulation {
     const int tps = unit.decodes ? 1 + c_.mtp_drafts : 1;
     bool any = false, any_prefill = false;
     double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
-    long long unit_tokens = 0;
+    long long unit_tokens = 0, streaming = 0;  // streaming: sequences whose token this step is not their first
     workload::GroupLoad busiest;
     for (auto& k : unit.ranks) {
       k.chunks.clear();
@@ -703,12 +703,13 @@ class Simulation {
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
       if (unit.decodes && !k.decoding.empty() && !prompts_only) {
-        long long extra = 0, context = 0;
+        long long extra = 0, context = 0, after_first = 0;
         for (;;) {
-          extra = context = 0;
+          extra = context = after_first = 0;
           for (const Seq& s : k.decoding) {
             if (s.in_kv + tps > s.room) extra += pages_for(s.in_kv + tps) - s.pages;
             context += s.in_kv;
+            after_first += s.generated > 0;
           }
           if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
           preempt(k);
@@ -722,6 +723,7 @@ class Simulation {
           k.pages_used += extra;
         }
         k.decoding_in_step = static_cast<int>(k.decoding.size());
+        streaming += after_first;
         budget -= tps * k.decoding_in_step;
         rank_tokens += tps * k.decoding_in_step;
         g.decode_sequences = k.decoding_in_step;
@@ -799,6 +801,7 @@ class Simulation {
       auto& series = unit.prefill_kind ? prefill_series_ : decode_series_;
       series.add(step_s, batch / ranks, double(unit_tokens), queue, kv_use, imbalance, load);
       series.out.engine_s += step_s - gpu_s;
+      result_.inter_token_s.add(step_s, streaming);
     }
     if (c_.interval_s > 0 || c_.autoscaling.enabled()) {
       // A prefill unit's use is its time stepping; a decoding unit's, the share of its sequence

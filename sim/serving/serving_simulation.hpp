@@ -14,6 +14,7 @@
 #include "serving/autoscaling.hpp"
 #include "serving/engine_profile.hpp"
 #include "serving/gpu_memory.hpp"
+#include "serving/percentile_sketch.hpp"
 #include "requests/request.hpp"
 #include "requests/request_source.hpp"
 #include "serving/step_cost.hpp"
@@ -129,6 +130,10 @@ struct ServingResult {
   std::string trace_json;
   std::vector<FleetInterval> intervals;  // where ServingConfig::interval_s is given
   int scale_ups = 0, scale_downs = 0;    // autoscaling's decisions, units started and drained
+  // Inter-token latency as a streaming client sees it: each decode step in the measured window
+  // counts its step time once for every sequence it gives a token after its first (one streamed
+  // chunk: the step's tokens of that sequence, several with MTP's drafts).
+  PercentileSketch inter_token_s;
 };
 
 // Bounds on a run, checked by the scenario's reader before anything is allocated for it: the

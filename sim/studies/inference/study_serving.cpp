@@ -125,7 +125,7 @@ class ServingStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     if (!options.simulate) {  // the rows named, not run
-      add_rows(r, "", {}, {});
+      add_rows(r, "", {}, serving::ServingResult());
       breakdown_rows(r, nullptr, nullptr, nullptr);
       for (auto& row : r.rows) row.ours = kNotRun;
       return r;
@@ -546,6 +546,12 @@ class ServingStudy : public Study {
       row(std::string(name) + "_p90", upper + " p90" + defined, unit, p->p90 * scale);
       row(std::string(name) + "_p99", upper + " p99" + defined, unit, p->p99 * scale);
     }
+    // Inter-token latency per streamed chunk, step by step: a decode token that waited behind a
+    // long prefill chunk shows here, where TPOT spreads it over its request.
+    const serving::PercentileSketch& itl = result.inter_token_s;
+    const std::string itl_defined = itl.count() == 0 ? " (not defined: no measured step gave a sequence a token after its first)" : "";
+    for (int p : {50, 90, 99})
+      row("itl_p" + std::to_string(p), "inter-token latency p" + std::to_string(p) + ", per streamed chunk" + itl_defined, "ms", itl.percentile(p) * 1e3);
     row("decode_batch", disaggregated ? "decode sequences per DP rank (mean over steps)" : "sequences per DP rank and step (mean)", "seqs", result.decode.mean_batch);
     row("decode_step", disaggregated ? "decode step (mean)" : "step (mean)", "ms", result.decode.mean_step_s * 1e3);
     row("decode_rank_imbalance", "the gating DP rank's new tokens / the mean (decode steps)", "x", result.decode.imbalance);
