@@ -61,7 +61,8 @@ double GemmCalibration::efficiency(GemmKind kind) const {
 }
 
 GemmTiling gemm_tiling(const GemmShape& s, int sms, int min_block_m) {
-  // DeepGEMM's choice (get_best_configs): BLOCK_M 64 for up to 64 rows, else 128 or 256 (the
+  // DeepGEMM's choice (get_best_configs): BLOCK_M 64 for up to 64 rows (or the library's smallest
+  // tile, `min_block_m`), else 128 or 256 (the
   // contiguous layout aligns groups to 128); BLOCK_N from 16 to 256 in steps of 8, at most 128
   // beside BLOCK_M 256. Fewest waves first, then the most tiles in the last wave, then the
   // smaller block where one dimension is equal, else the longer BLOCK_N.

@@ -192,8 +192,9 @@ class ServingStudy : public Study {
     return "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
         "FlashAttention-3 in prefill; grouped expert GEMMs over the placed experts; the EP all-to-all " +
         std::string(flow ? "flow-simulated" : "from the busiest port") +
-        "; the memory-bound kernels one by one; micro-batch overlap); GEMMs as " + compute.gemm_library->name + " ran them (data/gemm_libraries, " +
-        (compute.gemm_library->precision == hw::GemmPrecision::kBf16 ? "BF16" : "FP8") + "); the busiest DP rank gates each step. " +
+        "; the memory-bound kernels one by one; micro-batch overlap); GEMMs as " + compute.gemm_library->name + " ran them (data/gemm_libraries" +
+        (compute.precision() == hw::GemmPrecision::kFp4 ? "; FP4 at its FP8 constants and FP4's rate, an assumption" : "") +
+        "); the busiest DP rank gates each step. " +
         std::to_string(prefill_cost.computed() + decode_cost.computed()) +
         " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
         " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).";
