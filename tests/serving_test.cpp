@@ -63,6 +63,21 @@ workload::ServingDeployment prefill_unit() {
   return p;
 }
 
+// A colocated unit of 32 GPUs: the decode unit cut to DP32 and EP32.
+workload::ServingDeployment colocated_unit() {
+  workload::ServingDeployment d = decode_unit();
+  d.gpus = d.routed_gpus = 32;
+  return d;
+}
+
+// One colocated unit of those on this step cost, 4,096 new tokens a DP rank and step.
+ServingConfig colocated(StepCost& cost, int max_running) {
+  ServingConfig c;
+  c.disaggregated = false;
+  c.decode = unit_config(colocated_unit(), cost, max_running, 4096);
+  return c;
+}
+
 // One prefill and one decode unit of those, on these step costs.
 ServingConfig prefill_and_decode(StepCost& prefill_cost, StepCost& decode_cost) {
   ServingConfig c;
@@ -442,14 +457,9 @@ TEST_CASE("simulation: KV caches to one decode rank queue on its NICs", "[servin
 
 TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic, KV pressure preempts", "[serving]") {
   workload::ServingRequest base;
-  workload::ServingDeployment d = decode_unit();
-  d.gpus = d.routed_gpus = 32;
-  d.redundant_experts = 32;
-  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
+  StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
   auto run = [&](double rate, int max_running, long long kv_tokens, Preemption preemption) {
-    ServingConfig c;
-    c.disaggregated = false;
-    c.decode = unit_config(d, cost, max_running, 4096);
+    ServingConfig c = colocated(cost, max_running);
     if (kv_tokens > 0) c.decode.memory.kv_tokens = kv_tokens;
     c.preemption = preemption;
     // Requests live about 12 s: the warm-up outlasts one, so the window sees the steady state.
@@ -817,12 +827,8 @@ TEST_CASE("request sources: a drawn workload streams the generator's requests; a
 
 TEST_CASE("request sources: N closed-loop clients keep exactly N requests in flight", "[serving]") {
   workload::ServingRequest base;
-  workload::ServingDeployment d = decode_unit();
-  d.gpus = d.routed_gpus = 32;
-  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
-  ServingConfig c;
-  c.disaggregated = false;
-  c.decode = unit_config(d, cost, 64, 4096);
+  StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
+  ServingConfig c = colocated(cost, 64);
   c.duration_s = 60;
   GeneratedWorkload w;
   w.duration_s = 60;
@@ -915,12 +921,8 @@ TEST_CASE("autoscaling policy: up above the threshold to the target, down below 
 
 TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscaling follows the load", "[serving]") {
   workload::ServingRequest base;
-  workload::ServingDeployment d = decode_unit();
-  d.gpus = d.routed_gpus = 32;
-  StepCost cost(v3(), roofline(), d, ib(), base, nullptr);
-  ServingConfig c;
-  c.disaggregated = false;
-  c.decode = unit_config(d, cost, 64, 4096);
+  StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
+  ServingConfig c = colocated(cost, 64);
   c.decode_units = 4;
   c.duration_s = 180;
   c.warmup_s = 0;
@@ -963,7 +965,7 @@ TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscalin
 
   // Autoscaled from one unit: more while the load is high, fewer again after; never above max.
   ServingConfig scaled = c;
-  scaled.decode = unit_config(d, cost, 8, 4096);  // 8 sequences per DP rank: the high load fills one unit
+  scaled.decode = colocated(cost, 8).decode;  // 8 sequences per DP rank: the high load fills one unit
   scaled.autoscaling.interval_s = 5;
   scaled.autoscaling.cooldown_s = 10;
   PhaseScaling& p = scaled.autoscaling.decode;
