@@ -460,7 +460,7 @@ TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic,
   StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
   auto run = [&](double rate, int max_running, long long kv_tokens, Preemption preemption) {
     ServingConfig c = colocated(cost, max_running);
-    if (kv_tokens > 0) c.decode.memory.kv_tokens = kv_tokens;
+    if (kv_tokens > 0) c.decode.memory.kv_group_tokens = c.decode.memory.kv_tokens = kv_tokens;
     c.preemption = preemption;
     // Requests live about 12 s: the warm-up outlasts one, so the window sees the steady state.
     c.duration_s = 60;

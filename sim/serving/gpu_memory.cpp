@@ -60,7 +60,9 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   p.kv_bytes_per_token_gpu = p.kv_bytes_per_token * workload::kv_share_per_gpu(a, tp);
 
   p.kv_bytes = p.hbm_bytes - p.weight_bytes - p.activation_bytes - p.reserve_bytes;
-  p.kv_tokens = p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_bytes_per_token_gpu)) : 0;
+  p.kv_pages = kv_pages(m, in.mtp, in.kv_bytes_per_element, workload::kv_share_per_gpu(a, tp));
+  p.kv_group_tokens = p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_pages.group_bytes_per_token_gpu)) : 0;
+  p.kv_tokens = p.kv_pages.longest_tokens(p.kv_group_tokens, in.page_tokens);
   return p;
 }
 

@@ -5,6 +5,7 @@
 // a runtime reserve, and what is left for KV cache pages.
 #include "hw/gemm_kernel.hpp"
 #include "hw/gpu.hpp"
+#include "serving/kv_pages.hpp"
 #include "workload/inference/inference.hpp"
 #include "workload/model/model.hpp"
 
@@ -16,6 +17,7 @@ struct MemoryInput {
   double kv_bytes_per_element = 2;
   hw::GemmPrecision weights = hw::GemmPrecision::kFp8;  // linear layers' weights: FP8 (a byte), FP4 (NVFP4: half a byte and its scales) or BF16
   bool mtp = false;                 // the MTP module's layer is loaded and keeps a KV cache
+  int page_tokens = 64;             // KV pages' tokens (windowed layers free theirs by the page)
 };
 
 struct MemoryPlan {
@@ -24,9 +26,11 @@ struct MemoryPlan {
   double activation_bytes = 0;
   double reserve_bytes = 0;
   double kv_bytes = 0;                // left for the KV cache on each GPU
-  double kv_bytes_per_token_gpu = 0;  // one token's KV cache on one GPU of its DP rank
-  double kv_bytes_per_token = 0;      // one token's whole KV cache (what a transfer moves)
-  long long kv_tokens = 0;            // a DP rank's KV capacity, in tokens
+  double kv_bytes_per_token_gpu = 0;  // one token's KV cache on one GPU of its DP rank (windowed layers' too)
+  double kv_bytes_per_token = 0;      // one token's whole KV cache, windowed layers' too
+  KvPages kv_pages;                   // how a sequence takes pages, and its bytes (what a transfer moves)
+  long long kv_group_tokens = 0;      // a DP rank's KV capacity in tokens of one page group (pages x page tokens)
+  long long kv_tokens = 0;            // the longest sequence a DP rank holds, in tokens
 
   bool fits() const { return kv_bytes > 0; }
 };

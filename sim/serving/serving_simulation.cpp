@@ -39,7 +39,7 @@ struct Seq {
   int generated;
   int output;
   int pages;
-  int room;  // tokens its pages hold (pages x page tokens): a page is added only past it
+  int room;  // tokens its pages hold (whole pages of context): pages are taken only past it
 };
 
 struct Chunk {
@@ -170,7 +170,7 @@ class Simulation {
         u.ranks.resize(static_cast<std::size_t>(ranks));
         for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
-          k.pages_total = config.memory.kv_tokens / c_.page_tokens;
+          k.pages_total = config.memory.kv_group_tokens / c_.page_tokens;
           k.router_slot = static_cast<int>(choice.slots.size());
           choice.slots.push_back({static_cast<int>(units_.size()), r});
         }
@@ -237,7 +237,9 @@ class Simulation {
 
  private:
   void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
-  long long pages_for(long long tokens) const { return (tokens + c_.page_tokens - 1) / c_.page_tokens; }
+  long long pages_for(const UnitConfig& config, long long tokens) const { return config.memory.kv_pages.pages(tokens, c_.page_tokens); }
+  // Tokens a sequence's pages hold once it has `tokens`: it takes pages again only past them.
+  int room_for(long long tokens) const { return static_cast<int>((tokens + c_.page_tokens - 1) / c_.page_tokens * c_.page_tokens); }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
   Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
 
@@ -284,7 +286,7 @@ class Simulation {
     l.prompt = q.input_tokens;
     result_.requests[static_cast<std::size_t>(id)].cached_tokens = cached;
     // A hit held outside HBM is read in before the prompt can be scheduled.
-    const double fetch_s = c_.prefix_fetch_Bps > 0 ? cached * prefill_config().memory.kv_bytes_per_token / c_.prefix_fetch_Bps : 0.0;
+    const double fetch_s = c_.prefix_fetch_Bps > 0 ? prefill_config().memory.kv_pages.bytes(cached) / c_.prefix_fetch_Bps : 0.0;
     push(now_ + fetch_s, 0, id);
   }
 
@@ -507,7 +509,7 @@ class Simulation {
     }
     const auto [du, to] = place(l, decode_choice_, Phase::kAwaitingKv);
     to.incoming.push_back(id);
-    to.incoming_pages += pages_for(l.in_kv + 1);
+    to.incoming_pages += pages_for(c_.decode, l.in_kv + 1);
     touch(du, to);
     decode_units_to_kick_.push_back(du);
   }
@@ -521,7 +523,7 @@ class Simulation {
     double start = now_;
     for (Rank* k : {from, to})
       if (k) start = std::max(start, k->nic_free_s);
-    const double end = start + c_.kv_transfer_latency_s + double(l.in_kv) * c_.prefill.memory.kv_bytes_per_token / (c_.kv_senders * c_.kv_transfer_Bps);
+    const double end = start + c_.kv_transfer_latency_s + c_.prefill.memory.kv_pages.bytes(l.in_kv) / (c_.kv_senders * c_.kv_transfer_Bps);
     for (Rank* k : {from, to})
       if (k) k->nic_free_s = end;
     return end;
@@ -565,23 +567,23 @@ class Simulation {
       }
       if (k.swapped.empty() && k.incoming.empty()) continue;
       auto room = [&](int id) {
-        const long long p = pages_for(live_[static_cast<std::size_t>(id)].in_kv + 1);
+        const long long p = pages_for(*unit.config, live_[static_cast<std::size_t>(id)].in_kv + 1);
         return k.running() + k.transferring + static_cast<int>(k.received.size()) < 2 * cap && k.pages_used + p <= k.pages_total;
       };
       while (!k.swapped.empty() && room(k.swapped.front())) {
         const int id = k.swapped.front();
         k.swapped.pop_front();
         Live& l = live_[static_cast<std::size_t>(id)];
-        l.pages = pages_for(l.in_kv + 1);
+        l.pages = pages_for(*unit.config, l.in_kv + 1);
         k.pages_used += l.pages;
         ++k.transferring;
-        push(now_ + l.in_kv * unit.config->memory.kv_bytes_per_token_gpu / c_.swap_Bps, 3, id);
+        push(now_ + unit.config->memory.kv_pages.bytes_gpu(l.in_kv) / c_.swap_Bps, 3, id);
       }
       while (k.swapped.empty() && !k.incoming.empty() && room(k.incoming.front())) {
         const int id = k.incoming.front();
         k.incoming.pop_front();
         Live& l = live_[static_cast<std::size_t>(id)];
-        l.pages = pages_for(l.in_kv + 1);
+        l.pages = pages_for(*unit.config, l.in_kv + 1);
         k.incoming_pages -= l.pages;
         k.pages_used += l.pages;
         ++k.transferring;
@@ -599,7 +601,7 @@ class Simulation {
     const int from_unit = l.prefill_unit;
     if (from_unit >= 0) {  // the prefill rank's copy is released
       Rank& from = rank_of(from_unit, l.prefill_rank);
-      from.pages_used -= pages_for(l.in_kv);
+      from.pages_used -= pages_for(c_.prefill, l.in_kv);
       touch(from_unit, from);
     }
     if (c_.decode_unbounded) {
@@ -617,8 +619,8 @@ class Simulation {
   void swap_in_end(int id) { join_decode(id); }
 
   Seq seq_of(int id, const Live& l, int output) const {
-    const int pages = static_cast<int>(l.pages);
-    return {id, l.in_kv, l.generated, output, pages, pages * c_.page_tokens};
+    // Its pages were taken for its KV and the token it decodes next.
+    return {id, l.in_kv, l.generated, output, static_cast<int>(l.pages), room_for(l.in_kv + 1)};
   }
 
   void join_decode(int id) {
@@ -678,7 +680,7 @@ class Simulation {
   bool can_admit(const Rank& k, const Unit& unit) const {
     if (k.waiting.empty() || k.running() >= unit.config->max_running) return false;
     const Live& l = live_[static_cast<std::size_t>(k.waiting.front())];
-    return k.pages_used + pages_for(l.prompt + 1) <= k.pages_total;
+    return k.pages_used + pages_for(*unit.config, l.prompt + 1) <= k.pages_total;
   }
 
   void try_start(int u) {
@@ -707,7 +709,7 @@ class Simulation {
         for (;;) {
           extra = context = after_first = 0;
           for (const Seq& s : k.decoding) {
-            if (s.in_kv + tps > s.room) extra += pages_for(s.in_kv + tps) - s.pages;
+            if (s.in_kv + tps > s.room) extra += pages_for(cfg, s.in_kv + tps) - s.pages;
             context += s.in_kv;
             after_first += s.generated > 0;
           }
@@ -717,8 +719,8 @@ class Simulation {
         if (extra > 0) {
           for (Seq& s : k.decoding)
             if (s.in_kv + tps > s.room) {
-              s.pages = static_cast<int>(pages_for(s.in_kv + tps));
-              s.room = s.pages * c_.page_tokens;
+              s.pages = static_cast<int>(pages_for(cfg, s.in_kv + tps));
+              s.room = room_for(s.in_kv + tps);
             }
           k.pages_used += extra;
         }
@@ -753,7 +755,7 @@ class Simulation {
           const int id = k.waiting.front();
           Live& l = live_[static_cast<std::size_t>(id)];
           if (whole && !k.chunks.empty() && l.prompt - l.cached > budget) break;
-          const long long p = pages_for(l.prompt + (unit.decodes ? 1 : 0));
+          const long long p = pages_for(cfg, l.prompt + (unit.decodes ? 1 : 0));
           if (k.pages_used + p > k.pages_total) break;
           k.waiting.pop_front();
           k.pages_used += p;

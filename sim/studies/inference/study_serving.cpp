@@ -51,6 +51,23 @@ std::string bytes_text(double bytes) {
 
 // Refused before anything is drawn: `what` ("1e+12 req/s over duration_s 60 s") implies
 // `requests`, more than a run holds.
+// A DP rank's KV cache in tokens: where some layers keep only a window of the context, as the
+// longest sequence it holds, and which layers do.
+std::string kv_capacity_text(const serving::MemoryPlan& mem) {
+  const auto& p = mem.kv_pages;
+  const std::string per_token = format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token";
+  if (p.windowed.empty()) return std::to_string(mem.kv_tokens) + " tokens per DP rank (" + per_token + ")";
+  int groups = p.full_groups;
+  for (const auto& w : p.windowed) groups += w.groups;
+  std::string windows;
+  for (std::size_t i = 0; i < p.windowed.size(); ++i)
+    windows += (i ? " and " : "") + std::to_string(p.windowed[i].groups) + " of " + std::to_string(groups) + " page groups of layers keep only its last " +
+               std::to_string(p.windowed[i].window_tokens) + " tokens";
+  windows += ", their older pages freed";
+  if (p.full_groups == 0) return "a sequence of any length per DP rank (" + per_token + " within the window; " + windows + ")";
+  return std::to_string(mem.kv_tokens) + " tokens of one sequence per DP rank (" + per_token + "; " + windows + ")";
+}
+
 void check_request_count(const std::string& pointer, const std::string& what, double requests) {
   if (requests <= double(serving::kMaxRequests)) return;
   throw core::InputError(pointer, what + " is not allowed: " + short_number(requests) + " requests, " + bytes_text(requests * serving::bytes_per_request()) +
@@ -834,7 +851,7 @@ class ServingStudy : public Study {
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
            " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
            " GB activations, " + gb(mem.reserve_bytes) + " GB reserve, " + gb(mem.kv_bytes) + " GB KV cache = " +
-           std::to_string(mem.kv_tokens) + " tokens per DP rank (" + format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token).";
+           kv_capacity_text(mem) + ".";
       return s;
     };
     std::string s = model->display_name + ", " + (disaggregated ? "prefill and decode disaggregated: " : "prefill and decode colocated (chunked prefill): ");
@@ -1390,6 +1407,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     in.kv_bytes_per_element = kv_bytes_per_element;
     in.weights = s->compute.precision();
     in.mtp = c.mtp_drafts > 0 && decode_kind;
+    in.page_tokens = c.page_tokens;
     u.memory_input = in;
     u.config.memory = serving::plan_memory(m, *s->cluster.gpu, u.config.deployment, in);
     const auto& p = u.config.memory;
