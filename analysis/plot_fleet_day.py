@@ -1,7 +1,8 @@
 """A serving fleet over a day: nodes in use and the load against the hour, from the CSV that
-`codesim run SCENARIO --series FILE` writes (one row per interval).
+`codesim run SCENARIO --series FILE` writes (one row per interval), or the plan's that
+`codesim serve-plan SCENARIO --series FILE` writes; given both, the plan's nodes over the run's.
 
-usage: python3 analysis/plot_fleet_day.py SERIES.csv OUT.png"""
+usage: python3 analysis/plot_fleet_day.py SERIES.csv OUT.png [PLAN.csv]"""
 import csv
 import sys
 
@@ -11,17 +12,27 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
-def main(series_path, out_path):
-    with open(series_path, newline="") as f:
+def read(path):
+    with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows:
-        sys.exit(f"{series_path}: no intervals")
+        sys.exit(f"{path}: no intervals")
+    return rows
+
+
+def main(series_path, out_path, plan_path=None):
+    rows = read(series_path)
     hour = [(float(r["start_h"]) + float(r["end_h"])) / 2 for r in rows]
     nodes = [float(r["nodes"]) for r in rows]
-    load = [float(r["arrivals_per_s"]) for r in rows]
-    kept = [r["slo_kept"] == "1" for r in rows]
+    # A run's arrivals, or a plan's highest rate in each interval.
+    load = [float(r["arrivals_per_s"] if "arrivals_per_s" in r else r["load_per_s"]) for r in rows]
+    kept = [r.get("slo_kept", "1") == "1" for r in rows]
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    ax.step(hour, nodes, where="mid", color="tab:blue", label="nodes in use")
+    ax.step(hour, nodes, where="mid", color="tab:blue", label="nodes in use" if "slo_kept" in rows[0] else "nodes the plan holds")
+    if plan_path:
+        plan = read(plan_path)
+        ax.step([(float(r["start_h"]) + float(r["end_h"])) / 2 for r in plan], [float(r["nodes"]) for r in plan], where="mid",
+                color="tab:green", linestyle="--", label="nodes the plan holds")
     ax.set_xlabel("hour")
     ax.set_ylabel("nodes in use", color="tab:blue")
     ax.set_ylim(bottom=0)
@@ -43,6 +54,6 @@ def main(series_path, out_path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

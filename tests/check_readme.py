@@ -53,6 +53,8 @@ SLOW = {
     f"{PLAN} --top 3": f"{PLAN} {SMALL_PLAN} --top 3",
     "build/codesim run scenarios/serving/deepseek-v3-fleet-day.json --series day.csv":
         "build/codesim run scenarios/serving/deepseek-v3-fleet-day.json --set /workload/duration_s=600 --series day.csv",
+    "build/codesim serve-plan scenarios/serving/deepseek-v3-fleet-day.json --series plan.csv":
+        "build/codesim serve-plan tests/data/serving/day-plan-colocated.json --series plan.csv",
     "build/codesim serve-search sweeps/serve-search-llama-3.1-70b.json --out search.csv":
         "build/codesim serve-search tests/data/serving/search-small.json --out search.csv",
 }
@@ -156,6 +158,22 @@ FIGURES = [
      [rf"\| for 1000 req/s: prefill units \| units \| [^|]* \| {N % 'prefill'} \|",
       rf"\| for 1000 req/s: decode units \| units \| [^|]* \| {N % 'decode'} \|",
       rf"\| for 1000 req/s: TTFT p90, all units simulated together \| s \| [^|]* \| {N % 'ttft'} \|"]),
+    ("day plan", rf"up to {N % 'prefill'} requests/s\s+and one decode unit {N % 'decode'}, so the peak needs {N % 'peak'} prefill units where the policy "
+                 rf"allows 22\. Held to\s+the policy's 22, the plan uses {N % 'hours'} node-hours \({N % 'mean'} nodes on average, {N % 'fewest'} to "
+                 rf"{N % 'most'}\) against {N % 'fixed'} for\s+{N % 'most_again'} nodes all day; keeping the SLO all day takes {N % 'keep'} node-hours, "
+                 rf"{N % 'keep_peak'} nodes at the peak",
+     "build/codesim serve-plan scenarios/serving/deepseek-v3-fleet-day.json --series plan.csv",
+     [rf"\| one prefill unit: requests/s within the TTFT SLO \(decode unlimited\) \| req/s \| [^|]* \| {N % 'prefill'} \|",
+      rf"\| one decode unit: requests/s within the SLO \(prefill unlimited\) \| req/s \| [^|]* \| {N % 'decode'} \|",
+      rf"\| at the peak \([\d.]+ req/s\): prefill units \| units \| [^|]* \| {N % 'peak'} \|",
+      rf"\| node-hours the plan uses \| node-h \| [^|]* \| {N % 'hours'} \|",
+      rf"\| nodes in use, mean over the day \| nodes \| [^|]* \| {N % 'mean'} \|",
+      rf"\| nodes in use, fewest \| nodes \| [^|]* \| {N % 'fewest'} \|",
+      rf"\| nodes in use, most \| nodes \| [^|]* \| {N % 'most'} \|",
+      rf"\| node-hours of a fixed fleet sized for the peak \| node-h \| [^|]* \| {N % 'fixed'} \|",
+      rf"\| nodes in use, most \| nodes \| [^|]* \| {N % 'most_again'} \|",
+      rf"\| node-hours that keep the SLO all day without the policy's max_units \| node-h \| [^|]* \| {N % 'keep'} \|",
+      rf"\| nodes that keep the SLO at the peak without the policy's max_units \| nodes \| [^|]* \| {N % 'keep_peak'} \|"]),
     *[(f"training: {name}", rf"\| `{re.escape(name)}` \|[^|\n]*\| {N % 'step'} s(?: \(H800: [\d.]+ s\))?, "
                             rf"{N % 'causal'} / {N % 'full'}(?: \([^)]*\))?, {N % 'memory'} GB",
        f"build/codesim run scenarios/training/{name}.json",

@@ -38,6 +38,8 @@ constexpr double kMaxReplayScale = 128;
 
 // serve-plan adds units one at a time while the whole misses the SLO, at most this many.
 constexpr int kMaxPlanAdditions = 16;
+// An SLO search tries the workload's rate from 1/64 to this many times it.
+constexpr double kSearchMaxScale = 64;
 
 std::string short_number(double x) {
   char buffer[32];
@@ -134,9 +136,11 @@ class ServingStudy : public Study {
   bool priced = false;
   serving::Slo slo;
   bool search = false;
-  double search_max_scale = 64;
+  double search_max_scale = kSearchMaxScale;  // held to kMaxRequests at the scenario's duration
   bool plan = false;
   double plan_rate = 0;  // the load to plan for (0: the workload's)
+  // A plan for a day (a fleet with a load profile): the stationary runs that find the rates.
+  double day_window_s = 300, day_warmup_s = 60;
   std::vector<int> plan_caps;
 
   StudyResult run(const RunOptions& options) const override {
@@ -163,7 +167,8 @@ class ServingStudy : public Study {
     if (fleet) {
       if (!options.requests_out.empty())
         throw core::InputError("--requests-out", "a fleet over time streams its requests' records rather than keeping them; use --series for its figures by interval");
-      fleet_run(r, c, prefill_cost, decode_cost);
+      if (plan) day_plan_rows(r, c);
+      else fleet_run(r, c, prefill_cost, decode_cost);
       return r;
     }
     // A concurrency sweep: each level of clients its own run, its rows under clients_<N>/; the
@@ -661,6 +666,7 @@ class ServingStudy : public Study {
     return f;
   }
 
+  double node_gpus() const { return cluster.cluster.gpus_per_node; }
   double gpus_of(const serving::ServingConfig& c) const {
     const double gpn = cluster.cluster.gpus_per_node;
     return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
@@ -682,6 +688,76 @@ class ServingStudy : public Study {
     r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
   }
 
+  // What one unit of each kind serves within the SLO, the other kind given unlimited capacity
+  // (disaggregated), or one colocated unit.
+  struct UnitRates {
+    bool any = false;
+    double prefill = 0, decode = 0;  // requests/s (colocated: `decode` is the unit's)
+    std::string miss;                // where none: the kind that misses even alone
+  };
+  UnitRates unit_rates(const serving::ServingConfig& c) const {
+    UnitRates u;
+    serving::ServingConfig one_decode = c;
+    one_decode.decode_units = 1;
+    if (!disaggregated) {
+      const Found f = find_max_rate(one_decode);
+      u.any = f.any;
+      u.decode = f.rate_per_s;
+      u.miss = "unit";
+      return u;
+    }
+    serving::ServingConfig one_prefill = c;
+    one_prefill.prefill_units = 1;
+    one_prefill.decode_units = 0;
+    one_prefill.decode_unbounded = true;
+    one_decode.prefill_units = 0;
+    one_decode.prefill_unbounded = true;
+    const Found p = find_max_rate(one_prefill), d = find_max_rate(one_decode);
+    u.any = p.any && d.any;
+    u.prefill = p.rate_per_s;
+    u.decode = d.rate_per_s;
+    u.miss = !p.any ? "prefill unit" : "decode unit";
+    return u;
+  }
+
+  // Units that serve `load` together within the SLO: each kind's rate alone divided into it, then
+  // simulated together and, while the whole misses, a unit more of the phase that binds (a prefill
+  // unit near its limit also waits for decode pages), up to kMaxPlanAdditions.
+  struct Together {
+    serving::ServingConfig config;
+    serving::ServingMetrics metrics;
+    bool met = false;
+    int first_prefill = 0, first_decode = 0;  // from the rates alone
+    int added() const { return config.prefill_units - first_prefill + config.decode_units - first_decode; }
+  };
+  Together fit_together(const serving::ServingConfig& c, const UnitRates& rates, double load, const std::string& pointer) const {
+    Together t;
+    t.config = c;
+    if (disaggregated) t.config.prefill_units = units_for(load, rates.prefill, prefill, pointer);
+    t.config.decode_units = units_for(load, rates.decode, decode, pointer);
+    t.first_prefill = t.config.prefill_units;
+    t.first_decode = t.config.decode_units;
+    serving::ServingResult at_load = simulate(t.config, load / base_rate());
+    t.metrics = serving::serving_metrics(at_load, t.config, slo);
+    for (int tries = 0; tries < kMaxPlanAdditions && !meets(at_load, t.metrics); ++tries) {
+      if (!disaggregated || serving::decode_binds(at_load, t.metrics, slo)) t.config.decode_units = units_for(load, load / (t.config.decode_units + 1), decode, pointer);
+      else t.config.prefill_units = units_for(load, load / (t.config.prefill_units + 1), prefill, pointer);
+      at_load = simulate(t.config, load / base_rate());
+      t.metrics = serving::serving_metrics(at_load, t.config, slo);
+    }
+    t.met = meets(at_load, t.metrics);
+    return t;
+  }
+
+  std::string additions_note(const Together& t) const {
+    const int added = t.added();
+    const std::string more = !t.met ? std::to_string(added) + " more did not meet it: the SLO is not met at this load"
+                             : added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
+    return "each kind's rate alone asked for " + (disaggregated ? std::to_string(t.first_prefill) + " prefill and " : std::string()) +
+           std::to_string(t.first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more +
+           " (each added to the phase that binds: decode where TPOT misses or requests wait longer for decode than for prefill).";
+  }
+
   // serve-plan: what one unit of each kind serves within the SLO, the other kind given unlimited
   // capacity; the ratio that balances them; the units a load needs, checked by simulating them
   // together; and throughput per GPU against per-user speed over decode batch caps.
@@ -692,67 +768,37 @@ class ServingStudy : public Study {
     const double load = plan_rate > 0 ? plan_rate : base_rate();
     serving::ServingConfig one_decode = c;  // decode alone: one unit, prompts prefilled at once
     one_decode.decode_units = 1;
-    double prefill_rate = 0;                // what one prefill unit serves (disaggregated)
-    serving::ServingConfig planned = c;
-    const double node_gpus = cluster.cluster.gpus_per_node;
     if (disaggregated) {
-      serving::ServingConfig one_prefill = c;
-      one_prefill.prefill_units = 1;
-      one_prefill.decode_units = 0;
-      one_prefill.decode_unbounded = true;
       one_decode.prefill_units = 0;
       one_decode.prefill_unbounded = true;
-      const Found p = find_max_rate(one_prefill), d = find_max_rate(one_decode);
-      if (!p.any || !d.any) {
-        r.notes.push_back(std::string("Plan: no load meets the SLO on one ") + (!p.any ? "prefill" : "decode") + " unit even with the other phase unlimited.");
-        return;
-      }
-      prefill_rate = p.rate_per_s;
-      row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", p.rate_per_s);
-      row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", d.rate_per_s);
-      row("prefill_per_decode", "prefill units per decode unit that balance them", "units", d.rate_per_s / p.rate_per_s);
-      row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes",
-          d.rate_per_s / p.rate_per_s * prefill.nodes / decode.nodes);
-      planned.prefill_units = units_for(load, p.rate_per_s, prefill);
-      planned.decode_units = units_for(load, d.rate_per_s, decode);
+    }
+    const UnitRates rates = unit_rates(c);
+    if (!rates.any) {
+      r.notes.push_back("Plan: no load meets the SLO on one " + rates.miss + (disaggregated ? " even with the other phase unlimited." : "."));
+      return;
+    }
+    const double prefill_rate = rates.prefill;  // what one prefill unit serves (disaggregated)
+    if (disaggregated) {
+      row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", rates.prefill);
+      row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", rates.decode);
+      row("prefill_per_decode", "prefill units per decode unit that balance them", "units", rates.decode / rates.prefill);
+      row("prefill_to_decode_nodes", "prefill nodes per decode node that balance them", "nodes", rates.decode / rates.prefill * prefill.nodes / decode.nodes);
     } else {
-      const Found u = find_max_rate(one_decode);
-      if (!u.any) {
-        r.notes.push_back("Plan: no load meets the SLO on one unit.");
-        return;
-      }
-      row("unit_rate", "one unit: requests/s within the SLO", "req/s", u.rate_per_s);
-      planned.decode_units = units_for(load, u.rate_per_s, decode);
+      row("unit_rate", "one unit: requests/s within the SLO", "req/s", rates.decode);
     }
-    // Each kind's own rate is its limit alone; together, queues meet (a prefill unit near its
-    // limit also waits for decode pages), so units are added while the whole misses the SLO, each
-    // of the phase that binds, up to kMaxPlanAdditions.
-    const int first_prefill = planned.prefill_units, first_decode = planned.decode_units;
-    serving::ServingResult at_load = simulate(planned, load / base_rate());
-    serving::ServingMetrics m = serving::serving_metrics(at_load, planned, slo);
-    int tries = 0;
-    for (; tries < kMaxPlanAdditions && !meets(at_load, m); ++tries) {
-      if (!disaggregated || serving::decode_binds(at_load, m, slo)) planned.decode_units = units_for(load, load / (planned.decode_units + 1), decode);
-      else planned.prefill_units = units_for(load, load / (planned.prefill_units + 1), prefill);
-      at_load = simulate(planned, load / base_rate());
-      m = serving::serving_metrics(at_load, planned, slo);
-    }
-    const bool met = meets(at_load, m);
+    const Together t = fit_together(c, rates, load, plan_rate > 0 ? "/plan/rate_per_s" : "");
+    const serving::ServingConfig& planned = t.config;
+    const auto& m = t.metrics;
+    const bool met = t.met;
     const std::string for_load = "for " + format_number(load) + " req/s" +
                                  (met ? "" : " (SLO not met: still missed after " + std::to_string(kMaxPlanAdditions) + " units added)") + ": ";
     if (disaggregated) row("prefill_units", for_load + "prefill units", "units", planned.prefill_units);
     row("decode_units", for_load + (disaggregated ? "decode units" : "units"), "units", planned.decode_units);
-    row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus);
+    row("nodes", for_load + "nodes", "nodes", gpus_of(planned) / node_gpus());
     row("ttft_p90", for_load + "TTFT p90, all units simulated together", "s", m.ttft_s.p90);
     row("tpot_p90", for_load + "TPOT p90, all units simulated together", "ms", m.tpot_s.p90 * 1e3);
     row("meets_slo", for_load + "the SLO met (1) or not (0), all units simulated together", "", met ? 1.0 : 0.0);
-    const int added = planned.prefill_units - first_prefill + planned.decode_units - first_decode;
-    const std::string more = !met ? std::to_string(added) + " more did not meet it: the SLO is not met at this load"
-                             : added == 1 ? "one more was needed" : std::to_string(added) + " more were needed";
-    if (added > 0)
-      r.notes.push_back("Plan: each kind's rate alone asked for " + (disaggregated ? std::to_string(first_prefill) + " prefill and " : std::string()) +
-                        std::to_string(first_decode) + (disaggregated ? " decode" : "") + " units; together they missed the SLO, and " + more +
-                        " (each added to the phase that binds: decode where TPOT misses or requests wait longer for decode than for prefill).");
+    if (t.added() > 0) r.notes.push_back("Plan: " + additions_note(t));
 
     // Throughput against per-user speed: one decode unit kept full (arrivals beyond what it
     // serves, prompts prefilled at once when disaggregated) at each cap of sequences per DP rank.
@@ -784,9 +830,9 @@ class ServingStudy : public Study {
         if (q.first_token_s >= cc.warmup_s && q.finish_s > q.first_token_s && q.finish_s <= cc.duration_s)
           user.push_back((q.output_tokens - 1) / (q.finish_s - q.first_token_s));
       const double user_p50 = serving::percentile(user, 50);
-      const double decode_gpus = double(decode.nodes) * node_gpus;
+      const double decode_gpus = double(decode.nodes) * node_gpus();
       // Disaggregated: the prefill GPUs that would keep up with this decode unit counted too.
-      const double prefill_gpus = disaggregated ? finished_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus : 0.0;
+      const double prefill_gpus = disaggregated ? finished_per_s(res, cc) / prefill_rate * prefill.nodes * node_gpus() : 0.0;
       const std::string at = "batch cap " + std::to_string(cap) + ": ";
       row("cap_" + std::to_string(cap) + "/user_tokens_per_s", at + "tokens/s per user, p50", "tokens/s", user_p50);
       row("cap_" + std::to_string(cap) + "/output_per_gpu", at + "output tokens/s per GPU" + (disaggregated ? " (with the prefill GPUs that keep up)" : ""),
@@ -809,10 +855,201 @@ class ServingStudy : public Study {
                       " s at each cap.");
   }
 
+  // A plan for the day (serve-plan on a load profile): the fewest node-hours that keep the SLO
+  // interval by interval under the policy's bounds, against a fixed fleet sized for the peak.
+  // Each kind's rate per unit is found on the load held flat (one unit's share of the peak, over
+  // the plan's window); the units meeting the SLO together are found by simulation at the day's
+  // peak and trough; each interval takes the units its highest rate needs at the rates alone,
+  // scaled by what running together added, interpolated in load between the trough and the peak.
+  void day_plan_rows(StudyResult& r, const serving::ServingConfig& fleet_config) const {
+    auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
+      r.rows.push_back({"plan/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
+    };
+    const serving::LoadProfile& profile = generated->arrivals.profile;
+    const double day_s = config.duration_s, step_s = fleet_config.interval_s;
+    const std::size_t n = static_cast<std::size_t>(std::ceil(day_s / step_s - 1e-9));
+    // Each interval's highest rate (the profile is a step function).
+    std::vector<double> load(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double from = double(i) * step_s, to = std::min(day_s, from + step_s);
+      for (double t = std::floor(from / profile.step_s()) * profile.step_s(); t < to; t += profile.step_s())
+        load[i] = std::max(load[i], profile.rate_at(std::max(t, from)));
+    }
+    const auto [trough_at, peak_at] = std::minmax_element(load.begin(), load.end());
+    const double peak = *peak_at, trough = *trough_at;
+
+    ServingStudy flat(*this);
+    flat.fleet = false;
+    flat.generated->arrivals.profile = {};
+    flat.generated->arrivals.rate_per_s = peak / std::max(1, fleet_config.decode_units);
+    flat.generated->duration_s = day_window_s;
+    flat.config.duration_s = day_window_s;
+    flat.search_max_scale = std::min(kSearchMaxScale, double(serving::kMaxRequests) / flat.expected_requests(1.0));
+    serving::ServingConfig c = fleet_config;
+    c.autoscaling = {};
+    c.interval_s = 0;
+    c.duration_s = day_window_s;
+    c.warmup_s = day_warmup_s;
+    c.drain_limit_s = 0;
+
+    core::ProgressBar bar("day plan", 3);
+    const UnitRates rates = flat.unit_rates(c);
+    bar.update(1);
+    if (!rates.any) {
+      r.notes.push_back("Plan: no load meets the SLO on one " + rates.miss + (disaggregated ? " even with the other phase unlimited." : "."));
+      return;
+    }
+    const Together at_peak = flat.fit_together(c, rates, peak, "/workload/arrivals/rate_per_s");
+    bar.update(2);
+    // Where the trough is the peak (a flat load) or no load at all, the peak's run stands for it.
+    const bool trough_run = trough > 0 && trough < peak;
+    const Together at_trough = trough_run ? flat.fit_together(c, rates, trough, "/workload/arrivals/rate_per_s") : at_peak;
+    bar.update(3);
+
+    // Units of a phase at `rate`: its rate alone divided into it, rounded up, times what running
+    // together added (units found together over units from the rates alone) interpolated in load
+    // between the trough and the peak; within the policy's bounds.
+    struct Step {
+      int prefill = 0, decode = 0;
+    };
+    auto need = [&](double rate, double unit_rate, int trough_alone, int trough_together, int peak_alone, int peak_together) {
+      const double lo = double(trough_together) / trough_alone, hi = double(peak_together) / peak_alone;
+      const double together = peak > trough ? lo + (hi - lo) * (rate - trough) / (peak - trough) : hi;
+      return static_cast<int>(std::ceil(std::ceil(rate / unit_rate - 1e-9) * together - 1e-9));
+    };
+    std::vector<Step> needed(n);  // what keeps the SLO, unbounded
+    for (std::size_t i = 0; i < n; ++i) {
+      if (disaggregated)
+        needed[i].prefill = need(load[i], rates.prefill, at_trough.first_prefill, at_trough.config.prefill_units, at_peak.first_prefill, at_peak.config.prefill_units);
+      needed[i].decode = need(load[i], rates.decode, at_trough.first_decode, at_trough.config.decode_units, at_peak.first_decode, at_peak.config.decode_units);
+    }
+    // Within the policy's bounds; a phase it does not scale holds the day's most units all day.
+    int capped = 0;
+    std::vector<Step> steps = needed;
+    for (auto [policy, units] : {std::pair{&fleet_config.autoscaling.prefill, &Step::prefill}, std::pair{&fleet_config.autoscaling.decode, &Step::decode}}) {
+      int most = 0;
+      for (auto& st : steps) {
+        if (policy->enabled) {
+          capped += st.*units > policy->max_units;
+          st.*units = std::clamp(st.*units, policy->min_units, policy->max_units);
+        }
+        most = std::max(most, st.*units);
+      }
+      if (!policy->enabled)
+        for (auto& st : steps) st.*units = most;
+    }
+
+    const double pn = disaggregated ? prefill.nodes : 0.0, dn = decode.nodes;
+    struct Held {
+      double node_s = 0, prefill_node_s = 0, most_nodes = 0, fewest_nodes = 1e300;
+    };
+    // Node-seconds held: units added start booting the startup time ahead of the interval that
+    // needs them (not before the day).
+    auto held = [&](const std::vector<Step>& units) {
+      Held h;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double span = std::min(day_s, double(i + 1) * step_s) - double(i) * step_s;
+        const double nodes = units[i].prefill * pn + units[i].decode * dn;
+        h.prefill_node_s += units[i].prefill * pn * span;
+        h.node_s += nodes * span;
+        if (i > 0) {
+          const double ahead_p = std::min(double(i) * step_s, fleet_config.autoscaling.prefill.startup_s);
+          const double ahead_d = std::min(double(i) * step_s, fleet_config.autoscaling.decode.startup_s);
+          const double booting_p = std::max(0, units[i].prefill - units[i - 1].prefill) * pn * ahead_p;
+          h.prefill_node_s += booting_p;
+          h.node_s += booting_p + std::max(0, units[i].decode - units[i - 1].decode) * dn * ahead_d;
+        }
+        h.most_nodes = std::max(h.most_nodes, nodes);
+        h.fewest_nodes = std::min(h.fewest_nodes, nodes);
+      }
+      return h;
+    };
+    const Held plan = held(steps), unbounded = held(needed);
+    const double node_s = plan.node_s, prefill_node_s = plan.prefill_node_s, most_nodes = plan.most_nodes, fewest_nodes = plan.fewest_nodes;
+    const double hours = day_s / 3600;
+    const double peak_nodes = most_nodes;  // a fixed fleet of the plan's most nodes, within the policy's bounds
+    const double gpn = node_gpus();
+
+    if (disaggregated) {
+      row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", rates.prefill);
+      row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", rates.decode);
+    } else {
+      row("unit_rate", "one unit: requests/s within the SLO", "req/s", rates.decode);
+    }
+    for (const auto& [name, t, rate] : {std::tuple{"peak", &at_peak, peak}, std::tuple{"trough", &at_trough, trough}}) {
+      if (t == &at_trough && !trough_run) continue;
+      const std::string at = std::string("at the ") + name + " (" + format_number(rate) + " req/s): ";
+      if (disaggregated) row(std::string(name) + "/prefill_units", at + "prefill units", "units", t->config.prefill_units);
+      row(std::string(name) + "/decode_units", at + (disaggregated ? "decode units" : "units"), "units", t->config.decode_units);
+      row(std::string(name) + "/ttft_p90", at + "TTFT p90, all units simulated together", "s", t->metrics.ttft_s.p90);
+      row(std::string(name) + "/tpot_p90", at + "TPOT p90, all units simulated together", "ms", t->metrics.tpot_s.p90 * 1e3);
+      row(std::string(name) + "/meets_slo", at + "the SLO met (1) or not (0), all units simulated together", "", t->met ? 1.0 : 0.0);
+      if (t->added() > 0) r.notes.push_back(std::string("Plan at the ") + name + ": " + additions_note(*t));
+    }
+    row("day/node_hours", "node-hours the plan uses", "node-h", node_s / 3600);
+    row("day/avg_nodes", "nodes in use, mean over the day", "nodes", node_s / day_s);
+    row("day/peak_nodes", "nodes in use, most", "nodes", most_nodes);
+    row("day/fewest_nodes", "nodes in use, fewest", "nodes", fewest_nodes);
+    row("day/peak_sized_node_hours", "node-hours of a fixed fleet sized for the peak", "node-h", peak_nodes * hours);
+    row("day/saved_vs_peak", "node-hours saved against the fleet sized for the peak", "%", 100 * (1 - node_s / 3600 / (peak_nodes * hours)));
+    row("day/gpu_hours", "GPU-hours the plan uses", "GPU-h", node_s * gpn / 3600);
+    if (capped > 0) {
+      row("day/unbounded_node_hours", "node-hours that keep the SLO all day without the policy's max_units", "node-h", unbounded.node_s / 3600);
+      row("day/unbounded_peak_nodes", "nodes that keep the SLO at the peak without the policy's max_units", "nodes", unbounded.most_nodes);
+    }
+    const double requests = profile.expected(0, day_s);
+    const double output = requests * generated->output.mean, input = requests * generated->input.mean;
+    row("day/output_tokens", "output tokens (the lengths' means)", "billion", output / 1e9);
+    if (usd_per_gpu_hour > 0) {
+      const double usd = node_s * gpn / 3600 * usd_per_gpu_hour;
+      row("day/usd", "the plan's GPU cost at " + format_number(usd_per_gpu_hour) + " $/GPU-hour", "$", usd);
+      row("day/peak_sized_usd", "a fleet sized for the peak, the same day", "$", peak_nodes * hours * gpn * usd_per_gpu_hour);
+      if (disaggregated) {
+        row("day/per_million_input", "cost per million input tokens (the prefill nodes' share)", "$", prefill_node_s * gpn / 3600 * usd_per_gpu_hour / (input / 1e6));
+        row("day/per_million_output", "cost per million output tokens (the decode nodes' share)", "$",
+            (node_s - prefill_node_s) * gpn / 3600 * usd_per_gpu_hour / (output / 1e6));
+      } else {
+        row("day/per_million_tokens", "cost per million tokens, input and output", "$", usd / ((input + output) / 1e6));
+      }
+    }
+    const double per_hour = 3600 / step_s;
+    if (std::abs(per_hour - std::round(per_hour)) < 1e-9 && hours <= 48)
+      for (std::size_t h = 0; double(h) < hours; ++h) {
+        double nodes = 0, arrivals = 0, span = 0;
+        for (std::size_t i = h * std::size_t(std::llround(per_hour)); i < std::min(n, (h + 1) * std::size_t(std::llround(per_hour))); ++i) {
+          nodes += (steps[i].prefill * pn + steps[i].decode * dn) * step_s;
+          arrivals += load[i] * step_s;
+          span += step_s;
+        }
+        char id[16];
+        std::snprintf(id, sizeof id, "%02zu", h);
+        row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": nodes the plan holds (mean)", "nodes", nodes / span);
+        row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": highest request rate of its intervals (mean)", "req/s", arrivals / span);
+      }
+    std::string csv = "start_h,end_h,load_per_s,prefill_units,decode_units,nodes\n";
+    for (std::size_t i = 0; i < n; ++i)
+      csv += format_number(double(i) * step_s / 3600) + "," + format_number(std::min(day_s, double(i + 1) * step_s) / 3600) + "," + format_number(load[i]) + "," +
+                      std::to_string(steps[i].prefill) + "," + std::to_string(steps[i].decode) + "," + format_number(steps[i].prefill * pn + steps[i].decode * dn) + "\n";
+    r.series_csv = csv;
+
+    r.notes.push_back("Plan for the day: each " + format_number(step_s) + " s interval holds the units its highest request rate needs: each kind's rate "
+                      "alone divided into it, rounded up, times the units more that all units simulated together needed at the day's peak (" + format_number(peak) +
+                      " req/s) and trough (" + format_number(trough) + " req/s), as a share interpolated in load between them; each kind's rate alone from "
+                      "the load held flat, " + format_number(day_window_s) + " s runs measured after " + format_number(day_warmup_s) + " s. Units added start booting the policy's startup time ahead of the "
+                      "interval that needs them (a perfect forecast: the fewest node-hours a policy with these bounds can reach); units removed are "
+                      "freed at the interval's start, their drain not counted. A phase the policy does not scale holds the day's most units all day. "
+                      "The fleet sized for the peak holds the plan's most nodes all day. The policy's own day is `codesim run` on this scenario.");
+    if (capped > 0)
+      r.notes.push_back("Plan: in " + std::to_string(capped) + " interval(s) a phase needed more units than the policy's max_units allow; it holds the most "
+                        "allowed there, and the SLO is at risk.");
+    r.notes.push_back(deployment_note());
+  }
+
   // The units of a kind that serve `load` at `unit_rate` each, held to serving::kMaxRanks.
-  int units_for(double load, double unit_rate, const UnitSpec& u) const {
+  // `pointer`: the field that gave the load ("": the unit's own count).
+  int units_for(double load, double unit_rate, const UnitSpec& u, const std::string& pointer) const {
     const double units = std::ceil(load / unit_rate - 1e-9);
-    check_rank_count(plan_rate > 0 ? "/plan/rate_per_s" : u.pointer + "/units",
+    check_rank_count(pointer.empty() ? u.pointer + "/units" : pointer,
                      format_number(load) + " req/s at " + format_number(unit_rate) + " req/s a unit (" + short_number(units) + " units of " +
                          std::to_string(u.config.ranks()) + " DP ranks)",
                      units * u.config.ranks());
@@ -1369,31 +1606,48 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (s->slo.ttft_s <= 0 && s->slo.tpot_s <= 0)
       throw core::InputError(plan->pointer(), "a plan is made against an SLO: give /slo with ttft_p90_s, tpot_p90_s or both");
     s->plan = true;
-    s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
-    check_request_count(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s over duration_s " + format_number(c.duration_s) + " s",
-                        s->plan_rate * c.duration_s);
-    if (!s->generated && s->plan_rate / s->base_rate() > kMaxReplayScale)
-      throw core::InputError(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s is not allowed: the trace's " + format_number(s->base_rate()) +
-                                                                " req/s replayed " + short_number(s->plan_rate / s->base_rate()) + "x faster; at most " +
-                                                                format_number(kMaxReplayScale) + "x");
-    const int cap = s->decode.config.max_running;
-    std::vector<int> caps;
-    if (plan->has("batch_caps")) {
-      const nlohmann::json* raw = plan->raw("batch_caps");
-      if (!raw->is_array() || raw->empty())
-        throw core::InputError(plan->pointer_of("batch_caps"), raw->dump() + " is not allowed; a list of sequences per DP rank, each at least 1");
-      for (std::size_t i = 0; i < raw->size(); ++i) {
-        const auto& v = (*raw)[i];
-        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20))
-          throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; a whole number from 1 to 1048576");
-        caps.push_back(v.get<int>());
-      }
+    if (s->fleet) {  // a plan for the day: its load from the profile
+      if (!s->generated || s->generated->arrivals.profile.empty())
+        throw core::InputError(plan->pointer(), "a plan for a fleet is made over a load profile: give /workload/arrivals/rate_per_s as hourly values or a diurnal curve");
+      if (!s->generated->hours.empty())
+        throw core::InputError("/workload/hours", "is not allowed with a plan: a day plan finds each unit's rate on the workload's own lengths and prefix hits, the same at every hour");
+      for (const char* key : {"rate_per_s", "batch_caps"})
+        if (plan->has(key)) throw core::InputError(plan->pointer_of(key), "is not allowed with a load profile: the profile gives the load, hour by hour");
+      s->day_window_s = plan->positive_number("window_s", s->day_window_s);
+      s->day_warmup_s = plan->non_negative_number("warmup_s", s->day_warmup_s);
+      if (s->day_warmup_s >= s->day_window_s)
+        throw core::InputError(plan->pointer_of("warmup_s"), format_number(s->day_warmup_s) + " s is not allowed; below window_s (" + format_number(s->day_window_s) + " s)");
+      const double peak = s->generated->arrivals.profile.peak_per_s();
+      check_request_count(plan->pointer_of("window_s"), format_number(peak) + " req/s (the profile's peak) over window_s " + format_number(s->day_window_s) + " s",
+                          peak * s->day_window_s);
+      plan->finish();
     } else {
-      for (int b = 1; b < cap; b *= 2) caps.push_back(b);
-      caps.push_back(cap);
+      s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+      check_request_count(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s over duration_s " + format_number(c.duration_s) + " s",
+                          s->plan_rate * c.duration_s);
+      if (!s->generated && s->plan_rate / s->base_rate() > kMaxReplayScale)
+        throw core::InputError(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s is not allowed: the trace's " + format_number(s->base_rate()) +
+                                                                  " req/s replayed " + short_number(s->plan_rate / s->base_rate()) + "x faster; at most " +
+                                                                  format_number(kMaxReplayScale) + "x");
+      const int cap = s->decode.config.max_running;
+      std::vector<int> caps;
+      if (plan->has("batch_caps")) {
+        const nlohmann::json* raw = plan->raw("batch_caps");
+        if (!raw->is_array() || raw->empty())
+          throw core::InputError(plan->pointer_of("batch_caps"), raw->dump() + " is not allowed; a list of sequences per DP rank, each at least 1");
+        for (std::size_t i = 0; i < raw->size(); ++i) {
+          const auto& v = (*raw)[i];
+          if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20))
+            throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; a whole number from 1 to 1048576");
+          caps.push_back(v.get<int>());
+        }
+      } else {
+        for (int b = 1; b < cap; b *= 2) caps.push_back(b);
+        caps.push_back(cap);
+      }
+      s->plan_caps = caps;
+      plan->finish();
     }
-    s->plan_caps = caps;
-    plan->finish();
   }
 
   // Memory: the longest request must fit in one DP rank's KV cache: a trace's longest, or the
@@ -1429,8 +1683,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                                                             std::to_string(std::max(0LL, p.kv_tokens)) + " tokens; the longest request needs " +
                                                                             std::to_string(longest));
     }
-  if (s->fleet && (s->search || s->plan))
-    throw core::InputError(s->plan ? "/plan" : "/slo/search", "is not allowed with a load profile, autoscaling, a cost or series: a fleet's run streams its records");
+  if (s->fleet && s->search)
+    throw core::InputError("/slo/search", "is not allowed with a load profile, autoscaling, a cost or series: a fleet's run streams its records");
   if (s->fleet) {
     c.interval_s = 300;
     if (auto series = root.optional_object("series")) {
