@@ -298,3 +298,34 @@ TEST_CASE("FP4 linear layers on B200: twice FP8's rate, half its weight bytes", 
   const auto& m = model_by_name("llama-3.1-70b");
   CHECK(serving_step(m, fp4, d, ib(), q, nullptr).step_s < serving_step(m, fp8, d, ib(), q, nullptr).step_s);
 }
+
+TEST_CASE("decode with pipeline stages: the layers' time once, plus each boundary's hand-off of the batch", "[inference]") {
+  // Llama-3.1-70B (80 layers) at TP8 in stages of 8 GPUs: a batch runs the stages one after
+  // another, so its step is the whole model's on one stage's GPUs and the hand-offs: each TP rank
+  // its eighth of 256 tokens' hidden states and residual in BF16, on the NICs between nodes.
+  ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.gpus_per_node = 8;
+  d.attention_tp = 8;
+  d.micro_batches = 1;
+  d.dedicated_shared = false;
+  ServingRequest q;
+  q.sequences = 256;
+  q.context_tokens = 1024;
+  const auto& llama = model_by_name("llama-3.1-70b");
+  const Roofline roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, true);
+  const auto one = serving_step(llama, roofline, d, ib(), q, nullptr);
+  d.pipeline_stages = 2;
+  d.pipeline_node_crossings = 1;
+  const auto two = serving_step(llama, roofline, d, ib(), q, nullptr);
+  const double bytes = 256 * 2 * 8192 * 2 / 8.0;
+  CHECK(two.pipeline_s == Approx(ib().ib_latency_s + bytes / ib().ib_Bps));
+  CHECK(two.step_s == Approx(one.step_s + two.pipeline_s));
+  CHECK(step_breakdown(two).pipeline_s == Approx(two.pipeline_s));
+  // Three stages over 80 layers: the largest holds 27, and each batch waits for it at every stage.
+  d.pipeline_stages = 3;
+  d.pipeline_node_crossings = 0;
+  const auto three = serving_step(llama, roofline, d, ib(), q, nullptr);
+  CHECK(three.stage_balance == Approx(81.0 / 80));
+  CHECK(three.step_s == Approx((one.step_s - one.head_s) * 81 / 80 + one.head_s + three.pipeline_s));
+}

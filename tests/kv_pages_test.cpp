@@ -85,3 +85,22 @@ TEST_CASE("kv pages: Gemma 3 27B on one H100 holds a sequence of about six times
   CHECK(double(p.kv_tokens) > 5.5 * whole_context);
   CHECK(double(p.kv_tokens) < 62.0 / 10 * whole_context);
 }
+
+TEST_CASE("memory: a pipeline stage holds its layers' weights and one of the embedding and the LM head", "[serving]") {
+  serving::MemoryInput in;
+  in.max_step_tokens = 8192;
+  workload::ServingDeployment d;
+  d.gpus = 8;
+  d.attention_tp = 8;
+  const auto& llama = workload::model_by_name("llama-3.1-70b");
+  const auto& h100 = hw::gpu_by_name("H100");
+  const auto one = serving::plan_memory(llama, h100, d, in);
+  d.pipeline_stages = 2;
+  const auto two = serving::plan_memory(llama, h100, d, in);
+  const double vocab_matrix = double(llama.vocab) * llama.hidden / 8 * 2;  // BF16, over TP8
+  CHECK(two.weight_bytes == Approx((one.weight_bytes - 2 * vocab_matrix) / 2 + vocab_matrix));
+  // A token's KV on a GPU is counted over all layers: a stage holds half the layers of twice the
+  // tokens, two batches in flight, each with the capacity one rank had at the same free memory.
+  CHECK(two.kv_bytes_per_token_gpu == one.kv_bytes_per_token_gpu);
+  CHECK(two.kv_tokens > one.kv_tokens);
+}

@@ -18,6 +18,10 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
 
   MemoryPlan p;
   p.hbm_bytes = gpu.hbm_bytes;
+  // A GPU holds its stage's layers (the largest stage's, where they do not split evenly); the
+  // first stage the embedding, the last the LM head.
+  const double stages = d.pipeline_stages;
+  const double stage_share = std::ceil(m.layers / stages) / m.layers;
   // Attention projections, TP-sharded, in every layer (and the MTP module's).
   double w = dense.attention / tp * linear * layers_with_mtp;
   w += dense.elementwise * bf16 * layers_with_mtp;
@@ -34,8 +38,10 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
     else moe_layer += shared;
     w += moe_layer * (m.moe_layer_count() + (in.mtp ? 1 : 0));
   }
-  // Embedding and LM head, vocabulary-parallel over TP (the MTP module shares both), in BF16.
-  w += (m.tied_embeddings ? 1.0 : 2.0) * double(m.vocab) * h / tp * bf16;
+  w *= stage_share;
+  // Embedding and LM head, vocabulary-parallel over TP (the MTP module shares both), in BF16;
+  // with stages, the first holds the embedding and the last the head (a tied one on both).
+  w += (m.tied_embeddings || stages > 1 ? 1.0 : 2.0) * double(m.vocab) * h / tp * bf16;
   if (in.mtp) w += 2.0 * h * h * bf16;  // the MTP module's projection of [embedding; hidden]
   p.weight_bytes = w;
 

@@ -40,7 +40,9 @@ struct UnitConfig {
   // model) no collective joins them and each rank steps alone.
   bool ranks_step_together = true;
 
-  int ranks() const { return deployment.attention_dp(); }
+  // DP ranks, and with pipeline stages as many batches in flight per DP rank, one per stage
+  // (vLLM's virtual engines), each with its own requests and a share of the KV cache.
+  int ranks() const { return deployment.attention_dp() * deployment.pipeline_stages; }
 };
 
 struct ServingConfig {

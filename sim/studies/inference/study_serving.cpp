@@ -442,6 +442,7 @@ class ServingStudy : public Study {
         row("combine", "combine, hidden or not", b.combine_s);
       }
       row("exposed_comm", "communication exposed (the step beyond its compute)", b.exposed_comm_s);
+      if (b.pipeline_s > 0) row("pipeline", "of the above: pipeline stages' hand-offs and the wait for the largest stage", b.pipeline_s);
       row("step", "the step", b.step_s);
       if (model->moe)
         r.rows.push_back({"breakdown/" + phase + "/expert_imbalance", label, "busiest expert GPU's routed tokens / the mean", "x", {}, expert_imbalance,
@@ -1068,10 +1069,15 @@ class ServingStudy : public Study {
     auto unit_text = [&](const char* what, const UnitSpec& u) {
       const auto& d = u.config.deployment;
       const auto& mem = u.config.memory;
-      std::string s = std::to_string(u.units) + " " + what + " unit" + (u.units > 1 ? "s" : "") + " of " + std::to_string(d.gpus) + " " + cluster.gpu->name +
-                      " (" + format_number(u.nodes) + " node" + (u.nodes == 1 ? "" : "s") + "): attention " +
+      std::string s = std::to_string(u.units) + " " + what + " unit" + (u.units > 1 ? "s" : "") + " of " + std::to_string(d.gpus * d.pipeline_stages) + " " +
+                      cluster.gpu->name + " (" + format_number(u.nodes) + " node" + (u.nodes == 1 ? "" : "s") + "): attention " +
                       (d.attention_tp == 1 ? "data-parallel (DP" + std::to_string(d.gpus) + ")"
                                            : "TP" + std::to_string(d.attention_tp) + " x DP" + std::to_string(d.attention_dp()));
+      if (d.pipeline_stages > 1)
+        s += ", pipeline-parallel PP" + std::to_string(d.pipeline_stages) + " (stages of " + std::to_string(d.gpus) + " GPUs and at most " +
+             std::to_string((model->layers + d.pipeline_stages - 1) / d.pipeline_stages) + " layers, " + std::to_string(d.pipeline_node_crossings) + " of " +
+             std::to_string(d.pipeline_stages - 1) + " boundaries between nodes; " + std::to_string(d.pipeline_stages) +
+             " batches in flight per DP rank, one per stage, each with its own requests and KV cache as vLLM's virtual engines run them)";
       if (model->moe && d.expert_tp)
         s += ", routed experts tensor-parallel over " + std::to_string(d.routed_gpus) + " GPUs (each holds 1/" + std::to_string(d.routed_gpus) +
              " of every expert; the unit's tokens gathered to them and the outputs reduce-scattered, no all-to-all)";
@@ -1254,16 +1260,26 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   s.units = static_cast<int>(u.positive_integer("units", 1, 100000));
   auto& d = s.config.deployment;
   const int node_gpus = cl.cluster.gpus_per_node;
-  d.gpus = unit_gpus(u, node_gpus);
-  // A unit within one node (scale-up domain) has all of its traffic on NVLink; a larger one is
-  // made of whole nodes.
-  d.gpus_per_node = std::min(node_gpus, d.gpus);
-  s.nodes = double(d.gpus) / node_gpus;
+  const int gpus = unit_gpus(u, node_gpus);
+  s.nodes = double(gpus) / node_gpus;
   d.sms = cl.gpu->sm_count;
   d.attention_tp = static_cast<int>(u.positive_integer("attention_tp", 1, 1024));
-  if (d.gpus % d.attention_tp != 0)
-    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(d.gpus) +
+  // Pipeline stages of consecutive GPUs; the deployment's other fields are one stage's.
+  d.pipeline_stages = static_cast<int>(u.positive_integer("pipeline_parallel", 1, 1024));
+  if (gpus % d.attention_tp != 0)
+    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(gpus) +
                                                           " GPUs: TP x DP must equal them");
+  if (gpus % (d.attention_tp * d.pipeline_stages) != 0)
+    throw core::InputError(u.pointer_of("pipeline_parallel"), "TP " + std::to_string(d.attention_tp) + " x PP " + std::to_string(d.pipeline_stages) +
+                                                              " does not divide the unit's " + std::to_string(gpus) + " GPUs: TP x DP x PP must equal them");
+  if (d.pipeline_stages > m.layers)
+    throw core::InputError(u.pointer_of("pipeline_parallel"), std::to_string(d.pipeline_stages) + " is not allowed; at most " + m.display_name + "'s " +
+                                                              std::to_string(m.layers) + " layers, a stage holding at least one");
+  d.gpus = gpus / d.pipeline_stages;
+  for (int k = 1; k < d.pipeline_stages; ++k) d.pipeline_node_crossings += (k * d.gpus) % node_gpus == 0;
+  // A stage within one node (scale-up domain) has all of its traffic on NVLink; a larger one is
+  // made of whole nodes.
+  d.gpus_per_node = std::min(node_gpus, d.gpus);
   if (m.attention.heads % d.attention_tp != 0)
     throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " + m.display_name + "'s " +
                                                           std::to_string(m.attention.heads) + " attention heads");
@@ -1305,7 +1321,13 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   const int phase_sms = m.moe && !d.direct_comm && !d.expert_tp ? 24 : 0;
   d.comm_sms = static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
   check_comm_sms(u, d.comm_sms);
-  s.config.ranks_step_together = m.moe.has_value();
+  // An MoE layer's all-to-all or gathered experts join a stage's DP ranks; pipeline stages run
+  // their batches apart, so an MoE model's stage has one DP rank.
+  s.config.ranks_step_together = m.moe.has_value() && d.pipeline_stages == 1;
+  if (m.moe && d.pipeline_stages > 1 && d.attention_dp() > 1)
+    throw core::InputError(u.pointer_of("pipeline_parallel"), "is not allowed with " + std::to_string(d.attention_dp()) +
+                                                              " DP ranks of an MoE model in a stage: give attention_tp the stage's " + std::to_string(d.gpus) +
+                                                              " GPUs (one DP rank), or PP 1");
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", engine.max_running.value_or(decode_kind ? 128 : 64), 1 << 20));
   const int default_tokens =
       decode_kind && !colocated ? 2 * s.config.max_running : engine.max_batch_tokens.value_or(colocated ? 8192 : 16384);
@@ -1418,7 +1440,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     const long long deployed = static_cast<long long>(std::ceil(prefill_nodes + s->decode.units * s->decode.nodes - 1e-9));
     if (k.nodes != deployed) {
       auto units = [](const UnitSpec& u, const std::string& phase) {
-        return std::to_string(u.units) + " " + phase + " unit" + (u.units == 1 ? "" : "s") + " of " + std::to_string(u.config.deployment.gpus) + " GPUs";
+        return std::to_string(u.units) + " " + phase + " unit" + (u.units == 1 ? "" : "s") + " of " + std::to_string(u.config.deployment.gpus * u.config.deployment.pipeline_stages) + " GPUs";
       };
       throw core::InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " is not allowed; the deployment's units take " +
                                                                      std::to_string(deployed) + " nodes (" +

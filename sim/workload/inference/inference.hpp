@@ -41,6 +41,11 @@ struct ServingDeployment {
   bool measured_all_to_all = true;       // direct: DeepEP's low-latency kernels as timed; else the links' rate
   int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
   int sms = hw::default_node().gpu_model().sm_count;
+  // Pipeline parallelism: the model's layers split over this many stages, each of `gpus` GPUs
+  // (the fields above describe one stage); a step's tokens handed from stage to stage, over the
+  // NICs at `pipeline_node_crossings` of the boundaries (where a stage ends a node), else NVLink.
+  int pipeline_stages = 1;
+  int pipeline_node_crossings = 0;
 
   int attention_dp() const { return gpus / attention_tp; }
   int shared_gpus() const { return gpus - routed_gpus; }
@@ -93,6 +98,8 @@ struct ServingStep {
   double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
   bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
   int mtp_layers = 0;           // the last of `layers` are the MTP module's passes (one per drafted token)
+  double pipeline_s = 0;        // the step's tokens handed between pipeline stages (in step_s)
+  double stage_balance = 1;     // the layers' time scaled to the largest pipeline stage's (in step_s)
   bool prefill = false;
   int micro_batches = 1;
   double compute_slowdown = 1;  // compute beside communication kernels that hold SMs
@@ -114,6 +121,7 @@ struct StepBreakdown {
   double head_s = 0;           // final norm and LM head (twice with an MTP draft)
   double dispatch_s = 0, combine_s = 0;  // all-to-alls, whether hidden or not
   double exposed_comm_s = 0;   // the step's time beyond its compute: transfers nothing hid
+  double pipeline_s = 0;       // of the above: pipeline stages' hand-offs, and the wait for the largest stage
   double step_s = 0;
 };
 StepBreakdown step_breakdown(const ServingStep& step);
