@@ -329,3 +329,29 @@ TEST_CASE("decode with pipeline stages: the layers' time once, plus each boundar
   CHECK(three.stage_balance == Approx(81.0 / 80));
   CHECK(three.step_s == Approx((one.step_s - one.head_s) * 81 / 80 + one.head_s + three.pipeline_s));
 }
+
+TEST_CASE("a step's length timed without its graph is the graph's makespan, for every overlap", "[inference]") {
+  // Layers with every part, KV fetched over PCIe in some, all-to-alls that outlast their stages
+  // in others: the clock must order each stream and each dependency as the analytic engine does.
+  std::vector<MicroBatchCosts> layers;
+  for (int l = 0; l < 7; ++l) {
+    MicroBatchCosts c;
+    c.kv_fetch_s = l % 3 == 0 ? 2e-5 * (l + 1) : 0;
+    c.attention_s = 1e-4 * (1 + l % 4);
+    c.attention_late_s = 0.4 * c.attention_s;
+    c.dispatch_s = 3e-5 * (1 + l % 5);
+    c.gate_s = 1e-5;
+    c.shared_s = 2e-5 * (l % 2);
+    c.expert_s = c.gate_s + c.shared_s + 1.5e-4 * (1 + l % 3);
+    c.combine_s = l == 4 ? 5e-4 : 4e-5;
+    layers.push_back(c);
+  }
+  for (const Overlap overlap : {Overlap::kTwoStreams, Overlap::kDeployed})
+    for (const int micro_batches : {1, 2, 3})
+      for (const bool prefill : {false, true})
+        for (const double slowdown : {1.0, 1.2}) {
+          INFO("overlap " << int(overlap) << ", " << micro_batches << " micro-batches, prefill " << prefill << ", slowdown " << slowdown);
+          const double graph = core::evaluate_analytically(serving_graph(layers, micro_batches, slowdown, overlap, prefill)).makespan_s();
+          CHECK(serving_makespan_s(layers, micro_batches, slowdown, overlap, prefill) == graph);
+        }
+}

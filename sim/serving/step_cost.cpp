@@ -33,8 +33,9 @@ std::size_t StepCost::KeyHash::operator()(const std::array<double, 8>& k) const 
   return h;
 }
 
-workload::ServingStep StepCost::step(const StepLoad& load) {
+workload::ServingStep StepCost::step(const StepLoad& load, bool keep_graph) {
   workload::ServingRequest q = base_;
+  q.keep_graph = keep_graph;
   q.prefill = load.prefill;
   q.busiest_group = load.busiest;
   q.unit_tokens = std::max(1LL, load.unit_tokens);
@@ -45,7 +46,7 @@ workload::ServingStep StepCost::step(const StepLoad& load) {
 
 double StepCost::direct_seconds(const StepLoad& load) {
   ++computed_;
-  return step(load).step_s;
+  return step(load, false).step_s;
 }
 
 double StepCost::seconds(const StepLoad& load) {

@@ -26,7 +26,7 @@ class StepCost {
 
   double seconds(const StepLoad& load);         // on the grid, kept
   double direct_seconds(const StepLoad& load);  // as given, not kept
-  workload::ServingStep step(const StepLoad& load);  // the whole step as given, for its breakdown
+  workload::ServingStep step(const StepLoad& load, bool keep_graph = true);  // the whole step as given, for its breakdown
 
   // Which DP rank gates a step is found by a proxy of each rank's attention time, in new tokens
   // through the projections: what a token of KV cache read and a query-key pair of prefill cost

@@ -366,7 +366,6 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   out.micro_batches = d.micro_batches;
   out.compute_slowdown = double(d.sms) / double(d.sms - d.comm_sms);
   out.overlap = d.overlap;
-  out.graph = serving_graph(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);
   // Pipeline stages run one after another for a batch: their compute adds up to the layers'
   // above, and each boundary hands the batch's hidden states and residual (BF16) to the next
   // stage, each TP rank its slice, all-gathered there (vLLM's pipeline sends), per micro-batch.
@@ -379,7 +378,9 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const int crossings = d.pipeline_node_crossings, on_nvlink = d.pipeline_stages - 1 - crossings;
     out.pipeline_s = d.micro_batches * (crossings * (links.ib_latency_s + bytes / links.ib_Bps) + on_nvlink * (links.nvlink_latency_s + bytes / links.nvlink_Bps));
   }
-  out.step_s = core::evaluate_analytically(out.graph).makespan_s() * out.stage_balance + out.head_s + out.pipeline_s;
+  if (q.keep_graph) out.graph = serving_graph(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);
+  const double layers_s = serving_makespan_s(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);
+  out.step_s = layers_s * out.stage_balance + out.head_s + out.pipeline_s;
   return out;
 }
 
@@ -402,7 +403,7 @@ StepBreakdown step_breakdown(const ServingStep& step) {
   }
   b.head_s = step.head_s;
   b.step_s = step.step_s;
-  const double compute_s = core::evaluate_analytically(serving_graph(compute_only, step.micro_batches, slow, step.overlap, step.prefill)).makespan_s();
+  const double compute_s = serving_makespan_s(compute_only, step.micro_batches, slow, step.overlap, step.prefill);
   b.exposed_comm_s = std::max(0.0, step.step_s - step.head_s - compute_s);
   b.pipeline_s = step.pipeline_s + compute_s * (step.stage_balance - 1);
   return b;

@@ -87,6 +87,7 @@ struct ServingRequest {
   // prefill tokens (contiguous expert GEMMs and prefill's kernels).
   std::optional<GroupLoad> busiest_group;
   long long unit_tokens = 0;
+  bool keep_graph = true;  // ServingStep::graph built (for traces); else only step_s is timed
 };
 
 struct ServingStep {
@@ -104,7 +105,7 @@ struct ServingStep {
   int micro_batches = 1;
   double compute_slowdown = 1;  // compute beside communication kernels that hold SMs
   Overlap overlap = Overlap::kTwoStreams;
-  core::TaskGraph graph;
+  core::TaskGraph graph;        // empty where ServingRequest::keep_graph is false
 };
 
 // Where a step's time goes, summed over its layers and micro-batches (compute at the rate it runs

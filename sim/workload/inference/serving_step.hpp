@@ -37,5 +37,8 @@ enum class Overlap { kTwoStreams, kDeployed };
 // (1 when communication needs no SMs, as with IBGDA). kDeployed needs two micro-batches.
 core::TaskGraph serving_graph(const std::vector<MicroBatchCosts>& layers, int micro_batches, double compute_slowdown,
                               Overlap overlap = Overlap::kTwoStreams, bool prefill = false);
+// The same graph's makespan, as evaluated analytically, without building it.
+double serving_makespan_s(const std::vector<MicroBatchCosts>& layers, int micro_batches, double compute_slowdown,
+                          Overlap overlap = Overlap::kTwoStreams, bool prefill = false);
 
 }  // namespace workload
