@@ -8,6 +8,7 @@
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
+#include "requests/capped_source.hpp"
 #include "requests/closed_loop_source.hpp"
 #include "serving/engine_front_end.hpp"
 #include "requests/generated_source.hpp"
@@ -127,6 +128,7 @@ class ServingStudy : public Study {
     return text;
   }
   serving::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
+  bool capped = false;            // beside the workload's arrivals: the clients cap the requests in flight
   std::vector<int> client_levels;
   // A fleet over time (a load profile, autoscaling or a cost given): series by interval, the
   // records streamed, the day's totals, the fleet's cost.
@@ -611,6 +613,11 @@ class ServingStudy : public Study {
         serving::apply_token_path(result, c.engine);
         return result;
       };
+      if (clients_count > 0 && capped) {
+        serving::GeneratedSource arrivals(*generated);
+        serving::CappedSource source(arrivals, clients_count, c.duration_s);
+        return through_engine(source);
+      }
       if (clients_count > 0) {
         serving::ClientLoop loop = clients;
         loop.clients = clients_count;
@@ -1553,11 +1560,20 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   } else {
     serving::GeneratedWorkload g;
     if (w.has("clients")) {
-      if (w.has("arrivals"))
-        throw core::InputError(w.pointer_of("arrivals"), "is not allowed beside clients: closed-loop clients send a request when their last one ends; give one of them");
       if (s->fleet)
         throw core::InputError(w.pointer_of("clients"), "is not allowed in a fleet over time (a load profile, autoscaling, a cost or series): give arrivals");
       s->client_levels = parse_client_levels(w);
+      // Beside arrivals, the clients are a cap on the requests in flight (vLLM's --request-rate
+      // with --max-concurrency); alone, each sends its next request when its last one ends.
+      s->capped = w.has("arrivals");
+      if (s->capped) {
+        g.arrivals = parse_arrivals(w, c.duration_s, s->fleet);
+        if (std::isinf(g.arrivals.rate_per_s))
+          throw core::InputError(w.pointer_of("arrivals") + "/rate_per_s", "'inf' is not allowed beside clients: every request would be sent at 0 s; "
+                                                                            "give clients alone (each sends its next request when its last one ends)");
+        for (const char* key : {"think_s", "think"})
+          if (w.has(key)) throw core::InputError(w.pointer_of(key), "is for closed-loop clients; beside arrivals, clients cap the requests in flight");
+      }
       s->clients.think_s = w.non_negative_number("think_s", 0.0);
       s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
       if (s->clients.think_s >= c.duration_s)
@@ -1592,10 +1608,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     g.duration_s = c.duration_s;
     g.seed = c.seed;
     s->generated = g;
-    if (s->client_levels.empty() && std::isfinite(g.arrivals.rate_per_s) && serving::first_arrival_s(g) >= g.duration_s)
+    if ((s->client_levels.empty() || s->capped) && std::isfinite(g.arrivals.rate_per_s) && serving::first_arrival_s(g) >= g.duration_s)
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
     const std::string arrivals =
-        !s->client_levels.empty() ? "closed-loop clients (each sends its next request when its last one ends" +
+        s->capped ? std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") + " arrivals at " +
+                        format_number(g.arrivals.rate_per_s) + " requests/s, each sent once fewer than the clients' number are in flight (as `vllm bench serve "
+                        "--request-rate R --max-concurrency N` sends them; TTFT from the send)"
+        : !s->client_levels.empty() ? "closed-loop clients (each sends its next request when its last one ends" +
                                         (s->clients.think_s > 0 ? std::string(", after ") + (s->clients.exponential_think ? "an exponential pause of mean " : "") +
                                                                       format_number(s->clients.think_s) + " s"
                                                                 : std::string()) +
