@@ -867,8 +867,8 @@ class ServingStudy : public Study {
   // interval by interval under the policy's bounds, against a fixed fleet sized for the peak.
   // Each kind's rate per unit is found on the load held flat (one unit's share of the peak, over
   // the plan's window); the units meeting the SLO together are found by simulation at the day's
-  // peak and trough; each interval takes the units its highest rate needs at the rates alone,
-  // scaled by what running together added, interpolated in load between the trough and the peak.
+  // trough, midway and peak; each interval takes the units its highest rate needs at the rates
+  // alone, scaled by what running together added, interpolated in load between those three.
   void day_plan_rows(StudyResult& r, const serving::ServingConfig& fleet_config) const {
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
       r.rows.push_back({"plan/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
@@ -900,36 +900,46 @@ class ServingStudy : public Study {
     c.warmup_s = day_warmup_s;
     c.drain_limit_s = 0;
 
-    core::ProgressBar bar("day plan", 3);
+    // All units simulated together at the day's trough, midway and at its peak (where the load
+    // varies; a flat one has the peak alone).
+    const bool varies = trough > 0 && trough < peak;
+    std::vector<std::pair<std::string, double>> checked = {{"peak", peak}};
+    if (varies) checked = {{"trough", trough}, {"midway", (trough + peak) / 2}, {"peak", peak}};
+    core::ProgressBar bar("day plan", 1.0 + double(checked.size()));
     const UnitRates rates = flat.unit_rates(c);
     bar.update(1);
     if (!rates.any) {
       r.notes.push_back("Plan: no load meets the SLO on one " + rates.miss + (disaggregated ? " even with the other phase unlimited." : "."));
       return;
     }
-    const Together at_peak = flat.fit_together(c, rates, peak, "/workload/arrivals/rate_per_s");
-    bar.update(2);
-    // Where the trough is the peak (a flat load) or no load at all, the peak's run stands for it.
-    const bool trough_run = trough > 0 && trough < peak;
-    const Together at_trough = trough_run ? flat.fit_together(c, rates, trough, "/workload/arrivals/rate_per_s") : at_peak;
-    bar.update(3);
+    std::vector<Together> together;
+    for (const auto& [name, rate] : checked) {
+      together.push_back(flat.fit_together(c, rates, rate, "/workload/arrivals/rate_per_s"));
+      bar.update(1.0 + double(together.size()));
+    }
 
     // Units of a phase at `rate`: its rate alone divided into it, rounded up, times what running
     // together added (units found together over units from the rates alone) interpolated in load
-    // between the trough and the peak; within the policy's bounds.
+    // between the loads simulated together; within the policy's bounds.
     struct Step {
       int prefill = 0, decode = 0;
     };
-    auto need = [&](double rate, double unit_rate, int trough_alone, int trough_together, int peak_alone, int peak_together) {
-      const double lo = double(trough_together) / trough_alone, hi = double(peak_together) / peak_alone;
-      const double together = peak > trough ? lo + (hi - lo) * (rate - trough) / (peak - trough) : hi;
-      return static_cast<int>(std::ceil(std::ceil(rate / unit_rate - 1e-9) * together - 1e-9));
+    auto need = [&](double rate, double unit_rate, int Together::*first, bool prefill_units) {
+      auto added = [&](const Together& t) { return double(prefill_units ? t.config.prefill_units : t.config.decode_units) / (t.*first); };
+      double share = added(together.back());
+      for (std::size_t k = 0; k + 1 < checked.size(); ++k)
+        if (rate <= checked[k + 1].second) {
+          const double lo = checked[k].second, hi = checked[k + 1].second;
+          const double f = std::clamp((rate - lo) / (hi - lo), 0.0, 1.0);
+          share = added(together[k]) + (added(together[k + 1]) - added(together[k])) * f;
+          break;
+        }
+      return static_cast<int>(std::ceil(std::ceil(rate / unit_rate - 1e-9) * share - 1e-9));
     };
     std::vector<Step> needed(n);  // what keeps the SLO, unbounded
     for (std::size_t i = 0; i < n; ++i) {
-      if (disaggregated)
-        needed[i].prefill = need(load[i], rates.prefill, at_trough.first_prefill, at_trough.config.prefill_units, at_peak.first_prefill, at_peak.config.prefill_units);
-      needed[i].decode = need(load[i], rates.decode, at_trough.first_decode, at_trough.config.decode_units, at_peak.first_decode, at_peak.config.decode_units);
+      if (disaggregated) needed[i].prefill = need(load[i], rates.prefill, &Together::first_prefill, true);
+      needed[i].decode = need(load[i], rates.decode, &Together::first_decode, false);
     }
     // Within the policy's bounds; a phase it does not scale holds the day's most units all day.
     int capped = 0;
@@ -984,15 +994,17 @@ class ServingStudy : public Study {
     } else {
       row("unit_rate", "one unit: requests/s within the SLO", "req/s", rates.decode);
     }
-    for (const auto& [name, t, rate] : {std::tuple{"peak", &at_peak, peak}, std::tuple{"trough", &at_trough, trough}}) {
-      if (t == &at_trough && !trough_run) continue;
-      const std::string at = std::string("at the ") + name + " (" + format_number(rate) + " req/s): ";
-      if (disaggregated) row(std::string(name) + "/prefill_units", at + "prefill units", "units", t->config.prefill_units);
-      row(std::string(name) + "/decode_units", at + (disaggregated ? "decode units" : "units"), "units", t->config.decode_units);
-      row(std::string(name) + "/ttft_p90", at + "TTFT p90, all units simulated together", "s", t->metrics.ttft_s.p90);
-      row(std::string(name) + "/tpot_p90", at + "TPOT p90, all units simulated together", "ms", t->metrics.tpot_s.p90 * 1e3);
-      row(std::string(name) + "/meets_slo", at + "the SLO met (1) or not (0), all units simulated together", "", t->met ? 1.0 : 0.0);
-      if (t->added() > 0) r.notes.push_back(std::string("Plan at the ") + name + ": " + additions_note(*t));
+    for (std::size_t k = checked.size(); k-- > 0;) {
+      const std::string& name = checked[k].first;
+      const Together* t = &together[k];
+      const std::string where = name == "midway" ? name : "at the " + name;
+      const std::string at = where + " (" + format_number(checked[k].second) + " req/s): ";
+      if (disaggregated) row(name + "/prefill_units", at + "prefill units", "units", t->config.prefill_units);
+      row(name + "/decode_units", at + (disaggregated ? "decode units" : "units"), "units", t->config.decode_units);
+      row(name + "/ttft_p90", at + "TTFT p90, all units simulated together", "s", t->metrics.ttft_s.p90);
+      row(name + "/tpot_p90", at + "TPOT p90, all units simulated together", "ms", t->metrics.tpot_s.p90 * 1e3);
+      row(name + "/meets_slo", at + "the SLO met (1) or not (0), all units simulated together", "", t->met ? 1.0 : 0.0);
+      if (t->added() > 0) r.notes.push_back("Plan " + where + ": " + additions_note(*t));
     }
     row("day/node_hours", "node-hours the plan uses", "node-h", node_s / 3600);
     row("day/avg_nodes", "nodes in use, mean over the day", "nodes", node_s / day_s);
@@ -1041,8 +1053,8 @@ class ServingStudy : public Study {
     r.series_csv = csv;
 
     r.notes.push_back("Plan for the day: each " + format_number(step_s) + " s interval holds the units its highest request rate needs: each kind's rate "
-                      "alone divided into it, rounded up, times the units more that all units simulated together needed at the day's peak (" + format_number(peak) +
-                      " req/s) and trough (" + format_number(trough) + " req/s), as a share interpolated in load between them; each kind's rate alone from "
+                      "alone divided into it, rounded up, times the units more that all units simulated together needed at the day's trough (" +
+                      format_number(trough) + " req/s), midway and at its peak (" + format_number(peak) + " req/s), as a share interpolated in load between them; each kind's rate alone from "
                       "the load held flat, " + format_number(day_window_s) + " s runs measured after " + format_number(day_warmup_s) + " s. Units added start booting the policy's startup time ahead of the "
                       "interval that needs them (a perfect forecast: the fewest node-hours a policy with these bounds can reach); units removed are "
                       "freed at the interval's start, their drain not counted. A phase the policy does not scale holds the day's most units all day. "
