@@ -36,6 +36,26 @@ constexpr const char* kUsage =
     "  codesim --data DIR <command> ...   search DIR for data files (GPUs, models, GEMM libraries, ...) before the\n"
     "                        built-in ones; CODESIM_DATA=DIR[:DIR...] does the same\n";
 
+// Runs the command named `name` and returns its exit code.
+int command(const std::string& name, const cli::Args& rest) {
+  if (name == "run") return cli::run_command(rest);
+  if (name == "validate") return cli::validate_command(rest);
+  if (name == "tables") return cli::tables_command(rest);
+  if (name == "bench") return cli::bench_command(rest);
+  if (name == "schedule") return cli::schedule_command(rest);
+  if (name == "sweep") return cli::sweep_command(rest);
+  if (name == "merge") return cli::merge_command(rest);
+  if (name == "plan") return cli::plan_command(rest);
+  if (name == "serve-plan") return cli::serve_plan_command(rest);
+  if (name == "serve-search") return cli::serve_search_command(rest);
+  if (name == "fp8") return cli::fp8_command(rest);
+  if (name == "calibrate") return cli::calibrate_command(rest);
+  if (name == "fabric") return cli::fabric_command(rest);
+  if (name == "kernel") return cli::kernel_command(rest);
+  std::cerr << "codesim: '" << name << "' is not a command\n" << kUsage;
+  return core::kInputErrorExitCode;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,22 +87,14 @@ int main(int argc, char** argv) {
   try {
     for (const auto& dir : data_dirs) core::add_data_dir(dir, "--data");
     core::add_data_dirs_from_environment();
-    if (all[0] == "run") return cli::run_command(rest);
-    if (all[0] == "validate") return cli::validate_command(rest);
-    if (all[0] == "tables") return cli::tables_command(rest);
-    if (all[0] == "bench") return cli::bench_command(rest);
-    if (all[0] == "schedule") return cli::schedule_command(rest);
-    if (all[0] == "sweep") return cli::sweep_command(rest);
-    if (all[0] == "merge") return cli::merge_command(rest);
-    if (all[0] == "plan") return cli::plan_command(rest);
-    if (all[0] == "serve-plan") return cli::serve_plan_command(rest);
-    if (all[0] == "serve-search") return cli::serve_search_command(rest);
-    if (all[0] == "fp8") return cli::fp8_command(rest);
-    if (all[0] == "calibrate") return cli::calibrate_command(rest);
-    if (all[0] == "fabric") return cli::fabric_command(rest);
-    if (all[0] == "kernel") return cli::kernel_command(rest);
-    std::cerr << "codesim: '" << all[0] << "' is not a command\n" << kUsage;
-    return core::kInputErrorExitCode;
+    const int code = command(all[0], rest);
+    // A report that could not be written (a full disk, a closed pipe) is not a success.
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "codesim: standard output: the write failed\n";
+      return core::kInputErrorExitCode;
+    }
+    return code;
   } catch (const core::InputError& e) {
     std::cerr << "codesim: " << e.what() << "\n";
     return core::kInputErrorExitCode;

@@ -14,6 +14,18 @@ namespace studies {
 namespace fs = std::filesystem;
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  // A device, a pipe or a terminal (/dev/stdout, /dev/null) is written as it is: a file renamed
+  // over it would replace it.
+  std::error_code status_error;
+  const auto status = fs::status(path, status_error);
+  if (!status_error && fs::exists(status) && !fs::is_regular_file(status)) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw core::InputError(path, std::string("cannot write the file: ") + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) throw core::InputError(path, "cannot write the file: the write failed");
+    return;
+  }
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -42,6 +42,12 @@ constexpr int kMaxPlanAdditions = 16;
 // An SLO search tries the workload's rate from 1/64 to this many times it.
 constexpr double kSearchMaxScale = 64;
 
+// The most an SLO search scales a workload of `expected_requests` at its own rate: kSearchMaxScale,
+// held a tenth below the requests a run may hold (a Poisson count at the limit passes it half the time).
+double max_search_scale(double expected_requests) {
+  return std::min(kSearchMaxScale, 0.9 * double(serving::kMaxRequests) / expected_requests);
+}
+
 std::string short_number(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", x);
@@ -56,10 +62,13 @@ std::string bytes_text(double bytes) {
 // `requests`, more than a run holds.
 // A DP rank's KV cache in tokens: where some layers keep only a window of the context, as the
 // longest sequence it holds, and which layers do.
-std::string kv_capacity_text(const serving::MemoryPlan& mem) {
+// With pipeline stages, a DP rank's batches in flight share it: the tokens are each one's, and a
+// token's bytes those of all its layers, one stage's on each GPU.
+std::string kv_capacity_text(const serving::MemoryPlan& mem, int stages) {
   const auto& p = mem.kv_pages;
-  const std::string per_token = format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token";
-  if (p.windowed.empty()) return std::to_string(mem.kv_tokens) + " tokens per DP rank (" + per_token + ")";
+  const std::string per_token = format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token" + (stages > 1 ? " over all stages" : "");
+  const std::string per_rank = stages > 1 ? " per batch in flight (" + std::to_string(stages) + " per DP rank)" : " per DP rank";
+  if (p.windowed.empty()) return std::to_string(mem.kv_tokens) + " tokens" + per_rank + " (" + per_token + ")";
   int groups = p.full_groups;
   for (const auto& w : p.windowed) groups += w.groups;
   std::string windows;
@@ -67,9 +76,12 @@ std::string kv_capacity_text(const serving::MemoryPlan& mem) {
     windows += (i ? " and " : "") + std::to_string(p.windowed[i].groups) + " of " + std::to_string(groups) + " page groups of layers keep only its last " +
                std::to_string(p.windowed[i].window_tokens) + " tokens";
   windows += ", their older pages freed";
-  if (p.full_groups == 0) return "a sequence of any length per DP rank (" + per_token + " within the window; " + windows + ")";
-  return std::to_string(mem.kv_tokens) + " tokens of one sequence per DP rank (" + per_token + "; " + windows + ")";
+  if (p.full_groups == 0) return "a sequence of any length" + per_rank + " (" + per_token + " within the window; " + windows + ")";
+  return std::to_string(mem.kv_tokens) + " tokens of one sequence" + per_rank + " (" + per_token + "; " + windows + ")";
 }
+
+// A value as a message quotes it: numbers as the rows print them, anything else as JSON.
+std::string shown(const nlohmann::json& v) { return v.is_number() ? format_number(v.get<double>()) : v.dump(); }
 
 void check_request_count(const std::string& pointer, const std::string& what, double requests) {
   if (requests <= double(serving::kMaxRequests)) return;
@@ -889,10 +901,12 @@ class ServingStudy : public Study {
     ServingStudy flat(*this);
     flat.fleet = false;
     flat.generated->arrivals.profile = {};
-    flat.generated->arrivals.rate_per_s = peak / std::max(1, fleet_config.decode_units);
+    // One unit's share of the peak, or more where the search's lowest rate (1/64 of it) would see
+    // fewer than 50 requests in the measured part of a run.
+    flat.generated->arrivals.rate_per_s = std::max(peak / std::max(1, fleet_config.decode_units), 50 * kSearchMaxScale / (day_window_s - day_warmup_s));
     flat.generated->duration_s = day_window_s;
     flat.config.duration_s = day_window_s;
-    flat.search_max_scale = std::min(kSearchMaxScale, double(serving::kMaxRequests) / flat.expected_requests(1.0));
+    flat.search_max_scale = max_search_scale(flat.expected_requests(1.0));
     serving::ServingConfig c = fleet_config;
     c.autoscaling = {};
     c.interval_s = 0;
@@ -901,10 +915,11 @@ class ServingStudy : public Study {
     c.drain_limit_s = 0;
 
     // All units simulated together at the day's trough, midway and at its peak (where the load
-    // varies; a flat one has the peak alone).
-    const bool varies = trough > 0 && trough < peak;
-    std::vector<std::pair<std::string, double>> checked = {{"peak", peak}};
-    if (varies) checked = {{"trough", trough}, {"midway", (trough + peak) / 2}, {"peak", peak}};
+    // varies, and each load gives a run at least 20 requests to measure; else the peak alone).
+    std::vector<std::pair<std::string, double>> checked;
+    for (const auto& [name, rate] : {std::pair{"trough", trough}, std::pair{"midway", (trough + peak) / 2}})
+      if (rate < peak && rate * (day_window_s - day_warmup_s) >= 20) checked.emplace_back(name, rate);
+    checked.emplace_back("peak", peak);
     core::ProgressBar bar("day plan", 1.0 + double(checked.size()));
     const UnitRates rates = flat.unit_rates(c);
     bar.update(1);
@@ -1046,10 +1061,11 @@ class ServingStudy : public Study {
         row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": nodes the plan holds (mean)", "nodes", nodes / span);
         row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": highest request rate of its intervals (mean)", "req/s", arrivals / span);
       }
-    std::string csv = "start_h,end_h,load_per_s,prefill_units,decode_units,nodes\n";
+    std::string csv = std::string("start_h,end_h,load_per_s,") + (disaggregated ? "prefill_units,decode_units" : "units") + ",nodes\n";
     for (std::size_t i = 0; i < n; ++i)
       csv += format_number(double(i) * step_s / 3600) + "," + format_number(std::min(day_s, double(i + 1) * step_s) / 3600) + "," + format_number(load[i]) + "," +
-                      std::to_string(steps[i].prefill) + "," + std::to_string(steps[i].decode) + "," + format_number(steps[i].prefill * pn + steps[i].decode * dn) + "\n";
+             (disaggregated ? std::to_string(steps[i].prefill) + "," : std::string()) + std::to_string(steps[i].decode) + "," +
+             format_number(steps[i].prefill * pn + steps[i].decode * dn) + "\n";
     r.series_csv = csv;
 
     r.notes.push_back("Plan for the day: each " + format_number(step_s) + " s interval holds the units its highest request rate needs: each kind's rate "
@@ -1113,7 +1129,7 @@ class ServingStudy : public Study {
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
            " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
            " GB activations, " + gb(mem.reserve_bytes) + " GB reserve, " + gb(mem.kv_bytes) + " GB KV cache = " +
-           kv_capacity_text(mem) + ".";
+           kv_capacity_text(mem, d.pipeline_stages) + ".";
       return s;
     };
     std::string s = model->display_name + ", " + (disaggregated ? "prefill and decode disaggregated: " : "prefill and decode colocated (chunked prefill): ");
@@ -1344,7 +1360,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   // their batches apart, so an MoE model's stage has one DP rank.
   s.config.ranks_step_together = m.moe.has_value() && d.pipeline_stages == 1;
   if (m.moe && d.pipeline_stages > 1 && d.attention_dp() > 1)
-    throw core::InputError(u.pointer_of("pipeline_parallel"), "is not allowed with " + std::to_string(d.attention_dp()) +
+    throw core::InputError(u.pointer_of("pipeline_parallel"), std::to_string(d.pipeline_stages) + " is not allowed with " + std::to_string(d.attention_dp()) +
                                                               " DP ranks of an MoE model in a stage: give attention_tp the stage's " + std::to_string(d.gpus) +
                                                               " GPUs (one DP rank), or PP 1");
   s.config.max_running = static_cast<int>(u.positive_integer("max_running", engine.max_running.value_or(decode_kind ? 128 : 64), 1 << 20));
@@ -1579,12 +1595,17 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       // with --max-concurrency); alone, each sends its next request when its last one ends.
       s->capped = w.has("arrivals");
       if (s->capped) {
+        const nlohmann::json* given = w.raw("arrivals");
+        if (given->is_object() && given->contains("rate_per_s") && (*given)["rate_per_s"] == "inf")
+          throw core::InputError(w.pointer_of("arrivals") + "/rate_per_s", "'inf' is not allowed beside clients: every request would be sent at 0 s; "
+                                                                            "give clients alone (each sends its next request when its last one ends)");
         g.arrivals = parse_arrivals(w, c.duration_s, s->fleet);
         if (std::isinf(g.arrivals.rate_per_s))
           throw core::InputError(w.pointer_of("arrivals") + "/rate_per_s", "'inf' is not allowed beside clients: every request would be sent at 0 s; "
                                                                             "give clients alone (each sends its next request when its last one ends)");
         for (const char* key : {"think_s", "think"})
-          if (w.has(key)) throw core::InputError(w.pointer_of(key), "is for closed-loop clients; beside arrivals, clients cap the requests in flight");
+          if (w.has(key))
+            throw core::InputError(w.pointer_of(key), shown(*w.raw(key)) + " is not allowed beside arrivals: a pause is for closed-loop clients; beside arrivals, clients cap the requests in flight");
       }
       s->clients.think_s = w.non_negative_number("think_s", 0.0);
       s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
@@ -1665,14 +1686,20 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       if (!s->generated->hours.empty())
         throw core::InputError("/workload/hours", "is not allowed with a plan: a day plan finds each unit's rate on the workload's own lengths and prefix hits, the same at every hour");
       for (const char* key : {"rate_per_s", "batch_caps"})
-        if (plan->has(key)) throw core::InputError(plan->pointer_of(key), "is not allowed with a load profile: the profile gives the load, hour by hour");
+        if (plan->has(key))
+          throw core::InputError(plan->pointer_of(key), shown(*plan->raw(key)) + " is not allowed with a load profile: the profile gives the load, hour by hour");
       s->day_window_s = plan->positive_number("window_s", s->day_window_s);
       s->day_warmup_s = plan->non_negative_number("warmup_s", s->day_warmup_s);
-      if (s->day_warmup_s >= s->day_window_s)
-        throw core::InputError(plan->pointer_of("warmup_s"), format_number(s->day_warmup_s) + " s is not allowed; below window_s (" + format_number(s->day_window_s) + " s)");
+      if (s->day_warmup_s > s->day_window_s - 60)
+        throw core::InputError(plan->pointer_of("warmup_s"), format_number(s->day_warmup_s) + " s is not allowed; at least 60 s below window_s (" +
+                                                              format_number(s->day_window_s) + " s): each run measures what arrives after it");
       const double peak = s->generated->arrivals.profile.peak_per_s();
       check_request_count(plan->pointer_of("window_s"), format_number(peak) + " req/s (the profile's peak) over window_s " + format_number(s->day_window_s) + " s",
                           peak * s->day_window_s);
+      if (peak * (s->day_window_s - s->day_warmup_s) < 20)
+        throw core::InputError(plan->pointer_of("window_s"), format_number(s->day_window_s) + " s measured after " + format_number(s->day_warmup_s) +
+                                                              " s is not allowed: at the profile's peak (" + format_number(peak) +
+                                                              " req/s) it measures fewer than 20 requests; lengthen window_s");
       plan->finish();
     } else {
       s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
@@ -1721,8 +1748,9 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (p.kv_tokens < longest + c.page_tokens)
       throw core::InputError(u.pointer, "a DP rank's KV cache holds " + std::to_string(std::max(0LL, p.kv_tokens)) + " tokens (" + gb(p.hbm_bytes) + " GB HBM - " +
                                             gb(p.weight_bytes) + " GB weights - " + gb(p.activation_bytes) + " GB activations - " + gb(p.reserve_bytes) +
-                                            " GB reserve, " + format_number(p.kv_bytes_per_token_gpu / 1e3) + " KB a token); the longest request needs " +
-                                            std::to_string(longest) + ": use more GPUs, a larger TP or fewer tokens per step");
+                                            " GB reserve, " + format_number(p.kv_bytes_per_token_gpu / 1e3) + " KB a token) in pages of " +
+                                            std::to_string(c.page_tokens) + "; the longest request needs " + std::to_string(longest) +
+                                            " and a page more: use more GPUs, a larger TP, fewer tokens per step or smaller pages");
   };
   if (s->disaggregated) plan(s->prefill, false);
   plan(s->decode, true);
@@ -1760,7 +1788,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     if (auto as = root.optional_object("autoscaling")) parse_autoscaling(*as, *s, c);
   }
   // Searches stay within kMaxRequests a run.
-  s->search_max_scale = std::min(s->search_max_scale, double(serving::kMaxRequests) / s->expected_requests(1.0));
+  s->search_max_scale = max_search_scale(s->expected_requests(1.0));
   if (!s->disaggregated) s->prefill = s->decode;
   c.prefill = s->prefill.config;
   c.decode = s->decode.config;
