@@ -826,15 +826,25 @@ TEST_CASE("request sources: a drawn workload streams the generator's requests; a
   for (const auto& q : all) CHECK(q.arrival_s == 0);
 }
 
+namespace {
+
+// A minute of prompts of 200 to 2,000 tokens and answers of 20 to 200, uniform.
+GeneratedWorkload a_minute_of_requests() {
+  GeneratedWorkload w;
+  w.duration_s = 60;
+  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
+  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
+  return w;
+}
+
+}  // namespace
+
 TEST_CASE("request sources: N closed-loop clients keep exactly N requests in flight", "[serving]") {
   workload::ServingRequest base;
   StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
   ServingConfig c = colocated(cost, 64);
   c.duration_s = 60;
-  GeneratedWorkload w;
-  w.duration_s = 60;
-  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
-  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
+  const GeneratedWorkload w = a_minute_of_requests();
   for (const double think_s : {0.0, 2.0}) {
     ClientLoop loop;
     loop.clients = 48;
@@ -892,10 +902,7 @@ TEST_CASE("capped arrivals through a unit: the arrival rate below the cap, the c
   StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
   ServingConfig c = colocated(cost, 64);
   c.duration_s = 60;
-  GeneratedWorkload w;
-  w.duration_s = 60;
-  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
-  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
+  GeneratedWorkload w = a_minute_of_requests();
   for (const double rate : {2.0, 400.0}) {
     w.arrivals.rate_per_s = rate;
     GeneratedSource arrivals(w);
