@@ -33,6 +33,7 @@ KvPages kv_pages(const workload::Model& model, bool mtp, double bytes_per_elemen
   // A page group is the largest number of elements every kind is a whole number of.
   long long group = 0;
   for (const auto& [window, e] : elements) group = std::gcd(group, std::llround(e));
+  group = std::max(group, 1LL);
   KvPages p;
   p.full_groups = 0;
   p.gpu_share = gpu_share;

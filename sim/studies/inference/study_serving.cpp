@@ -1307,7 +1307,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   if (gpus % (d.attention_tp * d.pipeline_stages) != 0)
     throw core::InputError(u.pointer_of("pipeline_parallel"), "TP " + std::to_string(d.attention_tp) + " x PP " + std::to_string(d.pipeline_stages) +
                                                               " does not divide the unit's " + std::to_string(gpus) + " GPUs: TP x DP x PP must equal them");
-  if (d.pipeline_stages > m.layers)
+  if (d.pipeline_stages > 1 && d.pipeline_stages > m.layers)
     throw core::InputError(u.pointer_of("pipeline_parallel"), std::to_string(d.pipeline_stages) + " is not allowed; at most " + m.display_name + "'s " +
                                                               std::to_string(m.layers) + " layers, a stage holding at least one");
   d.gpus = gpus / d.pipeline_stages;
