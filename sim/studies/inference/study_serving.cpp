@@ -571,7 +571,9 @@ class ServingStudy : public Study {
         "tokens/s", m.computed_input_tokens_per_s / prefill_nodes);
     row("output_per_decode_node", disaggregated ? "output tokens/s per decode node" : "output tokens/s per node", "tokens/s", m.output_tokens_per_s / decode_nodes);
     row("output_per_gpu", "output tokens/s per GPU (all GPUs)", "tokens/s", m.output_tokens_per_s / ((prefill_nodes * (disaggregated ? 1 : 0) + decode_nodes) * gpn));
-    row("user_tokens_per_s_p50", "tokens/s per user, p50", "tokens/s", m.user_tokens_per_s.p50);
+    row("user_tokens_per_s_p50",
+        "tokens/s per user, p50" + std::string(std::isnan(m.user_tokens_per_s.p50) ? " (not defined: no measured request finished its answer)" : ""), "tokens/s",
+        m.user_tokens_per_s.p50);
     // Unfinished requests count by their age when the run stopped: the figures are lower bounds.
     const std::string bound = m.unfinished > 0 ? " (at least: " + std::to_string(m.unfinished) + " unfinished requests counted by their age at " +
                                                      format_number(m.stopped_s) + " s)"
