@@ -61,9 +61,8 @@ std::string bytes_text(double bytes) {
 // Refused before anything is drawn: `what` ("1e+12 req/s over duration_s 60 s") implies
 // `requests`, more than a run holds.
 // A DP rank's KV cache in tokens: where some layers keep only a window of the context, as the
-// longest sequence it holds, and which layers do.
-// With pipeline stages, a DP rank's batches in flight share it: the tokens are each one's, and a
-// token's bytes those of all its layers, one stage's on each GPU.
+// longest sequence it holds, and which layers do. With pipeline stages, a DP rank's batches in
+// flight share it: the tokens are each one's, and a token's bytes those of all its layers.
 std::string kv_capacity_text(const serving::MemoryPlan& mem, int stages) {
   const auto& p = mem.kv_pages;
   const std::string per_token = format_number(mem.kv_bytes_per_token_gpu / 1e3) + " KB a token" + (stages > 1 ? " over all stages" : "");
