@@ -43,6 +43,15 @@ workload::ServingDeployment decode_unit() {
   return d;
 }
 
+// One request: when it arrives and how long its prompt and answer are.
+Request a_request(double arrival_s, int input_tokens, int output_tokens) {
+  Request q;
+  q.arrival_s = arrival_s;
+  q.input_tokens = input_tokens;
+  q.output_tokens = output_tokens;
+  return q;
+}
+
 UnitConfig unit_config(const workload::ServingDeployment& d, StepCost& cost, int max_running, int max_batch_tokens) {
   UnitConfig u;
   u.deployment = d;
@@ -367,10 +376,7 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   c.prefill = unit_config(p, prefill_cost, 16, 16384);
   c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
   c.duration_s = 10;
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 4000;
-  q.output_tokens = 100;
+  const Request q = a_request(1, 4000, 100);
   const auto r = simulate_serving({q}, c);
   const auto& rec = r.requests[0];
   REQUIRE(rec.finish_s > 0);
@@ -445,10 +451,7 @@ TEST_CASE("simulation: KV caches to one decode rank queue on its NICs", "[servin
   c.prefill_unbounded = true;
   c.duration_s = 10;
   c.kv_transfer_latency_s = 1e-5;
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 3000;
-  q.output_tokens = 10;
+  const Request q = a_request(1, 3000, 10);
   const auto r = simulate_serving({q, q, q}, c);
   const double transfer = 1e-5 + 3000 * c.prefill.memory.kv_bytes_per_token / c.kv_transfer_Bps;
   CHECK(r.requests[0].transfer_end_s - 1 == Approx(transfer));
@@ -630,10 +633,7 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.duration_s = 10;
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 4000;
-  q.output_tokens = 100;
+  const Request q = a_request(1, 4000, 100);
   const auto bare = simulate_serving({q}, c).requests[0];
   ServingConfig with = c;
   with.engine.step_cpu_s = 1e-3;
@@ -665,10 +665,7 @@ TEST_CASE("simulation: KV caches come in ahead of a full batch and join it as pl
   c.prefill_units = 0;
   c.prefill_unbounded = true;
   c.duration_s = 10;
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 3000;
-  q.output_tokens = 20;
+  const Request q = a_request(1, 3000, 20);
   const auto r = simulate_serving({q, q}, c);
   const auto &a = r.requests[0], &b = r.requests[1];
   // The second's cache arrives while the first decodes, and it decodes from the step after.
@@ -688,10 +685,7 @@ TEST_CASE("simulation: a step across the window's end counts its tokens by its s
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.decode_units = 0;
   c.decode_unbounded = true;
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 16000;
-  q.output_tokens = 1;
+  const Request q = a_request(1, 16000, 1);
   StepLoad prefill;
   prefill.busiest.prefill_sequences = 1;
   prefill.busiest.prefill_tokens = 16000;
@@ -728,17 +722,10 @@ TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static b
   c.prefill = c.decode;
   c.duration_s = 30;
   // One long answer decoding, then three long prompts at once.
-  Request first;
-  first.arrival_s = 0;
-  first.input_tokens = 100;
-  first.output_tokens = 200;
+  const Request first = a_request(0, 100, 200);
   std::vector<Request> requests{first};
   for (int i = 0; i < 3; ++i) {
-    Request q;
-    q.arrival_s = 0.2;
-    q.input_tokens = 6000;
-    q.output_tokens = 5;
-    requests.push_back(q);
+    requests.push_back(a_request(0.2, 6000, 5));
   }
   const double alone_s = simulate_serving({first}, c).requests[0].finish_s;
   const auto chunked = simulate_serving(requests, c);
@@ -1056,10 +1043,7 @@ TEST_CASE("inter-token latency: every decode step counts once for each sequence 
   c.duration_s = 10;
   c.mtp_drafts = 0;
   c.mtp_acceptance.clear();
-  Request q;
-  q.arrival_s = 1;
-  q.input_tokens = 4000;
-  q.output_tokens = 50;
+  const Request q = a_request(1, 4000, 50);
   const auto run = simulate_serving({q}, c);
   const auto& r = run.requests[0];
   // Disaggregated: the first decode step gives the first token; the 49 after it are chunks, each

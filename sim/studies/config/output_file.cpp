@@ -13,30 +13,32 @@ namespace studies {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// `content` written whole into `file`; an error naming `path` (what the user gave) where it cannot be.
+void write_whole(const std::string& file, const std::string& path, const std::string& content) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw core::InputError(path, std::string("cannot write the file: ") + std::strerror(errno));
+  out << content;
+  out.flush();
+  if (!out) throw core::InputError(path, "cannot write the file: the write failed");
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   // A device, a pipe or a terminal (/dev/stdout, /dev/null) is written as it is: a file renamed
   // over it would replace it.
   std::error_code status_error;
   const auto status = fs::status(path, status_error);
-  if (!status_error && fs::exists(status) && !fs::is_regular_file(status)) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw core::InputError(path, std::string("cannot write the file: ") + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) throw core::InputError(path, "cannot write the file: the write failed");
-    return;
-  }
+  if (!status_error && fs::exists(status) && !fs::is_regular_file(status)) return write_whole(path, path, content);
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw core::InputError(path, std::string("cannot write the file: ") + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw core::InputError(path, "cannot write the file: the write failed");
-    }
+  try {
+    write_whole(temporary, path, content);
+  } catch (const core::InputError&) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw;
   }
   std::error_code ec;
   fs::rename(temporary, path, ec);

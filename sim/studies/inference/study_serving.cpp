@@ -82,6 +82,30 @@ std::string kv_capacity_text(const serving::MemoryPlan& mem, int stages) {
 // A value as a message quotes it: numbers as the rows print them, anything else as JSON.
 std::string shown(const nlohmann::json& v) { return v.is_number() ? format_number(v.get<double>()) : v.dump(); }
 
+// A run's figures by the hour, from its `n` intervals of `interval_s` (none where an hour is not a
+// whole number of them, or past two days): each hour's mean nodes and requests/s, from `of(i)`,
+// interval i's node-seconds and requests.
+template <class Row, class Of>
+void hour_rows(const Row& row, std::size_t n, double interval_s, double hours, const std::string& nodes_metric, const std::string& load_metric, const Of& of) {
+  const double per_hour = 3600 / interval_s;
+  if (std::abs(per_hour - std::round(per_hour)) >= 1e-9 || hours > 48) return;
+  const auto per = static_cast<std::size_t>(std::llround(per_hour));
+  for (std::size_t h = 0; double(h) < hours; ++h) {
+    double nodes = 0, requests = 0, span = 0;
+    for (std::size_t i = h * per; i < std::min(n, (h + 1) * per); ++i) {
+      const auto [node_s, arrived] = of(i);
+      nodes += node_s;
+      requests += arrived;
+      span += interval_s;
+    }
+    if (span <= 0) continue;
+    char id[16];
+    std::snprintf(id, sizeof id, "%02zu", h);
+    row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": " + nodes_metric, "nodes", nodes / span);
+    row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": " + load_metric, "req/s", requests / span);
+  }
+}
+
 void check_request_count(const std::string& pointer, const std::string& what, double requests) {
   if (requests <= double(serving::kMaxRequests)) return;
   throw core::InputError(pointer, what + " is not allowed: " + short_number(requests) + " requests, " + bytes_text(requests * serving::bytes_per_request()) +
@@ -277,7 +301,7 @@ class ServingStudy : public Study {
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
       r.rows.push_back({id, label_, metric, unit, {}, v, Basis::kSimulated});
     };
-    const double gpn = cluster.cluster.gpus_per_node;
+    const double gpn = node_gpus();
     const double pn = disaggregated ? prefill.nodes : 0.0, dn = decode.nodes;
     const double hours = c.duration_s / 3600;
     const auto& iv = res.intervals;
@@ -330,22 +354,9 @@ class ServingStudy : public Study {
         row("cost/margin", "revenue less GPU cost, of the revenue", "%", revenue > 0 ? 100 * (revenue - usd) / revenue : 0.0);
       }
     }
-    // The fleet by the hour.
-    const double per_hour = 3600 / c.interval_s;
-    if (std::abs(per_hour - std::round(per_hour)) < 1e-9 && hours <= 48)
-      for (std::size_t h = 0; double(h) < hours; ++h) {
-        double nodes = 0, arrivals = 0, span = 0;
-        for (std::size_t i = h * std::size_t(std::llround(per_hour)); i < std::min(n, (h + 1) * std::size_t(std::llround(per_hour))); ++i) {
-          nodes += iv[i].prefill_unit_s * pn + iv[i].decode_unit_s * dn;
-          arrivals += double(iv[i].arrivals);
-          span += c.interval_s;
-        }
-        if (span <= 0) continue;
-        char id[16];
-        std::snprintf(id, sizeof id, "%02zu", h);
-        row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": nodes in use (mean)", "nodes", nodes / span);
-        row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": requests/s arriving", "req/s", arrivals / span);
-      }
+    hour_rows(row, n, c.interval_s, hours, "nodes in use (mean)", "requests/s arriving", [&](std::size_t i) {
+      return std::pair{iv[i].prefill_unit_s * pn + iv[i].decode_unit_s * dn, double(iv[i].arrivals)};
+    });
     r.series_csv = fleet_csv(c, res, series);
     r.notes.push_back("Fleet: units in use are serving, starting or draining (their GPUs are taken); the peak is the most nodes in use at once within an "
                       "interval; the fleet sized for the peak holds that many nodes for the whole run. GPU-hours and cost over the " +
@@ -560,7 +571,7 @@ class ServingStudy : public Study {
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
       r.rows.push_back({prefix + id, label, metric, unit, {}, v, Basis::kSimulated});
     };
-    const double gpn = cluster.cluster.gpus_per_node;
+    const double gpn = node_gpus();
     const double prefill_nodes = disaggregated ? double(prefill.units) * prefill.nodes : double(decode.units) * decode.nodes;
     const double decode_nodes = double(decode.units) * decode.nodes;
     row("requests_per_s", "requests/s arriving", "req/s", m.request_rate_per_s);
@@ -689,7 +700,7 @@ class ServingStudy : public Study {
 
   double node_gpus() const { return cluster.cluster.gpus_per_node; }
   double gpus_of(const serving::ServingConfig& c) const {
-    const double gpn = cluster.cluster.gpus_per_node;
+    const double gpn = node_gpus();
     return double(c.decode_units) * decode.nodes * gpn + (disaggregated ? double(c.prefill_units) * prefill.nodes * gpn : 0.0);
   }
 
@@ -1048,20 +1059,9 @@ class ServingStudy : public Study {
         row("day/per_million_tokens", "cost per million tokens, input and output", "$", usd / ((input + output) / 1e6));
       }
     }
-    const double per_hour = 3600 / step_s;
-    if (std::abs(per_hour - std::round(per_hour)) < 1e-9 && hours <= 48)
-      for (std::size_t h = 0; double(h) < hours; ++h) {
-        double nodes = 0, arrivals = 0, span = 0;
-        for (std::size_t i = h * std::size_t(std::llround(per_hour)); i < std::min(n, (h + 1) * std::size_t(std::llround(per_hour))); ++i) {
-          nodes += (steps[i].prefill * pn + steps[i].decode * dn) * step_s;
-          arrivals += load[i] * step_s;
-          span += step_s;
-        }
-        char id[16];
-        std::snprintf(id, sizeof id, "%02zu", h);
-        row("hour/" + std::string(id) + "/nodes", "hour " + std::string(id) + ": nodes the plan holds (mean)", "nodes", nodes / span);
-        row("hour/" + std::string(id) + "/load", "hour " + std::string(id) + ": highest request rate of its intervals (mean)", "req/s", arrivals / span);
-      }
+    hour_rows(row, n, step_s, hours, "nodes the plan holds (mean)", "highest request rate of its intervals (mean)", [&](std::size_t i) {
+      return std::pair{(steps[i].prefill * pn + steps[i].decode * dn) * step_s, load[i] * step_s};
+    });
     std::string csv = std::string("start_h,end_h,load_per_s,") + (disaggregated ? "prefill_units,decode_units" : "units") + ",nodes\n";
     for (std::size_t i = 0; i < n; ++i)
       csv += format_number(double(i) * step_s / 3600) + "," + format_number(std::min(day_s, double(i + 1) * step_s) / 3600) + "," + format_number(load[i]) + "," +
