@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/fast_random.hpp"
 #include "core/input_error.hpp"
 #include "hw/gpu.hpp"
 #include "serving/autoscaling.hpp"
@@ -363,6 +364,32 @@ TEST_CASE("router index: the least loaded rank; ties go to the one chosen longes
   LeastLoaded one(1);
   CHECK(one.take() == 0);
   CHECK(one.take() == 0);
+}
+
+TEST_CASE("router index: any run of loads and choices picks what a scan of every rank picks", "[serving]") {
+  for (int ranks : {1, 2, 7, 64, 1296}) {
+    LeastLoaded index(ranks);
+    std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
+    std::vector<long long> chosen(static_cast<std::size_t>(ranks));
+    for (int i = 0; i < ranks; ++i) chosen[static_cast<std::size_t>(i)] = i - ranks;
+    core::FastNormal random(static_cast<std::uint64_t>(ranks));
+    long long clock = 0;
+    for (int op = 0; op < 20000; ++op) {
+      if (random.uniform() < 0.6) {  // a few load levels, so that ties are common
+        const int r = static_cast<int>(random.uniform() * ranks);
+        load[static_cast<std::size_t>(r)] = std::floor(random.uniform() * 4);
+        index.set(r, load[static_cast<std::size_t>(r)]);
+        continue;
+      }
+      int best = 0;
+      for (int r = 1; r < ranks; ++r) {
+        const auto a = static_cast<std::size_t>(r), b = static_cast<std::size_t>(best);
+        if (load[a] < load[b] || (load[a] == load[b] && chosen[a] < chosen[b])) best = r;
+      }
+      chosen[static_cast<std::size_t>(best)] = clock++;
+      REQUIRE(index.take() == best);
+    }
+  }
 }
 
 TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a step per token", "[serving]") {

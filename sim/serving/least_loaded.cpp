@@ -20,10 +20,15 @@ bool LeastLoaded::less(int a, int b) const {
   return x.load < y.load || (x.load == y.load && x.chosen < y.chosen);
 }
 
+// Replays the matches on the rank's way to the root. Where another rank wins as it did before,
+// nothing above changes: the rank's key takes part there only through that winner.
 void LeastLoaded::rise(int rank) {
   for (int n = (leaves_ + rank) / 2; n >= 1; n /= 2) {
     const int a = tree_[static_cast<std::size_t>(2 * n)], b = tree_[static_cast<std::size_t>(2 * n + 1)];
-    tree_[static_cast<std::size_t>(n)] = b < 0 || (a >= 0 && less(a, b)) ? a : b;
+    const int winner = b < 0 || (a >= 0 && less(a, b)) ? a : b;
+    int& held = tree_[static_cast<std::size_t>(n)];
+    if (held == winner && winner != rank) return;
+    held = winner;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/fast_random.hpp"
 #include "requests/listed_source.hpp"
+#include "serving/decode_batch.hpp"
 #include "serving/least_loaded.hpp"
 #include "serving/percentile_sketch.hpp"
 #include "serving/prefix_cache.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 enum class Phase { kWaiting, kPrefilling, kAwaitingKv, kTransferring, kDecoding, kSwapped, kDone };
 
-// A request's state while it is not decoding (decoding ones live in their rank's `Seq`).
+// A request's state while it is not decoding (decoding ones live in their rank's `DecodeBatch`).
 struct Live {
   int prompt = 0;     // tokens to hold before decoding: the input, and after a recompute what was generated
   int in_kv = 0;      // tokens whose KV this request holds (cached prefix and computed)
@@ -29,17 +30,6 @@ struct Live {
   int unit = -1, rank = -1;            // where it is now
   int prefill_unit = -1, prefill_rank = -1;  // disaggregated: the rank that holds its KV until the transfer ends
   long long pages = 0;                 // pages held where it is now
-};
-
-// A decoding sequence, kept inline in its rank: every step touches each one, and a simulated
-// hour makes billions of such touches.
-struct Seq {
-  int id;
-  int in_kv;
-  int generated;
-  int output;
-  int pages;
-  int room;  // tokens its pages hold (whole pages of context): pages are taken only past it
 };
 
 struct Chunk {
@@ -53,8 +43,8 @@ struct Rank {
   std::deque<int> swapped;   // decode: preempted to host memory
   std::deque<int> received;  // decode: KV cache in place, waiting for a place in the batch
   std::vector<int> prefilling;  // admitted prompts, in order of admission
-  std::vector<Seq> decoding;    // in order of joining; the first `decoding_in_step` are in the step in flight
-  int decoding_in_step = 0;
+  DecodeBatch decoding;
+  int decoding_in_step = 0;     // sequences in the step in flight
   std::vector<Chunk> chunks;    // prefill chunks in the step in flight
   int transferring = 0;
   long long pages_used = 0, pages_total = 0;
@@ -147,7 +137,7 @@ class Simulation {
  public:
   Simulation(RequestSource& source, const ServingConfig& c, const std::function<void(double)>& progress,
              const std::function<void(const RequestRecord&)>& on_record)
-      : source_(source), c_(c), progress_(progress), random_(c.seed * 7 + 3), prefix_(c.prefix_cache_blocks), on_record_(on_record) {
+      : source_(source), c_(c), progress_(progress), random_(c.seed * 7 + 3), decode_steps_(mtp_acceptance(c)), prefix_(c.prefix_cache_blocks), on_record_(on_record) {
     // Room for about as many requests as the source expects, so the records are not moved as they grow.
     if (const long long n = source.expected_requests(); n > 0) {
       const auto room = static_cast<std::size_t>(std::min<double>(double(kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
@@ -171,6 +161,7 @@ class Simulation {
         for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
           k.pages_total = config.memory.kv_group_tokens / c_.page_tokens;
+          if (decodes) k.decoding = DecodeBatch(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts);
           k.router_slot = static_cast<int>(choice.slots.size());
           choice.slots.push_back({static_cast<int>(units_.size()), r});
         }
@@ -236,6 +227,9 @@ class Simulation {
   }
 
  private:
+  static std::vector<double> mtp_acceptance(const ServingConfig& c) {
+    return {c.mtp_acceptance.begin(), c.mtp_acceptance.begin() + std::min<std::ptrdiff_t>(c.mtp_drafts, std::ssize(c.mtp_acceptance))};
+  }
   void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
   long long pages_for(const UnitConfig& config, long long tokens) const { return config.memory.kv_pages.pages(tokens, c_.page_tokens); }
   // Tokens a sequence's pages hold once it has `tokens`: it takes pages again only past them.
@@ -563,7 +557,7 @@ class Simulation {
       while (!k.received.empty() && k.running() < cap) {
         const int id = k.received.front();
         k.received.pop_front();
-        k.decoding.push_back(seq_of(id, live_[static_cast<std::size_t>(id)], requests_[static_cast<std::size_t>(id)].output_tokens));
+        join_batch(k, id, live_[static_cast<std::size_t>(id)]);
       }
       if (k.swapped.empty() && k.incoming.empty()) continue;
       auto room = [&](int id) {
@@ -618,9 +612,17 @@ class Simulation {
 
   void swap_in_end(int id) { join_decode(id); }
 
-  Seq seq_of(int id, const Live& l, int output) const {
-    // Its pages were taken for its KV and the token it decodes next.
-    return {id, l.in_kv, l.generated, output, static_cast<int>(l.pages), room_for(l.in_kv + 1)};
+  // A request joins its rank's decoding batch. Its pages were taken for its KV and the token it
+  // decodes next; how many steps it takes is drawn now.
+  void join_batch(Rank& k, int id, const Live& l) {
+    DecodeSeq s;
+    s.id = id;
+    s.in_kv = l.in_kv;
+    s.generated = l.generated;
+    s.output = requests_[static_cast<std::size_t>(id)].output_tokens;
+    s.pages = static_cast<int>(l.pages);
+    s.room = room_for(l.in_kv + 1);
+    k.decoding.join(s, decode_steps_.draw(s.output - s.generated, random_));
   }
 
   void join_decode(int id) {
@@ -628,7 +630,7 @@ class Simulation {
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     l.phase = Phase::kDecoding;
-    if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) k.decoding.push_back(seq_of(id, l, requests_[static_cast<std::size_t>(id)].output_tokens));
+    if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) join_batch(k, id, l);
     else k.received.push_back(id);
     try_start(l.unit);
   }
@@ -646,8 +648,7 @@ class Simulation {
       k.pending_tokens -= l->prompt - l->in_kv;
       k.pending_pairs -= pairs_left(l->prompt, l->in_kv);
     } else {
-      const Seq s = k.decoding.back();
-      k.decoding.pop_back();
+      const DecodeSeq s = k.decoding.leave_latest();
       id = s.id;
       l = &live_[static_cast<std::size_t>(id)];
       l->in_kv = s.in_kv;
@@ -705,31 +706,33 @@ class Simulation {
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
       if (unit.decodes && !k.decoding.empty() && !prompts_only) {
-        long long extra = 0, context = 0, after_first = 0;
+        // Those whose context and this step's tokens pass their pages' room take pages; when
+        // pages run out, the latest admitted go.
+        const std::vector<int>& short_of_room = k.decoding.short_of_room();
+        long long extra = 0;
         for (;;) {
-          extra = context = after_first = 0;
-          for (const Seq& s : k.decoding) {
-            if (s.in_kv + tps > s.room) extra += pages_for(cfg, s.in_kv + tps) - s.pages;
-            context += s.in_kv;
-            after_first += s.generated > 0;
+          extra = 0;
+          for (int slot : short_of_room) {
+            const DecodeSeq& s = k.decoding.at(slot);
+            if (s.alive) extra += pages_for(cfg, k.decoding.tokens(s) + tps) - s.pages;
           }
           if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
           preempt(k);
         }
-        if (extra > 0) {
-          for (Seq& s : k.decoding)
-            if (s.in_kv + tps > s.room) {
-              s.pages = static_cast<int>(pages_for(cfg, s.in_kv + tps));
-              s.room = room_for(s.in_kv + tps);
-            }
-          k.pages_used += extra;
+        for (int slot : short_of_room) {
+          const DecodeSeq& s = k.decoding.at(slot);
+          if (!s.alive) continue;
+          const long long tokens = k.decoding.tokens(s) + tps;
+          k.decoding.repage(slot, static_cast<int>(pages_for(cfg, tokens)), room_for(tokens));
         }
-        k.decoding_in_step = static_cast<int>(k.decoding.size());
-        streaming += after_first;
+        k.pages_used += extra;
+        const double context = k.decoding.context();
+        streaming += k.decoding.size() - k.decoding.fresh();
+        k.decoding_in_step = k.decoding.start_step();
         budget -= tps * k.decoding_in_step;
         rank_tokens += tps * k.decoding_in_step;
         g.decode_sequences = k.decoding_in_step;
-        g.decode_context_tokens = double(context) / k.decoding_in_step;
+        g.decode_context_tokens = context / k.decoding_in_step;
       }
       if (mixes) {
         // Prefill: chunks of the prompts already admitted, then new ones while pages, the batch
@@ -852,37 +855,16 @@ class Simulation {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
       // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
       // accepted in a row.
-      bool any_finished = false;
-      long long produced_here = 0;
-      core::FastNormal random = random_;  // a local copy stays in registers through the loop
-      const int drafts = c_.mtp_drafts;
-      const double* acceptance = c_.mtp_acceptance.data();
-      for (int i = 0; i < k.decoding_in_step; ++i) {
-        Seq& s = k.decoding[static_cast<std::size_t>(i)];
-        int produced = 1;
-        while (produced <= drafts && random.uniform() < acceptance[produced - 1]) ++produced;
-        produced = std::min(produced, s.output - s.generated);
-        if (s.generated == 0) first_token(result_.requests[static_cast<std::size_t>(s.id)]);
-        s.generated += produced;
-        s.in_kv += produced;
-        produced_here += produced;
-        any_finished = any_finished || s.generated >= s.output;
-      }
-      random_ = random;
-      if (count) result_.output_tokens_in_window += share * double(produced_here);
-      if (c_.interval_s > 0 && produced_here > 0) interval(now_).output_tokens += double(produced_here);
-      if (any_finished) {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < k.decoding.size(); ++i) {
-          const Seq& s = k.decoding[i];
-          if (static_cast<int>(i) < k.decoding_in_step && s.generated >= s.output) {
-            k.pages_used -= s.pages;
-            finish(s.id);
-          } else {
-            k.decoding[kept++] = s;
-          }
+      if (k.decoding_in_step > 0) {
+        const double produced = k.decoding.end_step(first_tokens_, finished_);
+        for (int slot : first_tokens_) first_token(result_.requests[static_cast<std::size_t>(k.decoding.at(slot).id)]);
+        if (count) result_.output_tokens_in_window += share * produced;
+        if (c_.interval_s > 0 && produced > 0) interval(now_).output_tokens += produced;
+        for (int slot : finished_) {
+          const DecodeSeq& s = k.decoding.at(slot);
+          k.pages_used -= s.pages;
+          finish(s.id);
         }
-        k.decoding.resize(kept);
       }
       // Prefill: chunks computed; a finished prompt goes to decode.
       for (const Chunk& e : k.chunks) {
@@ -921,7 +903,7 @@ class Simulation {
           continue;
         }
         l.phase = Phase::kDecoding;
-        k.decoding.push_back(seq_of(e.request, l, rec.output_tokens));
+        join_batch(k, e.request, l);
       }
       k.chunks.clear();
       k.decoding_in_step = 0;
@@ -941,6 +923,7 @@ class Simulation {
   const ServingConfig& c_;
   std::function<void(double)> progress_;
   core::FastNormal random_;
+  DecodeSteps decode_steps_;
   PrefixCache prefix_;
   std::vector<Live> live_;
   std::vector<Unit> units_;
@@ -951,6 +934,7 @@ class Simulation {
   long long seq_ = 0, handled_ = 0;
   double now_ = 0;
   std::vector<int> decode_units_to_kick_, kicking_;
+  std::vector<int> first_tokens_, finished_;  // a decoding batch's at its step's end
   SeriesSum prefill_series_, decode_series_;
   struct Counter {
     double t;

@@ -67,6 +67,7 @@ struct ServingConfig {
   double prefix_fetch_Bps = 0;
   // Decode with MTP (speculative decoding): each step verifies `mtp_drafts` drafted tokens per
   // sequence; draft i is accepted with probability mtp_acceptance[i] once the ones before it are.
+  // A sequence's number of steps is drawn from that when it joins a batch (`DecodeSteps`).
   int mtp_drafts = 0;
   std::vector<double> mtp_acceptance;
   // Disaggregated: one phase given unlimited capacity, to measure what the other serves alone

@@ -1,0 +1,185 @@
+#include "serving/decode_batch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace serving {
+
+DecodeSteps::DecodeSteps(std::vector<double> acceptance) : acceptance_(std::move(acceptance)) {
+  // A step gives 1 + J tokens, J the drafts accepted in a row.
+  double reach = 1, square = 0;
+  mean_ = 0;
+  for (std::size_t j = 0; j <= acceptance_.size(); ++j) {
+    const double p = reach * (j < acceptance_.size() ? 1 - acceptance_[j] : 1.0);  // exactly j accepted
+    const double x = double(j + 1);
+    mean_ += p * x;
+    square += p * x * x;
+    if (j < acceptance_.size()) reach *= acceptance_[j];
+  }
+  variance_ = std::max(0.0, square - mean_ * mean_);
+  overshoot_ = (square - mean_) / (2 * mean_);  // a lattice renewal's mean overshoot of a level
+}
+
+int DecodeSteps::draw(int tokens, core::FastNormal& random) const {
+  if (tokens <= 1 || acceptance_.empty()) return std::max(1, tokens);
+  const int drafts = static_cast<int>(acceptance_.size());
+  if (tokens <= kExactTokens) {
+    int steps = 0;
+    for (int made = 0; made < tokens; ++steps) {
+      int produced = 1;
+      while (produced <= drafts && random.uniform() < acceptance_[static_cast<std::size_t>(produced - 1)]) ++produced;
+      made += produced;
+    }
+    return steps;
+  }
+  const double mean = (double(tokens) + overshoot_) / mean_;
+  const double sd = std::sqrt(double(tokens) * variance_ / (mean_ * mean_ * mean_));
+  const long long steps = std::llround(mean + sd * random.normal());
+  return static_cast<int>(std::clamp<long long>(steps, (tokens + drafts) / (drafts + 1), tokens));
+}
+
+void DecodeBatch::join(DecodeSeq s, int steps) {
+  s.first = step_;
+  s.last = step_ + std::max(1, steps) - 1;
+  s.alive = true;
+  const int slot = static_cast<int>(seqs_.size());
+  seqs_.push_back(s);
+  short_at_.push_back(kNever);
+  last_at_.push_back(s.last);
+  next_last_ = std::min(next_last_, s.last);
+  ++alive_;
+  sum_in_kv_ += s.in_kv;
+  sum_first_ += s.first;
+  if (s.generated == 0) {
+    fresh_.push_back(slot);
+    ++fresh_count_;
+  }
+  schedule_room(slot);
+}
+
+// The first step from the next on whose tokens pass the sequence's room, if it comes by its last.
+void DecodeBatch::schedule_room(int slot) {
+  const DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
+  const long long need = static_cast<long long>(s.room) - lookahead_ - s.in_kv + 1;  // tokens produced by then
+  const long long from = step_ - s.first;
+  long long j = std::max(from, mean_ == 1.0 ? need : static_cast<long long>(std::ceil(double(need) / mean_)));
+  while (produced(j) < need) ++j;
+  while (j > from && produced(j - 1) >= need) --j;
+  const long long at = s.first + j <= s.last ? s.first + j : kNever;
+  short_at_[static_cast<std::size_t>(slot)] = at;
+  next_short_ = std::min(next_short_, at);
+}
+
+void DecodeBatch::repage(int slot, int pages, int room) {
+  DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
+  s.pages = pages;
+  s.room = room;
+  schedule_room(slot);
+}
+
+const std::vector<int>& DecodeBatch::short_of_room() {
+  if (seqs_.size() - static_cast<std::size_t>(alive_) > std::max<std::size_t>(32, static_cast<std::size_t>(alive_))) compact();
+  short_now_.clear();
+  if (next_short_ > step_) return short_now_;
+  long long next = kNever;
+  for (std::size_t i = 0; i < short_at_.size(); ++i) {
+    if (short_at_[i] <= step_) {
+      short_now_.push_back(static_cast<int>(i));
+      short_at_[i] = kNever;  // taken: `repage` schedules its next
+    } else {
+      next = std::min(next, short_at_[i]);
+    }
+  }
+  next_short_ = next;
+  return short_now_;
+}
+
+double DecodeBatch::context() const {
+  const long long steps = static_cast<long long>(alive_) * step_ - sum_first_;  // steps taken, summed
+  if (mean_ == 1.0) return double(sum_in_kv_ + steps);
+  return double(sum_in_kv_) + mean_ * double(steps);
+}
+
+void DecodeBatch::kill(std::size_t slot) {
+  DecodeSeq& s = seqs_[slot];
+  s.alive = false;
+  short_at_[slot] = last_at_[slot] = kNever;
+  --alive_;
+  sum_in_kv_ -= s.in_kv;
+  sum_first_ -= s.first;
+}
+
+DecodeSeq DecodeBatch::leave_latest() {
+  std::size_t i = seqs_.size();
+  while (!seqs_[--i].alive) {
+  }
+  kill(i);
+  const DecodeSeq& s = seqs_[i];
+  if (s.generated == 0 && s.first == step_) --fresh_count_;  // it never stepped
+  DecodeSeq now = s;
+  now.generated = static_cast<int>(std::min<long long>(s.output - 1, s.generated + produced(step_ - s.first)));
+  now.generated = std::max(now.generated, s.generated);
+  now.in_kv = s.in_kv + (now.generated - s.generated);
+  return now;
+}
+
+int DecodeBatch::start_step() {
+  in_step_ = alive_;
+  ++step_;
+  return in_step_;
+}
+
+double DecodeBatch::end_step(std::vector<int>& first_tokens, std::vector<int>& finished) {
+  first_tokens.clear();
+  finished.clear();
+  const long long step = step_ - 1;
+  // Those that joined during the step come last, and wait for the next.
+  std::size_t done = 0;
+  for (; done < fresh_.size() && seqs_[static_cast<std::size_t>(fresh_[done])].first <= step; ++done) {
+    const int slot = fresh_[done];
+    if (!seqs_[static_cast<std::size_t>(slot)].alive) continue;
+    first_tokens.push_back(slot);
+    --fresh_count_;
+  }
+  if (done > 0) fresh_.erase(fresh_.begin(), fresh_.begin() + static_cast<std::ptrdiff_t>(done));
+  double tokens = double(in_step_) * mean_;
+  in_step_ = 0;
+  if (next_last_ > step) return tokens;
+  long long next = kNever;
+  for (std::size_t i = 0; i < last_at_.size(); ++i) {
+    if (last_at_[i] > step) {
+      next = std::min(next, last_at_[i]);
+      continue;
+    }
+    finished.push_back(static_cast<int>(i));
+    kill(i);
+    const DecodeSeq& s = seqs_[i];
+    tokens += double(s.output - s.generated) - double(s.last - s.first + 1) * mean_;  // what it had left, not the mean
+  }
+  next_last_ = next;
+  return tokens;
+}
+
+// Drops the dead, keeping the order of joining.
+void DecodeBatch::compact() {
+  std::vector<int> slot_of(seqs_.size(), -1);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < seqs_.size(); ++i)
+    if (seqs_[i].alive) {
+      slot_of[i] = static_cast<int>(kept);
+      seqs_[kept] = seqs_[i];
+      short_at_[kept] = short_at_[i];
+      last_at_[kept] = last_at_[i];
+      ++kept;
+    }
+  seqs_.resize(kept);
+  short_at_.resize(kept);
+  last_at_.resize(kept);
+  std::size_t f = 0;
+  for (int slot : fresh_)
+    if (slot_of[static_cast<std::size_t>(slot)] >= 0) fresh_[f++] = slot_of[static_cast<std::size_t>(slot)];
+  fresh_.resize(f);
+}
+
+}  // namespace serving

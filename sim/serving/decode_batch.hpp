@@ -1,0 +1,111 @@
+#pragma once
+// A rank's decoding sequences, stepped together without being walked one by one. A sequence's
+// last step is drawn when it joins (`DecodeSteps`), its context grows by a step's mean tokens,
+// and it is visited only at its events: the steps where its pages fall short, its first token,
+// its last step. The rank's context is kept as a sum. A walk over the sequences costs a step in
+// proportion to its batch; this costs in proportion to its events (a page boundary every page of
+// tokens, and a finish), several times less in large batches such as an SLO search fills.
+//
+// Without MTP a step adds exactly one token to each sequence, so this is the walk's arithmetic,
+// exactly. With MTP a sequence's own tokens between its join and its end follow the mean (its
+// pages, its part of the context), and its number of steps is drawn from the true distribution.
+#include <vector>
+
+#include "core/fast_random.hpp"
+
+namespace serving {
+
+// How many decode steps a sequence takes for its remaining tokens: each step gives one, and one
+// more for each of MTP's drafted tokens accepted in a row (draft i with `acceptance[i]` once the
+// ones before it are). Drawn step by step for short answers and, past `kExactTokens`, from the
+// central limit theorem for renewal counts: mean (tokens + overshoot) / m and variance
+// tokens * var / m^3, m and var a step's mean and variance of tokens, overshoot the mean of the
+// tokens a last step gives past what was left.
+class DecodeSteps {
+ public:
+  static constexpr int kExactTokens = 64;
+
+  explicit DecodeSteps(std::vector<double> acceptance);
+
+  double mean_tokens() const { return mean_; }
+  int drafts() const { return static_cast<int>(acceptance_.size()); }
+  int draw(int tokens, core::FastNormal& random) const;
+
+ private:
+  std::vector<double> acceptance_;
+  double mean_ = 1, variance_ = 0, overshoot_ = 0;
+};
+
+struct DecodeSeq {
+  int id = 0;
+  int in_kv = 0;      // tokens in its KV cache when it joined
+  int generated = 0;  // tokens it had generated when it joined
+  int output = 0;     // tokens it generates in all
+  int pages = 0;      // pages it holds
+  int room = 0;       // tokens its pages hold (whole pages of context): pages are taken only past it
+  long long first = 0, last = 0;  // its first and last steps, in the batch's count of steps
+  bool alive = true;
+};
+
+class DecodeBatch {
+ public:
+  // `mean_tokens`: a step's mean tokens per sequence; `lookahead`: the tokens a step computes for
+  // each (one, and MTP's drafts), for which it needs room before the step.
+  explicit DecodeBatch(double mean_tokens = 1, int lookahead = 1) : mean_(mean_tokens), lookahead_(lookahead) {}
+
+  int size() const { return alive_; }
+  bool empty() const { return alive_ == 0; }
+  // Sequences that have not yet had a step (no token generated when they joined).
+  int fresh() const { return fresh_count_; }
+  // The sequence in `slot`, valid until the next step starts.
+  const DecodeSeq& at(int slot) const { return seqs_[static_cast<std::size_t>(slot)]; }
+
+  // A sequence joins, taking part from the next step on, for `steps` steps.
+  void join(DecodeSeq s, int steps);
+
+  // Before the next step: the sequences whose context and the step's tokens pass their room.
+  const std::vector<int>& short_of_room();
+  // Its tokens in the KV cache at the next step.
+  long long tokens(const DecodeSeq& s) const { return s.in_kv + produced(step_ - s.first); }
+  // It holds `pages`, room for `room` tokens (after `short_of_room`).
+  void repage(int slot, int pages, int room);
+  // The sum of its sequences' KV tokens at the next step.
+  double context() const;
+
+  // The latest to join leaves (preempted): its state as of the next step.
+  DecodeSeq leave_latest();
+
+  // The next step starts with every sequence in the batch; returns how many.
+  int start_step();
+  // The step in flight ends. `first_tokens`: those that got their first token; `finished`: those
+  // whose last step it was, dead now but readable until the next step starts; both in the order
+  // they joined. Returns the tokens the step generated (a finishing sequence's last step counts
+  // what it had left: the mean is corrected there).
+  double end_step(std::vector<int>& first_tokens, std::vector<int>& finished);
+
+ private:
+  static constexpr long long kNever = 1LL << 62;
+  long long produced(long long steps) const {
+    return mean_ == 1.0 ? steps : static_cast<long long>(double(steps) * mean_);
+  }
+  void schedule_room(int slot);
+  void kill(std::size_t slot);
+  void compact();
+
+  double mean_;
+  int lookahead_;
+  long long step_ = 0;  // the next step's number
+  int in_step_ = 0;     // sequences in the step in flight (0: none in flight)
+  std::vector<DecodeSeq> seqs_;  // in order of joining; dead ones are left until compacted
+  // Each sequence's next event, kNever when it has none (or is dead), kept apart from the records
+  // so that finding a step's events reads a few cache lines, and their earliest (a lower bound:
+  // a step before it reads neither). A fleet has thousands of ranks stepping in turn.
+  std::vector<long long> short_at_, last_at_;
+  long long next_short_ = kNever, next_last_ = kNever;
+  int alive_ = 0, fresh_count_ = 0;
+  long long sum_in_kv_ = 0, sum_first_ = 0;  // over the living
+  std::vector<int> fresh_;                   // slots of fresh sequences, in order of joining
+  std::vector<int> short_now_;
+};
+
+}  // namespace serving

@@ -1,0 +1,186 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/fast_random.hpp"
+#include "serving/decode_batch.hpp"
+
+using serving::DecodeBatch;
+using serving::DecodeSeq;
+using serving::DecodeSteps;
+
+namespace {
+
+constexpr int kPage = 16;
+int room_for(long long tokens) { return static_cast<int>((tokens + kPage - 1) / kPage * kPage); }
+int pages_for(long long tokens) { return static_cast<int>((tokens + kPage - 1) / kPage); }
+
+// The batch as a walk over its sequences, each step, one token each: what DecodeBatch replaces.
+struct Walk {
+  std::vector<DecodeSeq> seqs;
+  int in_step = 0;
+};
+
+DecodeSeq a_seq(int id, int in_kv, int generated, int output) {
+  DecodeSeq s;
+  s.id = id;
+  s.in_kv = in_kv;
+  s.generated = generated;
+  s.output = output;
+  s.pages = pages_for(in_kv + 1);
+  s.room = room_for(in_kv + 1);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("decode batch: without MTP its events are the walk over every sequence, step by step", "[serving]") {
+  const int lookahead = 1;
+  DecodeBatch batch(1.0, lookahead);
+  Walk walk;
+  core::FastNormal random(7);
+  int next_id = 0;
+  std::vector<int> first_tokens, finished;
+  for (int step = 0; step < 3000; ++step) {
+    // Sequences join (some fresh, some that have generated), and now and then the latest leaves.
+    const int joins = static_cast<int>(random.uniform() * 3);
+    for (int j = 0; j < joins; ++j) {
+      const int generated = random.uniform() < 0.5 ? 0 : 1 + static_cast<int>(random.uniform() * 5);
+      const DecodeSeq s = a_seq(next_id++, 10 + static_cast<int>(random.uniform() * 100), generated, generated + 1 + static_cast<int>(random.uniform() * 60));
+      batch.join(s, s.output - s.generated);
+      walk.seqs.push_back(s);
+    }
+    if (!walk.seqs.empty() && random.uniform() < 0.05) {
+      const DecodeSeq left = batch.leave_latest();
+      const DecodeSeq& expected = walk.seqs.back();
+      CHECK(left.id == expected.id);
+      CHECK(left.in_kv == expected.in_kv);
+      CHECK(left.generated == expected.generated);
+      CHECK(left.pages == expected.pages);
+      walk.seqs.pop_back();
+    }
+    REQUIRE(batch.size() == static_cast<int>(walk.seqs.size()));
+    if (walk.seqs.empty()) continue;
+    // Before the step: who is short of room, the context, the fresh.
+    std::vector<int> short_ids, walk_short_ids;
+    for (int slot : batch.short_of_room()) {
+      const DecodeSeq& s = batch.at(slot);
+      short_ids.push_back(s.id);
+      const long long tokens = batch.tokens(s) + lookahead;
+      batch.repage(slot, pages_for(tokens), room_for(tokens));
+    }
+    long long context = 0;
+    int fresh = 0;
+    for (DecodeSeq& s : walk.seqs) {
+      if (s.in_kv + lookahead > s.room) {
+        walk_short_ids.push_back(s.id);
+        s.pages = pages_for(s.in_kv + lookahead);
+        s.room = room_for(s.in_kv + lookahead);
+      }
+      context += s.in_kv;
+      fresh += s.generated == 0;
+    }
+    std::sort(short_ids.begin(), short_ids.end());
+    CHECK(short_ids == walk_short_ids);
+    CHECK(batch.context() == double(context));
+    CHECK(batch.fresh() == fresh);
+    CHECK(batch.start_step() == static_cast<int>(walk.seqs.size()));
+    walk.in_step = static_cast<int>(walk.seqs.size());
+    // A sequence joins during the step: it is not in it.
+    if (random.uniform() < 0.3) {
+      const DecodeSeq s = a_seq(next_id++, 50, 0, 20);
+      batch.join(s, s.output);
+      walk.seqs.push_back(s);
+    }
+    // The step ends.
+    const double produced = batch.end_step(first_tokens, finished);
+    std::vector<int> walk_first, walk_finished, got_first, got_finished;
+    std::vector<DecodeSeq> kept;
+    for (int i = 0; i < static_cast<int>(walk.seqs.size()); ++i) {
+      DecodeSeq s = walk.seqs[static_cast<std::size_t>(i)];
+      if (i < walk.in_step) {
+        if (s.generated == 0) walk_first.push_back(s.id);
+        ++s.generated;
+        ++s.in_kv;
+        if (s.generated >= s.output) {
+          walk_finished.push_back(s.id);
+          continue;
+        }
+      }
+      kept.push_back(s);
+    }
+    walk.seqs = kept;
+    for (int slot : first_tokens) got_first.push_back(batch.at(slot).id);
+    for (int slot : finished) got_finished.push_back(batch.at(slot).id);
+    CHECK(produced == double(walk.in_step));
+    CHECK(got_first == walk_first);        // in the order they joined
+    CHECK(got_finished == walk_finished);  // likewise
+  }
+  CHECK(next_id > 2000);
+}
+
+TEST_CASE("decode steps: without MTP a sequence takes a step a token", "[serving]") {
+  const DecodeSteps steps({});
+  core::FastNormal random(1);
+  CHECK(steps.mean_tokens() == 1.0);
+  CHECK(steps.draw(1, random) == 1);
+  CHECK(steps.draw(517, random) == 517);
+}
+
+TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's mean and spread, short or long", "[serving]") {
+  for (const std::vector<double>& acceptance : {std::vector<double>{0.85}, std::vector<double>{0.8, 0.6}}) {
+    const DecodeSteps steps(acceptance);
+    core::FastNormal drawn(3), walked(4);
+    for (int tokens : {9, 40, 300, 2000}) {
+      const int n = 20000;
+      double sum = 0, square = 0, walk_sum = 0, walk_square = 0;
+      for (int i = 0; i < n; ++i) {
+        const double s = steps.draw(tokens, drawn);
+        sum += s;
+        square += s * s;
+        int made = 0, w = 0;
+        for (; made < tokens; ++w) {  // each step: a token, and the drafts accepted in a row
+          int produced = 1;
+          while (produced <= static_cast<int>(acceptance.size()) && walked.uniform() < acceptance[static_cast<std::size_t>(produced - 1)]) ++produced;
+          made += produced;
+        }
+        walk_sum += w;
+        walk_square += double(w) * w;
+      }
+      const double mean = sum / n, walk_mean = walk_sum / n;
+      const double sd = std::sqrt(square / n - mean * mean), walk_sd = std::sqrt(walk_square / n - walk_mean * walk_mean);
+      INFO("acceptance " << acceptance[0] << " tokens " << tokens << ": mean " << mean << " vs " << walk_mean << ", sd " << sd << " vs " << walk_sd);
+      CHECK(std::abs(mean - walk_mean) < 4 * walk_sd / std::sqrt(double(n)) + 0.02);
+      CHECK(sd == Approx(walk_sd).epsilon(0.05));
+    }
+  }
+}
+
+TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and a finished sequence counts what it had left", "[serving]") {
+  const double mean = 1.85;
+  DecodeBatch batch(mean, 2);
+  batch.join(a_seq(0, 100, 0, 50), 30);
+  batch.join(a_seq(1, 200, 3, 10), 4);
+  std::vector<int> first_tokens, finished;
+  double produced = 0;
+  for (int step = 0; step < 4; ++step) {
+    CHECK(batch.context() == Approx(300 + 2 * mean * step));
+    for (int slot : batch.short_of_room()) {
+      const long long tokens = batch.tokens(batch.at(slot)) + 2;
+      batch.repage(slot, pages_for(tokens), room_for(tokens));
+    }
+    batch.start_step();
+    produced += batch.end_step(first_tokens, finished);
+    CHECK(first_tokens.size() == (step == 0 ? 1u : 0u));
+  }
+  REQUIRE(finished.size() == 1);
+  CHECK(batch.at(finished[0]).id == 1);
+  CHECK(produced == Approx(4 * mean + 7));  // the mean for the one going on, its 7 for the one done
+  CHECK(batch.size() == 1);
+  const DecodeSeq left = batch.leave_latest();
+  CHECK(left.generated == static_cast<int>(4 * mean));
+  CHECK(left.in_kv == 100 + left.generated);
+  CHECK(batch.empty());
+}
