@@ -550,42 +550,40 @@ class Simulation {
   // prefilled ones, whose KV cache then comes over the fabric. Transfers run ahead of the batch,
   // as engines pre-allocate a decode request's pages: up to a batch's worth beyond the running
   // ones, so a place freed in the batch is taken by a cache already received, the next step.
-  void admit_incoming(int u) {
-    Unit& unit = units_[static_cast<std::size_t>(u)];
+  void admit_incoming(int u, Rank& k) {
+    const Unit& unit = units_[static_cast<std::size_t>(u)];
     const int cap = unit.config->max_running;
-    for (auto& k : unit.ranks) {
-      while (!k.received.empty() && k.running() < cap) {
-        const int id = k.received.front();
-        k.received.pop_front();
-        join_batch(k, id, live_[static_cast<std::size_t>(id)]);
-      }
-      if (k.swapped.empty() && k.incoming.empty()) continue;
-      auto room = [&](int id) {
-        const long long p = pages_for(*unit.config, live_[static_cast<std::size_t>(id)].in_kv + 1);
-        return k.running() + k.transferring + static_cast<int>(k.received.size()) < 2 * cap && k.pages_used + p <= k.pages_total;
-      };
-      while (!k.swapped.empty() && room(k.swapped.front())) {
-        const int id = k.swapped.front();
-        k.swapped.pop_front();
-        Live& l = live_[static_cast<std::size_t>(id)];
-        l.pages = pages_for(*unit.config, l.in_kv + 1);
-        k.pages_used += l.pages;
-        ++k.transferring;
-        push(now_ + unit.config->memory.kv_pages.bytes_gpu(l.in_kv) / c_.swap_Bps, 3, id);
-      }
-      while (k.swapped.empty() && !k.incoming.empty() && room(k.incoming.front())) {
-        const int id = k.incoming.front();
-        k.incoming.pop_front();
-        Live& l = live_[static_cast<std::size_t>(id)];
-        l.pages = pages_for(*unit.config, l.in_kv + 1);
-        k.incoming_pages -= l.pages;
-        k.pages_used += l.pages;
-        ++k.transferring;
-        l.phase = Phase::kTransferring;
-        push(transfer_end_s(l, &k), 2, id);
-      }
-      touch(u, k);
+    while (!k.received.empty() && k.running() < cap) {
+      const int id = k.received.front();
+      k.received.pop_front();
+      join_batch(k, id, live_[static_cast<std::size_t>(id)]);
     }
+    if (k.swapped.empty() && k.incoming.empty()) return;
+    auto room = [&](int id) {
+      const long long p = pages_for(*unit.config, live_[static_cast<std::size_t>(id)].in_kv + 1);
+      return k.running() + k.transferring + static_cast<int>(k.received.size()) < 2 * cap && k.pages_used + p <= k.pages_total;
+    };
+    while (!k.swapped.empty() && room(k.swapped.front())) {
+      const int id = k.swapped.front();
+      k.swapped.pop_front();
+      Live& l = live_[static_cast<std::size_t>(id)];
+      l.pages = pages_for(*unit.config, l.in_kv + 1);
+      k.pages_used += l.pages;
+      ++k.transferring;
+      push(now_ + unit.config->memory.kv_pages.bytes_gpu(l.in_kv) / c_.swap_Bps, 3, id);
+    }
+    while (k.swapped.empty() && !k.incoming.empty() && room(k.incoming.front())) {
+      const int id = k.incoming.front();
+      k.incoming.pop_front();
+      Live& l = live_[static_cast<std::size_t>(id)];
+      l.pages = pages_for(*unit.config, l.in_kv + 1);
+      k.incoming_pages -= l.pages;
+      k.pages_used += l.pages;
+      ++k.transferring;
+      l.phase = Phase::kTransferring;
+      push(transfer_end_s(l, &k), 2, id);
+    }
+    touch(u, k);
   }
 
   void transfer_end(int id) {
@@ -687,7 +685,6 @@ class Simulation {
   void try_start(int u) {
     Unit& unit = units_[static_cast<std::size_t>(u)];
     if (unit.busy) return;
-    if (unit.decodes) admit_incoming(u);
     const UnitConfig& cfg = *unit.config;
     const int tps = unit.decodes ? 1 + c_.mtp_drafts : 1;
     bool any = false, any_prefill = false;
@@ -695,6 +692,7 @@ class Simulation {
     long long unit_tokens = 0, streaming = 0;  // streaming: sequences whose token this step is not their first
     workload::GroupLoad busiest;
     for (auto& k : unit.ranks) {
+      if (unit.decodes) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       k.chunks.clear();
       k.decoding_in_step = 0;
       int budget = cfg.max_batch_tokens;
