@@ -53,12 +53,15 @@ TEST_CASE("goodput: both methods account for every second, kept or lost by one c
   r.recovery.manual_fraction = 0.05;
   r.recovery.manual_s = 7200;
   for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica, workload::RecoveryStrategy::kElastic})
-    for (bool async : {false, true}) {
+    for (int checkpoints : {0, 1, 2, 3}) {  // synchronous, asynchronous, in memory alone, copied to a peer
       r.recovery.strategy = strategy;
       r.recovery.replicas = 8;
-      r.checkpoint.async = async;
+      r.checkpoint.async = checkpoints > 0;
       r.checkpoint.stall_s = 3;
-      INFO("strategy " << int(strategy) << (async ? ", async" : ", sync"));
+      r.checkpoint.in_memory = checkpoints > 1;
+      r.checkpoint.storage_every = checkpoints > 1 ? 3 : 1;
+      r.checkpoint.memory_peers = checkpoints > 2 ? 1 : 0;
+      INFO("strategy " << int(strategy) << ", checkpoints " << checkpoints);
       CHECK(sum_with_kept(workload::goodput_closed_form(r)) == Approx(86400).epsilon(1e-9));
       CHECK(sum_with_kept(workload::goodput_monte_carlo(r, 20, 3)) == Approx(86400).epsilon(1e-9));
     }
@@ -137,6 +140,43 @@ TEST_CASE("goodput: an asynchronous checkpoint stalls less, and loses its write'
   CHECK(ca.loss_s_per_day.lost_work > workload::goodput_closed_form(sync).loss_s_per_day.lost_work);
   CHECK(a.loss_s_per_day.lost_work == Approx(ca.loss_s_per_day.lost_work).epsilon(0.1));
   CHECK(a.ettr == Approx(ca.ettr).epsilon(0.01));
+}
+
+TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot, unless the failure took the copy", "[goodput]") {
+  auto async = run(0.3, 64);
+  async.checkpoint.write_s = 600;  // slow storage
+  async.checkpoint.interval_s = 600;
+  async.checkpoint.async = true;
+  async.checkpoint.stall_s = 5;
+  auto peers = async;
+  peers.checkpoint.in_memory = true;
+  peers.checkpoint.storage_every = 4;
+  peers.checkpoint.memory_peers = 1;
+  auto alone = peers;
+  alone.checkpoint.memory_peers = 0;  // a swapped node takes its own copy: back to storage
+  const double cycle = 605;
+  // Per failure: half a cycle from memory; from storage, half of its 4 cycles and the write's lag.
+  const double per_day = 0.3 * 24;  // failures
+  const std::pair<const workload::RunReliability*, double> cases[] = {
+      {&peers, cycle / 2}, {&async, cycle / 2 + 600}, {&alone, 4 * cycle / 2 + 600}};
+  double last = 0;
+  for (const auto& [r, lost_s] : cases) {
+    const auto closed = workload::goodput_closed_form(*r);
+    const auto mc = workload::goodput_monte_carlo(*r, 400, 5);
+    INFO("lost per failure " << lost_s << " s: closed form " << closed.loss_s_per_day.lost_work << ", Monte-Carlo " << mc.loss_s_per_day.lost_work);
+    CHECK(closed.checkpoint_interval_s == 600);
+    // (A day of wall time holds 1 / (1 + X) of a day of training, X the losses a second: ettr x cycle / interval.)
+    CHECK(closed.loss_s_per_day.lost_work == Approx(per_day * lost_s * closed.ettr * cycle / 600).epsilon(1e-9));
+    CHECK(mc.loss_s_per_day.lost_work == Approx(closed.loss_s_per_day.lost_work).epsilon(0.1));
+    CHECK(sum_with_kept(mc) == Approx(86400).epsilon(1e-9));
+    CHECK(mc.loss_s_per_day.lost_work > last);  // in the order of the cases
+    last = mc.loss_s_per_day.lost_work;
+  }
+  // A process restarted in place keeps its host memory: no peer needed.
+  auto hang = alone;
+  hang.failures = {{"hang", 0.3 / 3600, 0, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true}};
+  CHECK(workload::goodput_monte_carlo(hang, 400, 5).loss_s_per_day.lost_work ==
+        Approx(workload::goodput_monte_carlo(alone, 400, 5).loss_s_per_day.lost_work * (cycle / 2) / (4 * cycle / 2 + 600)).epsilon(0.15));
 }
 
 TEST_CASE("goodput: a hang costs its watchdog's timeout, a silent corruption the training since it", "[goodput]") {

@@ -149,6 +149,13 @@ workload::Checkpointing read_checkpoint(core::JsonReader& root) {
                              core::describe_number(c.stall_s) + " s of stall is not allowed; an asynchronous checkpoint stalls at most its write (" +
                                  core::describe_number(c.write_s) + " s)");
   }
+  if (auto m = k.optional_object("in_memory")) {
+    if (!c.async) throw core::InputError(k.pointer_of("in_memory"), "is not allowed without async: true; a snapshot in host memory is an asynchronous checkpoint's stall");
+    c.in_memory = true;
+    c.storage_every = static_cast<int>(m->positive_integer("storage_every", 1, 1'000'000));
+    c.memory_peers = static_cast<int>(m->non_negative_integer("peer_copies", 0, 1'000));
+    m->finish();
+  }
   k.finish();
   return c;
 }

@@ -184,7 +184,14 @@ class TrainingRunStudy : public Study {
     n += network_failover ? "; NIC, link and switch faults do not stop the job: PXN and routing ride through them (their cost in bandwidth is the faults-alltoall table's)"
                           : "; every NIC, link and switch fault stops the job (no failover: the collective library stops it)";
     n += ". Checkpoints: " + std::string(checkpoint.async ? "asynchronous, a " + format_number(checkpoint.stall_s) + " s stall, then a " : "synchronous, the job stops for a ") +
-         format_number(checkpoint.write_s) + " s write; the best interval by the closed form's optimum. Recovery: restart " + format_number(rec.restart_s / 60) +
+         format_number(checkpoint.write_s) + " s write; the best interval by the closed form's optimum";
+    if (checkpoint.in_memory)
+      n += "; each snapshot kept in host memory" +
+           (checkpoint.memory_peers > 0 ? " and copied to " + std::to_string(checkpoint.memory_peers) + " other node" + (checkpoint.memory_peers > 1 ? "s" : "") : std::string()) +
+           (checkpoint.storage_every > 1 ? ", one in " + std::to_string(checkpoint.storage_every) : std::string(", each")) +
+           " written to storage: a stop rolls back to memory unless it took the copy (" +
+           (checkpoint.memory_peers > 0 ? "a re-queue" : "a node swapped out, or a re-queue") + ")";
+    n += ". Recovery: restart " + format_number(rec.restart_s / 60) +
          " min, after an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
          " min or a re-queue of " + format_number(rec.requeue_s / 60) + " min (with no spare ready); a failed node rejoins the spares after " +
          format_number(rec.repair_s / 3600) + " h";

@@ -36,9 +36,20 @@ struct Checkpointing {
   double write_s = 0;     // to write one to where it is kept
   bool async = false;     // a stall of stall_s (a snapshot to host memory), then the write overlaps training
   double stall_s = 0;
+  // In memory (asynchronous, as Gemini and in-memory checkpointing do it): every snapshot stays in
+  // host memory, usable once its stall ends, and only every `storage_every`-th is written to
+  // storage. A failure rolls back to the copy in memory unless it took it: a node swapped out
+  // takes its own (not where `memory_peers` other nodes hold copies), a re-queue takes them all.
+  bool in_memory = false;
+  int storage_every = 1;
+  int memory_peers = 0;
   double stall() const { return async ? stall_s : write_s; }
-  // From a checkpoint's snapshot to the moment a restart can use it, past its stall.
+  // From a checkpoint's snapshot to the moment a restart can use it from storage, past its stall.
   double durable_lag_s() const { return async ? write_s : 0; }
+  // Whether a failure recovered by `path` can roll back to the snapshot in memory.
+  bool memory_survives(RecoveryPath path) const {
+    return in_memory && (path == RecoveryPath::kInPlace || (path == RecoveryPath::kSwap && memory_peers > 0));
+  }
 };
 
 enum class RecoveryStrategy {

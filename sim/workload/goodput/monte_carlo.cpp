@@ -30,16 +30,26 @@ struct Tally {
 
 double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
 
-// The checkpoints of an up-time since a restart: after each `interval` of training a stall;
-// a snapshot taken at a stall's start is usable `durable_after` later (its stall, and an
-// asynchronous write).
+// The checkpoints of an up-time since a restart: after each `interval` of training a stall,
+// where a snapshot is taken.
 struct Cadence {
-  double interval, cycle, durable_after;
+  double interval, cycle;
   double training_by(double up_s) const {
     const double n = std::floor(up_s / cycle);
     return n * interval + std::min(up_s - n * cycle, interval);
   }
   double snapshot(double k) const { return k * cycle + interval; }
+};
+
+// Where a run keeps its checkpoints: on storage, and (in memory) in host memory. Each tier holds
+// every `every`-th snapshot, usable `lag` after it is taken (its stall, and a write to storage),
+// and knows what the last usable one holds.
+struct Tier {
+  int every = 1;
+  double lag = 0;
+  double kept = 0;
+  bool pending = false;  // one not yet usable: what it holds and when
+  double pending_done = 0, pending_at = 0;
 };
 
 // One run, event by event: the next failure, fail-slow start or end, replica return, corruption
@@ -48,7 +58,12 @@ struct Cadence {
 class Run {
  public:
   Run(const RunReliability& r, const Cadence& cadence, const std::vector<double>& cumulative_rate, std::uint64_t seed)
-      : r_(r), c_(cadence), cumulative_(cumulative_rate), rng_(seed), pool_(r.recovery.spare_nodes, r.recovery.repair_s) {}
+      : r_(r), c_(cadence), cumulative_(cumulative_rate), rng_(seed), pool_(r.recovery.spare_nodes, r.recovery.repair_s) {
+    const Checkpointing& k = r.checkpoint;
+    storage_.every = k.in_memory ? k.storage_every : 1;
+    storage_.lag = k.stall() + k.durable_lag_s();
+    memory_.lag = k.stall();
+  }
 
   Tally go() {
     const double total_rate = cumulative_.empty() ? 0.0 : cumulative_.back();
@@ -141,29 +156,8 @@ class Run {
     const double x1 = x_ + dt;
     const double w0 = c_.training_by(x_), training = c_.training_by(x1) - w0;
     const double pace = in / slowdown_;
-    if (pending_ && pending_at_ <= x1) {
-      kept_ = pending_done_;
-      pending_ = false;
-    }
-    const double k = std::floor((x1 - c_.interval) / c_.cycle);  // the last snapshot by x1
-    if (k >= 0) {
-      auto done_at = [&](double s) { return done_ + pace * (c_.training_by(s) - w0); };
-      if (k >= 1 && c_.snapshot(k - 1) > x_) {  // usable by now: durable_after <= cycle
-        kept_ = done_at(c_.snapshot(k - 1));
-        pending_ = false;
-      }
-      const double s = c_.snapshot(k);
-      if (s > x_) {
-        if (s + c_.durable_after <= x1) {
-          kept_ = done_at(s);
-          pending_ = false;
-        } else {
-          pending_ = true;
-          pending_done_ = done_at(s);
-          pending_at_ = s + c_.durable_after;
-        }
-      }
-    }
+    keep(storage_, x1, w0, pace);
+    if (r_.checkpoint.in_memory) keep(memory_, x1, w0, pace);
     done_ += pace * training;
     tally_.loss_s.checkpoint += (dt - training) * in;
     tally_.loss_s.fail_slow += training * in * (1 - 1 / slowdown_);
@@ -178,10 +172,40 @@ class Run {
     x_ = x1;
   }
 
+  // The tier's snapshots taken from x_ to x1 at `pace`: the last two (a write ends before the
+  // tier's next snapshot, so the one before the last is usable by then).
+  void keep(Tier& tier, double x1, double w0, double pace) const {
+    if (tier.pending && tier.pending_at <= x1) {
+      tier.kept = tier.pending_done;
+      tier.pending = false;
+    }
+    const double k = std::floor((x1 - c_.interval) / c_.cycle);  // the last snapshot by x1
+    if (k < 0) return;
+    const double last = std::floor((k + 1) / tier.every) * tier.every - 1;  // the tier's
+    for (const double j : {last - tier.every, last}) {
+      const double s = c_.snapshot(j);
+      if (j < 0 || s <= x_) continue;
+      const double held = done_ + pace * (c_.training_by(s) - w0);
+      if (j < last || s + tier.lag <= x1) {
+        tier.kept = held;
+        tier.pending = false;
+      } else {
+        tier.pending = true;
+        tier.pending_done = held;
+        tier.pending_at = s + tier.lag;
+      }
+    }
+  }
+  // A stop for `p` rolls back to the last snapshot it left readable.
+  double kept_for(const FailureProcess& p) const { return r_.checkpoint.memory_survives(p.path) ? memory_.kept : storage_.kept; }
+
   void roll_back(double to) {
     tally_.loss_s.lost_work += done_ - to;
-    done_ = kept_ = to;
-    pending_ = false;
+    done_ = to;
+    for (Tier* tier : {&storage_, &memory_}) {
+      tier->kept = to;
+      tier->pending = false;
+    }
   }
 
   // A failure while the job recovers from another does not cut that recovery short: the job
@@ -199,7 +223,7 @@ class Run {
     down_ = false;
     if (restarts_) {  // from a checkpoint: the cadence starts again
       x_ = 0;
-      pending_ = false;
+      storage_.pending = memory_.pending = false;
     }
   }
 
@@ -220,7 +244,7 @@ class Run {
     const Recovery& rec = r_.recovery;
     if (p.while_running && down_) return;  // no process to fail
     if (p.rollback == Rollback::kBeforeCorruption) {  // counted when found
-      corrupt_.push_back({t_ + p.detection_s, kept_});
+      corrupt_.push_back({t_ + p.detection_s, storage_.kept});  // memory holds only the latest
       return;
     }
     const bool planned = p.rollback == Rollback::kNone;
@@ -237,10 +261,9 @@ class Run {
     }
     tally_.job_stops += 1;
     if (planned) {  // a checkpoint first
-      kept_ = done_;
-      pending_ = false;
+      roll_back(done_);
     } else {
-      roll_back(kept_);
+      roll_back(kept_for(p));
     }
     const double wait = p.path == RecoveryPath::kSwap ? swap_wait(true) : 0.0;
     start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + rec.restart_s + manual, true);
@@ -252,7 +275,7 @@ class Run {
     corrupt_.erase(it);
     tally_.interruptions += 1;
     tally_.job_stops += 1;
-    roll_back(std::min(kept_, clean));
+    roll_back(std::min(storage_.kept, clean));
     start_down(0, 0, 0, r_.recovery.in_place_s + r_.recovery.restart_s + manual_s(), true);
   }
 
@@ -287,9 +310,8 @@ class Run {
   double down_start_ = 0, down_end_ = 0;
   std::array<double, 4> parts_{};  // checkpoint written, detection, wait for a spare, restart
   double x_ = 0;                   // up-time since the last restart: the checkpoint cadence's clock
-  double done_ = 0, kept_ = 0;     // training done, and what the last usable checkpoint holds
-  bool pending_ = false;           // a checkpoint not yet usable: what it holds and when
-  double pending_done_ = 0, pending_at_ = 0;
+  double done_ = 0;                // training done
+  Tier storage_, memory_;          // the checkpoints on storage and (in memory) in host memory
   std::vector<Out> out_;
   std::vector<Episode> slow_;
   double slowdown_ = 1;
@@ -308,7 +330,7 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
   GoodputEstimate out;
   out.runs = runs;
   out.checkpoint_interval_s = r.checkpoint.interval_s > 0 ? usable_checkpoint_interval_s(r, r.checkpoint.interval_s) : best_checkpoint_interval_s(r);
-  const Cadence cadence{out.checkpoint_interval_s, out.checkpoint_interval_s + r.checkpoint.stall(), r.checkpoint.stall() + r.checkpoint.durable_lag_s()};
+  const Cadence cadence{out.checkpoint_interval_s, out.checkpoint_interval_s + r.checkpoint.stall()};
   std::vector<double> cumulative;
   double sum_rate = 0;
   for (const FailureProcess& p : r.failures) cumulative.push_back(sum_rate += p.rate_per_s);
