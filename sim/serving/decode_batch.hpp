@@ -28,7 +28,6 @@ class DecodeSteps {
   explicit DecodeSteps(std::vector<double> acceptance);
 
   double mean_tokens() const { return mean_; }
-  int drafts() const { return static_cast<int>(acceptance_.size()); }
   int draw(int tokens, core::FastNormal& random) const;
 
  private:

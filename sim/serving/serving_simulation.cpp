@@ -704,8 +704,7 @@ class Simulation {
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
       if (unit.decodes && !k.decoding.empty() && !prompts_only) {
-        // Those whose context and this step's tokens pass their pages' room take pages; when
-        // pages run out, the latest admitted go.
+        // Pages for those whose context and this step's tokens pass their room.
         const std::vector<int>& short_of_room = k.decoding.short_of_room();
         long long extra = 0;
         for (;;) {
