@@ -29,7 +29,7 @@ LossByCause cost_of(const RunReliability& r, const FailureProcess& p, double int
   // Back to the last snapshot, in memory; or to the last one on storage, written every
   // storage_every snapshots and usable a write later.
   const bool from_memory = p.rollback == Rollback::kLastCheckpoint && r.checkpoint.memory_survives(p.path);
-  const double since_checkpoint = from_memory ? cycle / 2 : r.checkpoint.storage_every * cycle / 2 + r.checkpoint.durable_lag_s();
+  const double since_checkpoint = from_memory ? cycle / 2 : r.checkpoint.snapshots_per_write() * cycle / 2 + r.checkpoint.durable_lag_s();
   c.detection = p.rollback == Rollback::kBeforeCorruption ? 0.0 : p.detection_s;
   c.lost_work = planned ? 0.0 : since_checkpoint + (p.rollback == Rollback::kBeforeCorruption ? p.detection_s : 0.0);
   c.checkpoint = planned ? r.checkpoint.write_s : 0.0;
@@ -91,7 +91,7 @@ double spare_draw_rate_per_s(const RunReliability& r) {
 
 // An asynchronous write ends before the next one starts.
 double usable_checkpoint_interval_s(const RunReliability& r, double interval_s) {
-  return r.checkpoint.async ? std::max(interval_s, r.checkpoint.write_s / r.checkpoint.storage_every) : interval_s;
+  return r.checkpoint.async ? std::max(interval_s, r.checkpoint.write_s / r.checkpoint.snapshots_per_write()) : interval_s;
 }
 
 double best_checkpoint_interval_s(const RunReliability& r) {

@@ -44,6 +44,8 @@ struct Checkpointing {
   int storage_every = 1;
   int memory_peers = 0;
   double stall() const { return async ? stall_s : write_s; }
+  // Snapshots per one written to storage: storage_every in memory, else every one.
+  int snapshots_per_write() const { return in_memory ? storage_every : 1; }
   // From a checkpoint's snapshot to the moment a restart can use it from storage, past its stall.
   double durable_lag_s() const { return async ? write_s : 0; }
   // Whether a failure recovered by `path` can roll back to the snapshot in memory.

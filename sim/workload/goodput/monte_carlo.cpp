@@ -60,7 +60,7 @@ class Run {
   Run(const RunReliability& r, const Cadence& cadence, const std::vector<double>& cumulative_rate, std::uint64_t seed)
       : r_(r), c_(cadence), cumulative_(cumulative_rate), rng_(seed), pool_(r.recovery.spare_nodes, r.recovery.repair_s) {
     const Checkpointing& k = r.checkpoint;
-    storage_.every = k.in_memory ? k.storage_every : 1;
+    storage_.every = k.snapshots_per_write();
     storage_.lag = k.stall() + k.durable_lag_s();
     memory_.lag = k.stall();
   }
@@ -174,7 +174,7 @@ class Run {
 
   // The tier's snapshots taken from x_ to x1 at `pace`: the last two (a write ends before the
   // tier's next snapshot, so the one before the last is usable by then).
-  void keep(Tier& tier, double x1, double w0, double pace) const {
+  void keep(Tier& tier, double x1, double w0, double pace) {
     if (tier.pending && tier.pending_at <= x1) {
       tier.kept = tier.pending_done;
       tier.pending = false;
