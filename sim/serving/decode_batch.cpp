@@ -78,8 +78,8 @@ void DecodeBatch::repage(int slot, int pages, int room) {
   schedule_room(slot);
 }
 
-const std::vector<int>& DecodeBatch::short_of_room() {
-  if (seqs_.size() - static_cast<std::size_t>(alive_) > std::max<std::size_t>(32, static_cast<std::size_t>(alive_))) compact();
+const std::vector<int>& DecodeBatch::find_short() {
+  if (compaction_due()) compact();
   short_now_.clear();
   if (next_short_ > step_) return short_now_;
   long long next = kNever;
@@ -106,6 +106,7 @@ void DecodeBatch::kill(std::size_t slot) {
   s.alive = false;
   short_at_[slot] = last_at_[slot] = kNever;
   --alive_;
+  ++dead_;
   sum_in_kv_ -= s.in_kv;
   sum_first_ -= s.first;
 }
@@ -124,13 +125,7 @@ DecodeSeq DecodeBatch::leave_latest() {
   return now;
 }
 
-int DecodeBatch::start_step() {
-  in_step_ = alive_;
-  ++step_;
-  return in_step_;
-}
-
-double DecodeBatch::end_step(std::vector<int>& first_tokens, std::vector<int>& finished) {
+double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished) {
   first_tokens.clear();
   finished.clear();
   const long long step = step_ - 1;
@@ -174,6 +169,7 @@ void DecodeBatch::compact() {
       ++kept;
     }
   seqs_.resize(kept);
+  dead_ = 0;
   short_at_.resize(kept);
   last_at_.resize(kept);
   std::size_t f = 0;

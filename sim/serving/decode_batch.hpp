@@ -9,6 +9,7 @@
 // Without MTP a step adds exactly one token to each sequence, so this is the walk's arithmetic,
 // exactly. With MTP a sequence's own tokens between its join and its end follow the mean (its
 // pages, its part of the context), and its number of steps is drawn from the true distribution.
+#include <algorithm>
 #include <vector>
 
 #include "core/fast_random.hpp"
@@ -47,6 +48,8 @@ struct DecodeSeq {
 };
 
 class DecodeBatch {
+  static inline const std::vector<int> kNone;
+
  public:
   // `mean_tokens`: a step's mean tokens per sequence; `lookahead`: the tokens a step computes for
   // each (one, and MTP's drafts), for which it needs room before the step.
@@ -63,7 +66,7 @@ class DecodeBatch {
   void join(DecodeSeq s, int steps);
 
   // Before the next step: the sequences whose context and the step's tokens pass their room.
-  const std::vector<int>& short_of_room();
+  const std::vector<int>& short_of_room() { return any_short() ? find_short() : kNone; }
   // Its tokens in the KV cache at the next step.
   long long tokens(const DecodeSeq& s) const { return s.in_kv + produced(step_ - s.first); }
   // It holds `pages`, room for `room` tokens (after `short_of_room`).
@@ -75,35 +78,55 @@ class DecodeBatch {
   DecodeSeq leave_latest();
 
   // The next step starts with every sequence in the batch; returns how many.
-  int start_step();
+  int start_step() {
+    in_step_ = alive_;
+    ++step_;
+    return in_step_;
+  }
   // The step in flight ends. `first_tokens`: those that got their first token; `finished`: those
   // whose last step it was, dead now but readable until the next step starts; both in the order
   // they joined. Returns the tokens the step generated (a finishing sequence's last step counts
   // what it had left: the mean is corrected there).
-  double end_step(std::vector<int>& first_tokens, std::vector<int>& finished);
+  double end_step(std::vector<int>& first_tokens, std::vector<int>& finished) {
+    if (fresh_count_ > 0 || next_last_ < step_) return end_step_events(first_tokens, finished);
+    first_tokens.clear();
+    finished.clear();
+    const double tokens = double(in_step_) * mean_;
+    in_step_ = 0;
+    return tokens;
+  }
 
  private:
   static constexpr long long kNever = 1LL << 62;
   long long produced(long long steps) const {
     return mean_ == 1.0 ? steps : static_cast<long long>(double(steps) * mean_);
   }
+  bool compaction_due() const { return dead_ > std::max(32, alive_); }
+  // Whether the next step has a sequence short of room (or records to compact).
+  bool any_short() const { return next_short_ <= step_ || compaction_due(); }
+  const std::vector<int>& find_short();
+  double end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished);
   void schedule_room(int slot);
   void kill(std::size_t slot);
   void compact();
 
-  double mean_;
-  int lookahead_;
+  // First, in one cache line: what every step reads. A fleet has thousands of ranks stepping in
+  // turn, and most of their steps have no event; those read this line and nothing else.
   long long step_ = 0;  // the next step's number
-  int in_step_ = 0;     // sequences in the step in flight (0: none in flight)
+  // Each sequence's next events' earliest (a lower bound: a step before it has none).
+  long long next_short_ = kNever, next_last_ = kNever;
+  long long sum_in_kv_ = 0, sum_first_ = 0;  // over the living
+  double mean_;
+  int in_step_ = 0;  // sequences in the step in flight (0: none in flight)
+  int alive_ = 0, fresh_count_ = 0;
+  int dead_ = 0;     // dead records not yet compacted
+  // The rest is read at events.
+  int lookahead_;
   std::vector<DecodeSeq> seqs_;  // in order of joining; dead ones are left until compacted
   // Each sequence's next event, kNever when it has none (or is dead), kept apart from the records
-  // so that finding a step's events reads a few cache lines, and their earliest (a lower bound:
-  // a step before it reads neither). A fleet has thousands of ranks stepping in turn.
+  // so that finding a step's events reads a few cache lines.
   std::vector<long long> short_at_, last_at_;
-  long long next_short_ = kNever, next_last_ = kNever;
-  int alive_ = 0, fresh_count_ = 0;
-  long long sum_in_kv_ = 0, sum_first_ = 0;  // over the living
-  std::vector<int> fresh_;                   // slots of fresh sequences, in order of joining
+  std::vector<int> fresh_;  // slots of fresh sequences, in order of joining
   std::vector<int> short_now_;
 };
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <optional>
 #include <queue>
 #include <sstream>
 
 #include "core/fast_random.hpp"
+#include "core/id_queue.hpp"
 #include "requests/listed_source.hpp"
 #include "serving/decode_batch.hpp"
 #include "serving/least_loaded.hpp"
@@ -37,21 +37,25 @@ struct Chunk {
   int tokens;  // prompt tokens computed in the step
 };
 
-struct Rank {
-  std::deque<int> waiting;   // for prefill (or, colocated, admission)
-  std::deque<int> incoming;  // decode: prefilled, waiting for pages and a transfer
-  std::deque<int> swapped;   // decode: preempted to host memory
-  std::deque<int> received;  // decode: KV cache in place, waiting for a place in the batch
-  std::vector<int> prefilling;  // admitted prompts, in order of admission
+// A DP rank. Its unit steps all its ranks together, dozens of times a second, and most ranks
+// have nothing happening at a step: what a step reads is kept in the rank's first cache lines
+// (the batch's first line, then the queues, pages and counts), the sequences' records elsewhere.
+struct alignas(64) Rank {
   DecodeBatch decoding;
-  int decoding_in_step = 0;     // sequences in the step in flight
-  std::vector<Chunk> chunks;    // prefill chunks in the step in flight
-  int transferring = 0;
+  core::IdQueue waiting;   // for prefill (or, colocated, admission)
+  core::IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
+  core::IdQueue swapped;   // decode: preempted to host memory
+  core::IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
   long long pages_used = 0, pages_total = 0;
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
+  double routed_load = 0;        // its load as its router last heard it
+  int decoding_in_step = 0;      // sequences in the step in flight
+  int transferring = 0;
+  int router_slot = -1;          // its place in the router's index
+  std::vector<int> prefilling;   // admitted prompts, in order of admission
+  std::vector<Chunk> chunks;     // prefill chunks in the step in flight
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
   double pending_pairs = 0;      // ... and the query-key pairs of their attention
-  int router_slot = -1;          // its place in the router's index
   double nic_free_s = 0;         // when its NICs are done with the KV caches queued on them
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
@@ -306,7 +310,11 @@ class Simulation {
     const Unit& unit = units_[static_cast<std::size_t>(u)];
     const bool prefill = unit.prefill_kind || !c_.disaggregated;
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
-    if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
+    if (!choice.index) return;
+    const double load = unit.serving ? router_load(k, prefill) : kClosed;
+    if (load == k.routed_load) return;
+    k.routed_load = load;
+    choice.index->set(k.router_slot, load);
   }
 
   std::pair<int, int> choose(RankChoice& choice) {
@@ -987,8 +995,8 @@ std::string Simulation::trace_json() const {
 }  // namespace
 
 double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecord) + sizeof(Live)); }
-// A rank's deques each allocate a block of 512 bytes and its map when they are made.
-double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit) + 3 * (512 + 64)); }
+// (A rank's queues take memory only once something is queued.)
+double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit)); }
 
 ServingResult simulate_serving(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress) {
   Simulation s(source, config, progress, {});
