@@ -1,47 +1,45 @@
 #include "serving/least_loaded.hpp"
 
+#include <limits>
+#include <stdexcept>
+
 namespace serving {
 
-LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), leaves_(1) {
+LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), leaves_(1), clock_(static_cast<std::uint64_t>(ranks)) {
+  if (ranks > static_cast<int>(kRankMask)) throw std::invalid_argument("a router chooses among at most 16.7 million ranks");
   while (leaves_ < ranks) leaves_ *= 2;
-  keys_.resize(static_cast<std::size_t>(ranks));
-  for (int i = 0; i < ranks; ++i) keys_[static_cast<std::size_t>(i)] = {0.0, static_cast<long long>(i) - ranks};
-  tree_.assign(static_cast<std::size_t>(2 * leaves_), -1);
-  for (int i = 0; i < ranks; ++i) tree_[static_cast<std::size_t>(leaves_ + i)] = i;
+  tree_.assign(static_cast<std::size_t>(2 * leaves_), Key{std::numeric_limits<double>::infinity(), kNone});
+  for (int i = 0; i < ranks; ++i) tree_[leaf(i)] = {0.0, static_cast<std::uint64_t>(i)};
   for (int n = leaves_ - 1; n >= 1; --n) {
-    const int a = tree_[static_cast<std::size_t>(2 * n)], b = tree_[static_cast<std::size_t>(2 * n + 1)];
-    tree_[static_cast<std::size_t>(n)] = b < 0 || (a >= 0 && less(a, b)) ? a : b;
+    const Key& a = tree_[static_cast<std::size_t>(2 * n)];
+    const Key& b = tree_[static_cast<std::size_t>(2 * n + 1)];
+    tree_[static_cast<std::size_t>(n)] = less(b, a) ? b : a;
   }
 }
 
-bool LeastLoaded::less(int a, int b) const {
-  const Key& x = keys_[static_cast<std::size_t>(a)];
-  const Key& y = keys_[static_cast<std::size_t>(b)];
-  return x.load < y.load || (x.load == y.load && x.chosen < y.chosen);
-}
-
-// Replays the matches on the rank's way to the root. Where another rank wins as it did before,
-// nothing above changes: the rank's key takes part there only through that winner.
+// Replays the matches on the rank's way to the root. Where a match's winner is what it was (the
+// same rank with the same key), nothing above changes.
 void LeastLoaded::rise(int rank) {
-  for (int n = (leaves_ + rank) / 2; n >= 1; n /= 2) {
-    const int a = tree_[static_cast<std::size_t>(2 * n)], b = tree_[static_cast<std::size_t>(2 * n + 1)];
-    const int winner = b < 0 || (a >= 0 && less(a, b)) ? a : b;
-    int& held = tree_[static_cast<std::size_t>(n)];
-    if (held == winner && winner != rank) return;
+  for (std::size_t n = leaf(rank) / 2; n >= 1; n /= 2) {
+    const Key& a = tree_[2 * n];
+    const Key& b = tree_[2 * n + 1];
+    const Key& winner = less(b, a) ? b : a;
+    Key& held = tree_[n];
+    if (held.turn == winner.turn && held.load == winner.load) return;
     held = winner;
   }
 }
 
 void LeastLoaded::set(int rank, double load) {
-  Key& k = keys_[static_cast<std::size_t>(rank)];
+  Key& k = tree_[leaf(rank)];
   if (k.load == load) return;
   k.load = load;
   rise(rank);
 }
 
 int LeastLoaded::take() {
-  const int best = tree_[1];
-  keys_[static_cast<std::size_t>(best)].chosen = clock_++;
+  const int best = tree_[1].rank();
+  tree_[leaf(best)].turn = clock_++ << kRankBits | static_cast<std::uint64_t>(best);
   rise(best);
   return best;
 }

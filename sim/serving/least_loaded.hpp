@@ -3,6 +3,7 @@
 // the least loaded winning, ties going to the rank chosen longest ago (so equal ranks take turns,
 // starting from the first). A deployment of hundreds of nodes has thousands of ranks and routes
 // thousands of requests a second; scanning them all for each would dominate the run.
+#include <cstdint>
 #include <vector>
 
 namespace serving {
@@ -16,21 +17,29 @@ class LeastLoaded {
   // The least loaded rank (ties: the one chosen longest ago), marked as chosen now.
   int take();
 
-  double load(int rank) const { return keys_[static_cast<std::size_t>(rank)].load; }
+  double load(int rank) const { return tree_[leaf(rank)].load; }
   int size() const { return ranks_; }
 
  private:
+  // A rank's key, and at each node a copy of the winner's, so a match reads its two entrants
+  // side by side (one cache line) rather than from a table by rank.
   struct Key {
-    double load;
-    long long chosen;  // when last chosen (initially -ranks + index: the first ranks first)
+    double load = 0;
+    // When last chosen (initially the rank's index: the first ranks first), above the rank's
+    // index in the low bits: the clock breaks ties, the index names the rank.
+    std::uint64_t turn = kNone;
+    int rank() const { return static_cast<int>(turn & kRankMask); }
   };
-  bool less(int a, int b) const;
+  static constexpr int kRankBits = 24;
+  static constexpr std::uint64_t kRankMask = (std::uint64_t{1} << kRankBits) - 1;
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};  // a leaf with no rank: loses every match
+  static bool less(const Key& x, const Key& y) { return x.load < y.load || (x.load == y.load && x.turn < y.turn); }
+  std::size_t leaf(int rank) const { return static_cast<std::size_t>(leaves_ + rank); }
   void rise(int rank);
 
   int ranks_, leaves_;
-  long long clock_ = 0;
-  std::vector<Key> keys_;
-  std::vector<int> tree_;  // tree_[1] the winner; leaves at leaves_ + rank; -1 where no rank
+  std::uint64_t clock_;
+  std::vector<Key> tree_;  // tree_[1] the winner; leaves at leaves_ + rank
 };
 
 }  // namespace serving
