@@ -263,8 +263,12 @@ class ServingStudy : public Study {
   // by the hour, its cost.
   void fleet_run(StudyResult& r, const serving::ServingConfig& c, serving::StepCost& prefill_cost, serving::StepCost& decode_cost) const {
     serving::RequestSeries series(c.interval_s, slo);
-    core::ProgressBar bar("serving", c.duration_s);
-    const auto update = [&](double t) { bar.update(std::min(t, c.duration_s)); };
+    // Done as the share of the load arrived, not of the time passed: under a load profile the
+    // busy hours cost most (a day's estimate from its quiet night had been half the run).
+    const serving::LoadProfile* profile = generated && !generated->arrivals.profile.empty() ? &generated->arrivals.profile : nullptr;
+    const auto done_at = [&](double t) { return profile ? profile->expected(0, std::min(t, c.duration_s)) : std::min(t, c.duration_s); };
+    core::ProgressBar bar("serving", done_at(c.duration_s));
+    const auto update = [&](double t) { bar.update(done_at(t)); };
     const auto record = [&](const serving::RequestRecord& q) { series.add(q); };
     serving::ServingResult result;
     if (generated) {
