@@ -10,6 +10,8 @@
 using serving::DecodeBatch;
 using serving::DecodeSeq;
 using serving::DecodeSteps;
+using serving::PageBoundary;
+using serving::PageCalendar;
 
 namespace {
 
@@ -17,14 +19,19 @@ constexpr int kPage = 16;
 int room_for(long long tokens) { return static_cast<int>((tokens + kPage - 1) / kPage * kPage); }
 int pages_for(long long tokens) { return static_cast<int>((tokens + kPage - 1) / kPage); }
 
+// A walk's sequence: the decode batch's record, with the pages it holds now.
+struct WalkSeq : DecodeSeq {
+  int pages = 0;
+};
+
 // The batch as a walk over its sequences, each step, one token each: what DecodeBatch replaces.
 struct Walk {
-  std::vector<DecodeSeq> seqs;
+  std::vector<WalkSeq> seqs;
   int in_step = 0;
 };
 
-DecodeSeq a_seq(int id, int in_kv, int generated, int output) {
-  DecodeSeq s;
+WalkSeq a_seq(int id, int in_kv, int generated, int output) {
+  WalkSeq s;
   s.id = id;
   s.in_kv = in_kv;
   s.generated = generated;
@@ -34,11 +41,36 @@ DecodeSeq a_seq(int id, int in_kv, int generated, int output) {
   return s;
 }
 
+// A sequence joins the batch, its first page boundary on the calendar, as a unit's rank 0.
+void join(DecodeBatch& batch, PageCalendar& calendar, long long unit_step, const WalkSeq& s, int steps) {
+  PageBoundary b = batch.join(s, steps);
+  b.pages = s.pages;
+  calendar.schedule(b, batch.next_step(), unit_step);
+}
+
+// The boundaries of the step `unit_step`: each takes the pages its tokens and `lookahead` need,
+// and its next is placed. Returns their requests.
+std::vector<int> pass_boundaries(DecodeBatch& batch, PageCalendar& calendar, long long unit_step, int lookahead) {
+  std::vector<PageBoundary> due;
+  calendar.take(unit_step, due);
+  std::vector<int> ids;
+  for (PageBoundary& b : due) {
+    ids.push_back(b.id);
+    const long long tokens = calendar.tokens(b, batch.next_step()) + lookahead;
+    b.room = room_for(tokens);
+    b.pages = pages_for(tokens);
+    calendar.schedule(b, batch.next_step(), unit_step);
+  }
+  return ids;
+}
+
 }  // namespace
 
 TEST_CASE("decode batch: without MTP its events are the walk over every sequence, step by step", "[serving]") {
   const int lookahead = 1;
-  DecodeBatch batch(1.0, lookahead);
+  DecodeBatch batch(1.0, lookahead, kPage);
+  PageCalendar calendar(1.0, lookahead);
+  long long unit_step = 0;  // steps started
   Walk walk;
   core::FastNormal random(7);
   int next_id = 0;
@@ -48,32 +80,27 @@ TEST_CASE("decode batch: without MTP its events are the walk over every sequence
     const int joins = static_cast<int>(random.uniform() * 3);
     for (int j = 0; j < joins; ++j) {
       const int generated = random.uniform() < 0.5 ? 0 : 1 + static_cast<int>(random.uniform() * 5);
-      const DecodeSeq s = a_seq(next_id++, 10 + static_cast<int>(random.uniform() * 100), generated, generated + 1 + static_cast<int>(random.uniform() * 60));
-      batch.join(s, s.output - s.generated);
+      const WalkSeq s = a_seq(next_id++, 10 + static_cast<int>(random.uniform() * 100), generated, generated + 1 + static_cast<int>(random.uniform() * 60));
+      join(batch, calendar, unit_step, s, s.output - s.generated);
       walk.seqs.push_back(s);
     }
     if (!walk.seqs.empty() && random.uniform() < 0.05) {
       const DecodeSeq left = batch.leave_latest();
-      const DecodeSeq& expected = walk.seqs.back();
+      calendar.cancel(0, left.id);
+      const WalkSeq& expected = walk.seqs.back();
       CHECK(left.id == expected.id);
       CHECK(left.in_kv == expected.in_kv);
       CHECK(left.generated == expected.generated);
-      CHECK(left.pages == expected.pages);
+      CHECK(left.room == expected.room);
       walk.seqs.pop_back();
     }
     REQUIRE(batch.size() == static_cast<int>(walk.seqs.size()));
     if (walk.seqs.empty()) continue;
     // Before the step: who is short of room, the context, the fresh.
-    std::vector<int> short_ids, walk_short_ids;
-    for (int slot : batch.short_of_room()) {
-      const DecodeSeq& s = batch.at(slot);
-      short_ids.push_back(s.id);
-      const long long tokens = batch.tokens(s) + lookahead;
-      batch.repage(slot, pages_for(tokens), room_for(tokens));
-    }
+    std::vector<int> short_ids = pass_boundaries(batch, calendar, unit_step, lookahead), walk_short_ids;
     long long context = 0;
     int fresh = 0;
-    for (DecodeSeq& s : walk.seqs) {
+    for (WalkSeq& s : walk.seqs) {
       if (s.in_kv + lookahead > s.room) {
         walk_short_ids.push_back(s.id);
         s.pages = pages_for(s.in_kv + lookahead);
@@ -87,25 +114,28 @@ TEST_CASE("decode batch: without MTP its events are the walk over every sequence
     CHECK(batch.context() == double(context));
     CHECK(batch.fresh() == fresh);
     CHECK(batch.start_step() == static_cast<int>(walk.seqs.size()));
+    ++unit_step;
     walk.in_step = static_cast<int>(walk.seqs.size());
     // A sequence joins during the step: it is not in it.
     if (random.uniform() < 0.3) {
-      const DecodeSeq s = a_seq(next_id++, 50, 0, 20);
-      batch.join(s, s.output);
+      const WalkSeq s = a_seq(next_id++, 50, 0, 20);
+      join(batch, calendar, unit_step, s, s.output);
       walk.seqs.push_back(s);
     }
     // The step ends.
     const double produced = batch.end_step(first_tokens, finished);
     std::vector<int> walk_first, walk_finished, got_first, got_finished;
-    std::vector<DecodeSeq> kept;
+    std::vector<WalkSeq> kept;
+    std::vector<int> walk_finished_room;
     for (int i = 0; i < static_cast<int>(walk.seqs.size()); ++i) {
-      DecodeSeq s = walk.seqs[static_cast<std::size_t>(i)];
+      WalkSeq s = walk.seqs[static_cast<std::size_t>(i)];
       if (i < walk.in_step) {
         if (s.generated == 0) walk_first.push_back(s.id);
         ++s.generated;
         ++s.in_kv;
         if (s.generated >= s.output) {
           walk_finished.push_back(s.id);
+          walk_finished_room.push_back(s.room);
           continue;
         }
       }
@@ -113,7 +143,12 @@ TEST_CASE("decode batch: without MTP its events are the walk over every sequence
     }
     walk.seqs = kept;
     for (int slot : first_tokens) got_first.push_back(batch.at(slot).id);
-    for (int slot : finished) got_finished.push_back(batch.at(slot).id);
+    std::vector<int> got_finished_room;
+    for (int slot : finished) {
+      got_finished.push_back(batch.at(slot).id);
+      got_finished_room.push_back(static_cast<int>(batch.room_tokens(batch.at(slot))));
+    }
+    CHECK(got_finished_room == walk_finished_room);  // the pages it gives back
     CHECK(produced == double(walk.in_step));
     CHECK(got_first == walk_first);        // in the order they joined
     CHECK(got_finished == walk_finished);  // likewise
@@ -160,17 +195,15 @@ TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's m
 
 TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and a finished sequence counts what it had left", "[serving]") {
   const double mean = 1.85;
-  DecodeBatch batch(mean, 2);
-  batch.join(a_seq(0, 100, 0, 50), 30);
-  batch.join(a_seq(1, 200, 3, 10), 4);
+  DecodeBatch batch(mean, 2, kPage);
+  PageCalendar calendar(mean, 2);
+  join(batch, calendar, 0, a_seq(0, 100, 0, 50), 30);
+  join(batch, calendar, 0, a_seq(1, 200, 3, 10), 4);
   std::vector<int> first_tokens, finished;
   double produced = 0;
   for (int step = 0; step < 4; ++step) {
     CHECK(batch.context() == Approx(300 + 2 * mean * step));
-    for (int slot : batch.short_of_room()) {
-      const long long tokens = batch.tokens(batch.at(slot)) + 2;
-      batch.repage(slot, pages_for(tokens), room_for(tokens));
-    }
+    pass_boundaries(batch, calendar, step, 2);
     batch.start_step();
     produced += batch.end_step(first_tokens, finished);
     CHECK(first_tokens.size() == (step == 0 ? 1u : 0u));
@@ -182,5 +215,40 @@ TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and
   const DecodeSeq left = batch.leave_latest();
   CHECK(left.generated == static_cast<int>(4 * mean));
   CHECK(left.in_kv == 100 + left.generated);
+  CHECK(left.room == room_for(100 + static_cast<int>(3 * mean) + 2));  // as of its last step's start
   CHECK(batch.empty());
+}
+
+TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room, a lap ahead waits, a cancelled one goes", "[serving]") {
+  PageCalendar calendar(1.0, 1);
+  PageBoundary b;
+  b.id = 7;
+  b.in_kv = 10;
+  b.room = 16;  // passed when 10 + produced + 1 > 16: 6 tokens produced, at step 6
+  b.last = 1000;
+  calendar.schedule(b, 0, 100);  // the rank's step 0 is the unit's 100
+  std::vector<PageBoundary> due;
+  for (long long t = 100; t < 106; ++t) calendar.take(t, due);
+  CHECK(due.empty());
+  calendar.take(106, due);
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].step == 6);
+  CHECK(calendar.tokens(due[0], 6) == 16);
+  // A room 300 tokens ahead (pages larger than the ring) comes after laps, on time.
+  b.room = 310;
+  calendar.schedule(b, 6, 106);  // 300 tokens from step 6: at step 300, the unit's 400
+  due.clear();
+  for (long long t = 107; t < 400; ++t) calendar.take(t, due);
+  CHECK(due.empty());
+  calendar.take(400, due);
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].step == 300);
+  // Cancelled, it never comes; one past the sequence's last step is never placed.
+  calendar.schedule(due[0], 300, 400);
+  calendar.cancel(0, 7);
+  b.room = 2000;
+  calendar.schedule(b, 300, 400);
+  due.clear();
+  for (long long t = 401; t < 1600; ++t) calendar.take(t, due);
+  CHECK(due.empty());
 }

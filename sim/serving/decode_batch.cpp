@@ -39,13 +39,12 @@ int DecodeSteps::draw(int tokens, core::FastNormal& random) const {
   return static_cast<int>(std::clamp<long long>(steps, (tokens + drafts) / (drafts + 1), tokens));
 }
 
-void DecodeBatch::join(DecodeSeq s, int steps) {
+PageBoundary DecodeBatch::join(DecodeSeq s, int steps) {
   s.first = step_;
   s.last = step_ + std::max(1, steps) - 1;
   s.alive = true;
   const int slot = static_cast<int>(seqs_.size());
   seqs_.push_back(s);
-  short_at_.push_back(kNever);
   last_at_.push_back(s.last);
   next_last_ = std::min(next_last_, s.last);
   ++alive_;
@@ -55,44 +54,20 @@ void DecodeBatch::join(DecodeSeq s, int steps) {
     fresh_.push_back(slot);
     ++fresh_count_;
   }
-  schedule_room(slot);
+  PageBoundary b;
+  b.id = s.id;
+  b.in_kv = s.in_kv;
+  b.room = s.room;
+  b.first = static_cast<int>(s.first);
+  b.last = static_cast<int>(s.last);
+  return b;
 }
 
-// The first step from the next on whose tokens pass the sequence's room, if it comes by its last.
-void DecodeBatch::schedule_room(int slot) {
-  const DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
-  const long long need = static_cast<long long>(s.room) - lookahead_ - s.in_kv + 1;  // tokens produced by then
-  const long long from = step_ - s.first;
-  long long j = std::max(from, mean_ == 1.0 ? need : static_cast<long long>(std::ceil(double(need) / mean_)));
-  while (produced(j) < need) ++j;
-  while (j > from && produced(j - 1) >= need) --j;
-  const long long at = s.first + j <= s.last ? s.first + j : kNever;
-  short_at_[static_cast<std::size_t>(slot)] = at;
-  next_short_ = std::min(next_short_, at);
-}
-
-void DecodeBatch::repage(int slot, int pages, int room) {
-  DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
-  s.pages = pages;
-  s.room = room;
-  schedule_room(slot);
-}
-
-const std::vector<int>& DecodeBatch::find_short() {
-  if (compaction_due()) compact();
-  short_now_.clear();
-  if (next_short_ > step_) return short_now_;
-  long long next = kNever;
-  for (std::size_t i = 0; i < short_at_.size(); ++i) {
-    if (short_at_[i] <= step_) {
-      short_now_.push_back(static_cast<int>(i));
-      short_at_[i] = kNever;  // taken: `repage` schedules its next
-    } else {
-      next = std::min(next, short_at_[i]);
-    }
-  }
-  next_short_ = next;
-  return short_now_;
+long long DecodeBatch::room_tokens(const DecodeSeq& s) const {
+  const long long latest = std::min(step_ - 1, s.last);  // the latest step it took part in
+  if (latest < s.first) return s.room;
+  const long long needed = s.in_kv + produced(latest - s.first) + lookahead_;
+  return std::max<long long>(s.room, (needed + page_tokens_ - 1) / page_tokens_ * page_tokens_);
 }
 
 double DecodeBatch::context() const {
@@ -104,7 +79,7 @@ double DecodeBatch::context() const {
 void DecodeBatch::kill(std::size_t slot) {
   DecodeSeq& s = seqs_[slot];
   s.alive = false;
-  short_at_[slot] = last_at_[slot] = kNever;
+  last_at_[slot] = kNever;
   --alive_;
   ++dead_;
   sum_in_kv_ -= s.in_kv;
@@ -119,6 +94,7 @@ DecodeSeq DecodeBatch::leave_latest() {
   const DecodeSeq& s = seqs_[i];
   if (s.generated == 0 && s.first == step_) --fresh_count_;  // it never stepped
   DecodeSeq now = s;
+  now.room = static_cast<int>(room_tokens(s));
   now.generated = static_cast<int>(std::min<long long>(s.output - 1, s.generated + produced(step_ - s.first)));
   now.generated = std::max(now.generated, s.generated);
   now.in_kv = s.in_kv + (now.generated - s.generated);
@@ -164,13 +140,11 @@ void DecodeBatch::compact() {
     if (seqs_[i].alive) {
       slot_of[i] = static_cast<int>(kept);
       seqs_[kept] = seqs_[i];
-      short_at_[kept] = short_at_[i];
       last_at_[kept] = last_at_[i];
       ++kept;
     }
   seqs_.resize(kept);
   dead_ = 0;
-  short_at_.resize(kept);
   last_at_.resize(kept);
   std::size_t f = 0;
   for (int slot : fresh_)

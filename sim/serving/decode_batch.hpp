@@ -1,10 +1,11 @@
 #pragma once
 // A rank's decoding sequences, stepped together without being walked one by one. A sequence's
 // last step is drawn when it joins (`DecodeSteps`), its context grows by a step's mean tokens,
-// and it is visited only at its events: the steps where its pages fall short, its first token,
-// its last step. The rank's context is kept as a sum. A walk over the sequences costs a step in
-// proportion to its batch; this costs in proportion to its events (a page boundary every page of
-// tokens, and a finish), several times less in large batches such as an SLO search fills.
+// and it is visited only at its events: its first token and its last step here, the steps where
+// its pages fall short on its unit's `PageCalendar`. The rank's context is kept as a sum. A walk
+// over the sequences costs a step in proportion to its batch; this costs in proportion to its
+// events (a page boundary every page of tokens, and a finish), several times less in large
+// batches such as an SLO search fills.
 //
 // Without MTP a step adds exactly one token to each sequence, so this is the walk's arithmetic,
 // exactly. With MTP a sequence's own tokens between its join and its end follow the mean (its
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/fast_random.hpp"
+#include "serving/page_calendar.hpp"
 
 namespace serving {
 
@@ -41,19 +43,18 @@ struct DecodeSeq {
   int in_kv = 0;      // tokens in its KV cache when it joined
   int generated = 0;  // tokens it had generated when it joined
   int output = 0;     // tokens it generates in all
-  int pages = 0;      // pages it holds
-  int room = 0;       // tokens its pages hold (whole pages of context): pages are taken only past it
+  int room = 0;       // tokens its pages held when it joined (whole pages of context)
   long long first = 0, last = 0;  // its first and last steps, in the batch's count of steps
   bool alive = true;
 };
 
 class DecodeBatch {
-  static inline const std::vector<int> kNone;
-
  public:
   // `mean_tokens`: a step's mean tokens per sequence; `lookahead`: the tokens a step computes for
-  // each (one, and MTP's drafts), for which it needs room before the step.
-  explicit DecodeBatch(double mean_tokens = 1, int lookahead = 1) : mean_(mean_tokens), lookahead_(lookahead) {}
+  // each (one, and MTP's drafts), for which it needs room before the step; `page_tokens`: the
+  // tokens of a page.
+  explicit DecodeBatch(double mean_tokens = 1, int lookahead = 1, int page_tokens = 1)
+      : mean_(mean_tokens), lookahead_(lookahead), page_tokens_(page_tokens) {}
 
   int size() const { return alive_; }
   bool empty() const { return alive_ == 0; }
@@ -62,23 +63,24 @@ class DecodeBatch {
   // The sequence in `slot`, valid until the next step starts.
   const DecodeSeq& at(int slot) const { return seqs_[static_cast<std::size_t>(slot)]; }
 
-  // A sequence joins, taking part from the next step on, for `steps` steps.
-  void join(DecodeSeq s, int steps);
-
-  // Before the next step: the sequences whose context and the step's tokens pass their room.
-  const std::vector<int>& short_of_room() { return any_short() ? find_short() : kNone; }
-  // Its tokens in the KV cache at the next step.
-  long long tokens(const DecodeSeq& s) const { return s.in_kv + produced(step_ - s.first); }
-  // It holds `pages`, room for `room` tokens (after `short_of_room`).
-  void repage(int slot, int pages, int room);
+  // A sequence joins, taking part from the next step on, for `steps` steps; returns its first
+  // page boundary (its `rank` and `pages` unset), for its unit's calendar.
+  PageBoundary join(DecodeSeq s, int steps);
+  // The next step's number in the batch's count.
+  long long next_step() const { return step_; }
+  // The tokens its pages hold room for, as of the latest step started: at its join, and past it
+  // the pages its context and a step's tokens needed at each step (its page boundaries).
+  long long room_tokens(const DecodeSeq& s) const;
   // The sum of its sequences' KV tokens at the next step.
   double context() const;
 
-  // The latest to join leaves (preempted): its state as of the next step.
+  // The latest to join leaves (preempted): its state as of the next step, `room` the tokens its
+  // pages hold room for.
   DecodeSeq leave_latest();
 
   // The next step starts with every sequence in the batch; returns how many.
   int start_step() {
+    if (compaction_due()) compact();  // the last step's finished are read no more
     in_step_ = alive_;
     ++step_;
     return in_step_;
@@ -98,36 +100,28 @@ class DecodeBatch {
 
  private:
   static constexpr long long kNever = 1LL << 62;
-  long long produced(long long steps) const {
-    return mean_ == 1.0 ? steps : static_cast<long long>(double(steps) * mean_);
-  }
+  long long produced(long long steps) const { return produced_tokens(steps, mean_); }
   bool compaction_due() const { return dead_ > std::max(32, alive_); }
-  // Whether the next step has a sequence short of room (or records to compact).
-  bool any_short() const { return next_short_ <= step_ || compaction_due(); }
-  const std::vector<int>& find_short();
   double end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished);
-  void schedule_room(int slot);
   void kill(std::size_t slot);
   void compact();
 
   // First, in one cache line: what every step reads. A fleet has thousands of ranks stepping in
   // turn, and most of their steps have no event; those read this line and nothing else.
   long long step_ = 0;  // the next step's number
-  // Each sequence's next events' earliest (a lower bound: a step before it has none).
-  long long next_short_ = kNever, next_last_ = kNever;
+  long long next_last_ = kNever;  // the sequences' earliest last step (a lower bound)
   long long sum_in_kv_ = 0, sum_first_ = 0;  // over the living
   double mean_;
   int in_step_ = 0;  // sequences in the step in flight (0: none in flight)
   int alive_ = 0, fresh_count_ = 0;
   int dead_ = 0;     // dead records not yet compacted
   // The rest is read at events.
-  int lookahead_;
+  int lookahead_, page_tokens_;
   std::vector<DecodeSeq> seqs_;  // in order of joining; dead ones are left until compacted
-  // Each sequence's next event, kNever when it has none (or is dead), kept apart from the records
-  // so that finding a step's events reads a few cache lines.
-  std::vector<long long> short_at_, last_at_;
+  // Each sequence's last step, kNever when dead, kept apart from the records so that finding a
+  // step's finishes reads a few cache lines.
+  std::vector<long long> last_at_;
   std::vector<int> fresh_;  // slots of fresh sequences, in order of joining
-  std::vector<int> short_now_;
 };
 
 }  // namespace serving

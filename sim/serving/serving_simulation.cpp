@@ -11,6 +11,7 @@
 #include "requests/listed_source.hpp"
 #include "serving/decode_batch.hpp"
 #include "serving/least_loaded.hpp"
+#include "serving/page_calendar.hpp"
 #include "serving/percentile_sketch.hpp"
 #include "serving/prefix_cache.hpp"
 
@@ -68,6 +69,8 @@ struct Unit {
   bool decodes = true;
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
+  PageCalendar boundaries;  // its decoding sequences' page boundaries
+  long long steps = 0;      // steps started
   bool busy = false;
   double step_start_s = 0;
 };
@@ -161,11 +164,12 @@ class Simulation {
         u.prefill_kind = prefill_kind;
         u.decodes = decodes;
         u.config = &config;
+        if (decodes) u.boundaries = PageCalendar(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts);
         u.ranks.resize(static_cast<std::size_t>(ranks));
         for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
           k.pages_total = config.memory.kv_group_tokens / c_.page_tokens;
-          if (decodes) k.decoding = DecodeBatch(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts);
+          if (decodes) k.decoding = DecodeBatch(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts, c_.page_tokens);
           k.router_slot = static_cast<int>(choice.slots.size());
           choice.slots.push_back({static_cast<int>(units_.size()), r});
         }
@@ -564,7 +568,7 @@ class Simulation {
     while (!k.received.empty() && k.running() < cap) {
       const int id = k.received.front();
       k.received.pop_front();
-      join_batch(k, id, live_[static_cast<std::size_t>(id)]);
+      join_batch(u, k, id, live_[static_cast<std::size_t>(id)]);
     }
     if (k.swapped.empty() && k.incoming.empty()) return;
     auto room = [&](int id) {
@@ -619,16 +623,19 @@ class Simulation {
   void swap_in_end(int id) { join_decode(id); }
 
   // A request joins its rank's decoding batch. Its pages were taken for its KV and the token it
-  // decodes next; how many steps it takes is drawn now.
-  void join_batch(Rank& k, int id, const Live& l) {
+  // decodes next; how many steps it takes is drawn now, and its first page boundary placed.
+  void join_batch(int u, Rank& k, int id, const Live& l) {
     DecodeSeq s;
     s.id = id;
     s.in_kv = l.in_kv;
     s.generated = l.generated;
     s.output = requests_[static_cast<std::size_t>(id)].output_tokens;
-    s.pages = static_cast<int>(l.pages);
     s.room = room_for(l.in_kv + 1);
-    k.decoding.join(s, decode_steps_.draw(s.output - s.generated, random_));
+    Unit& unit = units_[static_cast<std::size_t>(u)];
+    PageBoundary b = k.decoding.join(s, decode_steps_.draw(s.output - s.generated, random_));
+    b.rank = static_cast<int>(&k - unit.ranks.data());
+    b.pages = static_cast<int>(l.pages);
+    unit.boundaries.schedule(b, k.decoding.next_step(), unit.steps);
   }
 
   void join_decode(int id) {
@@ -636,15 +643,16 @@ class Simulation {
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     l.phase = Phase::kDecoding;
-    if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) join_batch(k, id, l);
+    if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) join_batch(l.unit, k, id, l);
     else k.received.push_back(id);
     try_start(l.unit);
   }
 
-  // Frees the latest admitted request of a rank (a prompt being prefilled, else the latest to
-  // join decoding): recomputed from its prompt and what it has generated, or swapped out to host
-  // memory.
-  void preempt(Rank& k) {
+  // Frees the latest admitted request of rank `k` of unit `u` (a prompt being prefilled, else the
+  // latest to join decoding): recomputed from its prompt and what it has generated, or swapped out
+  // to host memory. Returns the request where it was decoding, else -1.
+  int preempt(int u, Rank& k) {
+    int decoding = -1;
     int id;
     Live* l;
     if (!k.prefilling.empty()) {
@@ -659,7 +667,8 @@ class Simulation {
       l = &live_[static_cast<std::size_t>(id)];
       l->in_kv = s.in_kv;
       l->generated = s.generated;
-      l->pages = s.pages;
+      l->pages = pages_for(*units_[static_cast<std::size_t>(u)].config, s.room);
+      decoding = id;
     }
     k.pages_used -= l->pages;
     l->pages = 0;
@@ -668,7 +677,7 @@ class Simulation {
     if (c_.preemption == Preemption::kSwap && l->phase == Phase::kDecoding) {
       l->phase = Phase::kSwapped;
       k.swapped.push_back(id);
-      return;
+      return decoding;
     }
     l->prompt = requests_[static_cast<std::size_t>(id)].input_tokens + l->generated;
     l->in_kv = 0;
@@ -681,6 +690,7 @@ class Simulation {
       k.pending_tokens += l->prompt;
       k.pending_pairs += pairs_left(l->prompt, 0);
     }
+    return decoding;
   }
 
   // Whether a colocated rank could admit its first waiting prompt now.
@@ -699,7 +709,21 @@ class Simulation {
     double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
     long long unit_tokens = 0, streaming = 0;  // streaming: sequences whose token this step is not their first
     workload::GroupLoad busiest;
+    // The step's page boundaries, linked by rank.
+    PageCalendar& calendar = unit.boundaries;
+    boundaries_.clear();
+    calendar.take(unit.steps, boundaries_);
+    if (!boundaries_.empty()) {
+      first_of_rank_.assign(unit.ranks.size(), -1);
+      next_of_rank_.resize(boundaries_.size());
+      for (int i = static_cast<int>(boundaries_.size()) - 1; i >= 0; --i) {
+        int& first = first_of_rank_[static_cast<std::size_t>(boundaries_[static_cast<std::size_t>(i)].rank)];
+        next_of_rank_[static_cast<std::size_t>(i)] = first;
+        first = i;
+      }
+    }
     for (auto& k : unit.ranks) {
+      const int r = static_cast<int>(&k - unit.ranks.data());
       if (unit.decodes) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       k.chunks.clear();
       k.decoding_in_step = 0;
@@ -710,25 +734,41 @@ class Simulation {
       const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
       // Prefill first: a step of prompts alone whenever one can be admitted.
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
+      // The rank's boundaries at this step: those taken, and those of sequences that just joined.
+      due_.clear();
+      if (!boundaries_.empty())
+        for (int i = first_of_rank_[static_cast<std::size_t>(r)]; i >= 0; i = next_of_rank_[static_cast<std::size_t>(i)]) due_.push_back(boundaries_[static_cast<std::size_t>(i)]);
+      if (unit.decodes) calendar.take(unit.steps, due_);
+      const bool decoding = unit.decodes && !k.decoding.empty() && !prompts_only;
+      if (!decoding)  // they wait for its next step
+        for (const PageBoundary& b : due_) calendar.place(b, unit.steps + 1);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
-      if (unit.decodes && !k.decoding.empty() && !prompts_only) {
-        // Pages for those whose context and this step's tokens pass their room.
-        const std::vector<int>& short_of_room = k.decoding.short_of_room();
+      if (decoding) {
+        const long long step = k.decoding.next_step();
+        // Pages for those whose context and this step's tokens pass their room. (Where the rank
+        // has not stepped at every step of its unit since a boundary was placed, it comes later.)
+        std::erase_if(due_, [&](const PageBoundary& b) {
+          if (b.step > step) calendar.place(b, unit.steps + (b.step - step));
+          return b.step > step;
+        });
         long long extra = 0;
         for (;;) {
           extra = 0;
-          for (int slot : short_of_room) {
-            const DecodeSeq& s = k.decoding.at(slot);
-            if (s.alive) extra += pages_for(cfg, k.decoding.tokens(s) + tps) - s.pages;
-          }
+          for (const PageBoundary& b : due_)
+            if (b.id >= 0) extra += pages_for(cfg, calendar.tokens(b, step) + tps) - b.pages;
           if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
-          preempt(k);
+          const int left = preempt(u, k);
+          if (left < 0) continue;
+          const auto was_due = std::find_if(due_.begin(), due_.end(), [&](const PageBoundary& b) { return b.id == left; });
+          if (was_due != due_.end()) was_due->id = -1;  // (gone)
+          else calendar.cancel(r, left);
         }
-        for (int slot : short_of_room) {
-          const DecodeSeq& s = k.decoding.at(slot);
-          if (!s.alive) continue;
-          const long long tokens = k.decoding.tokens(s) + tps;
-          k.decoding.repage(slot, static_cast<int>(pages_for(cfg, tokens)), room_for(tokens));
+        for (PageBoundary& b : due_) {
+          if (b.id < 0) continue;
+          const long long tokens = calendar.tokens(b, step) + tps;
+          b.room = room_for(tokens);
+          b.pages = static_cast<int>(pages_for(cfg, tokens));
+          calendar.schedule(b, step, unit.steps);
         }
         k.pages_used += extra;
         const double context = k.decoding.context();
@@ -823,6 +863,7 @@ class Simulation {
       if (c_.interval_s > 0) (unit.prefill_kind ? interval(now_).prefill_busy_s : interval(now_).decode_occupancy_s) += used_s;
     }
     if (now_ < c_.trace_until_s) counters_.push_back({now_, u, batch / ranks, queue, kv_use});
+    ++unit.steps;
     push(now_ + step_s, 1, u);
   }
 
@@ -867,7 +908,7 @@ class Simulation {
         if (c_.interval_s > 0 && produced > 0) interval(now_).output_tokens += produced;
         for (int slot : finished_) {
           const DecodeSeq& s = k.decoding.at(slot);
-          k.pages_used -= s.pages;
+          k.pages_used -= pages_for(*unit.config, k.decoding.room_tokens(s));
           finish(s.id);
         }
       }
@@ -908,7 +949,7 @@ class Simulation {
           continue;
         }
         l.phase = Phase::kDecoding;
-        join_batch(k, e.request, l);
+        join_batch(u, k, e.request, l);
       }
       k.chunks.clear();
       k.decoding_in_step = 0;
@@ -940,6 +981,8 @@ class Simulation {
   double now_ = 0;
   std::vector<int> decode_units_to_kick_, kicking_;
   std::vector<int> first_tokens_, finished_;  // a decoding batch's at its step's end
+  std::vector<PageBoundary> boundaries_, due_;  // a unit's page boundaries at a step, and a rank's
+  std::vector<int> first_of_rank_, next_of_rank_;  // the unit's, linked by rank
   SeriesSum prefill_series_, decode_series_;
   struct Counter {
     double t;

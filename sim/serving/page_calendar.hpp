@@ -1,0 +1,65 @@
+#pragma once
+// A unit's page boundaries by step: for each decoding sequence, the next step at which its context
+// and the step's tokens pass the pages it holds, in a ring of buckets by the unit's count of steps.
+// A unit steps its DP ranks together (144 in a DeepSeek-V3 decode unit) and a sequence passes a
+// page about once in 35 steps, so a step has a few dozen boundaries across the unit. Here they
+// are read in order from one bucket, each with what finding its next needs; kept with each rank's
+// sequences they were read from a hundred ranks' arrays and records that the other units' steps
+// had evicted from the cache.
+#include <vector>
+
+namespace serving {
+
+// The tokens `steps` steps give a sequence at a step's mean tokens `mean`: exactly `steps`
+// without MTP (mean 1), else the mean's share, rounded down.
+inline long long produced_tokens(long long steps, double mean) {
+  return mean == 1.0 ? steps : static_cast<long long>(double(steps) * mean);
+}
+
+// Steps are counted in 32 bits: over 2 billion steps of a rank is two years at 30 a second.
+struct PageBoundary {
+  int rank = 0;    // the DP rank in the unit
+  int id = 0;      // the request (-1: gone)
+  int in_kv = 0;   // tokens in its KV cache when it joined
+  int room = 0;    // tokens its pages hold until the boundary
+  int pages = 0;   // the pages they are
+  int first = 0, last = 0;  // its first and last steps, in its rank's count of steps
+  int step = 0;             // the rank's step at which its tokens pass `room`
+  long long unit_step = 0;  // the unit's step it is placed at
+};
+
+class PageCalendar {
+ public:
+  // `mean_tokens`: a step's mean tokens per sequence; `lookahead`: the tokens a step computes for
+  // each, for which it needs room before the step.
+  PageCalendar(double mean_tokens = 1, int lookahead = 1) : mean_(mean_tokens), lookahead_(lookahead) {}
+
+  // The sequence's tokens in its KV cache at its rank's step `step`.
+  long long tokens(const PageBoundary& b, long long step) const { return b.in_kv + produced_tokens(step - b.first, mean_); }
+
+  // Places the sequence's next boundary at its rank's step `step` or after, if one comes by its
+  // last step; `unit_step` is the unit's count at the rank's `step`.
+  void schedule(const PageBoundary& b, long long step, long long unit_step);
+  // Places `b` at the unit's `unit_step` as it is (a rank that did not step when it came).
+  void place(const PageBoundary& b, long long unit_step);
+
+  // Those placed at the unit's `unit_step` leave the calendar for the end of `into`.
+  void take(long long unit_step, std::vector<PageBoundary>& into);
+  // The request `id` on `rank` leaves: its next boundary, if it has one, goes.
+  void cancel(int rank, int id);
+
+ private:
+  // A sequence's next boundary is at most a page of tokens ahead (each step gives one or more);
+  // a farther one (pages of over 126 tokens) waits a lap of the ring in its bucket.
+  static constexpr int kBuckets = 128;
+  std::vector<PageBoundary>& bucket(long long unit_step) {
+    if (ring_.empty()) ring_.resize(kBuckets);
+    return ring_[static_cast<std::size_t>(unit_step % kBuckets)];
+  }
+
+  double mean_;
+  int lookahead_;
+  std::vector<std::vector<PageBoundary>> ring_;  // empty until the first boundary
+};
+
+}  // namespace serving
