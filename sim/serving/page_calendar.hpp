@@ -16,7 +16,8 @@ inline long long produced_tokens(long long steps, double mean) {
   return mean == 1.0 ? steps : static_cast<long long>(double(steps) * mean);
 }
 
-// Steps are counted in 32 bits: over 2 billion steps of a rank is two years at 30 a second.
+// Steps are counted in 32 bits (36 bytes a boundary): 2 billion steps of a unit are two years at
+// 30 a second.
 struct PageBoundary {
   int rank = 0;    // the DP rank in the unit
   int id = 0;      // the request (-1: gone)
@@ -24,8 +25,8 @@ struct PageBoundary {
   int room = 0;    // tokens its pages hold until the boundary
   int pages = 0;   // the pages they are
   int first = 0, last = 0;  // its first and last steps, in its rank's count of steps
-  int step = 0;             // the rank's step at which its tokens pass `room`
-  long long unit_step = 0;  // the unit's step it is placed at
+  int step = 0;       // the rank's step at which its tokens pass `room`
+  int unit_step = 0;  // the unit's step it is placed at
 };
 
 class PageCalendar {
