@@ -5,6 +5,7 @@
 // and allocates when made, so a rank's queues alone filled five cache lines.
 #include <cstdint>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 
 namespace core {
@@ -60,6 +61,7 @@ class IdQueue {
   std::uint32_t mask() const { return capacity() - 1; }
   void grow() {
     const std::uint32_t log_capacity = data_ ? log_capacity_ + 1 : 3;
+    if (log_capacity > kMaxLogCapacity) throw std::length_error("more than 67 million ids in one queue");
     int* data = new int[std::size_t{1} << log_capacity];
     for (std::uint32_t i = 0; i < size_; ++i) data[i] = at(i);
     delete[] data_;
@@ -68,6 +70,7 @@ class IdQueue {
     log_capacity_ = log_capacity;
   }
 
+  static constexpr std::uint32_t kMaxLogCapacity = 26;  // its size then fits the 27 bits below
   int* data_ = nullptr;
   std::uint32_t head_ = 0;
   std::uint32_t size_ : 27 = 0;
