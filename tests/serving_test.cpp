@@ -388,6 +388,10 @@ TEST_CASE("router index: any run of loads and choices picks what a scan of every
       }
       chosen[static_cast<std::size_t>(best)] = clock++;
       REQUIRE(index.take() == best);
+      if (random.uniform() < 0.5) {  // as a router does: the chosen rank's load follows its choice
+        load[static_cast<std::size_t>(best)] = std::floor(random.uniform() * 4);
+        index.set(best, load[static_cast<std::size_t>(best)]);
+      }
     }
   }
 }

@@ -30,17 +30,26 @@ void LeastLoaded::rise(int rank) {
   }
 }
 
+void LeastLoaded::settle() {
+  if (taken_ < 0) return;
+  rise(taken_);
+  taken_ = -1;
+}
+
 void LeastLoaded::set(int rank, double load) {
   Key& k = tree_[leaf(rank)];
   if (k.load == load) return;
+  if (rank != taken_) settle();
   k.load = load;
+  taken_ = -1;
   rise(rank);
 }
 
 int LeastLoaded::take() {
+  settle();
   const int best = tree_[1].rank();
   tree_[leaf(best)].turn = clock_++ << kRankBits | static_cast<std::uint64_t>(best);
-  rise(best);
+  taken_ = best;
   return best;
 }
 

@@ -14,7 +14,9 @@ class LeastLoaded {
 
   // The load of `rank` is now `load` (no work when it has not changed).
   void set(int rank, double load);
-  // The least loaded rank (ties: the one chosen longest ago), marked as chosen now.
+  // The least loaded rank (ties: the one chosen longest ago), marked as chosen now. (Its matches
+  // are replayed at the next call, once with its new load where that is the next: a router's
+  // choice is followed by the chosen rank's load.)
   int take();
 
   double load(int rank) const { return tree_[leaf(rank)].load; }
@@ -36,8 +38,10 @@ class LeastLoaded {
   static bool less(const Key& x, const Key& y) { return x.load < y.load || (x.load == y.load && x.turn < y.turn); }
   std::size_t leaf(int rank) const { return static_cast<std::size_t>(leaves_ + rank); }
   void rise(int rank);
+  void settle();  // the matches of the rank last taken, where still pending
 
   int ranks_, leaves_;
+  int taken_ = -1;  // the rank last taken, its matches not yet replayed
   std::uint64_t clock_;
   std::vector<Key> tree_;  // tree_[1] the winner; leaves at leaves_ + rank
 };
