@@ -67,7 +67,7 @@ long long DecodeBatch::room_tokens(const DecodeSeq& s) const {
   const long long latest = std::min(step_ - 1, s.last);  // the latest step it took part in
   if (latest < s.first) return s.room;
   const long long needed = s.in_kv + produced(latest - s.first) + lookahead_;
-  return std::max<long long>(s.room, (needed + page_tokens_ - 1) / page_tokens_ * page_tokens_);
+  return std::max<long long>(s.room, page_room(needed, page_tokens_));
 }
 
 double DecodeBatch::context() const {

@@ -16,6 +16,10 @@ inline long long produced_tokens(long long steps, double mean) {
   return mean == 1.0 ? steps : static_cast<long long>(double(steps) * mean);
 }
 
+// The tokens of the whole pages of `page_tokens` that hold `tokens`: a sequence's room, past
+// which it takes pages again.
+inline long long page_room(long long tokens, int page_tokens) { return (tokens + page_tokens - 1) / page_tokens * page_tokens; }
+
 // Steps are counted in 32 bits (36 bytes a boundary): 2 billion steps of a unit are two years at
 // 30 a second.
 struct PageBoundary {

@@ -49,7 +49,6 @@ struct alignas(64) Rank {
   core::IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
   long long pages_used = 0, pages_total = 0;
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
-  double routed_load = 0;        // its load as its router last heard it
   int decoding_in_step = 0;      // sequences in the step in flight
   int transferring = 0;
   int router_slot = -1;          // its place in the router's index
@@ -241,7 +240,7 @@ class Simulation {
   void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
   long long pages_for(const UnitConfig& config, long long tokens) const { return config.memory.kv_pages.pages(tokens, c_.page_tokens); }
   // Tokens a sequence's pages hold once it has `tokens`: it takes pages again only past them.
-  int room_for(long long tokens) const { return static_cast<int>((tokens + c_.page_tokens - 1) / c_.page_tokens * c_.page_tokens); }
+  int room_for(long long tokens) const { return static_cast<int>(page_room(tokens, c_.page_tokens)); }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
   Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
 
@@ -314,11 +313,7 @@ class Simulation {
     const Unit& unit = units_[static_cast<std::size_t>(u)];
     const bool prefill = unit.prefill_kind || !c_.disaggregated;
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
-    if (!choice.index) return;
-    const double load = unit.serving ? router_load(k, prefill) : kClosed;
-    if (load == k.routed_load) return;
-    k.routed_load = load;
-    choice.index->set(k.router_slot, load);
+    if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
   }
 
   std::pair<int, int> choose(RankChoice& choice) {
