@@ -3,12 +3,12 @@
 #include <deque>
 #include <random>
 
-#include "core/id_queue.hpp"
+#include "serving/id_queue.hpp"
 
 TEST_CASE("an id queue is a deque's front and back, through growth, copies and moves", "[id_queue]") {
-  static_assert(sizeof(core::IdQueue) == 16);
+  static_assert(sizeof(serving::IdQueue) == 16);
   std::mt19937 random(7);
-  core::IdQueue q;
+  serving::IdQueue q;
   std::deque<int> expected;
   CHECK(q.empty());
   for (int op = 0; op < 20000; ++op) {
@@ -30,8 +30,8 @@ TEST_CASE("an id queue is a deque's front and back, through growth, copies and m
     REQUIRE(q.size() == expected.size());
     REQUIRE(q.empty() == expected.empty());
     if (op % 997 == 0) {
-      const core::IdQueue copy = q;
-      core::IdQueue moved = core::IdQueue(copy);
+      const serving::IdQueue copy = q;
+      serving::IdQueue moved = serving::IdQueue(copy);
       REQUIRE(moved.size() == expected.size());
       for (std::size_t i = 0; i < expected.size(); ++i) REQUIRE(moved.at(i) == expected[i]);
       q = std::move(moved);

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/fast_random.hpp"
-#include "core/id_queue.hpp"
+#include "serving/id_queue.hpp"
 #include "requests/listed_source.hpp"
 #include "serving/decode_batch.hpp"
 #include "serving/least_loaded.hpp"
@@ -43,10 +43,10 @@ struct Chunk {
 // (the batch's first line, then the queues, pages and counts), the sequences' records elsewhere.
 struct alignas(64) Rank {
   DecodeBatch decoding;
-  core::IdQueue waiting;   // for prefill (or, colocated, admission)
-  core::IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
-  core::IdQueue swapped;   // decode: preempted to host memory
-  core::IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
+  IdQueue waiting;   // for prefill (or, colocated, admission)
+  IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
+  IdQueue swapped;   // decode: preempted to host memory
+  IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
   long long pages_used = 0, pages_total = 0;
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
   int decoding_in_step = 0;      // sequences in the step in flight

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/analytic_engine.hpp"
+#include "core/batch_channel.hpp"
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
 #include "core/units.hpp"
@@ -13,6 +14,7 @@
 #include "serving/engine_front_end.hpp"
 #include "requests/generated_source.hpp"
 #include "requests/listed_source.hpp"
+#include "requests/prefetched_source.hpp"
 #include "serving/request_series.hpp"
 #include "serving/request_trace.hpp"
 #include "serving/serving_metrics.hpp"
@@ -269,15 +271,20 @@ class ServingStudy : public Study {
     const auto done_at = [&](double t) { return profile ? profile->expected(0, std::min(t, c.duration_s)) : std::min(t, c.duration_s); };
     core::ProgressBar bar("serving", done_at(c.duration_s));
     const auto update = [&](double t) { bar.update(done_at(t)); };
-    const auto record = [&](const serving::RequestRecord& q) { series.add(q); };
+    // The requests are drawn, and their records summed, on the second core: the simulation
+    // reads neither (an open-loop source; the sums are read once it has run).
+    core::BackgroundSink<serving::RequestRecord> records([&](const serving::RequestRecord& q) { series.add(q); });
+    const auto record = [&](const serving::RequestRecord& q) { records.push(q); };
     serving::ServingResult result;
     if (generated) {
-      serving::GeneratedSource source(*generated);
+      serving::GeneratedSource drawn(*generated);
+      serving::PrefetchedSource source(drawn);
       result = serving::simulate_serving(source, c, update, record);
     } else {
       serving::ListedSource source(trace);
       result = serving::simulate_serving(source, c, update, record);
     }
+    records.close();
     series.finish(result.end_s);
     const auto m = serving::streamed_metrics(series, result, c);
     add_rows(r, "", m, result);
@@ -656,7 +663,8 @@ class ServingStudy : public Study {
         serving::GeneratedWorkload g = *generated;
         g.arrivals.rate_per_s *= scale;
         if (!g.arrivals.profile.empty()) g.arrivals.profile = g.arrivals.profile.scaled(scale);
-        serving::GeneratedSource source(g);
+        serving::GeneratedSource drawn(g);
+        serving::PrefetchedSource source(drawn);  // drawn on the second core
         return through_engine(source);
       }
       const std::vector<serving::Request> scaled = scale == 1 ? std::vector<serving::Request>{} : requests_at(scale, c.duration_s);

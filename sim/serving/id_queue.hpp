@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace core {
+namespace serving {
 
 class IdQueue {
  public:
@@ -77,4 +77,4 @@ class IdQueue {
   std::uint32_t log_capacity_ : 5 = 0;
 };
 
-}  // namespace core
+}  // namespace serving
