@@ -51,6 +51,7 @@ struct alignas(64) Rank {
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
   int decoding_in_step = 0;      // sequences in the step in flight
   int transferring = 0;
+  bool unheard = false;          // its load changed since its router last heard (a join during a step)
   int router_slot = -1;          // its place in the router's index
   std::vector<int> prefilling;   // admitted prompts, in order of admission
   std::vector<Chunk> chunks;     // prefill chunks in the step in flight
@@ -313,6 +314,7 @@ class Simulation {
     const Unit& unit = units_[static_cast<std::size_t>(u)];
     const bool prefill = unit.prefill_kind || !c_.disaggregated;
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
+    k.unheard = false;
     if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
   }
 
@@ -637,6 +639,7 @@ class Simulation {
     Live& l = live_[static_cast<std::size_t>(id)];
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
+    k.unheard = true;  // heard at its unit's next step, as the router hears of every rank
     l.phase = Phase::kDecoding;
     if (k.running() < units_[static_cast<std::size_t>(l.unit)].config->max_running) join_batch(l.unit, k, id, l);
     else k.received.push_back(id);
@@ -717,55 +720,63 @@ class Simulation {
         first = i;
       }
     }
+    const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
     for (auto& k : unit.ranks) {
       const int r = static_cast<int>(&k - unit.ranks.data());
-      if (unit.decodes) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
+      // Most ranks of a decode unit have nothing at a step but their batch's step: no page
+      // boundary, nothing queued, their router's load as it heard it. Those skip what follows
+      // from events and tell their router nothing.
+      const bool quiet = !mixes && (boundaries_.empty() || first_of_rank_[static_cast<std::size_t>(r)] < 0) && k.received.empty() &&
+                         k.swapped.empty() && k.incoming.empty() && !k.unheard;
+      if (unit.decodes && !quiet) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       k.chunks.clear();
       k.decoding_in_step = 0;
       int budget = cfg.max_batch_tokens;
       workload::GroupLoad g;
       long long rank_tokens = 0;
       double pairs = 0;
-      const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
       // Prefill first: a step of prompts alone whenever one can be admitted.
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
       // The rank's boundaries at this step: those taken, and those of sequences that just joined.
       due_.clear();
       if (!boundaries_.empty())
         for (int i = first_of_rank_[static_cast<std::size_t>(r)]; i >= 0; i = next_of_rank_[static_cast<std::size_t>(i)]) due_.push_back(boundaries_[static_cast<std::size_t>(i)]);
-      if (unit.decodes) calendar.take(unit.steps, due_);
+      if (unit.decodes && !quiet) calendar.take(unit.steps, due_);
       const bool decoding = unit.decodes && !k.decoding.empty() && !prompts_only;
       if (!decoding)  // they wait for its next step
         for (const PageBoundary& b : due_) calendar.place(b, unit.steps + 1);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
       if (decoding) {
-        const long long step = k.decoding.next_step();
-        // Pages for those whose context and this step's tokens pass their room. (Where the rank
-        // has not stepped at every step of its unit since a boundary was placed, it comes later.)
-        std::erase_if(due_, [&](const PageBoundary& b) {
-          if (b.step > step) calendar.place(b, unit.steps + (b.step - step));
-          return b.step > step;
-        });
-        long long extra = 0;
-        for (;;) {
-          extra = 0;
-          for (const PageBoundary& b : due_)
-            if (b.id >= 0) extra += pages_for(cfg, calendar.tokens(b, step) + tps) - b.pages;
-          if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
-          const int left = preempt(u, k);
-          if (left < 0) continue;
-          const auto was_due = std::find_if(due_.begin(), due_.end(), [&](const PageBoundary& b) { return b.id == left; });
-          if (was_due != due_.end()) was_due->id = -1;  // (gone)
-          else calendar.cancel(r, left);
+        // (Without boundaries, nothing to do here where the rank has room.)
+        if (!due_.empty() || k.pages_used > k.pages_total) {
+          const long long step = k.decoding.next_step();
+          // Pages for those whose context and this step's tokens pass their room. (Where the rank
+          // has not stepped at every step of its unit since a boundary was placed, it comes later.)
+          std::erase_if(due_, [&](const PageBoundary& b) {
+            if (b.step > step) calendar.place(b, unit.steps + (b.step - step));
+            return b.step > step;
+          });
+          long long extra = 0;
+          for (;;) {
+            extra = 0;
+            for (const PageBoundary& b : due_)
+              if (b.id >= 0) extra += pages_for(cfg, calendar.tokens(b, step) + tps) - b.pages;
+            if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
+            const int left = preempt(u, k);
+            if (left < 0) continue;
+            const auto was_due = std::find_if(due_.begin(), due_.end(), [&](const PageBoundary& b) { return b.id == left; });
+            if (was_due != due_.end()) was_due->id = -1;  // (gone)
+            else calendar.cancel(r, left);
+          }
+          for (PageBoundary& b : due_) {
+            if (b.id < 0) continue;
+            const long long tokens = calendar.tokens(b, step) + tps;
+            b.room = room_for(tokens);
+            b.pages = static_cast<int>(pages_for(cfg, tokens));
+            calendar.schedule(b, step, unit.steps);
+          }
+          k.pages_used += extra;
         }
-        for (PageBoundary& b : due_) {
-          if (b.id < 0) continue;
-          const long long tokens = calendar.tokens(b, step) + tps;
-          b.room = room_for(tokens);
-          b.pages = static_cast<int>(pages_for(cfg, tokens));
-          calendar.schedule(b, step, unit.steps);
-        }
-        k.pages_used += extra;
         const double context = k.decoding.context();
         streaming += k.decoding.size() - k.decoding.fresh();
         k.decoding_in_step = k.decoding.start_step();
@@ -831,7 +842,7 @@ class Simulation {
       queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());
       batch += double(entries);
       kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
-      touch(u, k);
+      if (!quiet) touch(u, k);
     }
     if (!any) return;
     StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes ? c_.mtp_drafts : 0};
@@ -892,15 +903,18 @@ class Simulation {
     const double inside_s = std::min(now_, c_.duration_s) - std::max(unit.step_start_s, c_.warmup_s);
     const double share = now_ > unit.step_start_s ? std::clamp(inside_s / (now_ - unit.step_start_s), 0.0, 1.0) : measuring(now_) ? 1.0 : 0.0;
     const bool count = share > 0;
+    FleetInterval* here = c_.interval_s > 0 ? &interval(now_) : nullptr;
     for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
       // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
       // accepted in a row.
+      bool changed = !k.chunks.empty();  // its router's load (a step of first tokens alone leaves it)
       if (k.decoding_in_step > 0) {
         const double produced = k.decoding.end_step(first_tokens_, finished_);
         for (int slot : first_tokens_) first_token(result_.requests[static_cast<std::size_t>(k.decoding.at(slot).id)]);
         if (count) result_.output_tokens_in_window += share * produced;
-        if (c_.interval_s > 0 && produced > 0) interval(now_).output_tokens += produced;
+        if (here && produced > 0) here->output_tokens += produced;
+        changed = changed || !finished_.empty();
         for (int slot : finished_) {
           const DecodeSeq& s = k.decoding.at(slot);
           k.pages_used -= pages_for(*unit.config, k.decoding.room_tokens(s));
@@ -919,8 +933,8 @@ class Simulation {
           result_.input_tokens_in_window += share * e.tokens;
           result_.computed_input_tokens_in_window += share * e.tokens;
         }
-        if (c_.interval_s > 0) {
-          FleetInterval& f = interval(now_);
+        if (here) {
+          FleetInterval& f = *here;
           f.input_tokens += e.tokens + (l.in_kv == l.cached + e.tokens ? l.cached : 0);
           f.computed_input_tokens += e.tokens;
         }
@@ -936,7 +950,7 @@ class Simulation {
           first_token(rec);
           l.generated = 1;
           if (count) result_.output_tokens_in_window += share;
-          if (c_.interval_s > 0) interval(now_).output_tokens += 1;
+          if (here) here->output_tokens += 1;
         }
         if (l.generated >= rec.output_tokens) {
           k.pages_used -= l.pages;
@@ -948,7 +962,7 @@ class Simulation {
       }
       k.chunks.clear();
       k.decoding_in_step = 0;
-      touch(u, k);
+      if (changed) touch(u, k);
     }
     kicking_.swap(decode_units_to_kick_);  // two buffers, so neither is allocated again
     for (int du : kicking_) try_start(du);
