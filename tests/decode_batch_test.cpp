@@ -69,7 +69,7 @@ std::vector<int> pass_boundaries(DecodeBatch& batch, PageCalendar& calendar, lon
 TEST_CASE("decode batch: without MTP its events are the walk over every sequence, step by step", "[serving]") {
   const int lookahead = 1;
   DecodeBatch batch(1.0, lookahead, kPage);
-  PageCalendar calendar(1.0, lookahead);
+  PageCalendar calendar(1.0, lookahead, kPage);
   long long unit_step = 0;  // steps started
   Walk walk;
   core::FastNormal random(7);
@@ -196,7 +196,7 @@ TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's m
 TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and a finished sequence counts what it had left", "[serving]") {
   const double mean = 1.85;
   DecodeBatch batch(mean, 2, kPage);
-  PageCalendar calendar(mean, 2);
+  PageCalendar calendar(mean, 2, kPage);
   join(batch, calendar, 0, a_seq(0, 100, 0, 50), 30);
   join(batch, calendar, 0, a_seq(1, 200, 3, 10), 4);
   std::vector<int> first_tokens, finished;
@@ -234,7 +234,8 @@ TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room,
   REQUIRE(due.size() == 1);
   CHECK(due[0].step == 6);
   CHECK(calendar.tokens(due[0], 6) == 16);
-  // A room 300 tokens ahead (pages larger than the ring) comes after laps, on time.
+  // A room 300 tokens ahead (past the ring of 128 steps kept for pages of 64 tokens) comes after
+  // laps, on time.
   b.room = 310;
   calendar.schedule(b, 6, 106);  // 300 tokens from step 6: at step 300, the unit's 400
   due.clear();

@@ -36,8 +36,8 @@ struct PageBoundary {
 class PageCalendar {
  public:
   // `mean_tokens`: a step's mean tokens per sequence; `lookahead`: the tokens a step computes for
-  // each, for which it needs room before the step.
-  PageCalendar(double mean_tokens = 1, int lookahead = 1) : mean_(mean_tokens), lookahead_(lookahead) {}
+  // each, for which it needs room before the step; `page_tokens`: the tokens of a page.
+  PageCalendar(double mean_tokens = 1, int lookahead = 1, int page_tokens = 64);
 
   // The sequence's tokens in its KV cache at its rank's step `step`.
   long long tokens(const PageBoundary& b, long long step) const { return b.in_kv + produced_tokens(step - b.first, mean_); }
@@ -54,16 +54,14 @@ class PageCalendar {
   void cancel(int rank, int id);
 
  private:
-  // A sequence's next boundary is at most a page of tokens ahead (each step gives one or more);
-  // a farther one (pages of over 126 tokens) waits a lap of the ring in its bucket.
-  static constexpr int kBuckets = 128;
   std::vector<PageBoundary>& bucket(long long unit_step) {
-    if (ring_.empty()) ring_.resize(kBuckets);
-    return ring_[static_cast<std::size_t>(unit_step % kBuckets)];
+    if (ring_.empty()) ring_.resize(buckets_);
+    return ring_[static_cast<std::size_t>(unit_step) & (buckets_ - 1)];
   }
 
   double mean_;
   int lookahead_;
+  std::size_t buckets_;  // a power of two past the farthest boundary
   std::vector<std::vector<PageBoundary>> ring_;  // empty until the first boundary
 };
 

@@ -164,7 +164,7 @@ class Simulation {
         u.prefill_kind = prefill_kind;
         u.decodes = decodes;
         u.config = &config;
-        if (decodes) u.boundaries = PageCalendar(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts);
+        if (decodes) u.boundaries = PageCalendar(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts, c_.page_tokens);
         u.ranks.resize(static_cast<std::size_t>(ranks));
         for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
