@@ -56,7 +56,7 @@ struct FailingSource : RequestSource {
 TEST_CASE("a prefetched source gives its source's requests in order, and its errors where they come", "[background]") {
   GeneratedWorkload w;
   w.arrivals.rate_per_s = 500;
-  w.duration_s = 10;  // about 5,000 requests: several batches
+  w.duration_s = 40;  // about 20,000 requests: several batches
   w.input = {LengthKind::kLognormal, 2000, 1.0, 1, 100000};
   w.output = {LengthKind::kExponential, 300, 0, 1, 4000};
   w.prefix_hit_fraction = 0.25;

@@ -71,10 +71,10 @@ class BatchChannel {
 template <class T>
 class BackgroundSink {
  public:
-  static constexpr std::size_t kBatch = 1024;
+  static constexpr std::size_t kBatch = 4096;
 
   // `consume` runs on the sink's thread, alone: what it writes is read after close().
-  explicit BackgroundSink(std::function<void(const T&)> consume) : consume_(std::move(consume)), channel_(8) {
+  explicit BackgroundSink(std::function<void(const T&)> consume) : consume_(std::move(consume)), channel_(4) {
     batch_.reserve(kBatch);
     thread_ = std::thread([this] { drain(); });
   }

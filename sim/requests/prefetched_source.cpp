@@ -5,7 +5,7 @@
 namespace serving {
 
 PrefetchedSource::PrefetchedSource(RequestSource& open_loop)
-    : source_(open_loop), expected_(open_loop.expected_requests()), channel_(8) {
+    : source_(open_loop), expected_(open_loop.expected_requests()), channel_(4) {
   thread_ = std::thread([this] { draw(); });
 }
 

@@ -14,7 +14,7 @@ namespace serving {
 
 class PrefetchedSource : public RequestSource {
  public:
-  static constexpr std::size_t kBatch = 1024;
+  static constexpr std::size_t kBatch = 4096;
 
   // Starts drawing from `open_loop`, which is read on the drawing thread alone from now on and
   // outlives this source.
