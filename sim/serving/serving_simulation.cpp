@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <queue>
 #include <sstream>
@@ -19,7 +20,7 @@ namespace serving {
 
 namespace {
 
-enum class Phase { kWaiting, kPrefilling, kAwaitingKv, kTransferring, kDecoding, kSwapped, kDone };
+enum class Phase : std::uint8_t { kWaiting, kPrefilling, kAwaitingKv, kTransferring, kDecoding, kSwapped, kDone };
 
 // A request's state while it is not decoding (decoding ones live in their rank's `DecodeBatch`).
 struct Live {
@@ -28,10 +29,22 @@ struct Live {
   int cached = 0;
   int generated = 0;
   Phase phase = Phase::kWaiting;
+  bool sent = false;                   // its record's arrival is when its client sent it (an engine's front end delayed it)
   int unit = -1, rank = -1;            // where it is now
   int prefill_unit = -1, prefill_rank = -1;  // disaggregated: the rank that holds its KV until the transfer ends
+  int client = -1;                     // the closed-loop client that sent it, told of its finish
+  int arriving = -1;                   // until it arrives: its place among the requests on their way
   long long pages = 0;                 // pages held where it is now
 };
+
+// A request's record and its state in flight, together: each of its events reads both, and they
+// are two cache lines side by side, where they were three in as many tables (the request as
+// drawn, its state, its record) that each event read cold.
+struct alignas(64) InFlight {
+  RequestRecord record;
+  Live live;
+};
+static_assert(sizeof(InFlight) == 128, "a request in flight is two cache lines");
 
 struct Chunk {
   int request;
@@ -148,9 +161,7 @@ class Simulation {
     // Room for about as many requests as the source expects, so the records are not moved as they grow.
     if (const long long n = source.expected_requests(); n > 0) {
       const auto room = static_cast<std::size_t>(std::min<double>(double(kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
-      requests_.reserve(room);
-      live_.reserve(room);
-      result_.requests.reserve(room);
+      flights_.reserve(room);
     }
     auto add_units = [&](int count, const UnitConfig& config, bool prefill_kind, bool decodes, RankChoice& choice) {
       // Ranks that step on their own clocks are simulated as units of one rank each.
@@ -222,12 +233,16 @@ class Simulation {
       }
     }
     result_.end_s = now_;
-    for (std::size_t i = 0; i < live_.size(); ++i)
-      if (live_[i].phase != Phase::kDone) {
+    for (const InFlight& f : flights_)
+      if (f.live.phase != Phase::kDone) {
         ++result_.unfinished;
-        if (on_record_) on_record_(result_.requests[i]);
+        if (on_record_) on_record_(f.record);
       }
-    if (on_record_) std::vector<RequestRecord>().swap(result_.requests);
+    if (!on_record_) {  // the records, by arrival
+      result_.requests.reserve(flights_.size());
+      for (const InFlight& f : flights_) result_.requests.push_back(f.record);
+    }
+    std::vector<InFlight>().swap(flights_);
     result_.prefill = prefill_series_.finish();
     result_.decode = decode_series_.finish();
     if (c_.trace_until_s > 0) result_.trace_json = trace_json();
@@ -244,6 +259,21 @@ class Simulation {
   int room_for(long long tokens) const { return static_cast<int>(page_room(tokens, c_.page_tokens)); }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
   Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
+  Live& live(int id) { return flights_[static_cast<std::size_t>(id)].live; }
+  const Live& live(int id) const { return flights_[static_cast<std::size_t>(id)].live; }
+  RequestRecord& record(int id) { return flights_[static_cast<std::size_t>(id)].record; }
+  // The request as its source sent it, for its source at its finish (its lengths, its client and
+  // when it was sent; its prefix blocks are gone by then).
+  Request as_sent(int id) const {
+    const InFlight& f = flights_[static_cast<std::size_t>(id)];
+    Request q;
+    q.arrival_s = f.record.arrival_s;
+    q.sent_s = f.live.sent ? f.record.arrival_s : -1;
+    q.input_tokens = f.record.input_tokens;
+    q.output_tokens = f.record.output_tokens;
+    q.client = f.live.client;
+    return q;
+  }
 
   // The source's next request, if it has one now: its arrival is scheduled.
   void pull() {
@@ -255,22 +285,30 @@ class Simulation {
     rec.input_tokens = q->input_tokens;
     rec.output_tokens = q->output_tokens;
     rec.in_window = rec.arrival_s >= c_.warmup_s && rec.arrival_s < c_.duration_s;
-    const double arrival_s = q->arrival_s;
-    if (on_record_ && !free_.empty()) {  // streamed: a finished request's place
-      const int id = free_.back();
-      free_.pop_back();
-      result_.requests[static_cast<std::size_t>(id)] = rec;
-      live_[static_cast<std::size_t>(id)] = Live{};
-      requests_[static_cast<std::size_t>(id)] = std::move(*q);
-      push(arrival_s, -1, id);
-      return;
+    Live l;
+    l.sent = q->sent_s >= 0;
+    l.client = q->client;
+    // Until it arrives, the request as drawn waits among the few on their way (its prefix
+    // blocks are read at its arrival, and no more after).
+    if (arriving_free_.empty()) {
+      arriving_free_.push_back(static_cast<int>(arriving_.size()));
+      arriving_.emplace_back();
     }
-    if (!on_record_ && static_cast<long long>(requests_.size()) >= kMaxRequests)
-      throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(c_.duration_s) + " s");
-    const int id = static_cast<int>(requests_.size());
-    result_.requests.push_back(rec);
-    live_.emplace_back();
-    requests_.push_back(std::move(*q));
+    l.arriving = arriving_free_.back();
+    arriving_free_.pop_back();
+    const double arrival_s = q->arrival_s;
+    arriving_[static_cast<std::size_t>(l.arriving)] = std::move(*q);
+    int id;
+    if (on_record_ && !free_.empty()) {  // streamed: a finished request's place
+      id = free_.back();
+      free_.pop_back();
+    } else {
+      if (!on_record_ && static_cast<long long>(flights_.size()) >= kMaxRequests)
+        throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(c_.duration_s) + " s");
+      id = static_cast<int>(flights_.size());
+      flights_.emplace_back();
+    }
+    flights_[static_cast<std::size_t>(id)] = {rec, l};
     push(arrival_s, -1, id);
   }
 
@@ -278,15 +316,18 @@ class Simulation {
     pull();
     ++waiting_first_;
     if (c_.interval_s > 0) ++interval(now_).arrivals;
-    const Request& q = requests_[static_cast<std::size_t>(id)];
-    Live& l = live_[static_cast<std::size_t>(id)];
+    Live& l = live(id);
+    Request& q = arriving_[static_cast<std::size_t>(l.arriving)];
     int cached = std::max(0, q.cached_tokens);
     if (q.cached_tokens < 0 && c_.prefix_cache_blocks > 0 && !q.block_hashes.empty())
       cached = prefix_.lookup_and_insert(q.block_hashes) * c_.prefix_block_tokens;
     cached = std::min(cached, q.input_tokens - 1);  // the last token is computed for its logits
     l.cached = cached;
     l.prompt = q.input_tokens;
-    result_.requests[static_cast<std::size_t>(id)].cached_tokens = cached;
+    record(id).cached_tokens = cached;
+    q = Request{};  // (its prefix blocks freed)
+    arriving_free_.push_back(l.arriving);
+    l.arriving = -1;
     // A hit held outside HBM is read in before the prompt can be scheduled.
     const double fetch_s = c_.prefix_fetch_Bps > 0 ? prefill_config().memory.kv_pages.bytes(cached) / c_.prefix_fetch_Bps : 0.0;
     push(now_ + fetch_s, 0, id);
@@ -501,7 +542,7 @@ class Simulation {
   // A prefilled request goes to a decode rank, whose pages it awaits; its KV cache is still
   // held by the prefill rank (`u`, `r`; -1 where prefill is not simulated).
   void to_decode(int id, int u, int r) {
-    Live& l = live_[static_cast<std::size_t>(id)];
+    Live& l = live(id);
     l.prefill_unit = u;
     l.prefill_rank = r;
     l.pages = 0;
@@ -533,9 +574,9 @@ class Simulation {
   }
 
   void ready(int id) {
-    Live& l = live_[static_cast<std::size_t>(id)];
+    Live& l = live(id);
     if (c_.prefill_unbounded) {  // the prompt is computed the moment it can be
-      auto& rec = result_.requests[static_cast<std::size_t>(id)];
+      auto& rec = record(id);
       if (rec.prefill_start_s < 0) rec.prefill_start_s = rec.prefill_end_s = now_;
       if (measuring(now_)) {
         result_.input_tokens_in_window += l.prompt;
@@ -565,17 +606,17 @@ class Simulation {
     while (!k.received.empty() && k.running() < cap) {
       const int id = k.received.front();
       k.received.pop_front();
-      join_batch(u, k, id, live_[static_cast<std::size_t>(id)]);
+      join_batch(u, k, id, live(id));
     }
     if (k.swapped.empty() && k.incoming.empty()) return;
     auto room = [&](int id) {
-      const long long p = pages_for(*unit.config, live_[static_cast<std::size_t>(id)].in_kv + 1);
+      const long long p = pages_for(*unit.config, live(id).in_kv + 1);
       return k.running() + k.transferring + static_cast<int>(k.received.size()) < 2 * cap && k.pages_used + p <= k.pages_total;
     };
     while (!k.swapped.empty() && room(k.swapped.front())) {
       const int id = k.swapped.front();
       k.swapped.pop_front();
-      Live& l = live_[static_cast<std::size_t>(id)];
+      Live& l = live(id);
       l.pages = pages_for(*unit.config, l.in_kv + 1);
       k.pages_used += l.pages;
       ++k.transferring;
@@ -584,7 +625,7 @@ class Simulation {
     while (k.swapped.empty() && !k.incoming.empty() && room(k.incoming.front())) {
       const int id = k.incoming.front();
       k.incoming.pop_front();
-      Live& l = live_[static_cast<std::size_t>(id)];
+      Live& l = live(id);
       l.pages = pages_for(*unit.config, l.in_kv + 1);
       k.incoming_pages -= l.pages;
       k.pages_used += l.pages;
@@ -596,8 +637,8 @@ class Simulation {
   }
 
   void transfer_end(int id) {
-    Live& l = live_[static_cast<std::size_t>(id)];
-    auto& rec = result_.requests[static_cast<std::size_t>(id)];
+    Live& l = live(id);
+    auto& rec = record(id);
     rec.transfer_end_s = now_;
     const int from_unit = l.prefill_unit;
     if (from_unit >= 0) {  // the prefill rank's copy is released
@@ -626,7 +667,7 @@ class Simulation {
     s.id = id;
     s.in_kv = l.in_kv;
     s.generated = l.generated;
-    s.output = requests_[static_cast<std::size_t>(id)].output_tokens;
+    s.output = record(id).output_tokens;
     s.room = room_for(l.in_kv + 1);
     Unit& unit = units_[static_cast<std::size_t>(u)];
     PageBoundary b = k.decoding.join(s, decode_steps_.draw(s.output - s.generated, random_));
@@ -636,7 +677,7 @@ class Simulation {
   }
 
   void join_decode(int id) {
-    Live& l = live_[static_cast<std::size_t>(id)];
+    Live& l = live(id);
     Rank& k = rank_of(l.unit, l.rank);
     --k.transferring;
     k.unheard = true;  // heard at its unit's next step, as the router hears of every rank
@@ -656,13 +697,13 @@ class Simulation {
     if (!k.prefilling.empty()) {
       id = k.prefilling.back();
       k.prefilling.pop_back();
-      l = &live_[static_cast<std::size_t>(id)];
+      l = &live(id);
       k.pending_tokens -= l->prompt - l->in_kv;
       k.pending_pairs -= pairs_left(l->prompt, l->in_kv);
     } else {
       const DecodeSeq s = k.decoding.leave_latest();
       id = s.id;
-      l = &live_[static_cast<std::size_t>(id)];
+      l = &live(id);
       l->in_kv = s.in_kv;
       l->generated = s.generated;
       l->pages = pages_for(*units_[static_cast<std::size_t>(u)].config, s.room);
@@ -670,14 +711,14 @@ class Simulation {
     }
     k.pages_used -= l->pages;
     l->pages = 0;
-    ++result_.requests[static_cast<std::size_t>(id)].preemptions;
+    ++record(id).preemptions;
     ++result_.preemptions;
     if (c_.preemption == Preemption::kSwap && l->phase == Phase::kDecoding) {
       l->phase = Phase::kSwapped;
       k.swapped.push_back(id);
       return decoding;
     }
-    l->prompt = requests_[static_cast<std::size_t>(id)].input_tokens + l->generated;
+    l->prompt = record(id).input_tokens + l->generated;
     l->in_kv = 0;
     l->cached = 0;
     l->phase = Phase::kWaiting;
@@ -694,7 +735,7 @@ class Simulation {
   // Whether a colocated rank could admit its first waiting prompt now.
   bool can_admit(const Rank& k, const Unit& unit) const {
     if (k.waiting.empty() || k.running() >= unit.config->max_running) return false;
-    const Live& l = live_[static_cast<std::size_t>(k.waiting.front())];
+    const Live& l = live(k.waiting.front());
     return k.pages_used + pages_for(*unit.config, l.prompt + 1) <= k.pages_total;
   }
 
@@ -791,7 +832,7 @@ class Simulation {
         // prompt goes whole (alone when it is larger than the budget).
         const bool whole = c_.scheduler != Scheduler::kChunkedPrefill;
         auto chunk_of = [&](int id) {
-          const Live& l = live_[static_cast<std::size_t>(id)];
+          const Live& l = live(id);
           const int chunk = whole ? l.prompt - l.in_kv : std::min(budget, l.prompt - l.in_kv);
           k.chunks.push_back({id, chunk});
           budget -= chunk;
@@ -807,7 +848,7 @@ class Simulation {
         const bool admitting = c_.scheduler != Scheduler::kStatic || !unit.decodes || k.running() == 0;
         while (admitting && budget > 0 && !k.waiting.empty() && k.running() < cfg.max_running) {
           const int id = k.waiting.front();
-          Live& l = live_[static_cast<std::size_t>(id)];
+          Live& l = live(id);
           if (whole && !k.chunks.empty() && l.prompt - l.cached > budget) break;
           const long long p = pages_for(cfg, l.prompt + (unit.decodes ? 1 : 0));
           if (k.pages_used + p > k.pages_total) break;
@@ -819,7 +860,7 @@ class Simulation {
           l.unit = u;
           l.rank = static_cast<int>(&k - unit.ranks.data());
           k.prefilling.push_back(id);
-          auto& rec = result_.requests[static_cast<std::size_t>(id)];
+          auto& rec = record(id);
           if (rec.prefill_start_s < 0) rec.prefill_start_s = now_;
           chunk_of(id);
         }
@@ -874,15 +915,15 @@ class Simulation {
   }
 
   void finish(int id) {
-    Live& l = live_[static_cast<std::size_t>(id)];
+    Live& l = live(id);
     l.pages = 0;
     l.phase = Phase::kDone;
-    auto& rec = result_.requests[static_cast<std::size_t>(id)];
+    auto& rec = record(id);
     rec.finish_s = now_;
     if (c_.autoscaling.decode.max_latency_p90_s > 0 && rec.output_tokens > 1 && rec.first_token_s >= 0)
       look_latency_[1].add((now_ - rec.first_token_s) / (rec.output_tokens - 1));
     if (on_record_) on_record_(rec);
-    if (source_.finished(requests_[static_cast<std::size_t>(id)], now_)) pull();  // a client's next
+    if (source_.finished(as_sent(id), now_)) pull();  // a client's next
     if (on_record_) free_.push_back(id);
   }
 
@@ -911,7 +952,7 @@ class Simulation {
       bool changed = !k.chunks.empty();  // its router's load (a step of first tokens alone leaves it)
       if (k.decoding_in_step > 0) {
         const double produced = k.decoding.end_step(first_tokens_, finished_);
-        for (int slot : first_tokens_) first_token(result_.requests[static_cast<std::size_t>(k.decoding.at(slot).id)]);
+        for (int slot : first_tokens_) first_token(record(k.decoding.at(slot).id));
         if (count) result_.output_tokens_in_window += share * produced;
         if (here && produced > 0) here->output_tokens += produced;
         changed = changed || !finished_.empty();
@@ -923,8 +964,8 @@ class Simulation {
       }
       // Prefill: chunks computed; a finished prompt goes to decode.
       for (const Chunk& e : k.chunks) {
-        Live& l = live_[static_cast<std::size_t>(e.request)];
-        auto& rec = result_.requests[static_cast<std::size_t>(e.request)];
+        Live& l = live(e.request);
+        auto& rec = record(e.request);
         if (l.in_kv == l.cached && count) result_.input_tokens_in_window += share * l.cached;
         k.pending_pairs -= pairs_left(l.prompt, l.in_kv) - pairs_left(l.prompt, l.in_kv + e.tokens);
         l.in_kv += e.tokens;
@@ -974,13 +1015,14 @@ class Simulation {
   std::string trace_json() const;
 
   RequestSource& source_;
-  std::vector<Request> requests_;  // as pulled from the source; a request's id is its place here
   const ServingConfig& c_;
   std::function<void(double)> progress_;
   core::FastNormal random_;
   DecodeSteps decode_steps_;
   PrefixCache prefix_;
-  std::vector<Live> live_;
+  std::vector<InFlight> flights_;  // by request id (streamed: a finished request's place is taken again)
+  std::vector<Request> arriving_;  // requests pulled, not yet arrived (Live::arriving), and free places
+  std::vector<int> arriving_free_;
   std::vector<Unit> units_;
   int first_decode_unit_ = 0;
   RankChoice prefill_choice_, decode_choice_;
@@ -1046,7 +1088,8 @@ std::string Simulation::trace_json() const {
 
 }  // namespace
 
-double bytes_per_request() { return double(sizeof(Request) + sizeof(RequestRecord) + sizeof(Live)); }
+// (A kept run's records are copied out of its requests' state at its end.)
+double bytes_per_request() { return double(sizeof(InFlight) + sizeof(RequestRecord)); }
 // (A rank's queues take memory only once something is queued.)
 double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit)); }
 
