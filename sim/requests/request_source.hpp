@@ -18,7 +18,8 @@ class RequestSource {
   // source gives its requests in order of arrival, and none once it has run out.
   virtual std::optional<Request> next() = 0;
 
-  // A request this source gave finished at `t_s`. True when that made a request to send (a
+  // A request this source gave finished at `t_s` (as given: its times, lengths and client; its
+  // prefix blocks are not kept past its arrival). True when that made a request to send (a
   // closed-loop client's next), which next() then gives.
   virtual bool finished(const Request& /*request*/, double /*t_s*/) { return false; }
 

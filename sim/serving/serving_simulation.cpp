@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "core/fast_random.hpp"
-#include "serving/id_queue.hpp"
 #include "requests/listed_source.hpp"
 #include "serving/decode_batch.hpp"
+#include "serving/id_queue.hpp"
 #include "serving/least_loaded.hpp"
 #include "serving/page_calendar.hpp"
 #include "serving/percentile_sketch.hpp"
