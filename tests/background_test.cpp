@@ -19,6 +19,7 @@ TEST_CASE("a background sink consumes every item, in order, across batches", "[b
     for (int i = 0; i < n; ++i) sink.push(i);
     sink.close();
     REQUIRE(seen.size() == static_cast<std::size_t>(n));
+    sink.close();  // again: nothing more
   }
   for (int i = 0; i < n; ++i) REQUIRE(seen[static_cast<std::size_t>(i)] == i);
 

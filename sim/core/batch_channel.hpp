@@ -82,9 +82,7 @@ class BackgroundSink {
   BackgroundSink& operator=(const BackgroundSink&) = delete;
   // Unclosed (an exception on the producing side), the items pushed are still consumed; an
   // error of the consumer's is then dropped.
-  ~BackgroundSink() {
-    if (thread_.joinable()) finish();
-  }
+  ~BackgroundSink() { finish(); }
 
   void push(const T& item) {
     batch_.push_back(item);
@@ -105,6 +103,7 @@ class BackgroundSink {
     batch_.reserve(kBatch);
   }
   void finish() {
+    if (!thread_.joinable()) return;  // closed already
     if (!batch_.empty()) hand_over();
     channel_.close();
     thread_.join();
