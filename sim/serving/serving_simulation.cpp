@@ -765,10 +765,10 @@ class Simulation {
     for (auto& k : unit.ranks) {
       const int r = static_cast<int>(&k - unit.ranks.data());
       // Most ranks of a decode unit have nothing at a step but their batch's step: no page
-      // boundary, nothing queued, their router's load as it heard it. Those skip what follows
-      // from events and tell their router nothing.
+      // boundary, nothing queued, room for their pages, their router's load as it heard it.
+      // Those skip what follows from events and tell their router nothing.
       const bool quiet = !mixes && (boundaries_.empty() || first_of_rank_[static_cast<std::size_t>(r)] < 0) && k.received.empty() &&
-                         k.swapped.empty() && k.incoming.empty() && !k.unheard;
+                         k.swapped.empty() && k.incoming.empty() && !k.unheard && k.pages_used <= k.pages_total;
       if (unit.decodes && !quiet) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       k.chunks.clear();
       k.decoding_in_step = 0;
