@@ -85,12 +85,17 @@ class DecodeBatch {
     ++step_;
     return in_step_;
   }
+  // The step in flight ends with no first token and no finish: it generates its sequences times
+  // a step's mean tokens and changes nothing else, so its end may be left out (the next
+  // start_step replaces it). Known when it starts: a sequence that joins during it waits for the
+  // next.
+  bool ends_quietly() const { return fresh_count_ == 0 && next_last_ >= step_; }
   // The step in flight ends. `first_tokens`: those that got their first token; `finished`: those
   // whose last step it was, dead now but readable until the next step starts; both in the order
   // they joined. Returns the tokens the step generated (a finishing sequence's last step counts
   // what it had left: the mean is corrected there).
   double end_step(std::vector<int>& first_tokens, std::vector<int>& finished) {
-    if (fresh_count_ > 0 || next_last_ < step_) return end_step_events(first_tokens, finished);
+    if (!ends_quietly()) return end_step_events(first_tokens, finished);
     first_tokens.clear();
     finished.clear();
     const double tokens = double(in_step_) * mean_;

@@ -1,7 +1,9 @@
 #include "serving/serving_simulation.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -52,19 +54,20 @@ struct Chunk {
 };
 
 // A DP rank. Its unit steps all its ranks together, dozens of times a second, and most ranks
-// have nothing happening at a step: what a step reads is kept in the rank's first cache lines
-// (the batch's first line, then the queues, pages and counts), the sequences' records elsewhere.
+// have nothing happening at a step: what such a step reads is its first two cache lines (the
+// decode queues, its pages and whether its router heard it, then the batch's first line), the
+// sequences' records elsewhere.
 struct alignas(64) Rank {
+  IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
+  IdQueue swapped;   // decode: preempted to host memory
+  IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
+  long long pages_used = 0;
+  int pages_total = 0;           // (two billion pages: a petabyte of KV at the smallest)
+  bool unheard = false;          // its load changed since its router last heard (a join during a step)
   DecodeBatch decoding;
   IdQueue waiting;   // for prefill (or, colocated, admission)
-  IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
-  IdQueue swapped;   // decode: preempted to host memory
-  IdQueue received;  // decode: KV cache in place, waiting for a place in the batch
-  long long pages_used = 0, pages_total = 0;
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
-  int decoding_in_step = 0;      // sequences in the step in flight
   int transferring = 0;
-  bool unheard = false;          // its load changed since its router last heard (a join during a step)
   int router_slot = -1;          // its place in the router's index
   std::vector<int> prefilling;   // admitted prompts, in order of admission
   std::vector<Chunk> chunks;     // prefill chunks in the step in flight
@@ -73,6 +76,15 @@ struct alignas(64) Rank {
   double nic_free_s = 0;         // when its NICs are done with the KV caches queued on them
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
+};
+static_assert(offsetof(Rank, decoding) == 64, "a quiet rank's step reads two cache lines");
+
+// A rank in its unit's step in flight: its decoding sequences, and whether its end has more than
+// their tokens (a first token, a finish, a prefill chunk). The others' ends are not visited.
+struct SteppingRank {
+  int rank;
+  int sequences;
+  bool events;
 };
 
 struct Unit {
@@ -84,6 +96,7 @@ struct Unit {
   std::vector<Rank> ranks;
   PageCalendar boundaries;  // its decoding sequences' page boundaries
   long long steps = 0;      // steps started
+  std::vector<SteppingRank> stepping;  // in the step in flight, in order
   bool busy = false;
   double step_start_s = 0;
 };
@@ -179,7 +192,7 @@ class Simulation {
         u.ranks.resize(static_cast<std::size_t>(ranks));
         for (int r = 0; r < ranks; ++r) {
           auto& k = u.ranks[static_cast<std::size_t>(r)];
-          k.pages_total = config.memory.kv_group_tokens / c_.page_tokens;
+          k.pages_total = static_cast<int>(std::min<long long>(config.memory.kv_group_tokens / c_.page_tokens, INT_MAX));
           if (decodes) k.decoding = DecodeBatch(decode_steps_.mean_tokens(), 1 + c_.mtp_drafts, c_.page_tokens);
           k.router_slot = static_cast<int>(choice.slots.size());
           choice.slots.push_back({static_cast<int>(units_.size()), r});
@@ -762,6 +775,7 @@ class Simulation {
       }
     }
     const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
+    unit.stepping.clear();
     for (auto& k : unit.ranks) {
       const int r = static_cast<int>(&k - unit.ranks.data());
       // Most ranks of a decode unit have nothing at a step but their batch's step: no page
@@ -770,8 +784,7 @@ class Simulation {
       const bool quiet = !mixes && (boundaries_.empty() || first_of_rank_[static_cast<std::size_t>(r)] < 0) && k.received.empty() &&
                          k.swapped.empty() && k.incoming.empty() && !k.unheard && k.pages_used <= k.pages_total;
       if (unit.decodes && !quiet) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
-      k.chunks.clear();
-      k.decoding_in_step = 0;
+      int in_step = 0;  // its decoding sequences in the step
       int budget = cfg.max_batch_tokens;
       workload::GroupLoad g;
       long long rank_tokens = 0;
@@ -820,11 +833,11 @@ class Simulation {
         }
         const double context = k.decoding.context();
         streaming += k.decoding.size() - k.decoding.fresh();
-        k.decoding_in_step = k.decoding.start_step();
-        budget -= tps * k.decoding_in_step;
-        rank_tokens += tps * k.decoding_in_step;
-        g.decode_sequences = k.decoding_in_step;
-        g.decode_context_tokens = context / k.decoding_in_step;
+        in_step = k.decoding.start_step();
+        budget -= tps * in_step;
+        rank_tokens += tps * in_step;
+        g.decode_sequences = in_step;
+        g.decode_context_tokens = context / in_step;
       }
       if (mixes) {
         // Prefill: chunks of the prompts already admitted, then new ones while pages, the batch
@@ -878,9 +891,10 @@ class Simulation {
         busiest = g;
       }
       unit_tokens += rank_tokens;
-      const int entries = k.decoding_in_step + static_cast<int>(k.chunks.size());
+      const int entries = in_step + static_cast<int>(k.chunks.size());
       any = any || entries > 0;
-      queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());
+      if (entries > 0) unit.stepping.push_back({r, in_step, !k.chunks.empty() || (in_step > 0 && !k.decoding.ends_quietly())});
+      if (!quiet) queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());  // (a quiet rank has none)
       batch += double(entries);
       kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
       if (!quiet) touch(u, k);
@@ -945,12 +959,19 @@ class Simulation {
     const double share = now_ > unit.step_start_s ? std::clamp(inside_s / (now_ - unit.step_start_s), 0.0, 1.0) : measuring(now_) ? 1.0 : 0.0;
     const bool count = share > 0;
     FleetInterval* here = c_.interval_s > 0 ? &interval(now_) : nullptr;
-    for (int r = 0; r < static_cast<int>(unit.ranks.size()); ++r) {
-      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
+    for (const SteppingRank& e : unit.stepping) {
       // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
-      // accepted in a row.
+      // accepted in a row. Where that is all, the rank is not visited.
+      if (!e.events) {
+        const double produced = double(e.sequences) * decode_steps_.mean_tokens();  // (its batch's arithmetic)
+        if (count) result_.output_tokens_in_window += share * produced;
+        if (here && produced > 0) here->output_tokens += produced;
+        continue;
+      }
+      const int r = e.rank;
+      Rank& k = unit.ranks[static_cast<std::size_t>(r)];
       bool changed = !k.chunks.empty();  // its router's load (a step of first tokens alone leaves it)
-      if (k.decoding_in_step > 0) {
+      if (e.sequences > 0) {
         const double produced = k.decoding.end_step(first_tokens_, finished_);
         for (int slot : first_tokens_) first_token(record(k.decoding.at(slot).id));
         if (count) result_.output_tokens_in_window += share * produced;
@@ -1002,9 +1023,9 @@ class Simulation {
         join_batch(u, k, e.request, l);
       }
       k.chunks.clear();
-      k.decoding_in_step = 0;
       if (changed) touch(u, k);
     }
+    unit.stepping.clear();
     kicking_.swap(decode_units_to_kick_);  // two buffers, so neither is allocated again
     for (int du : kicking_) try_start(du);
     kicking_.clear();
