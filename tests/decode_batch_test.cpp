@@ -234,7 +234,7 @@ TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room,
   REQUIRE(due.size() == 1);
   CHECK(due[0].step == 6);
   CHECK(calendar.tokens(due[0], 6) == 16);
-  // A room 300 tokens ahead (past the ring of 128 steps kept for pages of 64 tokens) comes after
+  // A room 300 tokens ahead (past the ring of 66 steps kept for pages of 64 tokens) comes after
   // laps, on time.
   b.room = 310;
   calendar.schedule(b, 6, 106);  // 300 tokens from step 6: at step 300, the unit's 400

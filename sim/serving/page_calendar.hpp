@@ -56,12 +56,12 @@ class PageCalendar {
  private:
   std::vector<PageBoundary>& bucket(long long unit_step) {
     if (ring_.empty()) ring_.resize(buckets_);
-    return ring_[static_cast<std::size_t>(unit_step) & (buckets_ - 1)];
+    return ring_[static_cast<std::size_t>(unit_step) % buckets_];
   }
 
   double mean_;
   int lookahead_;
-  std::size_t buckets_;  // a power of two past the farthest boundary
+  std::size_t buckets_;  // past the farthest boundary
   std::vector<std::vector<PageBoundary>> ring_;  // empty until the first boundary
 };
 
