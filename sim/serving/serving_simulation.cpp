@@ -275,6 +275,12 @@ class Simulation {
   Live& live(int id) { return flights_[static_cast<std::size_t>(id)].live; }
   const Live& live(int id) const { return flights_[static_cast<std::size_t>(id)].live; }
   RequestRecord& record(int id) { return flights_[static_cast<std::size_t>(id)].record; }
+  // A request's two lines asked of the memory ahead of their use.
+  void ask_memory(int id) const {
+    const char* f = reinterpret_cast<const char*>(&flights_[static_cast<std::size_t>(id)]);
+    __builtin_prefetch(f);
+    __builtin_prefetch(f + 64);
+  }
   // The request as its source sent it, for its source at its finish (its lengths, its client and
   // when it was sent; its prefix blocks are gone by then).
   Request as_sent(int id) const {
@@ -775,6 +781,12 @@ class Simulation {
       }
     }
     const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
+    if (mixes)  // the prompts it may take, asked of the memory together (they were read a step or more before)
+      for (const Rank& k : unit.ranks) {
+        for (int id : k.prefilling) ask_memory(id);
+        const std::size_t admissible = static_cast<std::size_t>(std::max(0, cfg.max_running - k.running()));
+        for (std::size_t i = 0; i < std::min(k.waiting.size(), admissible); ++i) ask_memory(k.waiting.at(i));
+      }
     unit.stepping.clear();
     for (auto& k : unit.ranks) {
       const int r = static_cast<int>(&k - unit.ranks.data());
@@ -959,6 +971,25 @@ class Simulation {
     const double share = now_ > unit.step_start_s ? std::clamp(inside_s / (now_ - unit.step_start_s), 0.0, 1.0) : measuring(now_) ? 1.0 : 0.0;
     const bool count = share > 0;
     FleetInterval* here = c_.interval_s > 0 ? &interval(now_) : nullptr;
+    // The batches' ends first, each request that gets its first token or finishes asked of the
+    // memory as it is found; then each rank's in order. A unit's step has a few dozen of them,
+    // each reading its record cold, and they are read together rather than one after another.
+    ended_.clear();
+    batch_ends_.clear();
+    if (!unit.decodes || !c_.disaggregated)  // (the unit prefills) and its prompts too
+      for (const SteppingRank& e : unit.stepping)
+        for (const Chunk& c : unit.ranks[static_cast<std::size_t>(e.rank)].chunks) ask_memory(c.request);
+    for (const SteppingRank& e : unit.stepping) {
+      if (!e.events || e.sequences == 0) continue;
+      DecodeBatch& batch = unit.ranks[static_cast<std::size_t>(e.rank)].decoding;
+      batch_ends_.push_back({batch.end_step(first_tokens_, finished_), ended_.size(), first_tokens_.size(), finished_.size()});
+      for (const std::vector<int>* slots : {&first_tokens_, &finished_})
+        for (int slot : *slots) {
+          ended_.push_back({slot, batch.at(slot).id});
+          ask_memory(ended_.back().id);
+        }
+    }
+    const BatchEnd* end = batch_ends_.data();
     for (const SteppingRank& e : unit.stepping) {
       // Decoding: each sequence of the step gains a token, and one more for each of MTP's drafts
       // accepted in a row. Where that is all, the rank is not visited.
@@ -972,16 +1003,16 @@ class Simulation {
       Rank& k = unit.ranks[static_cast<std::size_t>(r)];
       bool changed = !k.chunks.empty();  // its router's load (a step of first tokens alone leaves it)
       if (e.sequences > 0) {
-        const double produced = k.decoding.end_step(first_tokens_, finished_);
-        for (int slot : first_tokens_) first_token(record(k.decoding.at(slot).id));
-        if (count) result_.output_tokens_in_window += share * produced;
-        if (here && produced > 0) here->output_tokens += produced;
-        changed = changed || !finished_.empty();
-        for (int slot : finished_) {
-          const DecodeSeq& s = k.decoding.at(slot);
-          k.pages_used -= pages_for(*unit.config, k.decoding.room_tokens(s));
-          finish(s.id);
+        const Ended* first = ended_.data() + end->from;
+        for (const Ended* x = first; x != first + end->first_tokens; ++x) first_token(record(x->id));
+        if (count) result_.output_tokens_in_window += share * end->produced;
+        if (here && end->produced > 0) here->output_tokens += end->produced;
+        changed = changed || end->finished > 0;
+        for (const Ended* x = first + end->first_tokens; x != first + end->first_tokens + end->finished; ++x) {
+          k.pages_used -= pages_for(*unit.config, k.decoding.room_tokens(k.decoding.at(x->slot)));
+          finish(x->id);
         }
+        ++end;
       }
       // Prefill: chunks computed; a finished prompt goes to decode.
       for (const Chunk& e : k.chunks) {
@@ -1053,6 +1084,17 @@ class Simulation {
   double now_ = 0;
   std::vector<int> decode_units_to_kick_, kicking_;
   std::vector<int> first_tokens_, finished_;  // a decoding batch's at its step's end
+  // A unit's batches at its step's end: the sequences that got their first token or finished
+  // (slot, request), and for each batch its tokens and its share of them.
+  struct Ended {
+    int slot, id;
+  };
+  struct BatchEnd {
+    double produced;
+    std::size_t from, first_tokens, finished;
+  };
+  std::vector<Ended> ended_;
+  std::vector<BatchEnd> batch_ends_;
   std::vector<PageBoundary> boundaries_, due_;  // a unit's page boundaries at a step, and a rank's
   std::vector<int> first_of_rank_, next_of_rank_;  // the unit's, linked by rank
   SeriesSum prefill_series_, decode_series_;
