@@ -132,24 +132,23 @@ double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<
   return tokens;
 }
 
-// Drops the dead, keeping the order of joining.
+// Drops the dead, keeping the order of joining. (The fresh are in order of joining too, so their
+// new slots are found in the same walk, without a table of old slots to new.)
 void DecodeBatch::compact() {
-  std::vector<int> slot_of(seqs_.size(), -1);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < seqs_.size(); ++i)
-    if (seqs_[i].alive) {
-      slot_of[i] = static_cast<int>(kept);
-      seqs_[kept] = seqs_[i];
-      last_at_[kept] = last_at_[i];
-      ++kept;
-    }
+  std::size_t kept = 0, fresh_kept = 0, next_fresh = 0;
+  for (std::size_t i = 0; i < seqs_.size(); ++i) {
+    const bool fresh = next_fresh < fresh_.size() && fresh_[next_fresh] == static_cast<int>(i);
+    if (fresh) ++next_fresh;
+    if (!seqs_[i].alive) continue;
+    if (fresh) fresh_[fresh_kept++] = static_cast<int>(kept);
+    seqs_[kept] = seqs_[i];
+    last_at_[kept] = last_at_[i];
+    ++kept;
+  }
   seqs_.resize(kept);
-  dead_ = 0;
   last_at_.resize(kept);
-  std::size_t f = 0;
-  for (int slot : fresh_)
-    if (slot_of[static_cast<std::size_t>(slot)] >= 0) fresh_[f++] = slot_of[static_cast<std::size_t>(slot)];
-  fresh_.resize(f);
+  fresh_.resize(fresh_kept);
+  dead_ = 0;
 }
 
 }  // namespace serving
