@@ -272,6 +272,8 @@ class Simulation {
   int room_for(long long tokens) const { return static_cast<int>(page_room(tokens, c_.page_tokens)); }
   bool measuring(double t) const { return t >= c_.warmup_s && t <= c_.duration_s; }
   Rank& rank_of(int u, int r) { return units_[static_cast<std::size_t>(u)].ranks[static_cast<std::size_t>(r)]; }
+  // Whether the unit computes prompts: a prefill unit, or any unit of a colocated deployment.
+  bool prefills(const Unit& unit) const { return unit.prefill_kind || !c_.disaggregated; }
   Live& live(int id) { return flights_[static_cast<std::size_t>(id)].live; }
   const Live& live(int id) const { return flights_[static_cast<std::size_t>(id)].live; }
   RequestRecord& record(int id) { return flights_[static_cast<std::size_t>(id)].record; }
@@ -372,7 +374,7 @@ class Simulation {
   // The rank's load changed: its router hears of it. A unit not serving is never chosen.
   void touch(int u, Rank& k) {
     const Unit& unit = units_[static_cast<std::size_t>(u)];
-    const bool prefill = unit.prefill_kind || !c_.disaggregated;
+    const bool prefill = prefills(unit);
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
     k.unheard = false;
     if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
@@ -780,7 +782,7 @@ class Simulation {
         first = i;
       }
     }
-    const bool mixes = !unit.decodes || !c_.disaggregated;  // the unit prefills
+    const bool mixes = prefills(unit);
     if (mixes)  // the prompts it may take, asked of the memory together (they were read a step or more before)
       for (const Rank& k : unit.ranks) {
         for (int id : k.prefilling) ask_memory(id);
@@ -976,7 +978,7 @@ class Simulation {
     // each reading its record cold, and they are read together rather than one after another.
     ended_.clear();
     batch_ends_.clear();
-    if (!unit.decodes || !c_.disaggregated)  // (the unit prefills) and its prompts too
+    if (prefills(unit))  // and its prompts too
       for (const SteppingRank& e : unit.stepping)
         for (const Chunk& c : unit.ranks[static_cast<std::size_t>(e.rank)].chunks) ask_memory(c.request);
     for (const SteppingRank& e : unit.stepping) {
@@ -1056,7 +1058,6 @@ class Simulation {
       k.chunks.clear();
       if (changed) touch(u, k);
     }
-    unit.stepping.clear();
     kicking_.swap(decode_units_to_kick_);  // two buffers, so neither is allocated again
     for (int du : kicking_) try_start(du);
     kicking_.clear();
