@@ -6,12 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <queue>
 #include <sstream>
 
 #include "core/fast_random.hpp"
 #include "requests/listed_source.hpp"
 #include "serving/decode_batch.hpp"
+#include "serving/event_queue.hpp"
 #include "serving/id_queue.hpp"
 #include "serving/least_loaded.hpp"
 #include "serving/page_calendar.hpp"
@@ -227,9 +227,8 @@ class Simulation {
   ServingResult run() {
     const double limit = c_.drain_limit_s > 0 ? c_.drain_limit_s : 10 * c_.duration_s;
     while (!events_.empty()) {
-      const Event e = events_.top();
+      const Event e = events_.pop();
       if (e.t > limit) break;
-      events_.pop();
       if (c_.interval_s > 0) account(e.t);
       now_ = e.t;
       if (progress_ && ++handled_ % 4096 == 0) progress_(now_);
@@ -266,7 +265,9 @@ class Simulation {
   static std::vector<double> mtp_acceptance(const ServingConfig& c) {
     return {c.mtp_acceptance.begin(), c.mtp_acceptance.begin() + std::min<std::ptrdiff_t>(c.mtp_drafts, std::ssize(c.mtp_acceptance))};
   }
-  void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}); }
+  // Arrivals come in order (the source's), and prompts ready at once in the order they arrive:
+  // each kind has a lane of its own.
+  void push(double t, int kind, int who) { events_.push({t, seq_++, kind, who}, kind <= 0 ? kind + 1 : Events::kHeap); }
   long long pages_for(const UnitConfig& config, long long tokens) const { return config.memory.kv_pages.pages(tokens, c_.page_tokens); }
   // Tokens a sequence's pages hold once it has `tokens`: it takes pages again only past them.
   int room_for(long long tokens) const { return static_cast<int>(page_room(tokens, c_.page_tokens)); }
@@ -621,6 +622,7 @@ class Simulation {
   // prefilled ones, whose KV cache then comes over the fabric. Transfers run ahead of the batch,
   // as engines pre-allocate a decode request's pages: up to a batch's worth beyond the running
   // ones, so a place freed in the batch is taken by a cache already received, the next step.
+  // (Its router hears of it with the rest of the rank's step.)
   void admit_incoming(int u, Rank& k) {
     const Unit& unit = units_[static_cast<std::size_t>(u)];
     const int cap = unit.config->max_running;
@@ -654,7 +656,6 @@ class Simulation {
       l.phase = Phase::kTransferring;
       push(transfer_end_s(l, &k), 2, id);
     }
-    touch(u, k);
   }
 
   void transfer_end(int id) {
@@ -1080,7 +1081,8 @@ class Simulation {
   int first_decode_unit_ = 0;
   RankChoice prefill_choice_, decode_choice_;
   double pair_weight_ = 0;  // a query-key pair of prefill attention, in tokens through the projections
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  using Events = EventQueue<Event, 2>;
+  Events events_;
   long long seq_ = 0, handled_ = 0;
   double now_ = 0;
   std::vector<int> decode_units_to_kick_, kicking_;
