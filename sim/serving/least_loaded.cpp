@@ -21,9 +21,7 @@ LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), leaves_(1), clock_(static_c
 // same rank with the same key), nothing above changes.
 void LeastLoaded::rise(int rank) {
   for (std::size_t n = leaf(rank) / 2; n >= 1; n /= 2) {
-    const Key& a = tree_[2 * n];
-    const Key& b = tree_[2 * n + 1];
-    const Key& winner = less(b, a) ? b : a;
+    const Key& winner = tree_[2 * n + static_cast<std::size_t>(less(tree_[2 * n + 1], tree_[2 * n]))];
     Key& held = tree_[n];
     if (held.turn == winner.turn && held.load == winner.load) return;
     held = winner;
