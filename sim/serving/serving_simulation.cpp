@@ -106,7 +106,7 @@ struct Event {
   long long seq;
   int kind;  // -1 arrival, 0 ready, 1 step end, 2 transfer end, 3 swap-in end, 4 autoscaling's look, 5 a unit started
   int who;
-  bool operator>(const Event& o) const { return t > o.t || (t == o.t && seq > o.seq); }
+  bool operator>(const Event& o) const { return (t > o.t) | ((t == o.t) & (seq > o.seq)); }  // (no branch: see EventQueue)
 };
 
 // Sums over a kind of unit's measured steps, each weighted by its duration.
