@@ -770,20 +770,50 @@ class Simulation {
     double queue = 0, kv_use = 0, batch = 0, busiest_score = -1;
     long long unit_tokens = 0, streaming = 0;  // streaming: sequences whose token this step is not their first
     workload::GroupLoad busiest;
-    // The step's page boundaries, linked by rank.
+    // The step's page boundaries. A decode unit's are counted by rank, and their new pages found,
+    // in one pass: a rank whose pages hold them (most) then adds its pages in its turn, and they
+    // are placed again after the ranks. Those of the other ranks (joins at this step, pages short,
+    // a rank that did not step every time, a unit that mixes in prompts) are taken one rank at a
+    // time as they come; a rank's due boundaries, a few at most, were each a loop of its own.
     PageCalendar& calendar = unit.boundaries;
+    const bool mixes = prefills(unit);
     boundaries_.clear();
     calendar.take(unit.steps, boundaries_);
+    bool linked = false;  // first_of_rank_ and next_of_rank_ made (for the ranks taken one by one)
     if (!boundaries_.empty()) {
-      first_of_rank_.assign(unit.ranks.size(), -1);
-      next_of_rank_.resize(boundaries_.size());
-      for (int i = static_cast<int>(boundaries_.size()) - 1; i >= 0; --i) {
-        int& first = first_of_rank_[static_cast<std::size_t>(boundaries_[static_cast<std::size_t>(i)].rank)];
-        next_of_rank_[static_cast<std::size_t>(i)] = first;
-        first = i;
+      due_of_rank_.assign(unit.ranks.size(), {});
+      if (!mixes) renewed_.resize(boundaries_.size());
+      for (std::size_t i = 0; i < boundaries_.size(); ++i) {
+        const PageBoundary& b = boundaries_[i];
+        RankDue& d = due_of_rank_[static_cast<std::size_t>(b.rank)];
+        ++d.count;
+        if (mixes) continue;
+        d.step = unit.ranks[static_cast<std::size_t>(b.rank)].decoding.next_step();
+        if (b.step > d.step) {
+          d.one_by_one = true;
+          continue;
+        }
+        const long long tokens = calendar.tokens(b, d.step) + tps;
+        const long long pages = pages_for(cfg, tokens);
+        renewed_[i] = {room_for(tokens), static_cast<int>(pages)};
+        d.extra += pages - b.pages;
       }
     }
-    const bool mixes = prefills(unit);
+    // The rank's boundaries as taken, for a rank taken one by one.
+    const auto take_due = [&](int r) {
+      if (boundaries_.empty() || due_of_rank_[static_cast<std::size_t>(r)].count == 0) return;
+      if (!linked) {
+        first_of_rank_.assign(unit.ranks.size(), -1);
+        next_of_rank_.resize(boundaries_.size());
+        for (int i = static_cast<int>(boundaries_.size()) - 1; i >= 0; --i) {
+          int& first = first_of_rank_[static_cast<std::size_t>(boundaries_[static_cast<std::size_t>(i)].rank)];
+          next_of_rank_[static_cast<std::size_t>(i)] = first;
+          first = i;
+        }
+        linked = true;
+      }
+      for (int i = first_of_rank_[static_cast<std::size_t>(r)]; i >= 0; i = next_of_rank_[static_cast<std::size_t>(i)]) due_.push_back(boundaries_[static_cast<std::size_t>(i)]);
+    };
     if (mixes)  // the prompts it may take, asked of the memory together (they were read a step or more before)
       for (const Rank& k : unit.ranks) {
         for (int id : k.prefilling) ask_memory(id);
@@ -796,7 +826,8 @@ class Simulation {
       // Most ranks of a decode unit have nothing at a step but their batch's step: no page
       // boundary, nothing queued, room for their pages, their router's load as it heard it.
       // Those skip what follows from events and tell their router nothing.
-      const bool quiet = !mixes && (boundaries_.empty() || first_of_rank_[static_cast<std::size_t>(r)] < 0) && k.received.empty() &&
+      RankDue* due = boundaries_.empty() ? nullptr : &due_of_rank_[static_cast<std::size_t>(r)];
+      const bool quiet = !mixes && (!due || due->count == 0) && k.received.empty() &&
                          k.swapped.empty() && k.incoming.empty() && !k.unheard && k.pages_used <= k.pages_total;
       if (unit.decodes && !quiet) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       int in_step = 0;  // its decoding sequences in the step
@@ -806,18 +837,27 @@ class Simulation {
       double pairs = 0;
       // Prefill first: a step of prompts alone whenever one can be admitted.
       const bool prompts_only = mixes && unit.decodes && c_.scheduler == Scheduler::kPrefillFirst && can_admit(k, unit);
-      // The rank's boundaries at this step: those taken, and those of sequences that just joined.
-      due_.clear();
-      if (!boundaries_.empty())
-        for (int i = first_of_rank_[static_cast<std::size_t>(r)]; i >= 0; i = next_of_rank_[static_cast<std::size_t>(i)]) due_.push_back(boundaries_[static_cast<std::size_t>(i)]);
-      if (unit.decodes && !quiet) calendar.take(unit.steps, due_);
+      // The boundaries of sequences that joined at this step, if any; a rank with none whose pages
+      // hold its boundaries takes their pages now (they are placed again after the ranks).
+      joined_.clear();
+      if (unit.decodes && !quiet) calendar.take(unit.steps, joined_);
       const bool decoding = unit.decodes && !k.decoding.empty() && !prompts_only;
+      const long long extra_due = due ? due->extra : 0;
+      const bool due_together = !mixes && decoding && !(due && due->one_by_one) && joined_.empty() && k.pages_used + extra_due <= k.pages_total;
+      if (due_together) k.pages_used += extra_due;
+      else if (due) due->one_by_one = true;
+      // Else its boundaries at this step: those taken, and those of sequences that just joined.
+      due_.clear();
+      if (!due_together) {
+        take_due(r);
+        due_.insert(due_.end(), joined_.begin(), joined_.end());
+      }
       if (!decoding)  // they wait for its next step
         for (const PageBoundary& b : due_) calendar.place(b, unit.steps + 1);
       // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
       if (decoding) {
         // (Without boundaries, nothing to do here where the rank has room.)
-        if (!due_.empty() || k.pages_used > k.pages_total) {
+        if (!due_together && (!due_.empty() || k.pages_used > k.pages_total)) {
           const long long step = k.decoding.next_step();
           // Pages for those whose context and this step's tokens pass their room. (Where the rank
           // has not stepped at every step of its unit since a boundary was placed, it comes later.)
@@ -914,6 +954,16 @@ class Simulation {
       kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
       if (!quiet) touch(u, k);
     }
+    // The boundaries of the ranks that took them together, placed again.
+    if (!mixes)
+      for (std::size_t i = 0; i < boundaries_.size(); ++i) {
+        const RankDue& d = due_of_rank_[static_cast<std::size_t>(boundaries_[i].rank)];
+        if (d.one_by_one) continue;
+        PageBoundary& b = boundaries_[i];
+        b.room = renewed_[i].room;
+        b.pages = renewed_[i].pages;
+        calendar.schedule(b, d.step, unit.steps);
+      }
     if (!any) return;
     StepLoad load{busiest, unit_tokens, any_prefill, unit.decodes ? c_.mtp_drafts : 0};
     const double gpu_s = cfg.cost->seconds(load);
@@ -1098,8 +1148,21 @@ class Simulation {
   };
   std::vector<Ended> ended_;
   std::vector<BatchEnd> batch_ends_;
-  std::vector<PageBoundary> boundaries_, due_;  // a unit's page boundaries at a step, and a rank's
-  std::vector<int> first_of_rank_, next_of_rank_;  // the unit's, linked by rank
+  std::vector<PageBoundary> boundaries_, due_, joined_;  // a unit's page boundaries at a step, a rank's, and its joins'
+  // A rank's boundaries at its unit's step: how many, the pages they add, and whether they are
+  // taken one by one (in its turn) rather than together.
+  struct RankDue {
+    int count = 0;
+    bool one_by_one = false;
+    long long step = 0;   // the rank's step
+    long long extra = 0;  // pages
+  };
+  std::vector<RankDue> due_of_rank_;
+  struct Renewed {
+    int room, pages;
+  };
+  std::vector<Renewed> renewed_;  // by boundary: its room and pages past this step
+  std::vector<int> first_of_rank_, next_of_rank_;  // the unit's boundaries, linked by rank (those taken one by one)
   SeriesSum prefill_series_, decode_series_;
   struct Counter {
     double t;
