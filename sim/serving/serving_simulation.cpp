@@ -823,13 +823,14 @@ class Simulation {
     unit.stepping.clear();
     for (auto& k : unit.ranks) {
       const int r = static_cast<int>(&k - unit.ranks.data());
-      // Most ranks of a decode unit have nothing at a step but their batch's step: no page
-      // boundary, nothing queued, room for their pages, their router's load as it heard it.
-      // Those skip what follows from events and tell their router nothing.
+      // Most ranks of a decode unit have nothing at a step but their batch's step and a page
+      // boundary or two: nothing queued, room for their pages, their router's load as it heard it.
+      // Those (calm) skip what follows from queues; those without a boundary (quiet) also tell
+      // their router nothing.
       RankDue* due = boundaries_.empty() ? nullptr : &due_of_rank_[static_cast<std::size_t>(r)];
-      const bool quiet = !mixes && (!due || due->count == 0) && k.received.empty() &&
-                         k.swapped.empty() && k.incoming.empty() && !k.unheard && k.pages_used <= k.pages_total;
-      if (unit.decodes && !quiet) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
+      const bool calm = !mixes && k.received.empty() && k.swapped.empty() && k.incoming.empty() && !k.unheard && k.pages_used <= k.pages_total;
+      const bool quiet = calm && (!due || due->count == 0);
+      if (unit.decodes && !calm) admit_incoming(u, k);  // in the same pass: the rank's state is read once a step
       int in_step = 0;  // its decoding sequences in the step
       int budget = cfg.max_batch_tokens;
       workload::GroupLoad g;
@@ -840,7 +841,7 @@ class Simulation {
       // The boundaries of sequences that joined at this step, if any; a rank with none whose pages
       // hold its boundaries takes their pages now (they are placed again after the ranks).
       joined_.clear();
-      if (unit.decodes && !quiet) calendar.take(unit.steps, joined_);
+      if (unit.decodes && !calm) calendar.take(unit.steps, joined_);  // (a calm rank admitted none)
       const bool decoding = unit.decodes && !k.decoding.empty() && !prompts_only;
       const long long extra_due = due ? due->extra : 0;
       const bool due_together = !mixes && decoding && !(due && due->one_by_one) && joined_.empty() && k.pages_used + extra_due <= k.pages_total;
@@ -949,7 +950,7 @@ class Simulation {
       const int entries = in_step + static_cast<int>(k.chunks.size());
       any = any || entries > 0;
       if (entries > 0) unit.stepping.push_back({r, in_step, !k.chunks.empty() || (in_step > 0 && !k.decoding.ends_quietly())});
-      if (!quiet) queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());  // (a quiet rank has none)
+      if (!calm) queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());  // (a calm rank has none)
       batch += double(entries);
       kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
       if (!quiet) touch(u, k);
