@@ -14,9 +14,7 @@ class LeastLoaded {
 
   // The load of `rank` is now `load` (no work when it has not changed).
   void set(int rank, double load);
-  // The least loaded rank (ties: the one chosen longest ago), marked as chosen now. (Its matches
-  // are replayed at the next call, once with its new load where that is the next: a router's
-  // choice is followed by the chosen rank's load.)
+  // The least loaded rank (ties: the one chosen longest ago), marked as chosen now.
   int take();
 
   double load(int rank) const { return tree_[leaf(rank)].load; }
@@ -39,13 +37,20 @@ class LeastLoaded {
   // each of a path's dozen matches cost more than the matches.
   static bool less(const Key& x, const Key& y) { return (x.load < y.load) | ((x.load == y.load) & (x.turn < y.turn)); }
   std::size_t leaf(int rank) const { return static_cast<std::size_t>(leaves_ + rank); }
-  void rise(int rank);
-  void settle();  // the matches of the rank last taken, where still pending
+  // Replays node n's match; returns whether its winner changed.
+  bool replay(std::size_t n);
+  void rise(std::size_t leaf);
+  void replay_changed();
 
   int ranks_, leaves_;
-  int taken_ = -1;  // the rank last taken, its matches not yet replayed
   std::uint64_t clock_;
   std::vector<Key> tree_;  // tree_[1] the winner; leaves at leaves_ + rank
+  // Leaves changed since the last choice, their matches replayed only when a choice needs them:
+  // a decode unit's step changes the loads of most of its ranks, which sit side by side in the
+  // tree, and their paths to the root are replayed once, together, level by level, where each
+  // change replayed its whole path (the router was a sixth of a fleet day's time).
+  std::vector<std::uint32_t> changed_, parents_;
+  std::vector<std::uint8_t> listed_;  // by node: in changed_ or parents_
 };
 
 }  // namespace serving
