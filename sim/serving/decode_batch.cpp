@@ -101,6 +101,21 @@ DecodeSeq DecodeBatch::leave_latest() {
   return now;
 }
 
+void DecodeBatch::find_ending() {
+  long long next = kNever;
+  for (std::size_t i = 0; i < last_at_.size(); ++i) {
+    if (last_at_[i] > step_) {
+      next = std::min(next, last_at_[i]);
+      continue;
+    }
+    ending_.push_back(static_cast<int>(i));
+    const char* record = reinterpret_cast<const char*>(&seqs_[i]);
+    __builtin_prefetch(record);
+    __builtin_prefetch(record + sizeof(DecodeSeq) - 1);
+  }
+  next_last_ = next;
+}
+
 double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished) {
   first_tokens.clear();
   finished.clear();
@@ -116,19 +131,13 @@ double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<
   if (done > 0) fresh_.erase(fresh_.begin(), fresh_.begin() + static_cast<std::ptrdiff_t>(done));
   double tokens = double(in_step_) * mean_;
   in_step_ = 0;
-  if (next_last_ > step) return tokens;
-  long long next = kNever;
-  for (std::size_t i = 0; i < last_at_.size(); ++i) {
-    if (last_at_[i] > step) {
-      next = std::min(next, last_at_[i]);
-      continue;
-    }
-    finished.push_back(static_cast<int>(i));
-    kill(i);
-    const DecodeSeq& s = seqs_[i];
+  for (const int slot : ending_) {
+    finished.push_back(slot);
+    kill(static_cast<std::size_t>(slot));
+    const DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
     tokens += double(s.output - s.generated) - double(s.last - s.first + 1) * mean_;  // what it had left, not the mean
   }
-  next_last_ = next;
+  ending_.clear();
   return tokens;
 }
 

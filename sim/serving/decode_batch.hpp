@@ -82,6 +82,7 @@ class DecodeBatch {
   int start_step() {
     if (compaction_due()) compact();  // the last step's finished are read no more
     in_step_ = alive_;
+    if (next_last_ <= step_) find_ending();
     ++step_;
     return in_step_;
   }
@@ -89,7 +90,7 @@ class DecodeBatch {
   // a step's mean tokens and changes nothing else, so its end may be left out (the next
   // start_step replaces it). Known when it starts: a sequence that joins during it waits for the
   // next.
-  bool ends_quietly() const { return fresh_count_ == 0 && next_last_ >= step_; }
+  bool ends_quietly() const { return fresh_count_ == 0 && ending_.empty(); }
   // The step in flight ends. `first_tokens`: those that got their first token; `finished`: those
   // whose last step it was, dead now but readable until the next step starts; both in the order
   // they joined. Returns the tokens the step generated (a finishing sequence's last step counts
@@ -107,6 +108,7 @@ class DecodeBatch {
   static constexpr long long kNever = 1LL << 62;
   long long produced(long long steps) const { return produced_tokens(steps, mean_); }
   bool compaction_due() const { return dead_ > std::max(32, alive_); }
+  void find_ending();
   double end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished);
   void kill(std::size_t slot);
   void compact();
@@ -127,6 +129,11 @@ class DecodeBatch {
   // step's finishes reads a few cache lines.
   std::vector<long long> last_at_;
   std::vector<int> fresh_;  // slots of fresh sequences, in order of joining
+  // Those whose last step is the step in flight, found as it starts and their records asked of
+  // the memory then: read at its end, a step later, they come from the cache (they were last read
+  // at their join, hundreds of steps before, and a finish's record read cold was an eighth of a
+  // fleet's time).
+  std::vector<int> ending_;
 };
 
 }  // namespace serving
