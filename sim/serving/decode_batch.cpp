@@ -45,7 +45,7 @@ PageBoundary DecodeBatch::join(DecodeSeq s, int steps) {
   s.alive = true;
   const int slot = static_cast<int>(seqs_.size());
   seqs_.push_back(s);
-  last_at_.push_back(s.last);
+  last_at_.push_back({static_cast<int>(s.last), s.id});
   next_last_ = std::min(next_last_, s.last);
   ++alive_;
   sum_in_kv_ += s.in_kv;
@@ -79,7 +79,7 @@ double DecodeBatch::context() const {
 void DecodeBatch::kill(std::size_t slot) {
   DecodeSeq& s = seqs_[slot];
   s.alive = false;
-  last_at_[slot] = kNever;
+  last_at_[slot].step = kNeverStep;
   --alive_;
   ++dead_;
   sum_in_kv_ -= s.in_kv;
@@ -104,16 +104,17 @@ DecodeSeq DecodeBatch::leave_latest() {
 void DecodeBatch::find_ending() {
   long long next = kNever;
   for (std::size_t i = 0; i < last_at_.size(); ++i) {
-    if (last_at_[i] > step_) {
-      next = std::min(next, last_at_[i]);
+    if (last_at_[i].step > step_) {
+      next = std::min<long long>(next, last_at_[i].step);
       continue;
     }
-    ending_.push_back(static_cast<int>(i));
+    ending_.push_back({static_cast<int>(i), last_at_[i].id});
     const char* record = reinterpret_cast<const char*>(&seqs_[i]);
     __builtin_prefetch(record);
     __builtin_prefetch(record + sizeof(DecodeSeq) - 1);
   }
   next_last_ = next;
+  ending_count_ = static_cast<int>(ending_.size());
 }
 
 double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<int>& finished) {
@@ -131,13 +132,14 @@ double DecodeBatch::end_step_events(std::vector<int>& first_tokens, std::vector<
   if (done > 0) fresh_.erase(fresh_.begin(), fresh_.begin() + static_cast<std::ptrdiff_t>(done));
   double tokens = double(in_step_) * mean_;
   in_step_ = 0;
-  for (const int slot : ending_) {
-    finished.push_back(slot);
-    kill(static_cast<std::size_t>(slot));
-    const DecodeSeq& s = seqs_[static_cast<std::size_t>(slot)];
+  for (const Ending& e : ending_) {
+    finished.push_back(e.slot);
+    kill(static_cast<std::size_t>(e.slot));
+    const DecodeSeq& s = seqs_[static_cast<std::size_t>(e.slot)];
     tokens += double(s.output - s.generated) - double(s.last - s.first + 1) * mean_;  // what it had left, not the mean
   }
   ending_.clear();
+  ending_count_ = 0;
   return tokens;
 }
 

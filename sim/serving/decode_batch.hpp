@@ -11,6 +11,7 @@
 // exactly. With MTP a sequence's own tokens between its join and its end follow the mean (its
 // pages, its part of the context), and its number of steps is drawn from the true distribution.
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "core/fast_random.hpp"
@@ -90,7 +91,16 @@ class DecodeBatch {
   // a step's mean tokens and changes nothing else, so its end may be left out (the next
   // start_step replaces it). Known when it starts: a sequence that joins during it waits for the
   // next.
-  bool ends_quietly() const { return fresh_count_ == 0 && ending_.empty(); }
+  bool ends_quietly() const { return fresh_count_ == 0 && ending_count_ == 0; }
+  // Those whose last step is the step in flight (slot, request), found as it starts and their
+  // records asked of the memory then (the request's by the caller): read at its end, a step later,
+  // they come from the cache. They were last read at their join, hundreds of steps before, and a
+  // finish's records read cold were an eighth of a fleet's time.
+  struct Ending {
+    int slot, id;
+  };
+  int ending_count() const { return ending_count_; }
+  const std::vector<Ending>& ending() const { return ending_; }
   // The step in flight ends. `first_tokens`: those that got their first token; `finished`: those
   // whose last step it was, dead now but readable until the next step starts; both in the order
   // they joined. Returns the tokens the step generated (a finishing sequence's last step counts
@@ -122,18 +132,19 @@ class DecodeBatch {
   int in_step_ = 0;  // sequences in the step in flight (0: none in flight)
   int alive_ = 0, fresh_count_ = 0;
   int dead_ = 0;     // dead records not yet compacted
+  int ending_count_ = 0;  // those whose last step is the step in flight
   // The rest is read at events.
   int lookahead_, page_tokens_;
   std::vector<DecodeSeq> seqs_;  // in order of joining; dead ones are left until compacted
-  // Each sequence's last step, kNever when dead, kept apart from the records so that finding a
-  // step's finishes reads a few cache lines.
-  std::vector<long long> last_at_;
+  // Each sequence's last step (kNeverStep when dead) and request, kept apart from the records so
+  // that finding a step's finishes reads a few cache lines.
+  struct LastStep {
+    int step, id;
+  };
+  static constexpr int kNeverStep = INT_MAX;
+  std::vector<LastStep> last_at_;
   std::vector<int> fresh_;  // slots of fresh sequences, in order of joining
-  // Those whose last step is the step in flight, found as it starts and their records asked of
-  // the memory then: read at its end, a step later, they come from the cache (they were last read
-  // at their join, hundreds of steps before, and a finish's record read cold was an eighth of a
-  // fleet's time).
-  std::vector<int> ending_;
+  std::vector<Ending> ending_;
 };
 
 }  // namespace serving

@@ -890,6 +890,8 @@ class Simulation {
         const double context = k.decoding.context();
         streaming += k.decoding.size() - k.decoding.fresh();
         in_step = k.decoding.start_step();
+        if (k.decoding.ending_count() > 0)
+          for (const DecodeBatch::Ending& e : k.decoding.ending()) ask_memory(e.id);  // (read at the step's end)
         budget -= tps * in_step;
         rank_tokens += tps * in_step;
         g.decode_sequences = in_step;
