@@ -1,23 +1,34 @@
 #include "serving/least_loaded.hpp"
 
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
-#include <utility>
 
 namespace serving {
 
-LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), leaves_(1), clock_(static_cast<std::uint64_t>(ranks)) {
+LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), clock_(static_cast<std::uint64_t>(ranks)) {
   if (ranks > static_cast<int>(kRankMask)) throw std::invalid_argument("a router chooses among at most 16.7 million ranks");
-  while (leaves_ < ranks) leaves_ *= 2;
-  tree_.assign(static_cast<std::size_t>(2 * leaves_), Key{std::numeric_limits<double>::infinity(), kNone});
-  listed_.assign(tree_.size(), 0);
-  for (int i = 0; i < ranks; ++i) tree_[leaf(i)] = {0.0, static_cast<std::uint64_t>(i)};
-  for (int n = leaves_ - 1; n >= 1; --n) replay(static_cast<std::size_t>(n));
+  std::size_t leaves = 1;
+  while (leaves < static_cast<std::size_t>(ranks)) {
+    first_leaf_ += leaves;
+    leaves *= kWays;
+  }
+  const std::size_t nodes = first_leaf_ + leaves;
+  // Node 1, the first of a match's entrants, on a line's start (the storage's start is 16-byte aligned).
+  storage_.assign(nodes + 4, Key{std::numeric_limits<double>::infinity(), kNone});
+  const auto at = reinterpret_cast<std::uintptr_t>(storage_.data() + 1);
+  base_ = (64 - at % 64) % 64 / sizeof(Key);
+  listed_.assign(nodes, 0);
+  for (int i = 0; i < ranks; ++i) node(leaf(i)) = {0.0, static_cast<std::uint64_t>(i)};
+  for (std::size_t n = first_leaf_; n-- > 0;) replay(n);
 }
 
 bool LeastLoaded::replay(std::size_t n) {
-  const Key& winner = tree_[2 * n + static_cast<std::size_t>(less(tree_[2 * n + 1], tree_[2 * n]))];
-  Key& held = tree_[n];
+  const Key* e = &node(kWays * n + 1);
+  // (Without branches: the lesser of each pair, then of the two.)
+  const std::size_t a = less(e[1], e[0]), b = 2 + static_cast<std::size_t>(less(e[3], e[2]));
+  const Key& winner = e[less(e[b], e[a]) ? b : a];
+  Key& held = node(n);
   if (held.turn == winner.turn && held.load == winner.load) return false;
   held = winner;
   return true;
@@ -26,7 +37,9 @@ bool LeastLoaded::replay(std::size_t n) {
 // The matches on one leaf's way to the root. Where a match's winner is what it was (the same
 // rank with the same key), nothing above changes.
 void LeastLoaded::rise(std::size_t n) {
-  for (n /= 2; n >= 1 && replay(n); n /= 2) {
+  while (n > 0) {
+    n = parent(n);
+    if (!replay(n)) return;
   }
 }
 
@@ -43,8 +56,9 @@ void LeastLoaded::replay_changed() {
     parents_.clear();
     for (const std::uint32_t n : changed_) {
       listed_[n] = 0;
-      const std::uint32_t p = n / 2;
-      if (p >= 1 && !listed_[p]) {
+      if (n == 0) continue;
+      const std::uint32_t p = static_cast<std::uint32_t>(parent(n));
+      if (!listed_[p]) {
         listed_[p] = 1;
         parents_.push_back(p);
       }
@@ -58,7 +72,7 @@ void LeastLoaded::replay_changed() {
 
 void LeastLoaded::set(int rank, double load) {
   const std::size_t n = leaf(rank);
-  Key& k = tree_[n];
+  Key& k = node(n);
   if (k.load == load) return;
   k.load = load;
   if (!listed_[n]) {
@@ -69,9 +83,9 @@ void LeastLoaded::set(int rank, double load) {
 
 int LeastLoaded::take() {
   replay_changed();
-  const int best = tree_[1].rank();
+  const int best = node(0).rank();
   const std::size_t n = leaf(best);
-  tree_[n].turn = clock_++ << kRankBits | static_cast<std::uint64_t>(best);
+  node(n).turn = clock_++ << kRankBits | static_cast<std::uint64_t>(best);
   listed_[n] = 1;  // (its matches replayed at the next choice, with its new load if it comes first)
   changed_.push_back(static_cast<std::uint32_t>(n));
   return best;
