@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace serving {
 
@@ -10,11 +12,14 @@ namespace serving {
 // tokens. Most boundaries are placed a page's steps ahead, into the bucket taken two or three
 // steps before, whose lines are still in the cache; in a ring of the next power of two (64) they
 // went into lines left 29 steps before, and a boundary's store waited for the memory (3% of a
-// fleet's time). Past 1,024 buckets (pages of over a thousand tokens) a boundary beyond the ring
-// waits its laps in its bucket.
+// fleet's time).
 PageCalendar::PageCalendar(double mean_tokens, int lookahead, int page_tokens) : mean_(mean_tokens), lookahead_(lookahead), buckets_(1) {
-  const double farthest = std::ceil(double(std::max(1, page_tokens)) / std::max(1.0, mean_tokens)) + 2;
-  buckets_ = static_cast<std::size_t>(std::min(1024.0, farthest));
+  buckets_ = static_cast<std::size_t>(std::ceil(double(std::max(1, page_tokens)) / std::max(1.0, mean_tokens)) + 2);
+}
+
+void PageCalendar::check_ahead(long long steps) const {
+  if (steps < 0 || steps >= static_cast<long long>(buckets_))
+    throw std::logic_error("a page boundary " + std::to_string(steps) + " steps ahead, past the calendar's " + std::to_string(buckets_));
 }
 
 void PageCalendar::schedule(const PageBoundary& b, long long step, long long unit_step) {
@@ -25,28 +30,21 @@ void PageCalendar::schedule(const PageBoundary& b, long long step, long long uni
   while (produced_tokens(j, mean_) < need) ++j;
   while (j > from && produced_tokens(j - 1, mean_) >= need) --j;
   if (b.first + j > b.last) return;  // it finishes first
-  const long long at = unit_step + (b.first + j - step);
-  std::vector<PageBoundary>& into = bucket(at);
+  const long long ahead = b.first + j - step;
+  check_ahead(ahead);
+  std::vector<PageBoundary>& into = bucket(unit_step + ahead);
   into.push_back(b);
   into.back().step = static_cast<int>(b.first + j);
-  into.back().unit_step = static_cast<int>(at);
 }
 
-void PageCalendar::place(const PageBoundary& b, long long unit_step) {
-  std::vector<PageBoundary>& into = bucket(unit_step);
-  into.push_back(b);
-  into.back().unit_step = static_cast<int>(unit_step);
-}
+// (A rank that did not step places a boundary again as many steps ahead as it was, or one.)
+void PageCalendar::place(const PageBoundary& b, long long unit_step) { bucket(unit_step).push_back(b); }
 
 void PageCalendar::take(long long unit_step, std::vector<PageBoundary>& into) {
   if (ring_.empty()) return;
   std::vector<PageBoundary>& here = bucket(unit_step);
-  std::size_t kept = 0;  // those a lap or more ahead stay
-  for (const PageBoundary& b : here) {
-    if (b.unit_step <= unit_step) into.push_back(b);
-    else here[kept++] = b;
-  }
-  here.resize(kept);
+  into.insert(into.end(), here.begin(), here.end());
+  here.clear();
 }
 
 void PageCalendar::cancel(int rank, int id) {

@@ -20,8 +20,8 @@ inline long long produced_tokens(long long steps, double mean) {
 // which it takes pages again.
 inline long long page_room(long long tokens, int page_tokens) { return (tokens + page_tokens - 1) / page_tokens * page_tokens; }
 
-// Steps are counted in 32 bits (36 bytes a boundary): 2 billion steps of a unit are two years at
-// 30 a second.
+// Steps are counted in 32 bits (32 bytes a boundary, two to a cache line): 2 billion steps of a
+// unit are two years at 30 a second.
 struct PageBoundary {
   int rank = 0;    // the DP rank in the unit
   int id = 0;      // the request (-1: gone)
@@ -29,8 +29,7 @@ struct PageBoundary {
   int room = 0;    // tokens its pages hold until the boundary
   int pages = 0;   // the pages they are
   int first = 0, last = 0;  // its first and last steps, in its rank's count of steps
-  int step = 0;       // the rank's step at which its tokens pass `room`
-  int unit_step = 0;  // the unit's step it is placed at
+  int step = 0;    // the rank's step at which its tokens pass `room`
 };
 
 class PageCalendar {
@@ -48,7 +47,8 @@ class PageCalendar {
   // Places `b` at the unit's `unit_step` as it is (a rank that did not step when it came).
   void place(const PageBoundary& b, long long unit_step);
 
-  // Those placed at the unit's `unit_step` leave the calendar for the end of `into`.
+  // Those placed at the unit's `unit_step` leave the calendar for the end of `into`. (A boundary
+  // is never placed a ring's length ahead or more: its bucket holds its step's alone.)
   void take(long long unit_step, std::vector<PageBoundary>& into);
   // The request `id` on `rank` leaves: its next boundary, if it has one, goes.
   void cancel(int rank, int id);
@@ -58,6 +58,7 @@ class PageCalendar {
     if (ring_.empty()) ring_.resize(buckets_);
     return ring_[static_cast<std::size_t>(unit_step) % buckets_];
   }
+  void check_ahead(long long steps) const;
 
   double mean_;
   int lookahead_;
