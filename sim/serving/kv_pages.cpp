@@ -1,5 +1,6 @@
 #include "serving/kv_pages.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -8,6 +9,12 @@
 #include "workload/model/layer_cost.hpp"
 
 namespace serving {
+
+long long KvPages::windowed_pages(long long full, int page_tokens) const {
+  long long p = 0;
+  for (const auto& w : windowed) p += w.groups * std::min(full, (w.window_tokens + page_tokens - 1) / page_tokens + 1LL);
+  return p;
+}
 
 long long KvPages::longest_tokens(long long group_tokens, int page_tokens) const {
   if (windowed.empty()) return group_tokens;  // a token takes a page group's bytes, page by page
