@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <vector>
 
 #include "core/fast_random.hpp"
@@ -220,7 +219,7 @@ TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and
   CHECK(batch.empty());
 }
 
-TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room, a page ahead at most; a cancelled one goes", "[serving]") {
+TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room, a lap ahead waits, a cancelled one goes", "[serving]") {
   PageCalendar calendar(1.0, 1);
   PageBoundary b;
   b.id = 7;
@@ -235,26 +234,25 @@ TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room,
   REQUIRE(due.size() == 1);
   CHECK(due[0].step == 6);
   CHECK(calendar.tokens(due[0], 6) == 16);
-  // A page (64 tokens) ahead, near the end of the ring kept for pages of 64 tokens (66 steps),
-  // comes on time; a room past the ring is refused (a sequence takes its pages one at a time).
-  b.room = 80;
-  calendar.schedule(b, 6, 106);  // 64 tokens from step 6: at step 70, the unit's 170
+  // A room 300 tokens ahead (past the ring of 66 steps kept for pages of 64 tokens) comes after
+  // laps, on time.
+  b.room = 310;
+  calendar.schedule(b, 6, 106);  // 300 tokens from step 6: at step 300, the unit's 400
   due.clear();
-  for (long long t = 107; t < 170; ++t) calendar.take(t, due);
+  for (long long t = 107; t < 400; ++t) calendar.take(t, due);
   CHECK(due.empty());
-  calendar.take(170, due);
+  calendar.take(400, due);
   REQUIRE(due.size() == 1);
-  CHECK(due[0].step == 70);
-  PageBoundary far = b;
-  far.room = 310;
-  CHECK_THROWS_AS(calendar.schedule(far, 6, 106), std::logic_error);
-  // Cancelled, it never comes; one past the sequence's last step is never placed.
-  b.room = 100;
-  calendar.schedule(b, 70, 170);
+  CHECK(due[0].step == 300);
+  // Cancelled, it never comes, near or far; one past the sequence's last step is never placed.
+  b.room = 1000;
+  calendar.schedule(b, 300, 400);  // 690 tokens ahead: at step 990, past the ring
+  calendar.cancel(0, 7);
+  calendar.schedule(due[0], 300, 400);
   calendar.cancel(0, 7);
   b.room = 2000;
-  calendar.schedule(b, 70, 170);
+  calendar.schedule(b, 300, 400);
   due.clear();
-  for (long long t = 171; t < 1600; ++t) calendar.take(t, due);
+  for (long long t = 401; t < 1600; ++t) calendar.take(t, due);
   CHECK(due.empty());
 }

@@ -47,23 +47,27 @@ class PageCalendar {
   // Places `b` at the unit's `unit_step` as it is (a rank that did not step when it came).
   void place(const PageBoundary& b, long long unit_step);
 
-  // Those placed at the unit's `unit_step` leave the calendar for the end of `into`. (A boundary
-  // is never placed a ring's length ahead or more: its bucket holds its step's alone.)
+  // Those placed at the unit's `unit_step` leave the calendar for the end of `into`.
   void take(long long unit_step, std::vector<PageBoundary>& into);
   // The request `id` on `rank` leaves: its next boundary, if it has one, goes.
   void cancel(int rank, int id);
 
  private:
-  std::vector<PageBoundary>& bucket(long long unit_step) {
-    if (ring_.empty()) ring_.resize(buckets_);
-    return ring_[static_cast<std::size_t>(unit_step) % buckets_];
-  }
-  void check_ahead(long long steps) const;
+  // A boundary at the unit's `unit_step`: in its bucket where the ring reaches it, else among the far.
+  void put(const PageBoundary& b, long long unit_step);
 
   double mean_;
   int lookahead_;
-  std::size_t buckets_;  // past the farthest boundary
+  std::size_t buckets_;  // past the farthest boundary, up to 1,024
   std::vector<std::vector<PageBoundary>> ring_;  // empty until the first boundary
+  long long taken_ = -1;  // the unit's step last taken
+  // Boundaries past the ring (pages of over a thousand tokens), a heap by the unit's step.
+  struct Far {
+    long long unit_step;
+    PageBoundary b;
+    bool operator>(const Far& o) const { return unit_step > o.unit_step; }
+  };
+  std::vector<Far> far_;
 };
 
 }  // namespace serving
