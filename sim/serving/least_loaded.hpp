@@ -59,7 +59,7 @@ class LeastLoaded {
   // Leaves changed since the last choice, their matches replayed only when a choice needs them:
   // a decode unit's step changes the loads of most of its ranks, which sit side by side in the
   // tree, and their paths to the root are replayed once, together, level by level, where each
-  // change replayed its whole path (the router was a sixth of a fleet day's time).
+  // change replayed its whole path.
   std::vector<std::uint32_t> changed_, parents_;
   std::vector<std::uint8_t> listed_;  // by node: in changed_ or parents_
 };
