@@ -777,6 +777,11 @@ class Simulation {
     // time as they come; a rank's due boundaries, a few at most, were each a loop of its own.
     PageCalendar& calendar = unit.boundaries;
     const bool mixes = prefills(unit);
+    // A boundary's room and pages once its rank's `step` has computed its tokens.
+    const auto renewal = [&](const PageBoundary& b, long long step) {
+      const long long tokens = calendar.tokens(b, step) + tps;
+      return Renewed{room_for(tokens), static_cast<int>(pages_for(cfg, tokens))};
+    };
     boundaries_.clear();
     calendar.take(unit.steps, boundaries_);
     bool linked = false;  // first_of_rank_ and next_of_rank_ made (for the ranks taken one by one)
@@ -793,10 +798,8 @@ class Simulation {
           d.one_by_one = true;
           continue;
         }
-        const long long tokens = calendar.tokens(b, d.step) + tps;
-        const long long pages = pages_for(cfg, tokens);
-        renewed_[i] = {room_for(tokens), static_cast<int>(pages)};
-        d.extra += pages - b.pages;
+        renewed_[i] = renewal(b, d.step);
+        d.extra += renewed_[i].pages - b.pages;
       }
     }
     // The rank's boundaries as taken, for a rank taken one by one.
@@ -870,7 +873,7 @@ class Simulation {
           for (;;) {
             extra = 0;
             for (const PageBoundary& b : due_)
-              if (b.id >= 0) extra += pages_for(cfg, calendar.tokens(b, step) + tps) - b.pages;
+              if (b.id >= 0) extra += renewal(b, step).pages - b.pages;
             if (k.pages_used + extra <= k.pages_total || k.running() <= 1) break;
             const int left = preempt(u, k);
             if (left < 0) continue;
@@ -880,9 +883,9 @@ class Simulation {
           }
           for (PageBoundary& b : due_) {
             if (b.id < 0) continue;
-            const long long tokens = calendar.tokens(b, step) + tps;
-            b.room = room_for(tokens);
-            b.pages = static_cast<int>(pages_for(cfg, tokens));
+            const Renewed n = renewal(b, step);
+            b.room = n.room;
+            b.pages = n.pages;
             calendar.schedule(b, step, unit.steps);
           }
           k.pages_used += extra;
