@@ -1,5 +1,6 @@
 #include "serving/least_loaded.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -15,12 +16,23 @@ LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), clock_(static_cast<std::uin
   }
   const std::size_t nodes = first_leaf_ + leaves;
   // Node 1, the first of a match's entrants, on a line's start (the storage's start is 16-byte aligned).
-  storage_.assign(nodes + 4, Key{std::numeric_limits<double>::infinity(), kNone});
+  storage_.assign(nodes + 4, Key{ordered(std::numeric_limits<double>::infinity()), kNone});
   const auto at = reinterpret_cast<std::uintptr_t>(storage_.data() + 1);
   base_ = (64 - at % 64) % 64 / sizeof(Key);
   listed_.assign(nodes, 0);
-  for (int i = 0; i < ranks; ++i) node(leaf(i)) = {0.0, static_cast<std::uint64_t>(i)};
+  for (int i = 0; i < ranks; ++i) node(leaf(i)) = {ordered(0.0), static_cast<std::uint64_t>(i)};
   for (std::size_t n = first_leaf_; n-- > 0;) replay(n);
+}
+
+std::uint64_t LeastLoaded::ordered(double load) {
+  constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+  const auto bits = std::bit_cast<std::uint64_t>(load + 0.0);  // (-0 + 0 is 0)
+  return bits & sign ? ~bits : bits | sign;
+}
+
+double LeastLoaded::unordered(std::uint64_t key) {
+  constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+  return std::bit_cast<double>(key & sign ? key & ~sign : ~key);
 }
 
 bool LeastLoaded::replay(std::size_t n) {
@@ -73,8 +85,9 @@ void LeastLoaded::replay_changed() {
 void LeastLoaded::set(int rank, double load) {
   const std::size_t n = leaf(rank);
   Key& k = node(n);
-  if (k.load == load) return;
-  k.load = load;
+  const std::uint64_t key = ordered(load);
+  if (k.load == key) return;
+  k.load = key;
   if (!listed_[n]) {
     listed_[n] = 1;
     changed_.push_back(static_cast<std::uint32_t>(n));
