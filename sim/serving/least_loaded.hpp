@@ -49,6 +49,11 @@ class LeastLoaded {
   __extension__ using Wide = unsigned __int128;
   static Wide wide(const Key& x) { return Wide{x.load} << 64 | x.turn; }
   static bool less(const Key& x, const Key& y) { return wide(x) < wide(y); }
+  // The lesser of x and y, chosen with masks (a compiler may branch on a choice between values).
+  static Key lesser(const Key& x, const Key& y) {
+    const std::uint64_t to_x = -static_cast<std::uint64_t>(less(x, y));
+    return {(x.load & to_x) | (y.load & ~to_x), (x.turn & to_x) | (y.turn & ~to_x)};
+  }
   static constexpr std::size_t kWays = 4;
   static std::size_t parent(std::size_t n) { return (n - 1) / kWays; }
   std::size_t leaf(int rank) const { return first_leaf_ + static_cast<std::size_t>(rank); }
