@@ -786,14 +786,15 @@ class Simulation {
     calendar.take(unit.steps, boundaries_);
     bool linked = false;  // first_of_rank_ and next_of_rank_ made (for the ranks taken one by one)
     if (!boundaries_.empty()) {
-      due_of_rank_.assign(unit.ranks.size(), {});
+      // Each rank's step, read in the ranks' order (the boundaries come in no order of rank).
+      due_of_rank_.resize(unit.ranks.size());
+      for (std::size_t r = 0; r < unit.ranks.size(); ++r) due_of_rank_[r] = {0, false, unit.ranks[r].decoding.next_step(), 0};
       if (!mixes) renewed_.resize(boundaries_.size());
       for (std::size_t i = 0; i < boundaries_.size(); ++i) {
         const PageBoundary& b = boundaries_[i];
         RankDue& d = due_of_rank_[static_cast<std::size_t>(b.rank)];
         ++d.count;
         if (mixes) continue;
-        d.step = unit.ranks[static_cast<std::size_t>(b.rank)].decoding.next_step();
         if (b.step > d.step) {
           d.one_by_one = true;
           continue;
