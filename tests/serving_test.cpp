@@ -972,6 +972,34 @@ TEST_CASE("percentile sketch: within its accuracy of the exact percentile, and t
   CHECK(none.percentile(50) == 0);
 }
 
+TEST_CASE("percentile sketch: a value's bucket from the table is the log's, at every bucket's edge and between", "[serving]") {
+  const PercentileSketch sketch;
+  const double gamma = (1 + PercentileSketch::kUsualAccuracy) / (1 - PercentileSketch::kUsualAccuracy);
+  int edges = 0;
+  // Each bucket's edge, found where the log's bucket changes, and the doubles beside it.
+  for (double x = PercentileSketch::kUsualMin * 1.0000001; x < PercentileSketch::kUsualMax * 2; x *= gamma) {
+    double below = x, above = x * gamma;
+    if (sketch.bucket_by_log(below) == sketch.bucket_by_log(above)) continue;
+    while (std::nextafter(below, above) < above) {
+      const double mid = std::midpoint(below, above) > below ? std::midpoint(below, above) : std::nextafter(below, above);
+      (sketch.bucket_by_log(mid) == sketch.bucket_by_log(below) ? below : above) = mid;
+    }
+    ++edges;
+    for (const double v : {std::nextafter(below, 0.0), below, above, std::nextafter(above, 1e300)}) {
+      INFO(v);
+      REQUIRE(sketch.bucket(v) == sketch.bucket_by_log(v));
+    }
+  }
+  CHECK(edges > 2900);
+  core::FastNormal random(11);
+  for (int i = 0; i < 1000000; ++i) {  // and anywhere, from below the least to past the most
+    const double v = std::exp(-16.5 + 34 * random.uniform());
+    REQUIRE(sketch.bucket(v) == sketch.bucket_by_log(v));
+  }
+  const PercentileSketch other(0.01, 1e-3, 1e3);  // (no table: the log)
+  CHECK(other.bucket(2.0) == other.bucket_by_log(2.0));
+}
+
 TEST_CASE("autoscaling policy: up above the threshold to the target, down below it, within min and max", "[serving]") {
   PhaseScaling p;
   p.min_units = 2;
