@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -67,6 +68,7 @@ struct alignas(64) Rank {
   DecodeBatch decoding;
   IdQueue waiting;   // for prefill (or, colocated, admission)
   long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
+  long long pages_told_below = 0;  // while its pages (with those) stay below this, its router's load is as last told
   int transferring = 0;
   int router_slot = -1;          // its place in the router's index
   std::vector<int> prefilling;   // admitted prompts, in order of admission
@@ -378,7 +380,23 @@ class Simulation {
     const bool prefill = prefills(unit);
     RankChoice& choice = prefill ? prefill_choice_ : decode_choice_;
     k.unheard = false;
-    if (choice.index) choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
+    if (!choice.index) return;
+    choice.index->set(k.router_slot, unit.serving ? router_load(k, prefill) : kClosed);
+    k.pages_told_below = pages_told_below(k, prefill, unit.serving);
+  }
+
+  // The least pages (held and promised) at which the rank's load, as its router was last told,
+  // changes with nothing else changed: the next sixteenth of its KV where the decode router
+  // counts those, any page where the KV-aware router does, none where it is closed.
+  long long pages_told_below(const Rank& k, bool prefill, bool serving) const {
+    if (!serving) return std::numeric_limits<long long>::max();
+    const long long pages = k.pages_used + k.incoming_pages;
+    if (prefill || c_.router == RouterPolicy::kKvAware || pages < 0) return pages + 1;
+    // (In integers, the sixteenths router_load finds in doubles: those are exact, since a quotient
+    // of pages rounds by far less than a sixteenth's least step, 1 / (16 pages_total).)
+    const long long total = std::max<long long>(1, k.pages_total);
+    const long long sixteenths = std::min<long long>(16 * pages / total, 15);
+    return sixteenths == 15 ? std::numeric_limits<long long>::max() : ((sixteenths + 1) * total + 15) / 16;
   }
 
   std::pair<int, int> choose(RankChoice& choice) {
@@ -959,7 +977,9 @@ class Simulation {
       if (!calm) queue += double(k.waiting.size() + k.incoming.size() + k.swapped.size());  // (a calm rank has none)
       batch += double(entries);
       kv_use = std::max(kv_use, double(k.pages_used) / double(std::max<long long>(1, k.pages_total)));
-      if (!quiet) touch(u, k);
+      // A calm rank whose step only added pages below its told bound has the load its router
+      // heard: a page boundary is a step's usual event, and a sixteenth of KV is hundreds of pages.
+      if (!quiet && !(calm && due_together && k.pages_used + k.incoming_pages < k.pages_told_below)) touch(u, k);
     }
     // The boundaries of the ranks that took them together, placed again.
     if (!mixes)
