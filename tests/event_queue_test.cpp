@@ -41,6 +41,7 @@ TEST_CASE("an event queue's lanes give the order of one heap", "[event_queue]") 
         q.push(e, lane < 0 ? serving::EventQueue<Ev, 2>::kHeap : lane);
         expected.push(e);
       } else {
+        REQUIRE(q.peek()->seq == expected.top().seq);
         const Ev e = q.pop();
         REQUIRE(e.seq == expected.top().seq);
         expected.pop();
@@ -53,5 +54,6 @@ TEST_CASE("an event queue's lanes give the order of one heap", "[event_queue]") 
       expected.pop();
     }
     CHECK(q.empty());
+    CHECK(q.peek() == nullptr);
   }
 }

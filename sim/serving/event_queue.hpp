@@ -13,6 +13,7 @@
 // it was mispredicted at every other level.
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace serving {
@@ -44,17 +45,15 @@ class EventQueue {
     push_heap(e);
   }
 
+  // The next event, left in (none where the queue is empty): its request may be asked of the
+  // memory while the one before it is handled.
+  const Event* peek() const { return next().first; }
+
   // The next event, taken out (the queue not empty).
   Event pop() {
-    Lane* from = nullptr;
-    const Event* best = heap_.empty() ? nullptr : &heap_.front();
-    for (Lane& l : lanes_)
-      if (l.head < l.events.size() && (!best || *best > l.events[l.head])) {
-        best = &l.events[l.head];
-        from = &l;
-      }
+    const auto [best, lane] = next();
     const Event e = *best;
-    if (from) ++from->head;
+    if (lane >= 0) ++lanes_[static_cast<std::size_t>(lane)].head;
     else pop_heap();
     return e;
   }
@@ -64,6 +63,19 @@ class EventQueue {
     std::vector<Event> events;  // in order; those before `head` are gone
     std::size_t head = 0;
   };
+  // The next event and its lane (kHeap: the heap's top); none where the queue is empty.
+  std::pair<const Event*, int> next() const {
+    const Event* best = heap_.empty() ? nullptr : &heap_.front();
+    int lane = kHeap;
+    for (std::size_t i = 0; i < Lanes; ++i) {
+      const Lane& l = lanes_[i];
+      if (l.head < l.events.size() && (!best || *best > l.events[l.head])) {
+        best = &l.events[l.head];
+        lane = static_cast<int>(i);
+      }
+    }
+    return {best, lane};
+  }
   bool lanes_empty() const {
     for (const Lane& l : lanes_)
       if (l.head < l.events.size()) return false;

@@ -231,6 +231,9 @@ class Simulation {
     while (!events_.empty()) {
       const Event e = events_.pop();
       if (e.t > limit) break;
+      // The request of the event after this one, asked of the memory while this one is handled
+      // (a KV cache's arrival reads its request's record, last read at its prompt's end).
+      if (const Event* next = events_.peek(); next && next->kind != 1 && next->kind < 4) ask_memory(next->who);
       if (c_.interval_s > 0) account(e.t);
       now_ = e.t;
       if (progress_ && ++handled_ % 4096 == 0) progress_(now_);
