@@ -24,8 +24,8 @@ class LeastLoaded {
   int size() const { return ranks_; }
 
  private:
-  // A rank's key, and at each node a copy of the winner's, so a match reads its two entrants
-  // side by side (one cache line) rather than from a table by rank.
+  // A rank's key, and at each node a copy of the winner's, so a match reads its entrants side
+  // by side (one cache line) rather than from a table by rank.
   struct Key {
     // The load as an integer in the same order (`ordered`), so that a match compares integers.
     std::uint64_t load = 0;
@@ -42,8 +42,8 @@ class LeastLoaded {
   // (-0 is taken as 0, which it equals.)
   static std::uint64_t ordered(double load);
   static double unordered(std::uint64_t key);
-  // Without branches: a match's winner is as likely either entrant, and a mispredicted branch at
-  // each of a path's dozen matches cost more than the matches. (Two integers compared as one of
+  // Without branches: a match's winner is as likely any entrant, and a mispredicted branch at
+  // each of a path's matches cost more than the matches. (Two integers compared as one of
   // 128 bits: a compare and a subtract with borrow, where two doubles' and two integers' compares
   // were seven instructions.)
   __extension__ using Wide = unsigned __int128;
@@ -55,6 +55,7 @@ class LeastLoaded {
     return {(x.load & to_x) | (y.load & ~to_x), (x.turn & to_x) | (y.turn & ~to_x)};
   }
   static constexpr std::size_t kWays = 4;
+  static_assert(kWays == 4, "replay and rise name a match's four entrants one by one");
   static std::size_t parent(std::size_t n) { return (n - 1) / kWays; }
   std::size_t leaf(int rank) const { return first_leaf_ + static_cast<std::size_t>(rank); }
   // Replays node n's match; returns whether its winner changed.

@@ -20,7 +20,7 @@ PageCalendar::PageCalendar(double mean_tokens, int lookahead, int page_tokens) :
 
 // (The ring holds the steps from the one after the last taken to a ring's length past it; the
 // last taken's bucket is empty by then and is the next visited at that length.)
-void PageCalendar::put(const PageBoundary& b, long long unit_step) {
+void PageCalendar::place(const PageBoundary& b, long long unit_step) {
   if (unit_step <= taken_ + static_cast<long long>(buckets_)) {
     if (ring_.empty()) ring_.resize(buckets_);
     ring_[static_cast<std::size_t>(unit_step) % buckets_].push_back(b);
@@ -40,10 +40,8 @@ void PageCalendar::schedule(const PageBoundary& b, long long step, long long uni
   if (b.first + j > b.last) return;  // it finishes first
   PageBoundary placed = b;
   placed.step = static_cast<int>(b.first + j);
-  put(placed, unit_step + (b.first + j - step));
+  place(placed, unit_step + (b.first + j - step));
 }
-
-void PageCalendar::place(const PageBoundary& b, long long unit_step) { put(b, unit_step); }
 
 void PageCalendar::take(long long unit_step, std::vector<PageBoundary>& into) {
   taken_ = unit_step;

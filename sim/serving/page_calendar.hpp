@@ -44,7 +44,8 @@ class PageCalendar {
   // Places the sequence's next boundary at its rank's step `step` or after, if one comes by its
   // last step; `unit_step` is the unit's count at the rank's `step`.
   void schedule(const PageBoundary& b, long long step, long long unit_step);
-  // Places `b` at the unit's `unit_step` as it is (a rank that did not step when it came).
+  // Places `b` at the unit's `unit_step` as it is (a rank that did not step when it came): in its
+  // bucket where the ring reaches it, else among the far.
   void place(const PageBoundary& b, long long unit_step);
 
   // Those placed at the unit's `unit_step` leave the calendar for the end of `into`.
@@ -53,9 +54,6 @@ class PageCalendar {
   void cancel(int rank, int id);
 
  private:
-  // A boundary at the unit's `unit_step`: in its bucket where the ring reaches it, else among the far.
-  void put(const PageBoundary& b, long long unit_step);
-
   double mean_;
   int lookahead_;
   std::size_t buckets_;  // past the farthest boundary, up to 1,024

@@ -371,7 +371,12 @@ class Simulation {
     if (c_.router == RouterPolicy::kKvAware) return kv_use + (prefill ? double(k.pending_tokens) * 1e-12 : 0.0);
     if (prefill) return double(k.pending_tokens) + k.pending_pairs * pair_weight_;
     // (KV use in sixteenths: it breaks ties, and a rank's place in the index moves less often.)
-    return double(k.running() + k.incoming.size() + k.swapped.size() + k.received.size()) + double(k.transferring) + std::min(std::floor(kv_use * 16), 15.0) / 16;
+    return double(k.running() + k.incoming.size() + k.swapped.size() + k.received.size()) + double(k.transferring) + double(kv_sixteenths(k)) / 16;
+  }
+  // A rank's KV use (pages held and promised) in whole sixteenths, at most 15.
+  static long long kv_sixteenths(const Rank& k) {
+    const double kv_use = double(k.pages_used + k.incoming_pages) / double(std::max<long long>(1, k.pages_total));
+    return static_cast<long long>(std::min(std::floor(kv_use * 16), 15.0));
   }
 
   // Query-key pairs still to compute for a prompt of `prompt` tokens with `in_kv` in its cache.
@@ -395,10 +400,11 @@ class Simulation {
     if (!serving) return std::numeric_limits<long long>::max();
     const long long pages = k.pages_used + k.incoming_pages;
     if (prefill || c_.router == RouterPolicy::kKvAware || pages < 0) return pages + 1;
-    // (In integers, the sixteenths router_load finds in doubles: those are exact, since a quotient
-    // of pages rounds by far less than a sixteenth's least step, 1 / (16 pages_total).)
+    // The next sixteenth's least pages, ceil((s + 1) pages_total / 16): the quotient of pages in
+    // doubles rounds by far less than a sixteenth's least step, 1 / (16 pages_total), so it
+    // reaches the sixteenth exactly there.
+    const long long sixteenths = kv_sixteenths(k);
     const long long total = std::max<long long>(1, k.pages_total);
-    const long long sixteenths = std::min<long long>(16 * pages / total, 15);
     return sixteenths == 15 ? std::numeric_limits<long long>::max() : ((sixteenths + 1) * total + 15) / 16;
   }
 
