@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <thread>
 
 #include "cli/options.hpp"
@@ -52,15 +51,7 @@ int merge_command(const Args& args) {
   if (!parse_options(args, "usage: codesim merge --out FILE SHARD.jsonl...", options, positional, vm)) return 0;
   if (inputs.empty()) throw core::InputError("merge", "no shard logs given");
   studies::check_results_path(out);
-  std::map<std::size_t, nlohmann::json> rows;  // shards never overlap; a point seen twice is kept once
-  for (const auto& path : inputs) {
-    if (std::filesystem::path(path).extension() != ".jsonl")
-      throw core::InputError(path, "is not a sweep log; merge the .jsonl files (a .csv sweep keeps one beside it)");
-    if (!std::filesystem::exists(path)) throw core::InputError(path, "cannot open the file (missing or unreadable)");
-    for (auto& row : studies::read_sweep_rows(path)) rows.emplace(row.at("point").get<std::size_t>(), std::move(row));
-  }
-  std::vector<nlohmann::json> sorted;
-  for (auto& [point, row] : rows) sorted.push_back(std::move(row));
+  const std::vector<nlohmann::json> sorted = studies::merge_sweep_logs(inputs);
   std::string text;
   if (studies::is_csv(out)) {
     text = studies::sweep_csv(sorted);

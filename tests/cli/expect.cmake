@@ -3,6 +3,7 @@
 #   -DCODE=N                  expected exit code
 #   -DSTDERR_MATCH=REGEX      optional: standard error must match
 #   -DSTDOUT_MATCH=REGEX      optional: standard output must match
+#   -DSTDOUT_NOT_MATCH=REGEX  optional: standard output must not match
 #   -DABSENT=PATH             optional: this path must not exist afterwards (no partial output)
 #   -DPRESENT=PATH            optional: this file must exist afterwards
 #   -DWORKDIR=DIR             working directory
@@ -14,7 +15,7 @@ if(DEFINED PRESENT)
 endif()
 string(REPLACE "|" ";" CMD "${CMD}")
 string(REPLACE "<bar>" "|" CMD "${CMD}")
-foreach(stream STDERR STDOUT)
+foreach(stream STDERR STDOUT STDOUT_NOT)
   if(DEFINED ${stream}_MATCH)
     string(REPLACE "<semicolon>" ";" ${stream}_MATCH "${${stream}_MATCH}")
   endif()
@@ -28,6 +29,9 @@ if(DEFINED STDERR_MATCH AND NOT err MATCHES "${STDERR_MATCH}")
 endif()
 if(DEFINED STDOUT_MATCH AND NOT out MATCHES "${STDOUT_MATCH}")
   message(FATAL_ERROR "stdout does not match '${STDOUT_MATCH}':\n${out}")
+endif()
+if(DEFINED STDOUT_NOT_MATCH AND out MATCHES "${STDOUT_NOT_MATCH}")
+  message(FATAL_ERROR "stdout matches '${STDOUT_NOT_MATCH}', which it must not:\n${out}")
 endif()
 if(DEFINED ABSENT AND EXISTS "${ABSENT}")
   message(FATAL_ERROR "${ABSENT} was left behind")

@@ -37,4 +37,41 @@ for i in 0 1 2; do "$codesim" sweep "$dir/sweep.json" --out "$dir/shard$i.csv" -
 [ "$(tail -n +2 "$dir/merged.csv" | wc -l)" = 20 ]
 [ "$(tail -n +2 "$dir/merged.csv" | cut -d, -f1 | tr '\n' ' ')" = "$(seq 0 19 | tr '\n' ' ')" ]
 head -n 1 "$dir/merged.csv" | grep -q "1f1b/bubble" && head -n 1 "$dir/merged.csv" | grep -q "dualpipe/bubble"
+
+# A log resumed after the base scenario was edited runs the changed points again and says so; the
+# rows kept are the new ones.
+cp scenarios/paper/pipeline-1-design-point.json "$dir/base.json"
+echo '{"base": "base.json", "grid": {"/mode": ["analytical"], "/pipeline/pp": [4, 8]}}' > "$dir/edited.json"
+"$codesim" sweep "$dir/edited.json" --out "$dir/edited.jsonl" 2> "$dir/first.err"
+! grep -q "resumed" "$dir/first.err"
+"$codesim" sweep "$dir/edited.json" --out "$dir/edited.jsonl" 2> "$dir/again.err"
+grep -q "resumed 2 of 2 points" "$dir/again.err"
+before=$(python3 -c "import json,sys; print([json.loads(l)['metrics']['1f1b/bubble'] for l in open(sys.argv[1])])" "$dir/edited.jsonl")
+sed -i 's/"backward_s": 2.0/"backward_s": 3.0/' "$dir/base.json"
+"$codesim" sweep "$dir/edited.json" --out "$dir/edited.jsonl" 2> "$dir/edited.err"
+grep -q "2 row(s) of .* ran another scenario" "$dir/edited.err"
+[ "$(count "$dir/edited.jsonl")" = 2 ]
+after=$(python3 -c "import json,sys; print([json.loads(l)['metrics']['1f1b/bubble'] for l in open(sys.argv[1])])" "$dir/edited.jsonl")
+[ "$before" != "$after" ]
+# One point's value changed: that point alone runs again.
+echo '{"base": "base.json", "grid": {"/mode": ["analytical"], "/pipeline/pp": [4, 16]}}' > "$dir/edited.json"
+"$codesim" sweep "$dir/edited.json" --out "$dir/edited.jsonl" 2> "$dir/point.err"
+grep -q "1 row(s) of .* ran another scenario" "$dir/point.err" && grep -q "resumed 1 of 2 points" "$dir/point.err"
+
+# A log that is not a sweep's is refused, not overwritten.
+printf 'not a row\n' > "$dir/other.jsonl"
+set +e; "$codesim" sweep "$dir/sweep.json" --out "$dir/other.jsonl" 2> "$dir/other.err"; code=$?; set -e
+[ $code = 2 ] && grep -q "line 1 is not a sweep's row" "$dir/other.err" && [ "$(cat "$dir/other.jsonl")" = "not a row" ]
+
+# Merge refuses shards of two sweeps, a file that is not a log and logs with no point.
+set +e
+"$codesim" merge --out "$dir/mixed.csv" "$dir/shard0.jsonl" "$dir/edited.jsonl" 2> "$dir/mixed.err"; mixed=$?
+head -c 300 /dev/urandom > "$dir/binary.jsonl"; printf '\n' >> "$dir/binary.jsonl"
+"$codesim" merge --out "$dir/bin.csv" "$dir/binary.jsonl" 2> "$dir/bin.err"; binary=$?
+: > "$dir/empty.jsonl"
+"$codesim" merge --out "$dir/none.csv" "$dir/empty.jsonl" 2> "$dir/none.err"; empty=$?
+set -e
+[ $mixed = 2 ] && grep -q "another sweep" "$dir/mixed.err" && [ ! -e "$dir/mixed.csv" ]
+[ $binary = 2 ] && grep -q "is not a sweep's row" "$dir/bin.err" && [ ! -e "$dir/bin.csv" ]
+[ $empty = 2 ] && grep -q "holds no finished point" "$dir/none.err"
 echo "sweep resume, shards and merge: ok"

@@ -1,10 +1,13 @@
 #include "studies/inference/study_inference.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
 #include "core/units.hpp"
+#include "serving/gpu_memory.hpp"
 #include "studies/config/affinity_config.hpp"
 #include "studies/config/cluster_config.hpp"
 #include "studies/config/compute_config.hpp"
@@ -21,6 +24,19 @@ std::string point_id(const char* a, double x, const char* b, double y) {
   return std::string(a) + format_number(x) + "_" + b + format_number(y);
 }
 
+std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
+
+// What one GPU holds at a point: the plan (weights, the step's activations, the reserve, and what
+// that leaves for KV) and the KV cache its DP rank's sequences take on it.
+struct PointMemory {
+  serving::MemoryPlan plan;
+  double sequences_per_rank = 0;
+  double kv_bytes = 0;
+
+  double total_bytes() const { return plan.weight_bytes + plan.activation_bytes + plan.reserve_bytes + kv_bytes; }
+  bool fits() const { return total_bytes() <= plan.hbm_bytes; }
+};
+
 class InferenceStudy : public Study {
  public:
   const workload::Model* model = nullptr;
@@ -34,6 +50,24 @@ class InferenceStudy : public Study {
   std::vector<double> lengths;    // decode: context tokens; prefill: prompt tokens
   workload::ServingRequest base;
   std::optional<double> mtp_acceptance;
+  double reserve_bytes = 0;  // each GPU's runtime reserve: CUDA context, communication buffers
+
+  // A point's memory: `n` sequences (prompts) of `len` tokens of context (prompt) over the unit.
+  PointMemory memory_at(double n, double len) const {
+    PointMemory m;
+    m.sequences_per_rank = std::ceil(n / deployment.attention_dp());
+    const int tokens_per_sequence = prefill ? static_cast<int>(len) : 1 + (mtp_acceptance ? 1 : 0);
+    serving::MemoryInput in;
+    in.max_step_tokens = static_cast<int>(std::min(m.sequences_per_rank * tokens_per_sequence, 2e9));
+    in.runtime_reserve_bytes = reserve_bytes;
+    in.kv_bytes_per_element = base.kv_bytes_per_element;
+    in.weights = compute.precision();
+    in.mtp = mtp_acceptance.has_value();
+    m.plan = serving::plan_memory(*model, *cluster.gpu, deployment, in);
+    const double context = prefill ? len : len + tokens_per_sequence;
+    m.kv_bytes = m.sequences_per_rank * m.plan.kv_pages.bytes_gpu(context) * (prefill ? 1.0 : 1.0 - base.kv_offload_fraction);
+    return m;
+  }
 
   // The unit's fabric and links. Forwarded all-to-alls run on SM kernels whose channels cap each
   // GPU's links; direct ones are driven by the NIC (IBGDA).
@@ -69,6 +103,7 @@ class InferenceStudy : public Study {
              {"gate", "gate", b.gate_s},
              {"dense_ffn", "dense layers' FFN", b.dense_ffn_s},
              {"memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s},
+             {"tp_comm", "of the above: TP all-gathers and reduce-scatters (NVLink)", b.tp_comm_s},
              {"mtp", "of the above: the MTP module's layer", b.mtp_s},
              {"head", "final norm and LM head", b.head_s},
              {"dispatch", "dispatch, hidden or not", b.dispatch_s},
@@ -111,6 +146,7 @@ class InferenceStudy : public Study {
         }
         if (!first) first = std::move(step);
       }
+    add_memory_rows(r);
     const auto& c = first->moe_layer;
     auto us = [](double s) { return format_number(s / core::kMicrosecond); };
     r.notes.push_back(
@@ -134,6 +170,23 @@ class InferenceStudy : public Study {
   }
 
  private:
+  // One GPU's memory at the largest point (the most sequences at the longest context), as the
+  // parse checked every point's.
+  void add_memory_rows(StudyResult& r) const {
+    const double n = *std::max_element(sequences.begin(), sequences.end());
+    const double len = *std::max_element(lengths.begin(), lengths.end());
+    const PointMemory m = memory_at(n, len);
+    const std::string label = "per GPU at " + format_number(n) + (prefill ? " prompts x " : " sequences x ") + format_number(len) + " tokens";
+    for (const auto& [id, metric, bytes] : std::vector<std::tuple<std::string, std::string, double>>{
+             {"weights", "weights", m.plan.weight_bytes},
+             {"activations", "activations of a step", m.plan.activation_bytes},
+             {"reserve", "runtime reserve", m.plan.reserve_bytes},
+             {"kv_cache", prefill ? "KV cache of the prompts" : "KV cache of the sequences", m.kv_bytes},
+             {"total", "memory used", m.total_bytes()},
+             {"hbm", "memory of the GPU", m.plan.hbm_bytes}})
+      r.rows.push_back({"memory/" + id, label, metric, "GB", {}, bytes / 1e9, id == "hbm" ? Basis::kInput : Basis::kFormula});
+  }
+
   // ISCA'25 §2.3.2's bound at this batch: each GPU's tokens of a micro-batch to its 9 experts over
   // IB, FP8 out and BF16 back, two micro-batches per layer.
   void add_bound_rows(StudyResult& r, const std::string& id, const std::string& label, double n,
@@ -206,6 +259,12 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
   parse_overlap(d, dep);
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
+  // A tenth of HBM for the CUDA context, communication buffers and fragmentation, as the serving
+  // study's engines leave (vLLM's gpu_memory_utilization of 0.9): an assumption for DeepSeek's.
+  s->reserve_bytes = d.non_negative_number("runtime_reserve_bytes", 0.1 * s->cluster.gpu->hbm_bytes);
+  if (s->reserve_bytes >= s->cluster.gpu->hbm_bytes)
+    throw core::InputError(d.pointer_of("runtime_reserve_bytes"), format_number(s->reserve_bytes) + " is not allowed; less than the GPU's " +
+                                                                    gb(s->cluster.gpu->hbm_bytes) + " GB of HBM");
   d.finish();
   const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
                                      {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
@@ -244,6 +303,21 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
                              format_number(s->sequences[i]) + " is not allowed; each of the " + std::to_string(dep.micro_batches) +
                            " micro-batches needs at least one per attention DP group (" + std::to_string(dep.attention_dp()) +
                            "), so at least " + std::to_string(dep.micro_batches * dep.attention_dp()));
+  // Every point must fit in the GPUs' memory: the largest is refused with its figures.
+  for (std::size_t i = 0; i < s->sequences.size(); ++i)
+    for (std::size_t j = 0; j < s->lengths.size(); ++j) {
+      const PointMemory m = s->memory_at(s->sequences[i], s->lengths[j]);
+      if (m.fits()) continue;
+      const auto& plan = m.plan;
+      throw core::InputError(
+          p.pointer_of(s->prefill ? "prompts" : "sequences") + "/" + std::to_string(i),
+          format_number(s->sequences[i]) + (s->prefill ? " prompts of " : " sequences at ") + format_number(s->lengths[j]) +
+              " tokens (" + p.pointer_of(s->prefill ? "prompt_tokens" : "context_tokens") + "/" + std::to_string(j) +
+              ") do not fit: each GPU needs " + gb(m.total_bytes()) + " GB (" + gb(plan.weight_bytes) + " weights + " +
+              gb(plan.activation_bytes) + " activations + " + gb(plan.reserve_bytes) + " reserve + " + gb(m.kv_bytes) + " KV cache of " +
+              format_number(m.sequences_per_rank) + (s->prefill ? " prompts" : " sequences") + " a DP rank, " + format_number(plan.kv_pages.bytes_gpu(1) / 1e3) +
+              " KB a token) of its " + gb(plan.hbm_bytes) + " GB: use fewer sequences, shorter contexts, more GPUs or a larger attention TP");
+    }
   return s;
 }
 

@@ -250,15 +250,32 @@ class ServingStudy : public Study {
 
   // How step times are made, and how many step shapes the run computed for how many steps.
   std::string step_times_note(const serving::StepCost& prefill_cost, const serving::StepCost& decode_cost) const {
-    return "Step times from the kernel models (workload/inference: attention per DP rank from its own sequences, FlashMLA in decode, "
-        "FlashAttention-3 in prefill; grouped expert GEMMs over the placed experts; the EP all-to-all " +
-        std::string(flow ? "flow-simulated" : "from the busiest port") +
-        "; the memory-bound kernels one by one; micro-batch overlap); GEMMs as " + compute.gemm_library->name + " ran them (data/gemm_libraries" +
-        (compute.precision() == hw::GemmPrecision::kFp4 ? "; FP4 at its FP8 constants and FP4's rate, an assumption" : "") +
-        "); the busiest DP rank gates each step. " +
-        std::to_string(prefill_cost.computed() + decode_cost.computed()) +
-        " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
-        " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).";
+    // Written from what the step holds: a dense model has no experts, a GQA model no FlashMLA.
+    const bool mla = model->attention.kind == workload::AttentionKind::kMla;
+    const bool hopper_kernels = cluster.gpu->fp8_dense_flops_per_s > 0;
+    std::vector<std::string> parts = {
+        std::string("attention per DP rank from its own sequences, ") + (mla ? "FlashMLA in decode" : "the attention core on the roofline with its KV reads in decode") +
+        (hopper_kernels ? ", FlashAttention-3 in prefill" : ", the roofline in prefill")};
+    if (model->moe) {
+      const bool expert_tp = config.decode.deployment.expert_tp;
+      parts.push_back(expert_tp ? "every expert tensor-parallel, its GEMMs over the unit's tokens, gathered and reduce-scattered"
+                                : std::string("grouped expert GEMMs over the placed experts; the EP all-to-all ") +
+                                      (flow ? "flow-simulated" : "from the busiest port"));
+    }
+    if (model->moe_layer_count() < model->layers) parts.push_back("dense FFN GEMMs, TP-sharded");
+    const bool tp = config.decode.deployment.attention_tp > 1 || (disaggregated && config.prefill.deployment.attention_tp > 1);
+    if (tp) parts.push_back("each TP block's all-gather and reduce-scatter on NVLink (their own breakdown row)");
+    parts.push_back("the memory-bound kernels one by one");
+    const bool micro_batches = config.decode.deployment.micro_batches > 1 || (disaggregated && config.prefill.deployment.micro_batches > 1);
+    if (micro_batches) parts.push_back("micro-batch overlap");
+    std::string joined;
+    for (const auto& part : parts) joined += (joined.empty() ? "" : "; ") + part;
+    return "Step times from the kernel models (workload/inference: " + joined + "); GEMMs as " + compute.gemm_library->name +
+           " ran them (data/gemm_libraries" +
+           (compute.precision() == hw::GemmPrecision::kFp4 ? "; FP4 at its FP8 constants and FP4's rate, an assumption" : "") +
+           "); the busiest DP rank gates each step. " + std::to_string(prefill_cost.computed() + decode_cost.computed()) +
+           " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
+           " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).";
   }
 
   // A fleet's run: the records streamed into per-interval tallies, the day's totals, the fleet
@@ -458,7 +475,7 @@ class ServingStudy : public Study {
                  " new tokens after " + format_number(g.prefill_context_tokens) + ", the unit's new tokens " + std::to_string(load.unit_tokens) +
                  (load.mtp_drafts > 0 ? ", " + std::to_string(load.mtp_drafts) + " MTP drafts verified" : "") + ";";
       }
-      const std::string label = label_ + ": " + phase + " step at its mean load";
+      const std::string label = label_ + ": " + (disaggregated ? phase + " step" : std::string("step")) + " at its mean load";
       auto row = [&](const std::string& id, const std::string& metric, double s) {
         r.rows.push_back({"breakdown/" + phase + "/" + id, label, metric, "ms", {}, s * 1e3, Basis::kSimulated});
       };
@@ -470,6 +487,8 @@ class ServingStudy : public Study {
       }
       if (model->moe_layer_count() < model->layers) row("dense_ffn", "dense layers' FFN", b.dense_ffn_s);
       row("memory_kernels", "of the above: memory-bound kernels", b.memory_kernels_s);
+      if ((prefill_phase ? config.prefill : config.decode).deployment.attention_tp > 1)
+        row("tp_comm", "of the above: TP all-gathers and reduce-scatters (NVLink)", b.tp_comm_s);
       if (config.mtp_drafts > 0 && !prefill_phase) row("mtp", "of the above: the MTP module's layer", b.mtp_s);
       row("head", "final norm and LM head", b.head_s);
       if (model->moe) {

@@ -1,5 +1,7 @@
 #include "studies/run/scenario.hpp"
 
+#include <algorithm>
+
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
@@ -125,11 +127,44 @@ Report Scenario::run(const RunOptions& options) const {
   return report;
 }
 
+namespace {
+
+// The scenario's own words (title, label, notes, source) describe the configuration its file
+// holds; a run with fields set is another configuration, so they are marked as the base's and
+// say what was set. Sets of those words themselves, or of the paper's figures, change nothing.
+void mark_as_base(Scenario& s, const std::vector<std::string>& overrides) {
+  static const std::vector<std::string> words = {"title", "label", "notes", "source", "table", "expected",
+                                                 "tolerance", "tolerance_abs", "known_misses", "calibrated", "basis"};
+  std::string sets;
+  std::vector<std::string> set_words;
+  for (const auto& assignment : overrides) {
+    const std::string pointer = assignment.substr(0, assignment.find('='));
+    const std::string first = pointer.substr(1, pointer.find('/', 1) == std::string::npos ? std::string::npos : pointer.find('/', 1) - 1);
+    if (std::find(words.begin(), words.end(), first) != words.end()) {
+      set_words.push_back(first);
+    } else {
+      // A long value (a model given inline) is named by its pointer alone.
+      sets += (sets.empty() ? "" : ", ") + (assignment.size() > 48 ? pointer + "=..." : assignment);
+    }
+  }
+  if (sets.empty()) return;
+  auto given = [&](const std::string& word) { return std::find(set_words.begin(), set_words.end(), word) != set_words.end(); };
+  if (!given("title")) s.title += " (set: " + sets + ")";
+  if (!given("label") && !s.label.empty()) s.label += " with " + sets;
+  if (!given("source") && !s.source.empty()) s.source += " (the base scenario's; run with " + sets + ")";
+  if (!given("notes"))
+    for (auto& note : s.notes) note = "The base scenario, before " + sets + ": " + note;
+}
+
+}  // namespace
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   nlohmann::json document = core::read_json_file(path);
   apply_overrides(document, overrides);
   const ScenarioFolder folder(path);  // the files it names are looked for beside it first
-  return parse_scenario(document, path);
+  Scenario s = parse_scenario(document, path);
+  mark_as_base(s, overrides);
+  return s;
 }
 
 }  // namespace studies

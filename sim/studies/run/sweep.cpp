@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <string_view>
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "core/version.hpp"
 #include "studies/config/overrides.hpp"
 #include "studies/report/report.hpp"
 #include "studies/run/scenario.hpp"
@@ -19,7 +23,41 @@ void add_pointer(Sweep& s, const std::string& pointer, const std::string& where)
   if (std::find(s.pointers.begin(), s.pointers.end(), pointer) == s.pointers.end()) s.pointers.push_back(pointer);
 }
 
+// FNV-1a over 64 bits: a fingerprint that is the same on every machine and run (not a secure hash;
+// a log is the user's own file).
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 14695981039346656037ull) {
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string hex(std::uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 }  // namespace
+
+SweepKeys sweep_keys(const Sweep& sweep) {
+  // The base and each point's values rather than the scenario they make: the base is hashed once
+  // for every point, and a point whose value repeats the base's changes key with the base (rerun,
+  // not wrong).
+  const std::uint64_t base = fnv1a(std::string(core::kVersion) + "\n" + sweep.base.dump() + "\n");
+  SweepKeys keys;
+  keys.points.reserve(sweep.points.size());
+  std::uint64_t whole = base;
+  for (const auto& point : sweep.points) {
+    std::uint64_t hash = base;
+    for (const auto& [pointer, value] : point.values) hash = fnv1a(pointer + "=" + value.dump() + "\n", hash);
+    keys.points.push_back(hex(hash));
+    whole = fnv1a(keys.points.back(), whole);
+  }
+  keys.sweep = hex(whole);
+  return keys;
+}
 
 Sweep load_sweep(const std::string& path) {
   return parse_sweep(core::read_json_file(path), path, std::filesystem::path(path).parent_path());

@@ -39,6 +39,16 @@ inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 // id: unit}} and, when the point's scenario is refused, "error" instead of metrics and units.
 nlohmann::json run_sweep_point(const Sweep& sweep, const SweepPoint& point);
 
+// What a log's rows are checked against before they are kept (a row is "the point ran this"): a
+// key per point, hashing its base scenario, its values and codesim's version, and one of the
+// sweep as a whole (every point's key), which shards of one sweep share. Files a scenario names (a
+// trace) are not hashed: a changed file is rerun by a new log.
+struct SweepKeys {
+  std::string sweep;
+  std::vector<std::string> points;  // by point index
+};
+SweepKeys sweep_keys(const Sweep& sweep);
+
 // A metric's column in a sweep's CSV and the Python package's frames: its row id and unit, the
 // unit left out where the id ends in it ("tokens_per_s_M": millions of tokens a second;
 // "memory_total_GB", "mfu_causal_pct", "step_s"; "%" reads "pct", "/" "_per_").

@@ -59,6 +59,37 @@ std::vector<nlohmann::json> read_sweep_rows(const std::string& path) {
   return out;
 }
 
+std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& paths) {
+  std::map<std::size_t, nlohmann::json> rows;
+  std::string sweep_key, sweep_path;
+  for (const auto& path : paths) {
+    if (std::filesystem::path(path).extension() != ".jsonl")
+      throw core::InputError(path, "is not a sweep log; merge the .jsonl files (a .csv sweep keeps one beside it)");
+    if (!std::filesystem::is_regular_file(path)) throw core::InputError(path, "cannot open the file (missing, unreadable or not a file)");
+    std::size_t line_number = 0;
+    for (const auto& line : complete_lines(path, false)) {
+      ++line_number;
+      auto row = parse_row(line);
+      const std::string where = path + " line " + std::to_string(line_number);
+      if (!row) throw core::InputError(where, "is not a sweep's row; merge the logs `codesim sweep --shard` wrote");
+      const auto key = row->second.value("sweep", std::string());
+      if (key.empty()) throw core::InputError(where, "names no sweep (a log of an older codesim); run its shard again");
+      if (sweep_path.empty()) {
+        sweep_key = key;
+        sweep_path = path;
+      } else if (key != sweep_key) {
+        throw core::InputError(where, "is a row of another sweep than " + sweep_path + "'s (sweep " + key + ", not " + sweep_key +
+                                          "); merge the shards of one sweep");
+      }
+      rows.emplace(row->first, std::move(row->second));  // shards never overlap; a point in two is the same run
+    }
+  }
+  if (rows.empty()) throw core::InputError(paths.front(), "holds no finished point; merge the logs once their shards have run");
+  std::vector<nlohmann::json> out;
+  for (auto& [point, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
 namespace {
 
 void write_all(int fd, const std::string& text, const std::string& path) {
@@ -88,20 +119,62 @@ std::string sweep_log_path(const std::string& out) {
   return is_csv(out) ? std::filesystem::path(out).replace_extension(".jsonl").string() : out;
 }
 
+namespace {
+
+// Keeps the log's rows that ran what this sweep's points run, once each; any other row (a point
+// whose scenario changed since it ran, a point the sweep no longer has, another sweep's) is cut
+// from the log, in place under its lock. Returns the points done and the rows cut.
+std::pair<std::set<std::size_t>, std::size_t> keep_current_rows(const std::string& log, const SweepKeys& keys) {
+  std::set<std::size_t> done;
+  std::string kept;
+  std::size_t cut = 0, line_number = 0;
+  for (const auto& line : complete_lines(log, true)) {
+    ++line_number;
+    const auto row = parse_row(line);
+    if (!row)
+      throw core::InputError(log, "line " + std::to_string(line_number) +
+                                      " is not a sweep's row; give --out a new file or a log this command wrote");
+    const std::size_t point = row->first;
+    const auto* key = row->second.contains("scenario") ? &row->second["scenario"] : nullptr;
+    if (point < keys.points.size() && key && key->is_string() && *key == keys.points[point] && done.insert(point).second) {
+      kept += line + "\n";
+    } else {
+      ++cut;
+    }
+  }
+  if (cut) {
+    const int fd = ::open(log.c_str(), O_WRONLY);
+    if (fd < 0) throw core::InputError(log, "cannot open the file for writing");
+    ::flock(fd, LOCK_EX);
+    const bool ok = ::ftruncate(fd, 0) == 0 && ::write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
+    ::flock(fd, LOCK_UN);
+    ::close(fd);
+    if (!ok) throw core::InputError(log, "cannot rewrite the file (disk full?)");
+  }
+  return {done, cut};
+}
+
+}  // namespace
+
 bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t shard_i, std::size_t shard_n,
                const std::string& what, const std::function<bool()>& interrupted) {
   check_writable_file(out);
   const std::string log = sweep_log_path(out);
-  std::set<std::size_t> done;
-  for (const auto& line : complete_lines(log, true))
-    if (auto row = parse_row(line)) done.insert(row->first);
+  const SweepKeys keys = sweep_keys(sweep);
+  const auto [done, cut] = keep_current_rows(log, keys);
   std::vector<std::size_t> todo;
-  std::size_t in_shard = 0;
+  std::size_t in_shard = 0, resumed = 0;
   for (const auto& p : sweep.points)
     if (p.index % shard_n == shard_i) {
       ++in_shard;
       if (!done.count(p.index)) todo.push_back(p.index);
+      else ++resumed;
     }
+  // Said on every stream, not only a terminal: results taken from a file are the user's to know.
+  if (cut)
+    std::cerr << what << ": " << cut << " row(s) of " << log
+              << " ran another scenario than this one's (its base or points changed since) and are run again\n";
+  if (resumed) std::cerr << what << ": resumed " << resumed << " of " << in_shard << " points from " << log << "\n";
   const bool tty = ::isatty(STDERR_FILENO);
   if (todo.empty()) {
     if (is_csv(out)) write_file_atomically(out, sweep_csv(read_sweep_rows(log)));
@@ -134,7 +207,10 @@ bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t
       try {
         if (fd < 0) throw core::InputError(log, "cannot open the file for appending");
         for (std::size_t k = static_cast<std::size_t>(w); k < todo.size(); k += static_cast<std::size_t>(workers)) {
-          append_row(fd, log, run_sweep_point(sweep, sweep.points[todo[k]]));
+          nlohmann::json row = run_sweep_point(sweep, sweep.points[todo[k]]);
+          row["sweep"] = keys.sweep;
+          row["scenario"] = keys.points[todo[k]];
+          append_row(fd, log, row);
           const char tick = 1;
           if (::write(progress[1], &tick, 1) != 1) break;
         }

@@ -37,4 +37,8 @@ bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t
 // The finished rows of a log, sorted by point, first of each point kept.
 std::vector<nlohmann::json> read_sweep_rows(const std::string& path);
 
+// The rows of the shards' logs of one sweep, sorted by point: InputError for a file that is not a
+// sweep's log (a line that is not a row), rows of two sweeps, or no row at all.
+std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& paths);
+
 }  // namespace studies

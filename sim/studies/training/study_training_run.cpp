@@ -147,7 +147,16 @@ class TrainingRunStudy : public Study {
             }
             row("network_degradations", network_failover ? "network faults ridden through per day" : "of which network", "",
                 network_failover ? ridden * 86400 : network_stops_per_day(rel), Basis::kFormula);
-            row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);
+            if (checkpoint.interval_s > 0) {  // the given interval, and the best beside it: two rows, never one for both
+              workload::RunReliability best_run = rel;
+              best_run.checkpoint.interval_s = 0;
+              const auto best = workload::goodput_closed_form(best_run);
+              row("interval", "checkpoint interval as given (the write's length where longer)", "min", closed.checkpoint_interval_s / 60, Basis::kInput);
+              row("interval_best", "best checkpoint interval (closed form)", "min", best.checkpoint_interval_s / 60, Basis::kFormula);
+              row("effective_best", "ETTR at the best interval (closed form)", "%", 100 * best.ettr, Basis::kFormula);
+            } else {
+              row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);
+            }
             row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * closed.ettr, Basis::kFormula);
             row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * mc.ettr, Basis::kSimulated);
             row("requeues", "re-queues per day (Monte-Carlo)", "", mc.requeues_per_day, Basis::kSimulated);
@@ -166,6 +175,10 @@ class TrainingRunStudy : public Study {
           }
       }
     r.notes.push_back(notes());
+    if (checkpoint.async && checkpoint.interval_s > 0 && checkpoint.interval_s < checkpoint.write_s / checkpoint.snapshots_per_write())
+      r.warnings.push_back("the checkpoint interval of " + format_number(checkpoint.interval_s) + " s (/checkpoint/interval_s) is raised to " +
+                           format_number(checkpoint.write_s / checkpoint.snapshots_per_write()) +
+                           " s: an asynchronous snapshot waits for the previous write to storage to end");
     return r;
   }
 
@@ -184,7 +197,9 @@ class TrainingRunStudy : public Study {
     n += network_failover ? "; NIC, link and switch faults do not stop the job: PXN and routing ride through them (their cost in bandwidth is the faults-alltoall table's)"
                           : "; every NIC, link and switch fault stops the job (no failover: the collective library stops it)";
     n += ". Checkpoints: " + std::string(checkpoint.async ? "asynchronous, a " + format_number(checkpoint.stall_s) + " s stall, then a " : "synchronous, the job stops for a ") +
-         format_number(checkpoint.write_s) + " s write; the best interval by the closed form's optimum";
+         format_number(checkpoint.write_s) + " s write; " +
+         (checkpoint.interval_s > 0 ? "every " + format_number(checkpoint.interval_s / 60) + " min as given (the closed form's best beside it)"
+                                    : "the best interval by the closed form's optimum");
     if (checkpoint.in_memory)
       n += "; each snapshot kept in host memory" +
            (checkpoint.memory_peers > 0 ? " and copied to " + std::to_string(checkpoint.memory_peers) + " other node" + (checkpoint.memory_peers > 1 ? "s" : "") : std::string()) +

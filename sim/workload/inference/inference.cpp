@@ -343,8 +343,9 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   }
   auto layer_of = [&](bool moe, const AttentionTimes& t) -> MicroBatchCosts {
     if (!moe)
-      return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s};
-    return {t.kv_fetch_s, t.attention_s, dispatch_s, expert_s, combine_s, t.attention_late_s, gate_s, shared_s, t.attention_memory_s + mlp_memory_s};
+      return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s,
+              tp_comm + (m.moe ? 0.0 : tp_comm)};
+    return {t.kv_fetch_s, t.attention_s, dispatch_s, expert_s, combine_s, t.attention_late_s, gate_s, shared_s, t.attention_memory_s + mlp_memory_s, tp_comm};
   };
   for (int l = 0; l < m.layers; ++l) out.layers.push_back(layer_of(m.is_moe_layer(l), by_window.at(costs[l].attention_window_tokens)));
   // The model's last layer stands for it in reports and the MTP module's passes.
@@ -357,8 +358,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double head_weights = h * m.vocab / tp;
   out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (1 + q.mtp_drafts);
   if (!q.compute) {
-    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s = 0;
-    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = 0;
+    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s = l->tp_comm_s = 0;
+    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = l.tp_comm_s = 0;
     out.head_s = 0;
   }
   out.mtp_layers = q.mtp_drafts;
@@ -396,6 +397,7 @@ StepBreakdown step_breakdown(const ServingStep& step) {
     b.shared_expert_s += mb * slow * c.shared_s;
     b.gate_s += mb * slow * c.gate_s;
     b.memory_kernels_s += mb * slow * c.memory_kernels_s;
+    b.tp_comm_s += mb * slow * c.tp_comm_s;
     if (l + step.mtp_layers >= step.layers.size()) b.mtp_s += mb * slow * (c.attention_s + c.expert_s);
     b.dispatch_s += mb * c.dispatch_s;
     b.combine_s += mb * c.combine_s;

@@ -118,6 +118,7 @@ struct StepBreakdown {
   double gate_s = 0;
   double dense_ffn_s = 0;      // dense layers' FFN
   double memory_kernels_s = 0; // of the above: the memory-bound kernels
+  double tp_comm_s = 0;        // of the above: TP all-gathers and reduce-scatters inside attention and a dense FFN
   double mtp_s = 0;            // of the above: the MTP module's layer
   double head_s = 0;           // final norm and LM head (twice with an MTP draft)
   double dispatch_s = 0, combine_s = 0;  // all-to-alls, whether hidden or not

@@ -23,6 +23,7 @@ struct MicroBatchCosts {
   double gate_s = 0;            // of expert_s: the MoE router, which runs before the dispatch
   double shared_s = 0;          // of expert_s: the shared expert on this GPU's own tokens
   double memory_kernels_s = 0;  // of attention_s and expert_s: the memory-bound kernels between the GEMMs
+  double tp_comm_s = 0;         // of attention_s and expert_s: a TP group's all-gathers and reduce-scatters (NVLink)
 };
 
 // How micro-batches overlap. `kTwoStreams`: per layer, each micro-batch's attention in turn,
