@@ -84,7 +84,7 @@ int kernel_command(const Args& args) {
   po::options_description options("options");
   std::string kind, in, out, format = "text";
   std::vector<std::string> data;
-  bool causal = false;
+  bool causal = false, strict = false;
   studies::KernelDefaults defaults;
   const std::vector<std::pair<std::string, std::string>> flags = {
       {"m", "gemm: rows (per group for the grouped kinds)"}, {"n", "gemm: columns"}, {"k", "gemm: the reduced dimension"},
@@ -107,6 +107,7 @@ int kernel_command(const Args& args) {
       "out", po::value(&out), "with --in: write the CSV here instead of to stdout")(
       "format", po::value(&format)->default_value("text"), "one case: text or json")(
       "causal", po::bool_switch(&causal), "attention: a causal mask")(
+      "strict", po::bool_switch(&strict), "with --in: a case the models refuse is an error (exit 2), not a row")(
       "data", po::value(&data)->composing(), "a data folder searched before the built-in one (repeatable)");
   for (const auto& [flag, what] : flags)
     options.add_options()(flag.c_str(), po::value<std::string>()->notifier([&given, flag = flag](const std::string& v) { given[flag] = v; }), what.c_str());
@@ -123,11 +124,15 @@ int kernel_command(const Args& args) {
     defaults.backend = given.count("backend") ? given["backend"] : "";
     for (const auto& [flag, value] : given)
       if (flag != "library" && flag != "backend") throw core::InputError("--" + flag, "is not allowed with --in; the file gives each case's fields");
+    studies::check_kernel_defaults(defaults, "--");
     const auto rows = studies::estimate_kernel_file(in, defaults, kind);
+    const std::string refusals = studies::kernel_refusals(rows);
+    if (strict && !refusals.empty()) throw core::InputError(in, refusals + " (--strict)");
     const std::string csv = studies::kernel_rows_csv(rows);
     if (out.empty()) std::cout << csv;
     else studies::write_file_atomically(out, csv);
     for (const auto& line : studies::kernel_family_summary(rows)) std::cerr << line << "\n";
+    if (!refusals.empty()) std::cerr << "codesim kernel: " << refusals << "\n";
     return 0;
   }
   if (kind.empty()) throw core::InputError("kernel", "is missing; name one of gemm, attention, memory, collective, or give --in FILE.jsonl");

@@ -9,6 +9,7 @@
 #include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/version.hpp"
+#include "studies/config/output_file.hpp"
 
 namespace {
 
@@ -59,6 +60,7 @@ int command(const std::string& name, const cli::Args& rest) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  studies::remove_temporaries_on_signals();
   std::vector<std::string> all(argv + 1, argv + argc);
   std::vector<std::string> data_dirs;  // --data DIR before the command
   while (!all.empty() && (all[0] == "--data" || all[0].rfind("--data=", 0) == 0)) {

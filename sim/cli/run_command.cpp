@@ -45,14 +45,24 @@ int run_command(const Args& args) {
   core::set_default_engine(engine == "simgrid" ? core::EngineKind::kSimGrid : core::EngineKind::kFluid);
 
   // Every check that can fail comes before the work, so a bad request leaves nothing behind.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"out", &out_dir}, {"trace", &trace_path}, {"series", &series_path},
+                                   {"requests-out", &requests_out}})
+    if (vm.count(flag) && path->find_first_not_of(" \t") == std::string::npos)
+      throw core::InputError(std::string("--") + flag, "'" + *path + "' is not allowed; give a path");
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
   if (!out_dir.empty()) studies::check_writable_dir(out_dir);
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
   if (!requests_out.empty()) {
     if (scenario.kind != "serving") throw core::InputError("--requests-out", "scenario kind '" + scenario.kind + "' serves no requests; allowed for serving");
+    if (!scenario.study->keeps_requests())
+      throw core::InputError("--requests-out", "a fleet over time streams its requests' records rather than keeping them; use --series for its figures by interval");
     studies::check_writable_file(requests_out);
   }
-  if (!series_path.empty()) studies::check_writable_file(series_path);
+  if (!series_path.empty()) {
+    if (!scenario.study->gives_series())
+      throw core::InputError("--series", "the scenario runs no fleet over time; give a serving scenario a load profile, autoscaling, a cost or series");
+    studies::check_writable_file(series_path);
+  }
   const bool trace_kernels = vm.count("trace-kernels") > 0;
   if (trace_kernels && trace_path.empty()) throw core::InputError("--trace-kernels", "given without --trace FILE; add --trace FILE");
   if (trace_kernels && scenario.kind != "training-step")

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +25,32 @@ void write_whole(const std::string& file, const std::string& path, const std::st
   if (!out) throw core::InputError(path, "cannot write the file: the write failed");
 }
 
+// The temporary file being written, for a signal's handler to remove: a fixed buffer, as all a
+// handler may do is read it and unlink.
+char g_temporary[4096] = "";
+
+void remove_temporary_and_stop(int signal) {
+  if (g_temporary[0] != '\0') ::unlink(g_temporary);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// Names the temporary for the handler while it lives.
+class TemporaryInWriting {
+ public:
+  explicit TemporaryInWriting(const std::string& path) {
+    if (path.size() < sizeof g_temporary) std::memcpy(g_temporary, path.c_str(), path.size() + 1);
+  }
+  ~TemporaryInWriting() { g_temporary[0] = '\0'; }
+  TemporaryInWriting(const TemporaryInWriting&) = delete;
+  TemporaryInWriting& operator=(const TemporaryInWriting&) = delete;
+};
+
 }  // namespace
+
+void remove_temporaries_on_signals() {
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, remove_temporary_and_stop);
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   // A device, a pipe or a terminal (/dev/stdout, /dev/null) is written as it is: a file renamed
@@ -33,6 +59,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   const auto status = fs::status(path, status_error);
   if (!status_error && fs::exists(status) && !fs::is_regular_file(status)) return write_whole(path, path, content);
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  const TemporaryInWriting in_writing(temporary);
   try {
     write_whole(temporary, path, content);
   } catch (const core::InputError&) {

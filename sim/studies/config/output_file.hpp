@@ -8,6 +8,10 @@ namespace studies {
 // Throws InputError naming the path when the file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+// A program that may be stopped by a signal (Ctrl-C) while it writes calls this once: the
+// temporary file then goes with it.
+void remove_temporaries_on_signals();
+
 // Fails early, before any work, when `path` could not be created (its folder is missing or
 // not writable).
 void check_writable_file(const std::string& path);

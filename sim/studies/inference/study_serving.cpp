@@ -35,6 +35,10 @@ namespace {
 
 std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
 
+// A fleet's intervals of figures, and its autoscaler's ticks, over a run (see where they are read).
+constexpr double kMaxSeriesIntervals = 10000;
+constexpr double kMaxAutoscalingTicks = 1e6;
+
 // Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
 // trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
 constexpr double kMaxReplayScale = 128;
@@ -245,6 +249,9 @@ class ServingStudy : public Study {
     r.notes.push_back(step_times_note(prefill_cost, decode_cost));
     return r;
   }
+
+  bool gives_series() const override { return fleet; }
+  bool keeps_requests() const override { return !fleet; }
 
   std::string label_;
 
@@ -1411,6 +1418,12 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
 // node's GPUs' weights at the storage bandwidth) and warm-up.
 void parse_autoscaling(core::JsonReader& as, ServingStudy& s, serving::ServingConfig& c) {
   c.autoscaling.interval_s = as.positive_number("interval_s", 60.0);
+  // Each tick is an event of the run that looks at every unit: their count is bounded.
+  if (c.duration_s / c.autoscaling.interval_s > kMaxAutoscalingTicks)
+    throw core::InputError(as.pointer_of("interval_s"), format_number(c.autoscaling.interval_s) + " s is not allowed: " +
+                                                           format_number(std::ceil(c.duration_s / c.autoscaling.interval_s)) + " ticks over duration_s " +
+                                                           format_number(c.duration_s) + " s; at most " + format_number(kMaxAutoscalingTicks) +
+                                                           " (an interval of at least " + format_number(c.duration_s / kMaxAutoscalingTicks) + " s)");
   c.autoscaling.cooldown_s = as.non_negative_number("cooldown_s", 300.0);
   core::JsonReader up = as.object("startup");
   const double boot_s = up.non_negative_number("boot_s", 0.0);
@@ -1722,9 +1735,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
           throw core::InputError(plan->pointer_of(key), shown(*plan->raw(key)) + " is not allowed with a load profile: the profile gives the load, hour by hour");
       s->day_window_s = plan->positive_number("window_s", s->day_window_s);
       s->day_warmup_s = plan->non_negative_number("warmup_s", s->day_warmup_s);
-      if (s->day_warmup_s > s->day_window_s - 60)
+      if (s->day_warmup_s > s->day_window_s - 60) {  // blamed on the field given (window_s where both are)
+        if (plan->has("window_s"))
+          throw core::InputError(plan->pointer_of("window_s"), format_number(s->day_window_s) + " s is not allowed; at least warmup_s (" +
+                                                                format_number(s->day_warmup_s) + " s) + 60 s: each run measures what arrives after its warm-up");
         throw core::InputError(plan->pointer_of("warmup_s"), format_number(s->day_warmup_s) + " s is not allowed; at least 60 s below window_s (" +
                                                               format_number(s->day_window_s) + " s): each run measures what arrives after it");
+      }
       const double peak = s->generated->arrivals.profile.peak_per_s();
       check_request_count(plan->pointer_of("window_s"), format_number(peak) + " req/s (the profile's peak) over window_s " + format_number(s->day_window_s) + " s",
                           peak * s->day_window_s);
@@ -1804,6 +1821,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       c.interval_s = series->positive_number("interval_s", 300.0);
       if (c.interval_s > c.duration_s)
         throw core::InputError(series->pointer_of("interval_s"), format_number(c.interval_s) + " s is not allowed; at most duration_s (" + format_number(c.duration_s) + " s)");
+      // Each interval keeps its requests' percentile sketches (up to about 100 KB) for the whole
+      // run, and the plan of a day a row each: their count is bounded before any is made.
+      if (c.duration_s / c.interval_s > kMaxSeriesIntervals)
+        throw core::InputError(series->pointer_of("interval_s"), format_number(c.interval_s) + " s is not allowed: " + format_number(std::ceil(c.duration_s / c.interval_s)) +
+                                                                   " intervals over duration_s " + format_number(c.duration_s) + " s; at most " +
+                                                                   format_number(kMaxSeriesIntervals) + " (an interval of at least " +
+                                                                   format_number(c.duration_s / kMaxSeriesIntervals) + " s)");
       series->finish();
     }
     if (auto cost = root.optional_object("cost")) {

@@ -40,6 +40,11 @@ class Study {
     (void)options;
     return std::nullopt;
   }
+  // What run() can give beside its rows, asked before it runs so that an output it cannot give
+  // is refused before any other is written: figures per interval (a serving fleet over time),
+  // and each request's record.
+  virtual bool gives_series() const { return false; }
+  virtual bool keeps_requests() const { return false; }
 };
 
 // Parses the kind-specific parts of a scenario from its root object.

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "hw/attention_backend.hpp"
+#include "hw/gemm_library.hpp"
+#include "hw/gpu.hpp"
 #include "studies/network/collective_query.hpp"
 #include "studies/report/report.hpp"
 
@@ -61,8 +65,38 @@ KernelRow estimate_kernel(const nlohmann::json& object, const std::string& point
   return row;
 }
 
+void check_kernel_defaults(const KernelDefaults& defaults, const std::string& prefix) {
+  hw::gpu_by_name(defaults.gpu, prefix + "gpu");
+  if (!defaults.library.empty()) hw::gemm_library(defaults.library, prefix + "library");
+  if (!defaults.backend.empty()) hw::attention_backend(defaults.backend, prefix + "backend");
+}
+
+std::string kernel_refusals(const std::vector<KernelRow>& rows) {
+  std::size_t refused = 0;
+  std::map<std::string, std::size_t> reasons;  // by what the message says past its place
+  for (const auto& row : rows)
+    if (!row.error.empty()) {
+      ++refused;
+      const std::size_t at = row.error.find(": /");
+      std::string reason = at == std::string::npos ? row.error : row.error.substr(at + 2);
+      ++reasons[reason.substr(0, reason.find(';'))];
+    }
+  if (refused == 0) return "";
+  std::string text = std::to_string(refused) + " of " + std::to_string(rows.size()) + " cases refused by the models (each row's error says why):";
+  std::size_t shown = 0;
+  for (const auto& [reason, count] : reasons) {
+    if (++shown > 3) {
+      text += " ...";
+      break;
+    }
+    text += (shown > 1 ? ";" : "") + std::string(" ") + std::to_string(count) + " x " + reason;
+  }
+  return text;
+}
+
 std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const std::string& kind, const KernelDefaults& defaults) {
   if (!cases.is_array()) throw core::InputError("cases", "a list of cases is expected");
+  check_kernel_defaults(defaults, "");
   std::vector<KernelRow> rows;
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::string pointer = "cases/" + std::to_string(i);
@@ -80,6 +114,11 @@ std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const s
 }
 
 std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults, const std::string& default_kind) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw core::InputError(path, std::filesystem::exists(path, ec) ? "is not a regular file (a directory or a device); give a .jsonl file of cases"
+                                                                   : "cannot open the file (missing or unreadable)");
+  check_kernel_defaults(defaults, "");
   std::ifstream in(path);
   if (!in) throw core::InputError(path, "cannot open the file");
   std::vector<KernelRow> rows;
@@ -105,6 +144,11 @@ std::vector<KernelRow> estimate_kernel_file(const std::string& path, const Kerne
     row.line = line;
     rows.push_back(row);
   }
+  // A file the models time nothing of is not a result: its first refusal says why.
+  const bool any_timed = std::any_of(rows.begin(), rows.end(), [](const KernelRow& r) { return r.estimate.has_value(); });
+  if (!any_timed)
+    throw core::InputError(path, rows.empty() ? "holds no case; give one JSON object a line"
+                                              : "none of its " + std::to_string(rows.size()) + " cases could be timed; the first: " + rows.front().error);
   return rows;
 }
 

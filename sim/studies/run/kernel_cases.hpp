@@ -26,12 +26,21 @@ struct KernelRow {
 // InputError naming the field (`pointer` + "/field") for a case the models cannot time.
 KernelRow estimate_kernel(const nlohmann::json& object, const std::string& pointer, const std::string& kind, const KernelDefaults& defaults);
 
+// InputError for a GPU, GEMM library or attention backend given for every case that the data does
+// not hold, named as `prefix` + "gpu" (the CLI's "--", Python's "").
+void check_kernel_defaults(const KernelDefaults& defaults, const std::string& prefix);
+
 // A .jsonl file of cases: lines that are not JSON objects are refused (InputError naming the file
 // and line); "env" lines (the measuring device) are skipped; a case the models refuse keeps its
-// row, with the reason in `error`. `kind`: the kind of the lines that name none.
+// row, with the reason in `error` (a measurement of a backend we do not model). InputError for a
+// path that is not a regular file, defaults the data does not hold, and a file of which no case
+// could be timed. `kind`: the kind of the lines that name none.
 std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults, const std::string& kind = "");
 // The same for a JSON array of cases (Python's DataFrames), every row kept.
 std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const std::string& kind, const KernelDefaults& defaults);
+
+// "12 of 263 cases refused (...)": what the rows refused, on one line; empty where none was.
+std::string kernel_refusals(const std::vector<KernelRow>& rows);
 
 std::string kernel_rows_csv(const std::vector<KernelRow>& rows);
 nlohmann::json kernel_rows_json(const std::vector<KernelRow>& rows);
