@@ -146,6 +146,7 @@ TEST_CASE("Gemma 3 27B: its language model from text_config, five sliding layers
   CHECK(m.attention_window(5) == 0);
   CHECK(m.attention_window(0) == 1024);
   CHECK(m.attention_window(61) == 1024);
+  CHECK(m.max_context_tokens == 131072);  // the default, absent from the file: the report's 128K
   json missing = gemma3_27b();
   missing["text_config"].erase("hidden_size");
   CHECK_THROWS_WITH(model_from_huggingface_config(missing, "c.json"),
@@ -263,5 +264,12 @@ TEST_CASE("an unsupported architecture is refused naming the supported ones", "[
     CHECK_THAT(what, Catch::StartsWith("c.json: /architectures/0: 'MistralForCausalLMX' is not supported; allowed: "));
     for (const auto& family : huggingface_architectures()) CHECK_THAT(what, Catch::Contains(family));
     CHECK_THAT(what, Catch::Contains("did you mean 'MistralForCausalLM'"));
+  }
+}
+
+TEST_CASE("every shipped model states its context, so a prompt beyond it is refused", "[huggingface]") {
+  for (const std::string& name : model_names()) {
+    INFO(name);
+    CHECK(model_by_name(name).max_context_tokens > 0);
   }
 }

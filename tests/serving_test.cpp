@@ -836,6 +836,26 @@ TEST_CASE("request sources: a drawn workload streams the generator's requests; a
   CHECK(per_hour[2] == Approx(1080000).epsilon(0.01));
   CHECK(third_input / double(per_hour[2]) == Approx(4000).epsilon(0.03));  // the hour's prompts twice as long
 
+  // A fixed length scales as a drawn one does: its bounds are the length, and they scale with it.
+  GeneratedWorkload fixed = day;
+  fixed.input = {LengthKind::kFixed, 1000, 0, 1000, 1000};
+  fixed.output = {LengthKind::kFixed, 200, 0, 200, 200};
+  fixed.duration_s = 3 * 3600;
+  fixed.arrivals.profile = LoadProfile({10, 0, 30}, 3600);
+  GeneratedSource fixed_hours(fixed);
+  long long unscaled = 0, scaled = 0, other = 0;
+  while (auto q = fixed_hours.next()) {
+    const bool third = q->arrival_s >= 2 * 3600;
+    if (!third && q->input_tokens == 1000 && q->output_tokens == 200) ++unscaled;
+    else if (third && q->input_tokens == 2000 && q->output_tokens == 100) ++scaled;
+    else ++other;
+  }
+  CHECK(unscaled > 0);
+  CHECK(scaled > 0);
+  CHECK(other == 0);
+  CHECK(scaled_bounds(fixed.input, 2.0) == std::pair<long long, long long>{2000, 2000});
+  CHECK(scaled_bounds(fixed.output, 1e-9) == std::pair<long long, long long>{1, 1});  // never below a token
+
   const LoadProfile curve = LoadProfile::diurnal(300, 100, 14, 86400);
   CHECK(curve.rate_at(14 * 3600) == Approx(300).epsilon(1e-3));
   CHECK(curve.rate_at(2 * 3600) == Approx(100).epsilon(1e-3));

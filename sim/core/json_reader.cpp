@@ -1,10 +1,12 @@
 #include "core/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
@@ -152,6 +154,16 @@ double JsonReader::non_negative_number(const std::string& key) {
   return x;
 }
 
+double JsonReader::number_in(const std::string& key, double min, double max) {
+  const double x = number(key);
+  if (!(x >= min && x <= max)) fail(key, object_.at(key), "a number from " + describe_number(min) + " to " + describe_number(max));
+  return x;
+}
+
+double JsonReader::number_in(const std::string& key, double min, double max, double fallback) {
+  return has(key) ? number_in(key, min, max) : fallback;
+}
+
 double JsonReader::non_negative_number(const std::string& key, double fallback) {
   return has(key) ? non_negative_number(key) : fallback;
 }
@@ -204,6 +216,8 @@ std::vector<std::string> JsonReader::string_list(const std::string& key, const s
     bool ok = allowed.empty();
     for (const auto& a : allowed) ok = ok || a == text;
     if (!ok) throw InputError(at, "'" + text + "' is unknown; " + allowed_list(text, allowed));
+    // Each item names rows or runs of its own: one given twice would give two of the same.
+    if (std::find(out.begin(), out.end(), text) != out.end()) throw InputError(at, "'" + text + "' is not allowed; it is given twice");
     out.push_back(text);
   }
   return out;
@@ -223,6 +237,8 @@ std::vector<double> JsonReader::number_list(const std::string& key, const Number
                     (!rule.integer || v.get<double>() == std::floor(v.get<double>())) &&
                     (rule.multiple_of <= 0 || std::fmod(v.get<double>(), static_cast<double>(rule.multiple_of)) == 0);
     if (!ok) throw InputError(at, describe(v) + " is not allowed; expected " + expected);
+    if (rule.distinct && std::find(out.begin(), out.end(), v.get<double>()) != out.end())
+      throw InputError(at, describe(v) + " is not allowed; it is given twice (each value is its own point)");
     out.push_back(v.get<double>());
   }
   return out;
@@ -259,27 +275,53 @@ nlohmann::json read_json_file(const std::string& path) {
   return parse_json_text(text.str(), path);
 }
 
-void check_json_depth(const std::string& text, const std::string& origin) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
+void check_json_text(const std::string& text, const std::string& origin) {
+  // One pass over the characters, outside strings: each container's frame, and in an object the
+  // keys seen (views into the text: a key is compared as written, escapes and all).
+  struct Frame {
+    bool object = false;
+    bool expecting_key = false;
+    std::size_t index = 0;         // an array's element
+    std::string_view key;          // an object's latest key
+    std::set<std::string_view> keys;
+  };
+  std::vector<Frame> frames;
+  auto pointer = [&](std::size_t depth) {  // of the container frames[depth - 1]
+    std::string p;
+    for (std::size_t i = 0; i + 1 < depth; ++i)
+      p += "/" + (frames[i].object ? std::string(frames[i].key) : std::to_string(frames[i].index));
+    return p;
+  };
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
+    if (c == '"') {
+      const std::size_t start = ++at;
+      while (at < text.size() && text[at] != '"') at += text[at] == '\\' ? 2 : 1;
+      if (frames.empty() || !frames.back().object || !frames.back().expecting_key) continue;
+      Frame& f = frames.back();
+      f.key = std::string_view(text).substr(start, std::min(at, text.size()) - start);
+      f.expecting_key = false;
+      if (!f.keys.insert(f.key).second) {
+        const std::string where = pointer(frames.size());
+        throw InputError(origin, "malformed JSON: the key '" + std::string(f.key) + "' is given twice in " + (where.empty() ? "the top object" : where) +
+                                     "; give each key once");
+      }
+    } else if (c == '{' || c == '[') {
+      if (static_cast<int>(frames.size()) >= kMaxJsonDepth)
         throw InputError(origin, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels is not allowed");
-    } else if (c == ']' || c == '}') {
-      --depth;
+      frames.push_back({c == '{', c == '{', 0, {}, {}});
+    } else if (c == '}' || c == ']') {
+      if (!frames.empty()) frames.pop_back();
+    } else if (c == ',' && !frames.empty()) {
+      Frame& f = frames.back();
+      if (f.object) f.expecting_key = true;
+      else ++f.index;
     }
   }
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
-  check_json_depth(text, origin);
+  check_json_text(text, origin);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers too large for a double

@@ -31,6 +31,10 @@ class JsonReader {
   double positive_number(const std::string& key, double fallback);
   double non_negative_number(const std::string& key);  // >= 0 and finite
   double non_negative_number(const std::string& key, double fallback);
+  // From `min` to `max`: a physical figure's plausible range, so that a value beyond it (a price
+  // of 1e308, a rate of 1e-300) is refused here rather than printed as an infinity later.
+  double number_in(const std::string& key, double min, double max);
+  double number_in(const std::string& key, double min, double max, double fallback);
 
   long long positive_integer(const std::string& key, long long max_value = kMaxInteger);
   long long positive_integer(const std::string& key, long long fallback, long long max_value);
@@ -49,6 +53,7 @@ class JsonReader {
     double max = 0;
     bool integer = false;
     long long multiple_of = 0;
+    bool distinct = false;  // each value once (values that name points, rows or runs)
   };
   std::vector<double> number_list(const std::string& key, const NumberRule& rule);
   // A non-empty array of objects, one reader each (pointers .../key/i); `what` names them in
@@ -85,8 +90,10 @@ nlohmann::json read_json_file(const std::string& path);
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
 // Nesting deeper than any scenario needs is refused before parsing: copying, printing or freeing
-// a JSON value recurses once per level, so an unbounded depth would exhaust the stack.
+// a JSON value recurses once per level, so an unbounded depth would exhaust the stack. A key given
+// twice in one object is refused too: JSON leaves it undefined, and the parser keeps the last, so
+// the first would be dropped without a word.
 inline constexpr int kMaxJsonDepth = 64;
-void check_json_depth(const std::string& text, const std::string& origin);
+void check_json_text(const std::string& text, const std::string& origin);
 
 }  // namespace core

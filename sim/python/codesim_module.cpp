@@ -39,13 +39,7 @@ namespace {
 // A scenario from a file, or from a JSON document given as text (a Python dict dumped).
 std::shared_ptr<studies::Scenario> load(const std::string& source, bool is_path, const std::vector<std::string>& sets) {
   if (is_path) return std::make_shared<studies::Scenario>(studies::load_scenario(source, sets));
-  nlohmann::json document;
-  core::check_json_depth(source, "scenario");
-  try {
-    document = nlohmann::json::parse(source);
-  } catch (const nlohmann::json::exception& e) {
-    throw core::InputError("scenario", std::string("not JSON: ") + e.what());
-  }
+  nlohmann::json document = core::parse_json_text(source, "scenario");
   studies::apply_overrides(document, sets);
   return std::make_shared<studies::Scenario>(studies::parse_scenario(document, "scenario"));
 }
@@ -151,7 +145,7 @@ void check_workers(const std::string& log, int jobs) {
 // A sweep from a document as a sweep file holds it (a base given as a path is relative to `base_dir`).
 std::string sweep(const std::string& document, const std::string& base_dir, const std::string& log, int jobs) {
   check_workers(log, jobs);
-  return run_in_workers(studies::parse_sweep(nlohmann::json::parse(document), "sweep", base_dir), log, jobs, "sweep");
+  return run_in_workers(studies::parse_sweep(core::parse_json_text(document, "sweep"), "sweep", base_dir), log, jobs, "sweep");
 }
 
 // Every layout of a training-step scenario, as `codesim plan` runs them.

@@ -23,6 +23,11 @@ double gamma_variate(core::FastNormal& random, double shape) {
   }
 }
 
+std::pair<long long, long long> scaled_bounds(const LengthDistribution& lengths, double scale) {
+  const double most = 1 << 30;
+  return {std::max(1LL, std::llround(std::min(most, lengths.min * scale))), std::max(1LL, std::llround(std::min(most, lengths.max * scale)))};
+}
+
 namespace {
 
 int draw_length(core::FastNormal& random, const LengthDistribution& l, double scale) {
@@ -37,8 +42,10 @@ int draw_length(core::FastNormal& random, const LengthDistribution& l, double sc
     }
     case LengthKind::kExponential: x = -l.mean * std::log(random.uniform()); break;
   }
-  x *= scale;
-  return static_cast<int>(std::clamp(std::llround(x), static_cast<long long>(l.min), static_cast<long long>(l.max)));
+  // An hour's scale stretches the whole distribution, its bounds too (a fixed length is its own
+  // bounds: kept to them, it would not scale).
+  const auto [low, high] = scaled_bounds(l, scale);
+  return static_cast<int>(std::clamp(std::llround(x * scale), low, high));
 }
 
 }  // namespace

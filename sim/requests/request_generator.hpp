@@ -5,6 +5,7 @@
 // distribution, and a prefix-cache hit share of each prompt.
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/fast_random.hpp"
@@ -47,6 +48,9 @@ struct GeneratedWorkload {
   double duration_s = 60;
   std::uint64_t seed = 1;
 };
+
+// The bounds of `lengths` in an hour that scales them by `scale`, in whole tokens (at least 1).
+std::pair<long long, long long> scaled_bounds(const LengthDistribution& lengths, double scale);
 
 // A gamma variate of `shape` and scale 1 (Marsaglia and Tsang; shapes below 1 boosted by U^(1/shape)).
 double gamma_variate(core::FastNormal& random, double shape);

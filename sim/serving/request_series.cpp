@@ -87,7 +87,10 @@ ServingMetrics streamed_metrics(const RequestSeries& series, const ServingResult
   const double growth = at(c.duration_s) - at(mid_s);
   m.offered_per_s = double(arrived) / half_s;
   m.served_per_s = (double(arrived) - growth) / half_s;
-  m.overloaded = growth > 0.1 * double(arrived);
+  // Overloaded where the requests waiting grew by a tenth of the arrivals, or where most of the
+  // window's requests never finished (closed-loop clients beyond what the units hold: their
+  // queue cannot grow, it only never drains).
+  m.overloaded = growth > 0.1 * double(arrived) || (m.measured > 0 && 2 * m.finished < m.measured);
   return m;
 }
 

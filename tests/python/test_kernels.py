@@ -51,7 +51,7 @@ def test_measured_times_give_deltas():
 def test_bad_cases_name_their_field():
     with pytest.raises(codesim.InputError, match=r"cases/0/k: 100 is not allowed"):
         codesim.kernels.gemm(m=64, n=7168, k=100)
-    with pytest.raises(codesim.InputError, match=r"/backend: attention backend 'fa9' is unknown"):
+    with pytest.raises(codesim.InputError, match=r"^backend: attention backend 'fa9' is unknown"):
         codesim.kernels.attention(heads=8, kv_len=64, head_dim=128, backend="fa9")
     kept = codesim.kernels.gemm(m=[64, 64], n=7168, k=[2048, 100], errors="keep")
     assert kept["error"][0] == "" and "100 is not allowed" in kept["error"][1]

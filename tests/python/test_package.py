@@ -112,6 +112,29 @@ def test_a_sweep_resumed_loses_and_repeats_nothing(tmp_path):
     assert error.value.path == "log"
 
 
+def test_a_resumed_sweep_reruns_what_its_base_changed(tmp_path):
+    base = json.loads((ROOT / "scenarios" / "paper" / "pipeline-1-design-point.json").read_text())
+    base["mode"] = "analytical"
+    grid = {"/pipeline/pp": [4, 8]}
+    log = tmp_path / "log.jsonl"
+    first = codesim.sweep(base, grid=grid, jobs=1, log=log)
+    base["pipeline"]["backward_s"] = 3.0
+    again = codesim.sweep(base, grid=grid, jobs=1, log=log)
+    column = "1f1b/bubble_s" if "1f1b/bubble_s" in first.columns else "1f1b/bubble"
+    assert (again[column] != first[column]).all()
+    assert len(log.read_text().splitlines()) == 2
+
+
+def test_numbers_json_cannot_hold_are_input_errors(tmp_path):
+    with pytest.raises(codesim.InputError, match=r"^/decode/sequences/1: a number that is not finite") as error:
+        codesim.load(ROOT / "scenarios" / "inference" / "decode.json", sets={"/decode/sequences": [640, float("nan")]})
+    assert error.value.path == "/decode/sequences/1"
+    with pytest.raises(codesim.InputError, match=r"^/grid//pipeline/pp/0: a number that is not finite"):
+        codesim.sweep(ROOT / "scenarios" / "paper" / "pipeline-1-design-point.json", grid={"/pipeline/pp": [float("nan")]}, log=tmp_path / "nan.jsonl")
+    with pytest.raises(codesim.InputError, match=r"^m: lists of different lengths are not allowed \(m: 2 values, k: 3 values\)"):
+        codesim.kernels.gemm(m=[64, 128], n=7168, k=[2048, 4096, 7168])
+
+
 def test_ctrl_c_stops_a_sweep_keeps_its_points_and_leaves_python_usable(tmp_path):
     import signal
     import threading

@@ -15,12 +15,14 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
       serving::EngineProfile e;
       e.name = r.string("name");
       r.string("description");
-      e.step_cpu_s = r.non_negative_number("step_cpu_s");
-      e.step_cpu_per_sequence_s = r.non_negative_number("step_cpu_per_sequence_s");
+      // An engine's CPU work is microseconds to milliseconds; a second bounds each figure, so that
+      // a slip of the exponent is refused rather than stalling every request past the run.
+      e.step_cpu_s = r.number_in("step_cpu_s", 0, 1);
+      e.step_cpu_per_sequence_s = r.number_in("step_cpu_per_sequence_s", 0, 1);
       e.overlap_scheduling = r.boolean("overlap_scheduling", false);
-      e.frontend_s = r.non_negative_number("frontend_s");
-      e.tokenize_s_per_token = r.non_negative_number("tokenize_s_per_token");
-      e.emit_s = r.non_negative_number("emit_s");
+      e.frontend_s = r.number_in("frontend_s", 0, 1);
+      e.tokenize_s_per_token = r.number_in("tokenize_s_per_token", 0, 1);
+      e.emit_s = r.number_in("emit_s", 0, 1);
       std::vector<std::string> figures{"step_cpu_s", "step_cpu_per_sequence_s", "overlap_scheduling", "frontend_s", "tokenize_s_per_token", "emit_s"};
       for (auto [key, slot, max] : {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
                                     std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22}, std::tuple{"micro_batches", &e.micro_batches, 8}})

@@ -24,7 +24,7 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
   } catch (const nlohmann::json::exception&) {
     throw core::InputError(where, "'" + pointer_text + "' is not a valid JSON pointer (RFC 6901)");
   }
-  core::check_json_depth(value_text, where);
+  core::check_json_text(value_text, where);
   nlohmann::json value = nlohmann::json::parse(value_text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = value_text;
 

@@ -278,11 +278,11 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
     throw core::InputError(root.pointer_of("prefill"), "a scenario serves one phase; give either decode or prefill");
   core::JsonReader p = root.object(phase);
   if (s->prefill) {
-    s->sequences = p.number_list("prompts", {1, 1e6, true, 0});
-    s->lengths = p.number_list("prompt_tokens", {1, 1e6, true, 0});
+    s->sequences = p.number_list("prompts", {1, 1e6, true, 0, true});
+    s->lengths = p.number_list("prompt_tokens", {1, 1e6, true, 0, true});
   } else {
-    s->sequences = p.number_list("sequences", {1, 1e7, true, 0});
-    s->lengths = p.number_list("context_tokens", {0, 1e7, true, 0});
+    s->sequences = p.number_list("sequences", {1, 1e7, true, 0, true});
+    s->lengths = p.number_list("context_tokens", {0, 1e7, true, 0, true});
     q.kv_bytes_per_element = p.positive_number("kv_bytes_per_element", 2.0);
     q.kv_offload_fraction = p.non_negative_number("kv_offload_fraction", 0.0);
     if (q.kv_offload_fraction > 1)

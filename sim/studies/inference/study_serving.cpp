@@ -386,7 +386,8 @@ class ServingStudy : public Study {
       if (priced) {
         const double revenue = ((input - computed) * usd_per_million_hit + computed * usd_per_million_miss + output * usd_per_million_output) / 1e6;
         row("cost/revenue", "revenue at the price list, every token charged", "$", revenue);
-        row("cost/margin", "revenue less GPU cost, of the revenue", "%", revenue > 0 ? 100 * (revenue - usd) / revenue : 0.0);
+        if (revenue > 0) row("cost/margin", "revenue less GPU cost, of the revenue", "%", 100 * (revenue - usd) / revenue);
+        else r.notes.push_back("No revenue at the price list (every price 0, or no token served): the margin is undefined and not reported.");
       }
     }
     hour_rows(row, n, c.interval_s, hours, "nodes in use (mean)", "requests/s arriving", [&](std::size_t i) {
@@ -1314,6 +1315,8 @@ std::vector<int> parse_client_levels(core::JsonReader& w) {
   auto level = [&](const nlohmann::json& v, const std::string& at) {
     if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kMaxClients)
       throw core::InputError(at, core::describe(v) + " is not allowed; " + what);
+    if (std::find(levels.begin(), levels.end(), v.get<int>()) != levels.end())
+      throw core::InputError(at, core::describe(v) + " is not allowed; a level given twice (each level is its own run and rows)");
     levels.push_back(v.get<int>());
   };
   if (raw->is_array()) {
@@ -1377,13 +1380,19 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     // As vLLM and SGLang run an MoE model on a TP group without expert parallelism: each expert
     // split over the routed GPUs.
     if (d.expert_tp) {
+      // Each expert's FFN width split evenly, as a TP group shards it (and the shared expert's).
+      const int width = m.moe->expert_ffn;
+      if (width % d.routed_gpus != 0)
+        throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " GPUs is not allowed with tensor-parallel experts: " +
+                                                                   m.display_name + "'s expert FFN width " + std::to_string(width) +
+                                                                   " does not split evenly over them");
       for (const char* key : {"redundant_experts", "communication"})
         if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
       if (d.dedicated_shared) throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");
     }
   } else {
-    for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication"})
-      if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " has no experts");
+    for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication", "experts"})
+      if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " is dense (no experts)");
     d.routed_gpus = d.gpus;
     d.dedicated_shared = false;
   }
@@ -1438,6 +1447,11 @@ void parse_autoscaling(core::JsonReader& as, ServingStudy& s, serving::ServingCo
     if (!o) return;
     p.enabled = true;
     p.max_units = static_cast<int>(o->positive_integer("max_units", u.units, 100000));
+    // The deployment's units are where the run starts (initial_units' default): above the cap, which
+    // was meant would be a guess.
+    if (p.max_units < u.units && !o->has("initial_units"))
+      throw core::InputError(o->pointer_of("max_units"), std::to_string(p.max_units) + " is not allowed below the deployment's " + std::to_string(u.units) +
+                                                            " units (" + u.pointer + "/units), where the run starts: give fewer units, or initial_units");
     p.min_units = static_cast<int>(o->positive_integer("min_units", 1, 100000));
     if (p.min_units > p.max_units)
       throw core::InputError(o->pointer_of("min_units"), std::to_string(p.min_units) + " is not allowed; at most max_units (" + std::to_string(p.max_units) + ")");
@@ -1628,8 +1642,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
         throw core::InputError(path + ": line " + std::to_string(q.source_line),
                                std::to_string(q.input_tokens) + " + " + std::to_string(q.output_tokens) + " tokens is not allowed; " + m.display_name +
                                    "'s context is " + std::to_string(max_tokens) + " tokens");
+    // A request that asked for no token still gets the one its prefill makes, as an engine's does.
+    const auto no_output = std::count_if(s->trace.begin(), s->trace.end(), [](const serving::Request& q) { return q.output_tokens == 0; });
     s->workload_text = "Workload: " + std::to_string(s->trace.size()) + " requests from the trace " + std::filesystem::path(path).filename().string() +
-                       (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + ".";
+                       (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + "." +
+                       (no_output > 0 ? " " + std::to_string(no_output) + " of them ask for 0 output tokens: each is served the one token its prefill makes." : "");
   } else {
     serving::GeneratedWorkload g;
     if (w.has("clients")) {
@@ -1680,6 +1697,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
         if (h.has("prefix_hit_fraction")) hour.prefix_hit_fraction = h.non_negative_number("prefix_hit_fraction");
         if (hour.prefix_hit_fraction >= 1)
           throw core::InputError(h.pointer_of("prefix_hit_fraction"), format_number(hour.prefix_hit_fraction) + " is not allowed; a share below 1");
+        // A scale stretches the lengths' bounds too: the longest request it makes must fit the context.
+        const long long longest_scaled = serving::scaled_bounds(g.input, hour.input_scale).second + serving::scaled_bounds(g.output, hour.output_scale).second;
+        if (longest_scaled > max_tokens)
+          throw core::InputError(h.pointer_of(h.has("input_scale") ? "input_scale" : "output_scale"),
+                                 "scales the longest request to " + std::to_string(longest_scaled) + " tokens; " + m.display_name + "'s context is " +
+                                     std::to_string(max_tokens) + " tokens");
         h.finish();
         g.hours.push_back(hour);
       }
@@ -1735,8 +1758,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
           throw core::InputError(plan->pointer_of(key), shown(*plan->raw(key)) + " is not allowed with a load profile: the profile gives the load, hour by hour");
       s->day_window_s = plan->positive_number("window_s", s->day_window_s);
       s->day_warmup_s = plan->non_negative_number("warmup_s", s->day_warmup_s);
-      if (s->day_warmup_s > s->day_window_s - 60) {  // blamed on the field given (window_s where both are)
-        if (plan->has("window_s"))
+      if (s->day_warmup_s > s->day_window_s - 60) {  // a window of a minute or less measures nothing whatever the warm-up
+        if (s->day_window_s <= 60)
           throw core::InputError(plan->pointer_of("window_s"), format_number(s->day_window_s) + " s is not allowed; at least warmup_s (" +
                                                                 format_number(s->day_warmup_s) + " s) + 60 s: each run measures what arrives after its warm-up");
         throw core::InputError(plan->pointer_of("warmup_s"), format_number(s->day_warmup_s) + " s is not allowed; at least 60 s below window_s (" +
@@ -1781,8 +1804,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
 
   // Memory: the longest request must fit in one DP rank's KV cache: a trace's longest, or the
   // longest a generated workload may draw (its lengths' maxima), known without drawing it.
-  int longest = s->generated ? s->generated->input.max + s->generated->output.max : 0;
-  for (const auto& q : s->trace) longest = std::max(longest, q.input_tokens + q.output_tokens);
+  long long longest = s->generated ? s->generated->input.max + s->generated->output.max : 0;
+  if (s->generated)
+    for (const auto& hour : s->generated->hours)
+      longest = std::max(longest, serving::scaled_bounds(s->generated->input, hour.input_scale).second +
+                                      serving::scaled_bounds(s->generated->output, hour.output_scale).second);
+  for (const auto& q : s->trace) longest = std::max<long long>(longest, q.input_tokens + q.output_tokens);
   auto plan = [&](UnitSpec& u, bool decode_kind) {
     serving::MemoryInput in;
     in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;
@@ -1831,12 +1858,13 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       series->finish();
     }
     if (auto cost = root.optional_object("cost")) {
-      s->usd_per_gpu_hour = cost->positive_number("usd_per_gpu_hour");
+      // Prices within what any market has asked, by orders of magnitude, so that sums stay finite.
+      s->usd_per_gpu_hour = cost->number_in("usd_per_gpu_hour", 1e-6, 1e4);
       if (auto prices = cost->optional_object("prices_per_million_tokens")) {
         s->priced = true;
-        s->usd_per_million_hit = prices->non_negative_number("input_cache_hit");
-        s->usd_per_million_miss = prices->non_negative_number("input_cache_miss");
-        s->usd_per_million_output = prices->non_negative_number("output");
+        s->usd_per_million_hit = prices->number_in("input_cache_hit", 0, 1e6);
+        s->usd_per_million_miss = prices->number_in("input_cache_miss", 0, 1e6);
+        s->usd_per_million_output = prices->number_in("output", 0, 1e6);
         prices->finish();
       }
       cost->finish();

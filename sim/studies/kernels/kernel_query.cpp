@@ -156,6 +156,11 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
   e.rate_unit = "TFLOPS";
   if (b.model == hw::AttentionModel::kFlashMlaDecode) {
     if (pass != "forward") throw core::InputError(r.pointer_of(pass_key), "'" + pass + "' is not allowed; " + b.name + " times the decode forward pass only");
+    // Its kernel is MLA's absorbed decode: every query head over one latent of 512 + 64 RoPE dims.
+    if (s.kv_heads != 1 || s.qk_dim != 576)
+      throw core::InputError(r.pointer_of(s.kv_heads != 1 ? "kv_heads" : "head_dim"),
+                             integer(s.kv_heads) + " KV heads of head dim " + integer(s.qk_dim) + " is not allowed with " + b.name +
+                                 "; it times MLA's decode: one KV head (the latent) of head dim 576 (512 + 64 RoPE), value head dim 512");
     // The cache: each KV head's latent (head_dim wide, its values inside it) read once.
     const double kv_bytes = 2 * s.batch * s.kv_heads * s.keys * s.qk_dim;
     e.seconds = hw::flash_mla_decode_seconds(gpu, kv_bytes, flops, b.mla);
@@ -185,8 +190,13 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
   const MemoryOp& op = *std::find_if(memory_ops().begin(), memory_ops().end(), [&](const MemoryOp& o) { return o.name == name; });
   double bytes = 0;
   std::string shape;
+  // One of the ways to give the op's size: two would disagree.
+  int sizes = 0;
+  for (const char* key : {"bytes", "bytes_moved", "shape", "elements"}) sizes += r.has(key) ? 1 : 0;
+  if (sizes > 1)
+    throw core::InputError(r.pointer_of(r.has("shape") ? "shape" : "elements"), "is not allowed beside bytes (or another size); give the op's size one way: bytes, shape, elements, or tokens and hidden");
   if (r.has("bytes") || r.has("bytes_moved")) {
-    bytes = r.positive_number(r.has("bytes") ? "bytes" : "bytes_moved");
+    bytes = r.number_in(r.has("bytes") ? "bytes" : "bytes_moved", 1, 1e15);  // a PB: past any GPU's memory
     shape = format_number(bytes) + " bytes";
   } else if (r.has("shape")) {  // "4096x7168": elements of the op's input
     const std::string text = r.string("shape");
@@ -199,6 +209,8 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
         throw core::InputError(r.pointer_of("shape"), "'" + text + "' is not allowed; dimensions joined by x, as 4096x7168");
       elements *= std::stod(part);
     }
+    if (elements > double(1LL << 40))
+      throw core::InputError(r.pointer_of("shape"), "'" + text + "' is not allowed: " + format_number(elements) + " elements; at most 2^40 (as elements)");
     bytes = elements * op.bytes_per_element;
     shape = text;
   } else if (r.has("elements")) {

@@ -98,7 +98,7 @@ std::unique_ptr<Study> parse_fp8_gemm_study(core::JsonReader& root) {
   core::JsonReader g = root.object("fp8_gemm");
   s->base.m = g.positive_integer("m", 64, 4096);
   s->base.n = g.positive_integer("n", 64, 4096);
-  for (double k : g.number_list("k", {128, 65536, true, 128})) s->ks.push_back(static_cast<long long>(k));
+  for (double k : g.number_list("k", {128, 65536, true, 128, true})) s->ks.push_back(static_cast<long long>(k));
   s->base.data = hw::fp8::data_by_name(g.one_of("data", hw::fp8::data_names(), "normal"), g.pointer_of("data"));
   s->base.seed = static_cast<std::uint64_t>(g.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   s->base.model.accumulator_bits = static_cast<int>(g.positive_integer("accumulator_bits", 22, 64));

@@ -13,7 +13,7 @@ const std::vector<std::string>& collective_names() {
 KernelEstimate estimate_collective(core::JsonReader& r, KernelCase& c) {
   const std::string kind = r.one_of("collective", collective_names());
   const long long ranks = r.positive_integer("ranks", 1 << 20);
-  const double bytes = r.positive_number("bytes");
+  const double bytes = r.number_in("bytes", 1, 1e12);  // what a collective study sizes
   const std::string path = r.string("fabric");
   const nlohmann::json scenario = core::read_json_file(path);
   if (!scenario.is_object() || !scenario.contains("fabric") || !scenario["fabric"].is_object())
@@ -32,7 +32,17 @@ KernelEstimate estimate_collective(core::JsonReader& r, KernelCase& c) {
                              {"collective", {{"kind", kind == "all-to-all" ? "alltoall" : kind == "all-reduce" ? "allreduce" : kind == "all-gather" ? "allgather" : "reducescatter"},
                                              {"sizes_bytes", {bytes}}}}};
   core::JsonReader root(document, path + ": ");
-  const auto study = parse_collective_study(root);
+  // The fabric file is the user's, the node count ours: a fabric too small for the ranks is the ranks' error.
+  const auto study = [&] {
+    try {
+      return parse_collective_study(root);
+    } catch (const core::InputError& e) {
+      if (e.where() != path + ": /fabric/nodes") throw;
+      const std::string why = std::string(e.what()).substr(e.where().size() + 2);
+      throw core::InputError(r.pointer_of("ranks"), std::to_string(ranks) + " ranks (" + std::to_string(ranks / per_node) + " nodes) is not allowed on '" + path +
+                                                        "': " + why.substr(why.find("is not allowed; ") == std::string::npos ? 0 : why.find("is not allowed; ") + 16));
+    }
+  }();
   const StudyResult result = study->run({});
   KernelEstimate e;
   e.model = fabric_kind + " (" + path + ")";

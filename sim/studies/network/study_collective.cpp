@@ -208,7 +208,7 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && spec.faults.empty() && s->collective == "alltoall" && s->pxn &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
-  s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0});
+  s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0, true});
   a.finish();
   if (root.has("fault_cases")) {
     if (s->topology) throw core::InputError(root.pointer_of("fault_cases"), "is not allowed on a topology graph; faults name a fabric's components");

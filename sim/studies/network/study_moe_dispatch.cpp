@@ -147,12 +147,9 @@ std::unique_ptr<Study> parse_moe_dispatch_study(core::JsonReader& root) {
   // One SM count or several (a curve of bandwidth against SMs), in whole channels of two.
   std::vector<double> sms = {20};
   if (const auto* raw = d.raw("communication_sms"); raw && raw->is_array()) {
-    sms = d.number_list("communication_sms", {0, 1024, true, 2});
+    sms = d.number_list("communication_sms", {0, 1024, true, 2, true});
     if (sms.size() > 64)
       throw core::InputError(d.pointer_of("communication_sms"), std::to_string(sms.size()) + " SM counts is not allowed; at most 64 (each simulates every EP size)");
-    for (std::size_t i = 1; i < sms.size(); ++i)
-      if (std::find(sms.begin(), sms.begin() + i, sms[i]) != sms.begin() + i)
-        throw core::InputError(d.pointer_of("communication_sms") + "/" + std::to_string(i), format_number(sms[i]) + " is listed twice");
   } else if (raw) {
     sms = {static_cast<double>(d.non_negative_integer("communication_sms", 20, 1024))};
   }
@@ -163,7 +160,7 @@ std::unique_ptr<Study> parse_moe_dispatch_study(core::JsonReader& root) {
     s->kernels.push_back(k);
   }
   const int experts = s->model->moe->routed_experts;
-  const auto eps = d.number_list("ep_sizes", {8, 256, true, 8});  // whole 8-GPU nodes
+  const auto eps = d.number_list("ep_sizes", {8, 256, true, 8, true});  // whole 8-GPU nodes
   for (std::size_t i = 0; i < eps.size(); ++i) {
     const int ep = static_cast<int>(eps[i]);
     if (experts % ep != 0)

@@ -1,6 +1,7 @@
 #include "studies/run/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
@@ -95,6 +96,11 @@ Report Scenario::run(const RunOptions& options) const {
   report.warnings = std::move(result.warnings);
   std::vector<std::string> ids;
   for (auto& row : result.rows) {
+    // An infinity is no result: an input beyond what the model holds made it (the readers' ranges
+    // catch the ones we know of; this catches the rest before a user reads it as a figure).
+    if (std::isinf(row.ours))
+      throw core::InputError(origin, "the row '" + row.id + "' (" + row.metric + ") comes out " + (row.ours > 0 ? "infinite" : "minus infinite") +
+                                         ": an input is beyond what the model holds; check the scenario's and its data files' figures");
     ids.push_back(row.id);
     if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
     RowCheck check{tolerance_rel, tolerance_abs, std::nullopt, std::nullopt};

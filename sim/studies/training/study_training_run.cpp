@@ -232,11 +232,11 @@ class TrainingRunStudy : public Study {
 std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   auto s = std::make_unique<TrainingRunStudy>();
   core::JsonReader c = root.object("clusters");
-  for (double g : c.number_list("gpus", {8, 1e6, true, 0})) s->gpus.push_back(static_cast<long long>(g));
+  for (double g : c.number_list("gpus", {8, 1e6, true, 0, true})) s->gpus.push_back(static_cast<long long>(g));
   s->gpus_per_node = static_cast<int>(c.positive_integer("gpus_per_node", 8, 72));
   s->radix = static_cast<int>(c.positive_integer("radix", 64, 1024));
   s->fabrics = c.string_list("fabrics", {"mpft", "mrft"});
-  for (double n : c.number_list("spare_nodes", {0, 1e5, true, 0})) s->spare_nodes.push_back(static_cast<int>(n));
+  for (double n : c.number_list("spare_nodes", {0, 1e5, true, 0, true})) s->spare_nodes.push_back(static_cast<int>(n));
   s->network_failover = c.boolean("network_failover", false);
   c.finish();
   for (long long g : s->gpus)

@@ -164,7 +164,9 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   // Gemma ties its head to the embedding unless told otherwise; the multimodal configs say so at the top.
   m.tied_embeddings = r.boolean("tie_word_embeddings", top.boolean("tie_word_embeddings", gemma));
   m.dense_ffn = r.integer("intermediate_size");
-  m.max_context_tokens = r.integer("max_position_embeddings", 0);
+  // Gemma 3's published configs leave its 128K context out too (transformers' default, the
+  // Gemma 3 report's 128K).
+  m.max_context_tokens = r.integer("max_position_embeddings", gemma3 ? 131'072 : 0);
   if (m.layers < 1 || m.hidden < 1 || m.vocab < 1)
     throw core::InputError(r.where("num_hidden_layers"), "a model needs layers, a hidden size and a vocabulary above 0");
 
