@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -115,4 +116,25 @@ TEST_CASE("durations read as a person says them", "[progress]") {
   CHECK(core::human_duration(45) == "45 s");
   CHECK(core::human_duration(180) == "3 min");
   CHECK(core::human_duration(7560) == "2.1 h");
+}
+
+TEST_CASE("off a terminal, long work prints a line of its progress now and then", "[progress]") {
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  {
+    // A line every 0.2 s (the first after a third of it): no threshold to pass, only time.
+    core::ProgressBar bar("planning 100 layouts", 100, 0.0, 3600.0, log, 0.2);
+    bar.update(10);
+    CHECK(read_all(log).empty());  // too early
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    bar.update(20);
+    bar.update(21);  // too soon after the last line
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    bar.update(60);
+  }
+  const std::string text = read_all(log);
+  std::fclose(log);
+  CHECK(text.rfind("planning 100 layouts: 20% done after 0 s", 0) == 0);
+  CHECK(text.find("\nplanning 100 layouts: 60% done after 0 s, about 0 s left\n") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
 }

@@ -48,9 +48,16 @@ void ProgressBar::notify(double done) const {
   o.call(what_, share);
 }
 
-ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out)
-    : what_(std::move(what)), total_(total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
-      terminal_(::isatty(::fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
+namespace {
+bool silenced = false;  // in a forked worker
+}  // namespace
+
+void silence_progress_in_this_process() { silenced = true; }
+
+ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out, double log_every_s)
+    : what_(std::move(what)), total_(silenced ? 0 : total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
+      terminal_(::isatty(::fileno(out)) != 0), log_every_s_(log_every_s), next_log_s_(log_every_s / 3),
+      start_(std::chrono::steady_clock::now()), last_draw_(start_) {
   if (outermost) {
     outer_ = outermost;
     const std::lock_guard<std::mutex> lock(outer_->mutex_);
@@ -106,7 +113,7 @@ void ProgressBar::report(double change, bool observed) {
 }
 
 void ProgressBar::show() {
-  if (total_ <= 0 || (estimated_ && !terminal_)) return;
+  if (total_ <= 0) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
   if (elapsed_s < delay_s_) return;
@@ -120,7 +127,11 @@ void ProgressBar::show() {
     if (projected >= samples_.back().share + kSampleStep) samples_.push_back({projected, elapsed_s});
     if (!estimated_) estimate(projected, elapsed_s);
   }
-  if (!terminal_ || (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_)) return;
+  if (!terminal_) {
+    if (elapsed_s >= next_log_s_ && share < 1) log_line(share, elapsed_s);
+    return;
+  }
+  if (drawn_ && now - last_draw_ < std::chrono::milliseconds(200) && done < total_) return;
   last_draw_ = now;
   draw(share, elapsed_s);
 }
@@ -140,6 +151,14 @@ void ProgressBar::estimate(double share, double elapsed_s) {
   if (total_s <= estimate_above_s_) return;
   std::fprintf(out_, "%s%s: about %s in all (%.0f%% done after %s)\n", drawn_ ? "\r\033[K" : "", what_.c_str(),
                human_duration(total_s).c_str(), 100 * share, human_duration(elapsed_s).c_str());
+  std::fflush(out_);
+}
+
+void ProgressBar::log_line(double share, double elapsed_s) {
+  next_log_s_ = elapsed_s + log_every_s_;
+  const auto pace = seconds_per_share();
+  std::fprintf(out_, "%s: %.0f%% done after %s%s\n", what_.c_str(), 100 * share, human_duration(elapsed_s).c_str(),
+               pace ? (", about " + human_duration(*pace * (1 - share)) + " left").c_str() : "");
   std::fflush(out_);
 }
 

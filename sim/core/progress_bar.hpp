@@ -30,7 +30,10 @@ void set_progress_observer(ProgressObserver observer);  // empty: none
 
 class ProgressBar {
  public:
-  ProgressBar(std::string what, double total, double delay_s = 2.0, double estimate_above_s = 60.0, std::FILE* out = stderr);
+  // Off a terminal (a pipe, a log), work past `log_every_s` / 3 prints a line of its progress,
+  // then one every `log_every_s`: a long run piped to a file is not silent.
+  ProgressBar(std::string what, double total, double delay_s = 2.0, double estimate_above_s = 60.0, std::FILE* out = stderr,
+              double log_every_s = 30.0);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -55,6 +58,7 @@ class ProgressBar {
   void show();
   void estimate(double share, double elapsed_s);
   void draw(double share, double elapsed_s);
+  void log_line(double share, double elapsed_s);
   // Seconds a share of the work takes at the pace of the latest half done; none before enough.
   std::optional<double> seconds_per_share() const;
 
@@ -77,9 +81,14 @@ class ProgressBar {
   bool terminal_;
   bool drawn_ = false;
   bool estimated_ = false;
+  double log_every_s_;
+  double next_log_s_;  // elapsed seconds of the next progress line off a terminal
   std::vector<Sample> samples_{{0, 0}};  // share done over time, a step apart: the pace's record
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
+
+// A forked worker's bars print nothing (its parent's bar speaks for the work): called in the child.
+void silence_progress_in_this_process();
 
 // "45 s", "3 min", "2.1 h": a duration as a person reads it.
 std::string human_duration(double seconds);

@@ -136,13 +136,20 @@ workload::Checkpointing read_checkpoint(core::JsonReader& root) {
   const double size = sized ? k.positive_number("size_bytes_per_gpu") : 0.0;
   c.write_s = sized ? size / k.positive_number("write_Bps_per_gpu") : k.non_negative_number("write_s");
   c.async = k.boolean("async", false);
+  // Asked either way, so that a misspelt key's hint lists them.
+  for (const char* key : {"stall_s", "snapshot_Bps_per_gpu"})
+    if (k.has(key) && !c.async)
+      throw core::InputError(k.pointer_of(key), "is not allowed without async: true; a synchronous checkpoint stops the job for its whole write");
   if (c.async) {
     if (k.has("snapshot_Bps_per_gpu")) {
       if (!sized) throw core::InputError(k.pointer_of("snapshot_Bps_per_gpu"), "is not allowed without size_bytes_per_gpu; give stall_s");
       if (k.has("stall_s")) throw core::InputError(k.pointer_of("stall_s"), "is not allowed beside snapshot_Bps_per_gpu; give the stall one way");
       c.stall_s = size / k.positive_number("snapshot_Bps_per_gpu");
-    } else {
+    } else if (k.has("stall_s")) {
       c.stall_s = k.non_negative_number("stall_s");
+    } else {
+      throw core::InputError(k.pointer_of("stall_s"), "missing; an asynchronous checkpoint stalls for stall_s, or for size_bytes_per_gpu at "
+                                                      "snapshot_Bps_per_gpu (the copy to host memory): give one of them");
     }
     if (c.stall_s > c.write_s)
       throw core::InputError(k.pointer_of(k.has("stall_s") ? "stall_s" : "snapshot_Bps_per_gpu"),

@@ -164,7 +164,11 @@ class InferenceStudy : public Study {
         ". First point, one MoE layer and micro-batch: attention " + us(c.attention_s) + " us" +
         (c.kv_fetch_s > 0 ? ", KV fetch over PCIe " + us(c.kv_fetch_s) + " us" : "") + ", dispatch " + us(c.dispatch_s) +
         " us, experts " + us(c.expert_s) + " us, combine " + us(c.combine_s) + " us; busiest expert GPU " +
-        format_number(first->expert_imbalance) + "x the mean.");
+        format_number(first->expert_imbalance) + "x the mean. " +
+        (prefill ? std::string("MTP: none in prefill.")
+         : mtp_acceptance ? "MTP: on, each step verifying one drafted token, accepted with probability " + format_number(*mtp_acceptance) +
+                                " (the MTP rows); the TPOT rows are without it."
+                          : std::string("MTP: off (give /decode/mtp_acceptance for its rows).")));
     if (options.trace) r.trace_json = core::evaluate_analytically(first->graph).chrome_trace_json();
     return r;
   }

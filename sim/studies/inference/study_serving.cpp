@@ -1187,6 +1187,8 @@ class ServingStudy : public Study {
            " per sequence (the MTP module run as many times), accepted with probability";
       for (std::size_t i = 0; i < config.mtp_acceptance.size(); ++i) s += (i ? ", " : " ") + format_number(config.mtp_acceptance[i]);
       s += config.mtp_drafts > 1 ? " by position, each once the ones before it are." : ".";
+    } else if (model->mtp_modules > 0) {
+      s += " MTP: off (the model has an MTP module; give /deployment/mtp_acceptance to use it).";
     }
     return s;
   }

@@ -108,6 +108,7 @@ std::vector<Report> run_scenarios(const std::vector<const Scenario*>& scenarios,
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error("fork failed");
       if (pid == 0) {
+        core::silence_progress_in_this_process();  // the parent's bar speaks for the scenarios
         ::close(fds[0]);
         for (const pollfd& p : pipes) ::close(p.fd);
         work(scenarios, *next, fds[1]);

@@ -198,6 +198,7 @@ bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its workers with it
+      core::silence_progress_in_this_process();  // the parent's bar speaks for the points
       if (::getppid() == 1) ::_exit(1);
       ::close(progress[0]);
       int code = 0;
