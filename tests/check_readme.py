@@ -135,10 +135,10 @@ FIGURES = [
     ("Table 4, calibrated", rf"each op from its first kernel to its last\): {N % 'ours'} s \({N % 'delta'}%\)", TABLES,
      [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
     ("Table 4, in-step", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): {N % 'ours'} s", IN_STEP,
-     [row("MPFT: DeepSeek-V3", "time/step", ours="ours")]),
+     [row("MPFT with /moe/traffic=in-step: DeepSeek-V3", "time/step", ours="ours")]),
     ("Table 4, in-step, calibrated", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): [\d.]+ s, calibrated "
                                      rf"{N % 'ours'} s \({N % 'delta'}%\)", IN_STEP_CALIBRATED,
-     [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
+     [row("MPFT, calibrated with /moe/traffic=in-step: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
     ("inference", rf"{N % 'tpot'} ms TPOT at 2560 sequences x 4K context.*?links at their full rate as the paper "
                   rf"assumes\) {N % 'limit'} ms against 14\.76.*?MTP {N % 'mtp_low'}-{N % 'mtp_high'}x against 1\.8x.*?"
                   rf"prefill on 32 GPUs {N % 'prefill'}K tokens/s per GPU", TABLES,
