@@ -1,27 +1,31 @@
 #!/usr/bin/env python3
-"""The README's commands still run, and the figures it quotes still come out of them.
+"""The commands of the README and docs/ still run, and the figures they quote still come out of them.
 
 usage: check_readme.py CODESIM [--slow]
 
-Every line of README.md's `sh` code blocks that runs `build/codesim` (or `./build/codesim`) is run
-as written, with bash, from a scratch copy of the source root (a folder of links to its files, with
-`build/codesim` linked to CODESIM), so that the files the commands write land in the scratch
-folder; each must exit 0. A code block of `$ build/codesim ...` transcripts runs each command (exit
+The pages are README.md and every docs/*.md. Every line of their `sh` code blocks that runs
+`build/codesim` (or `./build/codesim`) is run as written, with bash, from a scratch copy of the
+source root (a folder of links to its files, with `build/codesim` linked to CODESIM), so that the
+files the commands write land in the scratch folder; each must exit 0. A code block of `$ build/codesim ...` transcripts runs each command (exit
 0, or 2 where it shows a `codesim: ...` error) and finds the lines shown under it in what it prints
 (stdout, stderr, then a file it redirects to), in order ("..." skips lines; a line ending in
-" ..." is matched up to there). Then each figure in FIGURES, read from the README by a pattern, is
-held to the output of the README command that produces it, rounded as the README rounds it.
+" ..." is matched up to there). Then each figure in FIGURES, read by a pattern from whichever page
+holds it, is held to the output of the command that produces it, rounded as the page rounds it.
+Without --slow it also checks that the README links every page of docs/ and that every relative
+link of the pages leads to a file, that docs/scenarios.md names every scenario kind and field of
+scenarios/schema.json, and (through FIGURES) that docs/models.md gives every model of data/models/.
 
 Commands in SLOW take more than about 20 s. Without --slow (the CTest `readme.commands`) each runs
 as the shorter command of the same kind given there (or not at all where none is given), with its
-exit code checked, and the figures the README quotes from it are not checked; with --slow (the
+exit code checked, and the figures the pages quote from it are not checked; with --slow (the
 CTest `readme.slow`, label "slow", which CI leaves out: run it with `ctest --test-dir build -L slow`)
-only they run, as the README writes them, and their figures are checked.
+only they run, as the pages write them, and their figures are checked.
 
-The README's placeholders get stand-ins: `my-scenario.json` is a copy of a shipped scenario, and
+The pages' placeholders get stand-ins: `my-scenario.json` is a copy of a shipped scenario, and
 `trace.json` DeepSeek's profile from ../shared (commands on ../shared are skipped where it is not
 beside the checkout, as the calibrate tests are).
 """
+import json
 import re
 import shutil
 import subprocess
@@ -32,10 +36,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))   # the README first
 
-# Commands (as the README writes them) taking more than about 20 s, each with the command that
+# Commands (as the pages write them) taking more than about 20 s, each with the command that
 # stands in for it in the quick run, a shorter one of the same kind (None: none). A stand-in's
-# output is not held to the README's transcript.
+# output is not held to the pages' transcripts.
 IN_STEP = "build/codesim run scenarios/paper/table4-mpft.json --set /moe/traffic=in-step"
 IN_STEP_CALIBRATED = "build/codesim run scenarios/paper/table4-mpft-calibrated.json --set /moe/traffic=in-step"
 PLAN = "build/codesim plan scenarios/training/mixtral-8x7b-h100.json"
@@ -60,6 +65,14 @@ SLOW = {
 }
 
 TABLES = "build/codesim tables --check > tables.md"
+# The README's three questions.
+SERVE_PLAN_50 = "build/codesim serve-plan scenarios/serving/llama-3.1-70b-h100-colocated.json --rate 50"
+SMALL_PLAN_TOP_3 = f"{PLAN} {SMALL_PLAN} --top 3"
+TPOT_BOUND = "build/codesim tables --only tpot-bound"
+# docs/models.md: every model's parameters, as the train-flops study counts them.
+MODELS = {path.stem: json.loads(path.read_text())["display_name"] for path in sorted((ROOT / "data/models").glob("*.json"))}
+MODEL_PARAMETERS = ("build/codesim run scenarios/paper/train-flops.json --set '/train_flops/models=["
+                    + ",".join(f'"{name}"' for name in MODELS) + "]'")
 N = r"(?P<%s>[+-]?[\d.,]+)"   # a figure named %s
 
 
@@ -87,11 +100,12 @@ def check_totals(output):
     return {"simulated": int(line.group(2)), "others": int(line.group(1)) - int(line.group(2))} if line else {}
 
 
-# Figures the README quotes: (what, README pattern, command, output patterns[, scales]). The README
-# pattern's named groups are the figures; each output pattern (a regular expression, or a function
-# of the output giving figures by name) gives the figures of the same names, which, times their
-# scale, must round to the README's at the README's precision. The command is one of the README's,
-# or, for a figure the README gives for a shipped scenario, the command that runs it.
+# Figures the pages quote: (what, page pattern, command, output patterns[, scales]). The page
+# pattern (searched in README.md, then each docs/*.md) names the figures; each output pattern (a
+# regular expression, or a function of the output giving figures by name) gives the figures of the
+# same names, which, times their scale, must round to the page's at the page's precision. The
+# command is one of the pages', or, for a figure a page gives for a shipped scenario, the command
+# that runs it.
 FIGURES = [
     ("kv-cache", rf"exact \({N % 'v3'} / {N % 'qwen'} / {N % 'llama'} KB\); the paper's 7\.28x is {N % 'ratio'}x",
      TABLES, [row("DeepSeek-V3 (MLA)", "KV cache per token", ours="v3"),
@@ -121,10 +135,10 @@ FIGURES = [
     ("Table 4, calibrated", rf"each op from its first kernel to its last\): {N % 'ours'} s \({N % 'delta'}%\)", TABLES,
      [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
     ("Table 4, in-step", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): {N % 'ours'} s", IN_STEP,
-     [row("MPFT: DeepSeek-V3", "time/step", ours="ours")]),
+     [row("MPFT with /moe/traffic=in-step: DeepSeek-V3", "time/step", ours="ours")]),
     ("Table 4, in-step, calibrated", rf"`--set /moe/traffic=in-step`, 19 s and 3\.9 GB\): [\d.]+ s, calibrated "
                                      rf"{N % 'ours'} s \({N % 'delta'}%\)", IN_STEP_CALIBRATED,
-     [row("MPFT, calibrated: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
+     [row("MPFT, calibrated with /moe/traffic=in-step: DeepSeek-V3", "time/step", ours="ours", delta="delta")]),
     ("inference", rf"{N % 'tpot'} ms TPOT at 2560 sequences x 4K context.*?links at their full rate as the paper "
                   rf"assumes\) {N % 'limit'} ms against 14\.76.*?MTP {N % 'mtp_low'}-{N % 'mtp_high'}x against 1\.8x.*?"
                   rf"prefill on 32 GPUs {N % 'prefill'}K tokens/s per GPU", TABLES,
@@ -187,6 +201,25 @@ FIGURES = [
      [row("MPFT: DeepSeek-V3", "time/step", ours="step")]),
     ("check", rf"today\s+\*\*{N % 'simulated'} of the figures our simulation produces are within their tolerance\*\*"
               rf".*?the other {N % 'others'} that pass", TABLES, [check_totals]),
+    ("README: serving sizing", rf"One node serves {N % 'unit'} requests/s within it, so 50 need {N % 'units'},.*?"
+                               rf"TTFT p90 {N % 'ttft'} s, TPOT p90 {N % 'tpot'} ms", SERVE_PLAN_50,
+     [rf"\| one unit: requests/s within the SLO \| req/s \| [^|]* \| {N % 'unit'} \|",
+      rf"\| for 50 req/s: nodes \| nodes \| [^|]* \| {N % 'units'} \|",
+      rf"\| for 50 req/s: TTFT p90, all units simulated together \| s \| [^|]* \| {N % 'ttft'} \|",
+      rf"\| for 50 req/s: TPOT p90, all units simulated together \| ms \| [^|]* \| {N % 'tpot'} \|"]),
+    ("README: training layout", rf"TP {N % 'tp'}, CP {N % 'cp'}, PP {N % 'pp'} interleaved over {N % 'vpp'} virtual stages, "
+                                rf"EP {N % 'ep'} and\s+ZeRO-{N % 'zero'} take {N % 'step'} s a step at\s+{N % 'tflops'} TFLOPS per GPU, "
+                                rf"in {N % 'memory'} GB", SMALL_PLAN_TOP_3,
+     [rf"^\| 1 \| {N % 'tp'} \| {N % 'cp'} \| {N % 'pp'} \| {N % 'vpp'} \| 1 \| {N % 'ep'} \| 1 \| 1 \| interleaved \| none \| "
+      rf"{N % 'zero'} \| {N % 'step'} \| [\d.]+ \| {N % 'tflops'} \| [\d.]+ \| {N % 'memory'} \|"]),
+    ("README: decode bound", rf"The bound comes out at\s+{N % 'tpot'} ms \({N % 'speed'} tokens/s\), and the decode step flow-simulated "
+                             rf"over the same links, with their\s+latency, at {N % 'flow'} ms", TPOT_BOUND,
+     [row("IB 50 GB/s: TPOT, 61 layers (bound)", "time", ours="tpot"),
+      row("IB 50 GB/s: output speed per user (bound)", "rate", ours="speed"),
+      row("IB 50 GB/s: TPOT, flow simulation", "time", ours="flow")]),
+    *[(f"models: {name}", rf"\| `{re.escape(name)}` \| [^|\n]* \| {N % 'total'} / {N % 'active'} \|", MODEL_PARAMETERS,
+       [row(display, "parameters, total", ours="total"), row(display, "parameters, active per token", ours="active")])
+      for name, display in MODELS.items()],
 ]
 
 
@@ -219,6 +252,42 @@ def readme_commands(text):
     return commands
 
 
+def check_pages(pages):
+    """The README links every page of docs/, every relative link leads to a file, and
+    docs/scenarios.md names every scenario kind and every field of scenarios/schema.json."""
+    problems = []
+    for name in pages:
+        if name != "README.md" and f"]({name})" not in pages["README.md"]:
+            problems.append(f"README.md does not link {name}")
+    for name, text in pages.items():
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not ((ROOT / name).parent / target.split("#")[0]).exists():
+                problems.append(f"{name} links {target}, which is not there")
+    scenarios = pages.get("docs/scenarios.md", "")
+    schema = json.loads((ROOT / "scenarios/schema.json").read_text())
+    for kind in schema["properties"]["kind"]["enum"]:
+        if not re.search(rf"^\|[^|\n]*`{re.escape(kind)}`[^|\n]*\|", scenarios, re.MULTILINE):
+            problems.append(f"docs/scenarios.md has no row for the kind `{kind}`")
+    fields = set()
+
+    def collect(node):
+        if isinstance(node, dict):
+            fields.update(node.get("properties", {}))
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+    collect(schema)
+    spans = " ".join(re.findall(r"`([^`]+)`", scenarios))
+    for field in sorted(fields):
+        if not re.search(rf"(?<!\w){re.escape(field)}(?!\w)", spans):
+            problems.append(f"docs/scenarios.md does not name the field `{field}` of scenarios/schema.json")
+    return problems
+
+
 def number(text):
     return float(text.replace(",", "").replace("\u2212", "-"))
 
@@ -239,7 +308,7 @@ def find_lines(expected, output):
         while at < len(lines) and not (lines[at].strip().startswith(want) if prefix else lines[at].strip() == want):
             at += 1
         if at == len(lines):
-            return f"the README shows '{want}', which it does not print (in this order)"
+            return f"the page shows '{want}', which it does not print (in this order)"
         at += 1
     return None
 
@@ -282,14 +351,23 @@ def main():
         sys.exit(__doc__)
     codesim = str(Path(sys.argv[1]).resolve())
     slow_run = "--slow" in sys.argv[2:]
-    readme = (ROOT / "README.md").read_text()
-    commands = list(dict(readme_commands(readme)).items())   # each once, in order
-    readme_lines = {command for command, _ in commands}
-    commands += [(source, None) for source in dict.fromkeys(f[2] for f in FIGURES) if source not in readme_lines]
+    pages = {page.relative_to(ROOT).as_posix(): page.read_text() for page in PAGES}
+    commands = {}   # each once, in order, with every transcript the pages show of it
+    for text in pages.values():
+        for command, expected in readme_commands(text):
+            commands.setdefault(command, [])
+            if expected:
+                commands[command].append(expected)
+    for source in dict.fromkeys(f[2] for f in FIGURES):
+        commands.setdefault(source, [])
     failures, outputs = [], {}
+    if not slow_run:
+        for problem in check_pages(pages):
+            print(f"FAIL pages: {problem}")
+            failures.append(f"pages: {problem}")
     with tempfile.TemporaryDirectory(prefix="codesim-readme-") as scratch:
         work = sandbox(Path(scratch), codesim)
-        for command, expected in commands:
+        for command, transcripts in commands.items():
             slow, shortening = slow_entry(command)
             if slow != slow_run and not (slow and shortening and not slow_run):
                 continue
@@ -299,9 +377,9 @@ def main():
             line = shortening if slow and not slow_run else command
             code, output, seconds = run(line, work)
             # A transcript showing an error expects the exit code of bad input.
-            wanted = 2 if expected and expected[0].startswith("codesim: ") else 0
-            problem = f"exit {code}, expected {wanted}" if code != wanted else (
-                find_lines(expected, output) if expected and line == command else None)
+            wanted = 2 if any(expected[0].startswith("codesim: ") for expected in transcripts if expected) else 0
+            problem = f"exit {code}, expected {wanted}" if code != wanted else next(
+                (p for p in (find_lines(expected, output) for expected in transcripts if line == command) if p), None)
             print(f"{'ok  ' if problem is None else 'FAIL'} {seconds:6.1f} s  {line}", flush=True)
             if problem:
                 failures.append(f"{line}: {problem}\n{output[-3000:]}")
@@ -312,7 +390,7 @@ def main():
                 continue
             if ("../shared" in source or "trace.json" in source.split()) and not SHARED.is_dir():
                 continue
-            problem = check_figure(readme, readme_pattern, source, output_patterns, scales[0] if scales else {}, outputs)
+            problem = check_figure(pages, readme_pattern, source, output_patterns, scales[0] if scales else {}, outputs)
             print(f"{'ok  ' if problem is None else 'FAIL'} figure: {what}")
             if problem:
                 failures.append(f"figure {what}: {problem}")
@@ -322,10 +400,11 @@ def main():
     return 1 if failures else 0
 
 
-def check_figure(readme, readme_pattern, source, output_patterns, scales, outputs):
-    quoted = re.search(readme_pattern, readme, re.DOTALL)
+def check_figure(pages, readme_pattern, source, output_patterns, scales, outputs):
+    found = ((name, re.search(readme_pattern, text, re.DOTALL)) for name, text in pages.items())
+    page, quoted = next(((name, match) for name, match in found if match), (None, None))
     if quoted is None:
-        return f"the README no longer says /{readme_pattern}/: update FIGURES in {Path(__file__).name}"
+        return f"no page (README.md, docs/*.md) says /{readme_pattern}/: update FIGURES in {Path(__file__).name}"
     if source not in outputs:
         return f"'{source}' did not run"
     figures = {}
@@ -343,7 +422,7 @@ def check_figure(readme, readme_pattern, source, output_patterns, scales, output
             return f"no output pattern gives the figure '{name}'"
         ours = figures[name] * scales.get(name, 1)
         if abs(ours - number(text)) > 0.5 * 10 ** -decimals(text) * (1 + 1e-9):
-            wrong.append(f"{name}: the README says {text}, the command gives {ours:.{decimals(text) + 2}f}")
+            wrong.append(f"{name}: {page} says {text}, the command gives {ours:.{decimals(text) + 2}f}")
     return "; ".join(wrong) or None
 
 
