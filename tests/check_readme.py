@@ -62,6 +62,8 @@ SLOW = {
         "build/codesim serve-plan tests/data/serving/day-plan-colocated.json --series plan.csv",
     "build/codesim serve-search sweeps/serve-search-llama-3.1-70b.json --out search.csv":
         "build/codesim serve-search tests/data/serving/search-small.json --out search.csv",
+    "build/codesim serve-search sweeps/serve-search-llama-3.1-70b.json --out search.csv --rate 50":
+        "build/codesim serve-search tests/data/serving/search-small.json --out search.csv --rate 50",
 }
 
 TABLES = "build/codesim tables --check > tables.md"

@@ -15,6 +15,7 @@ Data: an installed package reads the data installed beside it; CODESIM_DATA=DIR[
 codesim.add_data(DIR) add folders searched first (a GPU, a model, a GEMM library of your own).
 """
 import json
+import math
 import os
 import pathlib
 
@@ -68,8 +69,30 @@ def _plain(value):
     raise TypeError(f"{type(value).__name__} is not allowed; numbers, strings, booleans, lists and dicts")
 
 
-def _json(value):
-    return json.dumps(value, default=_plain)
+def _non_finite(value, path):
+    """The path of the first number in `value` that JSON cannot hold (NaN, an infinity), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{path}/{key}")
+        if found is not None:
+            return found
+    return None
+
+
+def _json(value, where=""):
+    """JSON text of `value`; InputError naming the path of a NaN or an infinity (JSON has neither)."""
+    try:
+        return json.dumps(value, default=_plain, allow_nan=False)
+    except ValueError:
+        path = _non_finite(json.loads(json.dumps(value, default=_plain)), where) or where
+        raise InputError(f"{path}: a number that is not finite (NaN or an infinity) is not allowed; JSON holds finite numbers", path) from None
 
 
 class Report:
@@ -168,8 +191,8 @@ def _assignment(pointer, value):
     if not isinstance(pointer, str) or not pointer.startswith("/"):
         raise TypeError(f"sets: key {pointer!r} is not allowed; a JSON pointer such as '/workload/duration_s'")
     try:
-        return f"{pointer}={_json(value)}"
-    except (TypeError, ValueError) as error:
+        return f"{pointer}={_json(value, pointer)}"
+    except TypeError as error:
         raise TypeError(f"sets: {pointer}: {error}") from None
 
 
@@ -226,7 +249,7 @@ def sweep(base, grid=None, points=None, jobs=None, log=None):
         path = os.fspath(log) if log is not None else os.path.join(scratch, "sweep.jsonl")
         try:
             text = _json(document)
-        except (TypeError, ValueError) as error:
+        except TypeError as error:
             raise TypeError(f"{'grid' if grid is not None else 'points'}: {error}") from None
         rows = json.loads(_codesim.sweep(text, os.getcwd(), path, jobs))
     return _sweep_frame(rows)

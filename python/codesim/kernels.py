@@ -50,6 +50,11 @@ def _cases(cases, fields):
     pandas = _pandas()
     if cases is None:
         if any(_listlike(v) for v in fields.values()):
+            lengths = {k: len(v) for k, v in fields.items() if _listlike(v)}
+            if len(set(lengths.values())) > 1:
+                listed = ", ".join(f"{k}: {n} values" for k, n in lengths.items())
+                first = next(iter(lengths))
+                raise _codesim.InputError(f"{first}: lists of different lengths are not allowed ({listed}); give lists of one length, or single values", first)
             frame = pandas.DataFrame({k: v for k, v in fields.items()})
         else:
             frame = pandas.DataFrame([fields])

@@ -752,7 +752,9 @@ class ServingStudy : public Study {
                         " s and TPOT p90 " + format_number(f.at.tpot_s.p90 * 1e3) + " ms.");
       return;
     }
-    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.at.request_rate_per_s, Basis::kSimulated});
+    // The rate offered, as serve-plan's one unit reports it (what arrived in the window differs by chance).
+    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.rate_per_s, Basis::kSimulated});
+    r.rows.push_back({"slo/gpus", label_, "GPUs of the deployment", "GPUs", {}, gpus_of(c), Basis::kInput});
     r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
                       Basis::kSimulated});
     r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
@@ -914,7 +916,7 @@ class ServingStudy : public Study {
         const auto b = workload::step_breakdown(cc.decode.cost->step(res.decode.mean_load));
         row("cap_" + std::to_string(cap) + "/step", at + "decode step at its mean load", "ms", b.step_s * 1e3);
         row("cap_" + std::to_string(cap) + "/attention", at + "of which attention", "ms", b.attention_s * 1e3);
-        row("cap_" + std::to_string(cap) + "/ffn", at + "of which experts, gate and dense FFNs", "ms",
+        row("cap_" + std::to_string(cap) + "/ffn", at + (model->moe ? "of which experts, gate and dense FFNs" : "of which FFNs"), "ms",
             (b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s) * 1e3);
         row("cap_" + std::to_string(cap) + "/exposed_comm", at + "of which communication exposed", "ms", b.exposed_comm_s * 1e3);
       }

@@ -139,8 +139,9 @@ namespace {
 // holds; a run with fields set is another configuration, so they are marked as the base's and
 // say what was set. Sets of those words themselves, or of the paper's figures, change nothing.
 void mark_as_base(Scenario& s, const std::vector<std::string>& overrides) {
-  static const std::vector<std::string> words = {"title", "label", "notes", "source", "table", "expected",
-                                                 "tolerance", "tolerance_abs", "known_misses", "calibrated", "basis"};
+  // The scenario's words, its paper figures, and what it is asked to report (a plan, a series).
+  static const std::vector<std::string> words = {"title", "label", "notes", "source", "table", "expected", "tolerance",
+                                                 "tolerance_abs", "known_misses", "calibrated", "basis", "plan", "series"};
   std::string sets;
   std::vector<std::string> set_words;
   for (const auto& assignment : overrides) {

@@ -60,10 +60,12 @@ ServeSearch load_serve_search(const std::string& path) {
   return search;
 }
 
-std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows) {
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows, double load_per_s) {
   const Sweep& sweep = search.sweep;
+  const bool at_load = load_per_s > 0;
   struct Ranked {
-    double usd = 0, rate = 0, per_gpu = 0, price = 0;
+    double usd = 0, rate = 0, per_gpu = 0, price = 0, gpus = 0;
+    double copies = 0, load_gpus = 0, headroom = 0, load_usd = 0;  // at the load: the deployments it needs
     const nlohmann::json* row = nullptr;
   };
   std::vector<Ranked> ranked;
@@ -72,19 +74,33 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
     if (point >= search.usd_per_gpu_hour.size()) continue;  // a log of another search's points
     Ranked r;
     r.row = &row;
-    r.usd = std::numeric_limits<double>::infinity();
+    r.usd = r.load_usd = std::numeric_limits<double>::infinity();
     r.price = search.usd_per_gpu_hour[point];
     if (row.contains("metrics")) {
       const auto& m = row["metrics"];
       auto value = [&](const char* id) { return m.contains(id) && m[id].is_number() ? m[id].get<double>() : 0.0; };
       r.rate = value("slo/max_rate");
       r.per_gpu = value("slo/max_output_per_gpu");
+      r.gpus = value("slo/gpus");
       // A GPU-hour over the output tokens one GPU serves in that hour at the highest rate.
       if (r.rate > 0 && r.per_gpu > 0) r.usd = r.price / (r.per_gpu * 3600) * 1e6;
+      // At the load: as many copies of the point's deployment as its highest rate divides into
+      // the load, rounded up; their GPU-hours over the output tokens the load asks for (a request's
+      // output as at the highest rate).
+      if (at_load && r.rate > 0 && r.per_gpu > 0 && r.gpus > 0) {
+        r.copies = std::ceil(load_per_s / r.rate - 1e-9);
+        r.load_gpus = r.copies * r.gpus;
+        r.headroom = r.copies * r.rate / load_per_s - 1;
+        const double output_per_request = r.per_gpu * r.gpus / r.rate;
+        r.load_usd = r.load_gpus * r.price / (load_per_s * output_per_request * 3600) * 1e6;
+      }
     }
     ranked.push_back(r);
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) { return a.usd < b.usd; });
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& a, const Ranked& b) {
+    if (at_load && a.load_usd != b.load_usd) return a.load_usd < b.load_usd;
+    return a.usd < b.usd;
+  });
   std::vector<std::string> varied;  // the pointers the user's grid sets
   for (const auto& p : sweep.pointers)
     if (p != "/slo/search") varied.push_back(p);
@@ -94,19 +110,32 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
     out += " " + p + " |";
     rule += "---|";
   }
-  out += " USD a GPU-hour | highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |\n" + rule + "---:|---:|---:|---:|\n";
+  out += " USD a GPU-hour | highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |";
+  rule += "---:|---:|---:|---:|";
+  if (at_load) {
+    out += " for " + format_number(load_per_s) + " req/s: copies | GPUs | headroom | USD per million output tokens |";
+    rule += "---:|---:|---:|---:|";
+  }
+  out += "\n" + rule + "\n";
+  const std::string blanks = at_load ? " | | | | |" : "";
   int rank = 0;
   for (const auto& r : ranked) {
     const auto& inputs = (*r.row)["inputs"];
-    out += "| " + (std::isfinite(r.usd) ? std::to_string(++rank) : std::string("–")) + " | " + std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
+    const bool ranks = at_load ? std::isfinite(r.load_usd) : std::isfinite(r.usd);
+    out += "| " + (ranks ? std::to_string(++rank) : std::string("–")) + " | " + std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
     for (const auto& p : varied) out += " " + (inputs.contains(p) ? (inputs[p].is_string() ? inputs[p].get<std::string>() : inputs[p].dump()) : std::string()) + " |";
     out += " " + format_number(r.price) + " |";
     if (r.row->contains("error")) {
-      out += " refused: " + (*r.row)["error"].get<std::string>() + " | | |\n";
+      out += " refused: " + (*r.row)["error"].get<std::string>() + " | | |" + blanks + "\n";
     } else if (!std::isfinite(r.usd)) {
-      out += " none meets the SLO | | |\n";
+      out += " none meets the SLO | | |" + blanks + "\n";
     } else {
-      out += " " + format_number(r.rate) + " | " + format_number(r.per_gpu) + " | " + format_number(r.usd) + " |\n";
+      out += " " + format_number(r.rate) + " | " + format_number(r.per_gpu) + " | " + format_number(r.usd) + " |";
+      if (at_load)
+        out += std::isfinite(r.load_usd) ? " " + format_number(r.copies) + " | " + format_number(r.load_gpus) + " | " + format_number(std::round(1000 * r.headroom) / 10) +
+                                               "% | " + format_number(r.load_usd) + " |"
+                                         : std::string(" | | | |");
+      out += "\n";
     }
   }
   return out;

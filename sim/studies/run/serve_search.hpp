@@ -26,7 +26,10 @@ struct ServeSearch {
 ServeSearch load_serve_search(const std::string& path);
 
 // The points ranked by cost per million output tokens at their highest rate within the SLO (those
-// that meet it at no rate, or were refused, last), as a Markdown table.
-std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows);
+// that meet it at no rate, or were refused, last), as a Markdown table. With a load (req/s > 0),
+// also what each point needs for it: copies of its deployment (its highest rate divided into the
+// load, rounded up), their GPUs, the headroom they leave, and the cost per million output tokens
+// at that load; ranked by that cost.
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows, double load_per_s = 0);
 
 }  // namespace studies
