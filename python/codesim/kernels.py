@@ -24,6 +24,7 @@ A case the model cannot time raises codesim.InputError naming the row and field 
 keeps it, with the reason in the `error` column).
 """
 import json
+import math
 import os
 
 from . import _codesim
@@ -48,6 +49,12 @@ def _plain(value):
 
 def _cases(cases, fields):
     pandas = _pandas()
+    for key, value in fields.items():
+        for item in (value if _listlike(value) else [value]):
+            if isinstance(item, float) and not math.isfinite(item):
+                raise _codesim.InputError(f"{key}: {item} is not allowed; a finite number", key)
+        if _listlike(value) and len(value) == 0:
+            raise _codesim.InputError(f"{key}: an empty list is not allowed; give at least one value", key)
     if cases is None:
         if any(_listlike(v) for v in fields.values()):
             lengths = {k: len(v) for k, v in fields.items() if _listlike(v)}

@@ -5,6 +5,7 @@
 // load needs (checked by simulating them together), and throughput per GPU against tokens/s per
 // user over decode batch caps. The same as `codesim run` with `--set /plan={...}`. On a scenario
 // with a load profile, a plan for the day: the units per interval that keep the SLO.
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -47,7 +48,8 @@ int serve_plan_command(const Args& args) {
   if (!parse_options(args, "usage: codesim serve-plan SCENARIO.json [options]", options, positional, vm)) return 0;
   nlohmann::json plan = scenario_plan(scenario_path);
   if (vm.count("rate")) {
-    if (!(rate > 0)) throw core::InputError("--rate", studies::format_number(rate) + " is not allowed; a rate above 0 requests/s");
+    if (!(rate >= 1e-9 && std::isfinite(rate)))
+      throw core::InputError("--rate", studies::format_number(rate) + " is not allowed; a finite rate of at least 1e-9 requests/s");
     plan["rate_per_s"] = rate;
   }
   if (vm.count("caps")) {

@@ -20,7 +20,7 @@ GemmMeasurement read_row(core::JsonReader& r) {
   s.n = static_cast<double>(r.positive_integer("n", 1 << 24));
   s.k = static_cast<double>(r.positive_integer("k", 1 << 24));
   s.groups = static_cast<int>(r.positive_integer("groups", 1, 4096));
-  row.tflops = r.positive_number("tflops");
+  row.tflops = r.number_in("tflops", 1e-3, 1e5);  // a GFLOP/s to 100 PFLOP/s
   return row;
 }
 

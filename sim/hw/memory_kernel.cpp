@@ -56,9 +56,9 @@ const MemoryKernelModel& hopper_memory_kernels() {
         const std::string kind = item.one_of("kind", memory_kernel_kind_names());
         row.kind = static_cast<MemoryKernelKind>(std::find(memory_kernel_kind_names().begin(), memory_kernel_kind_names().end(), kind) -
                                                  memory_kernel_kind_names().begin());
-        row.bytes = item.positive_number("bytes");
-        row.seconds = item.positive_number("us") * 1e-6;
-        row.hbm_Bps = peaks.positive_number(row.gpu);
+        row.bytes = item.number_in("bytes", 1, 1e15);
+        row.seconds = item.number_in("us", 1e-3, 1e9) * 1e-6;
+        row.hbm_Bps = peaks.number_in(row.gpu, 1e10, 1e15);
         item.finish();
         m.rows.push_back(row);
       }

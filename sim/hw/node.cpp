@@ -17,13 +17,13 @@ const std::vector<Node>& node_catalogue() {
       n.name = r.string("name");
       n.gpu = r.one_of("gpu", gpu_names());
       n.gpus = static_cast<int>(r.positive_integer("gpus", 100'000));
-      n.scale_up_nominal_Bps = r.positive_number("scale_up_nominal_Bps");
-      n.scale_up_achieved_Bps = r.positive_number("scale_up_achieved_Bps");
-      n.scale_up_latency_s = r.non_negative_number("scale_up_latency_s");
+      n.scale_up_nominal_Bps = r.number_in("scale_up_nominal_Bps", 1e8, 1e14);  // 100 MB/s to 100 TB/s a GPU
+      n.scale_up_achieved_Bps = r.number_in("scale_up_achieved_Bps", 1e8, 1e14);
+      n.scale_up_latency_s = r.number_in("scale_up_latency_s", 0, 1e-2);  // nanoseconds to milliseconds
       n.nics = static_cast<int>(r.positive_integer("nics", 100'000));
-      n.nic_Bps = r.positive_number("nic_Bps");
-      n.scale_out_latency_s = r.non_negative_number("scale_out_latency_s");
-      n.pcie_Bps = r.positive_number("pcie_Bps");
+      n.nic_Bps = r.number_in("nic_Bps", 1e8, 1e14);
+      n.scale_out_latency_s = r.number_in("scale_out_latency_s", 0, 1e-2);
+      n.pcie_Bps = r.number_in("pcie_Bps", 1e8, 1e14);
       core::require_sources(r, {"gpus", "scale_up_nominal_Bps", "scale_up_achieved_Bps", "scale_up_latency_s", "nics", "nic_Bps",
                                 "scale_out_latency_s", "pcie_Bps"});
       r.finish();

@@ -313,3 +313,12 @@ def test_without_pandas_a_frame_says_what_to_install():
             "try:\n    report.tables\nexcept ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code, str(TPOT)], check=True, capture_output=True, text=True).stdout
     assert "install pandas (python3-pandas)" in out
+
+
+def test_kernel_fields_json_cannot_hold_are_named():
+    with pytest.raises(codesim.InputError, match=r"^m: nan is not allowed; a finite number"):
+        codesim.kernels.gemm(m=float("nan"), n=4096, k=128)
+    with pytest.raises(codesim.InputError, match=r"^bytes: inf is not allowed; a finite number"):
+        codesim.kernels.memory(op="copy", bytes=float("inf"))
+    with pytest.raises(codesim.InputError, match=r"^m: an empty list is not allowed"):
+        codesim.kernels.gemm(m=[], n=4096, k=128)

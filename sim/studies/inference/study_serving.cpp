@@ -126,11 +126,15 @@ void check_rank_count(const std::string& pointer, const std::string& what, doubl
 }
 
 // A run whose requests pass kMaxRequests (a bursty process's count varies around rate x duration).
+// Closed-loop clients send as fast as requests finish: their count is known only as they run.
 template <class Run>
-serving::ServingResult within_request_limit(const Run& run) {
+serving::ServingResult within_request_limit(const Run& run, bool closed_loop) {
   try {
     return run();
   } catch (const serving::TooManyRequests& e) {
+    if (closed_loop)
+      throw core::InputError("/workload/duration_s", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
+                                                         " requests in a run; the clients sent them faster than that: shorten duration_s or lower clients");
     throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
                                                       " requests in a run; lower rate_per_s or duration_s, or raise burstiness");
   }
@@ -697,7 +701,7 @@ class ServingStudy : public Study {
       const std::vector<serving::Request> scaled = scale == 1 ? std::vector<serving::Request>{} : requests_at(scale, c.duration_s);
       serving::ListedSource source(scale == 1 ? trace : scaled);
       return through_engine(source);
-    });
+    }, clients_count > 0 && !capped);
   }
 
   bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const {
@@ -1261,8 +1265,8 @@ serving::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
     profile = serving::LoadProfile(rates, 3600);
   } else {
     core::JsonReader d = r.object("diurnal");
-    const double peak = d.positive_number("peak");
-    const double trough = d.non_negative_number("trough");
+    const double peak = d.number_in("peak", 1e-9, 1e9);  // as an hourly rate is bounded
+    const double trough = d.number_in("trough", 0, 1e9);
     if (trough > peak)
       throw core::InputError(d.pointer_of("trough"), format_number(trough) + " is not allowed; at most the peak (" + format_number(peak) + ")");
     const double peak_hour = d.non_negative_number("peak_hour", 14.0);
@@ -1296,7 +1300,7 @@ serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, b
     p.rate_per_s = p.profile.expected(0, duration_s) / duration_s;  // the mean
     if (!(p.rate_per_s > 0)) throw core::InputError(profile.pointer(), "no request arrives within duration_s: give a rate above 0 somewhere");
   } else {
-    p.rate_per_s = a.positive_number("rate_per_s");
+    p.rate_per_s = a.positive_number("rate_per_s");  // a huge one is refused by its request count below
   }
   p.burstiness = a.positive_number("burstiness", 1.0);
   if (p.burstiness < serving::kMinBurstiness)
@@ -1431,6 +1435,9 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
 // node's GPUs' weights at the storage bandwidth) and warm-up.
 void parse_autoscaling(core::JsonReader& as, ServingStudy& s, serving::ServingConfig& c) {
   c.autoscaling.interval_s = as.positive_number("interval_s", 60.0);
+  if (c.autoscaling.interval_s > c.duration_s)
+    throw core::InputError(as.pointer_of("interval_s"), format_number(c.autoscaling.interval_s) + " s is not allowed; at most duration_s (" +
+                                                           format_number(c.duration_s) + " s): the autoscaler would never look");
   // Each tick is an event of the run that looks at every unit: their count is bounded.
   if (c.duration_s / c.autoscaling.interval_s > kMaxAutoscalingTicks)
     throw core::InputError(as.pointer_of("interval_s"), format_number(c.autoscaling.interval_s) + " s is not allowed: " +
@@ -1779,6 +1786,9 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       plan->finish();
     } else {
       s->plan_rate = plan->has("rate_per_s") ? plan->positive_number("rate_per_s") : 0.0;
+      if (s->plan_rate > 0 && s->plan_rate * (c.duration_s - c.warmup_s) < 1)
+        throw core::InputError(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s is not allowed: no request would arrive in the " +
+                                                                 format_number(c.duration_s - c.warmup_s) + " s measured (duration_s less warmup_s)");
       check_request_count(plan->pointer_of("rate_per_s"), format_number(s->plan_rate) + " req/s over duration_s " + format_number(c.duration_s) + " s",
                           s->plan_rate * c.duration_s);
       if (!s->generated && s->plan_rate / s->base_rate() > kMaxReplayScale)
@@ -1795,6 +1805,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
           const auto& v = (*raw)[i];
           if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20))
             throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; a whole number from 1 to 1048576");
+          if (std::find(caps.begin(), caps.end(), v.get<int>()) != caps.end())
+            throw core::InputError(plan->pointer_of("batch_caps") + "/" + std::to_string(i), v.dump() + " is not allowed; it is given twice");
           caps.push_back(v.get<int>());
         }
       } else {

@@ -79,6 +79,11 @@ KernelEstimate estimate_gemm(core::JsonReader& r, const KernelDefaults& d, Kerne
   const std::string precision = r.one_of("precision", hw::gemm_precision_names(), "fp8");
   s.precision = static_cast<hw::GemmPrecision>(std::find(hw::gemm_precision_names().begin(), hw::gemm_precision_names().end(), precision) -
                                                hw::gemm_precision_names().begin());
+  // The kernel model walks the output's tiles wave by wave: an output past 2^40 elements (a
+  // million by a million) is no GEMM any layer runs, and would take it minutes.
+  if (s.m * s.n * s.groups > double(1LL << 40))
+    throw core::InputError(r.pointer_of("n"), integer(s.m) + " x " + integer(s.n) + (s.groups > 1 ? " x " + std::to_string(s.groups) + " groups" : std::string()) +
+                                                  " output elements is not allowed; at most 2^40");
   if (s.kind == hw::GemmKind::kDense && s.groups > 1)
     throw core::InputError(r.pointer_of("groups"), std::to_string(s.groups) + " is not allowed for a dense GEMM; groups are for the grouped kinds");
   if (s.precision != hw::GemmPrecision::kBf16 && hw::dense_flops_per_s(gpu, s.precision) <= 0)

@@ -269,6 +269,14 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
     if (g % replicas != 0 || (g / replicas) % s->gpus_per_node != 0)
       throw core::InputError(s->recovery.replicas_pointer, std::to_string(replicas) + " replicas is not allowed; they do not divide the " + std::to_string(g) +
                                                                " GPUs into whole nodes of " + std::to_string(s->gpus_per_node));
+  // A write that outlasts the run, or an interval below a second, is no checkpoint policy: their
+  // figures would come out as 0 or not a number.
+  const std::string checkpoint = root.pointer_of("checkpoint");
+  if (!(s->checkpoint.write_s < s->run_s))
+    throw core::InputError(checkpoint + (root.object("checkpoint").has("write_s") ? "/write_s" : "/write_Bps_per_gpu"),
+                           "a write of " + (std::isfinite(s->checkpoint.write_s) ? format_number(s->checkpoint.write_s) + " s" : std::string("no end")) + " is not allowed; shorter than the run (" + format_number(s->run_s) + " s)");
+  if (s->checkpoint.interval_s > 0 && s->checkpoint.interval_s < 1)
+    throw core::InputError(checkpoint + "/interval_s", format_number(s->checkpoint.interval_s) + " s is not allowed; at least 1 s (or 0: the best interval)");
   if (s->checkpoint.interval_s >= s->run_s)
     throw core::InputError(root.pointer_of("checkpoint") + "/interval_s", format_number(s->checkpoint.interval_s) +
                                                                               " s is not allowed; a checkpoint interval shorter than the run (" + format_number(s->run_s) + " s)");

@@ -33,6 +33,13 @@ class ConfigReader {
     return checked(*it, where(key));
   }
   int integer(const std::string& key, int fallback) const { return has(key) ? integer(key) : fallback; }
+  // A size that 0 would make vanish from the model (a head of no width, no FFN, no context).
+  int positive(const std::string& key) const {
+    const int x = integer(key);
+    if (x < 1) throw core::InputError(where(key), "0 is not allowed; expected an integer from 1 to 100,000,000");
+    return x;
+  }
+  int positive(const std::string& key, int fallback) const { return has(key) ? positive(key) : fallback; }
   bool boolean(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
     const auto& v = c_.at(key);
@@ -65,7 +72,7 @@ Attention gqa(const ConfigReader& r, int hidden, bool qkv_bias) {
   a.kind = AttentionKind::kGqa;
   a.heads = r.integer("num_attention_heads");
   a.kv_heads = r.integer("num_key_value_heads", a.heads);
-  a.head_dim = r.integer("head_dim", a.heads > 0 ? hidden / a.heads : 0);  // Gemma's and gpt-oss's differ from hidden / heads
+  a.head_dim = r.positive("head_dim", a.heads > 0 ? hidden / a.heads : 0);  // Gemma's and gpt-oss's differ from hidden / heads
   a.qkv_bias = qkv_bias;
   return a;
 }
@@ -163,10 +170,10 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   m.vocab = gemma3 ? r.integer("vocab_size", 262'208) : r.integer("vocab_size");  // Gemma 3's published configs leave the default out
   // Gemma ties its head to the embedding unless told otherwise; the multimodal configs say so at the top.
   m.tied_embeddings = r.boolean("tie_word_embeddings", top.boolean("tie_word_embeddings", gemma));
-  m.dense_ffn = r.integer("intermediate_size");
+  m.dense_ffn = r.positive("intermediate_size");
   // Gemma 3's published configs leave its 128K context out too (transformers' default, the
   // Gemma 3 report's 128K).
-  m.max_context_tokens = r.integer("max_position_embeddings", gemma3 ? 131'072 : 0);
+  m.max_context_tokens = r.positive("max_position_embeddings", gemma3 ? 131'072 : 0);
   if (m.layers < 1 || m.hidden < 1 || m.vocab < 1)
     throw core::InputError(r.where("num_hidden_layers"), "a model needs layers, a hidden size and a vocabulary above 0");
 
