@@ -21,4 +21,13 @@ set +e
 "$codesim" serve-search "$dir/search.json" --out "$dir/search.jsonl" --rate 0 2> "$dir/err"; code=$?
 set -e
 [ $code = 2 ] && grep -q "^codesim: --rate: 0 is not allowed" "$dir/err"
+# Prices a scenario's cost would refuse, and a price for a node no point runs on, are refused.
+echo "{\"base\": \"$base\", \"grid\": {\"/cluster/node\": [\"h100\"]}, \"usd_per_gpu_hour\": {\"h100\": 1e308}}" > "$dir/dear.json"
+echo "{\"base\": \"$base\", \"grid\": {\"/cluster/node\": [\"h100\"]}, \"usd_per_gpu_hour\": {\"h100\": 2, \"b200\": 3}}" > "$dir/unused.json"
+set +e
+"$codesim" serve-search "$dir/dear.json" --out "$dir/dear.jsonl" 2> "$dir/dear.err"; dear=$?
+"$codesim" serve-search "$dir/unused.json" --out "$dir/unused.jsonl" 2> "$dir/unused.err"; unused=$?
+set -e
+[ $dear = 2 ] && grep -q "/usd_per_gpu_hour/h100: 1e+308 (a number) is not allowed; a price in USD from 1e-06 to 10000" "$dir/dear.err"
+[ $unused = 2 ] && grep -q "/usd_per_gpu_hour/b200: is not allowed; no point runs on node 'b200'" "$dir/unused.err"
 echo "sizing at a load: ok ($search_rate req/s a unit)"

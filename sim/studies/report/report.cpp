@@ -62,7 +62,7 @@ std::string render_markdown(const std::vector<Report>& tables) {
       const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
       const std::string mark = r.paper && check.known_miss ? " (miss)" : "";
       out += "| " + r.label + " | " + r.metric + " | " + r.unit + " | " + (r.paper ? format_number(*r.paper) : "–") +
-             " | " + format_number(r.ours) + " | " + format_delta(r.delta_rel()) + mark + " | " +
+             " | " + (std::isfinite(r.ours) ? format_number(r.ours) : "–") + " | " + format_delta(r.delta_rel()) + mark + " | " +
              (r.paper ? basis_name(r.basis) : "–") + " |\n";
     }
     if (!t.notes.empty()) {
@@ -79,7 +79,7 @@ std::string render_csv(const std::vector<Report>& tables) {
     for (const auto& r : t.rows) {
       const auto d = r.delta_rel();
       out += csv_field(t.table_id) + "," + csv_field(r.id) + "," + csv_field(r.label) + "," + csv_field(r.metric) + "," +
-             csv_field(r.unit) + "," + (r.paper ? format_number(*r.paper) : "") + "," + format_number(r.ours) + "," +
+             csv_field(r.unit) + "," + (r.paper ? format_number(*r.paper) : "") + "," + (std::isfinite(r.ours) ? format_number(r.ours) : "") + "," +
              (d ? format_number(*d) : "") + "," + (r.paper ? basis_name(r.basis) : "") + "\n";
     }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
@@ -37,10 +38,12 @@ ServeSearch load_serve_search(const std::string& path) {
     throw core::InputError(sweep.base_origin + ": /kind", "'" + sweep.base.value("kind", "") + "' is not allowed; a search is over a serving scenario");
   if (!sweep.base.contains("slo")) throw core::InputError(sweep.base_origin + ": /slo", "is missing; a search finds each configuration's highest rate within an SLO");
   auto price = [&](const std::string& at, const nlohmann::json& v) {
-    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-      throw core::InputError(path + ": " + at, core::describe(v) + " is not allowed; a price in USD above 0");
+    // The range a scenario's /cost/usd_per_gpu_hour allows.
+    if (!v.is_number() || !(v.get<double>() >= 1e-6 && v.get<double>() <= 1e4))
+      throw core::InputError(path + ": " + at, core::describe(v) + " is not allowed; a price in USD from 1e-06 to 10000");
     return v.get<double>();
   };
+  std::set<std::string> priced_nodes;  // those a point runs on: a price for another is a typo
   if (!prices.is_number() && !prices.is_object())
     throw core::InputError(path + ": /usd_per_gpu_hour", core::describe(prices) + " is not allowed; one price, or an object of node: price");
   for (auto& point : sweep.points) {
@@ -52,10 +55,15 @@ ServeSearch load_serve_search(const std::string& path) {
       if (!prices.contains(node))
         throw core::InputError(path + ": /usd_per_gpu_hour/" + node, "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
       usd = price("/usd_per_gpu_hour/" + node, prices[node]);
+      priced_nodes.insert(node);
     }
     point.values.emplace_back("/slo/search", true);
     search.usd_per_gpu_hour.push_back(usd);
   }
+  if (prices.is_object())
+    for (const auto& [node, value] : prices.items())
+      if (!priced_nodes.count(node))
+        throw core::InputError(path + ": /usd_per_gpu_hour/" + node, "is not allowed; no point runs on node '" + node + "' (a typo?)");
   if (std::find(sweep.pointers.begin(), sweep.pointers.end(), "/slo/search") == sweep.pointers.end()) sweep.pointers.push_back("/slo/search");
   return search;
 }
