@@ -118,6 +118,13 @@ int kernel_command(const Args& args) {
   for (const auto& dir : data) core::add_data_dir(dir, "--data");
   check_choice("--format", format, {"text", "json"});
   if (!kind.empty()) check_choice("kernel", kind, {"gemm", "attention", "memory", "collective"});
+  if (in.empty()) {  // flags of a file of cases, given for one
+    for (const char* flag : {"out", "strict"})
+      if (vm.count(flag) && !vm[flag].defaulted()) throw core::InputError(std::string("--") + flag, "is for --in FILE; one case prints to standard output");
+  } else {
+    if (!vm["format"].defaulted()) throw core::InputError("--format", "is for one case; --in writes CSV");
+    if (vm.count("out") && out.find_first_not_of(" \t") == std::string::npos) throw core::InputError("--out", "'" + out + "' is not allowed; give a path");
+  }
   if (!in.empty()) {
     if (!out.empty()) studies::check_writable_file(out);
     defaults.library = given.count("library") ? given["library"] : "";

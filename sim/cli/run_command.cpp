@@ -51,11 +51,17 @@ int run_command(const Args& args) {
       throw core::InputError(std::string("--") + flag, "'" + *path + "' is not allowed; give a path");
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
   if (!out_dir.empty()) studies::check_writable_dir(out_dir);
-  if (!trace_path.empty()) studies::check_writable_file(trace_path);
+  if (!trace_path.empty()) {
+    if (!scenario.study->gives_trace())
+      throw core::InputError("--trace", "a fleet over time keeps no trace (its records are streamed); trace the deployment without a load profile, autoscaling, a cost or series");
+    studies::check_writable_file(trace_path);
+  }
   if (!requests_out.empty()) {
     if (scenario.kind != "serving") throw core::InputError("--requests-out", "scenario kind '" + scenario.kind + "' serves no requests; allowed for serving");
     if (!scenario.study->keeps_requests())
-      throw core::InputError("--requests-out", "a fleet over time streams its requests' records rather than keeping them; use --series for its figures by interval");
+      throw core::InputError("--requests-out", scenario.study->gives_series()
+                                                   ? "a fleet over time streams its requests' records rather than keeping them; use --series for its figures by interval"
+                                                   : "a concurrency sweep keeps the last level's requests only; give one level (--set /workload/clients=N)");
     studies::check_writable_file(requests_out);
   }
   if (!series_path.empty()) {

@@ -30,7 +30,9 @@ int sweep_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim sweep SWEEP.json --out FILE [options]", options, positional, vm)) return 0;
   std::size_t shard_i = 0, shard_n = 1;
-  if (std::sscanf(shard.c_str(), "%zu/%zu", &shard_i, &shard_n) != 2 || shard_n == 0 || shard_i >= shard_n)
+  int used = 0;
+  if (std::sscanf(shard.c_str(), "%zu/%zu%n", &shard_i, &shard_n, &used) != 2 || used != static_cast<int>(shard.size()) || shard_n == 0 ||
+      shard_i >= shard_n)
     throw core::InputError("--shard", "'" + shard + "' is not allowed; expected i/N with 0 <= i < N, e.g. 0/4");
   studies::check_jobs(jobs);
   studies::check_results_path(out);

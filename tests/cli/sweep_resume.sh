@@ -74,4 +74,15 @@ set -e
 [ $mixed = 2 ] && grep -q "another sweep" "$dir/mixed.err" && [ ! -e "$dir/mixed.csv" ]
 [ $binary = 2 ] && grep -q "is not a sweep's row" "$dir/bin.err" && [ ! -e "$dir/bin.csv" ]
 [ $empty = 2 ] && grep -q "holds no finished point" "$dir/none.err"
+# A grid value given twice, a pointer the base cannot take, a shard with trailing text: refused before any point runs.
+echo '{"base": "base.json", "grid": {"/pipeline/pp": [4, 4]}}' > "$dir/twice.json"
+echo '{"base": "base.json", "grid": {"/nowhere/x": [1]}}' > "$dir/nowhere.json"
+set +e
+"$codesim" sweep "$dir/twice.json" --out "$dir/twice.jsonl" 2> "$dir/twice.err"; twice=$?
+"$codesim" sweep "$dir/nowhere.json" --out "$dir/nowhere.jsonl" 2> "$dir/nowhere.err"; nowhere=$?
+"$codesim" sweep "$dir/sweep.json" --out "$dir/x.jsonl" --shard 1/2x 2> "$dir/shard.err"; shard=$?
+set -e
+[ $twice = 2 ] && grep -q "/grid//pipeline/pp/1: 4 (a number) is not allowed; it is given twice" "$dir/twice.err" && [ ! -e "$dir/twice.jsonl" ]
+[ $nowhere = 2 ] && grep -q "/grid//nowhere/x: '/nowhere' does not exist" "$dir/nowhere.err"
+[ $shard = 2 ] && grep -q "^codesim: --shard: '1/2x' is not allowed" "$dir/shard.err"
 echo "sweep resume, shards and merge: ok"

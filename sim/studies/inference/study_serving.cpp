@@ -255,7 +255,8 @@ class ServingStudy : public Study {
   }
 
   bool gives_series() const override { return fleet; }
-  bool keeps_requests() const override { return !fleet; }
+  bool keeps_requests() const override { return !fleet && client_levels.size() <= 1; }
+  bool gives_trace() const override { return !fleet; }
 
   std::string label_;
 
@@ -1321,11 +1322,13 @@ std::vector<int> parse_client_levels(core::JsonReader& w) {
   const std::string what = "a whole number of clients from 1 to 1000000, or a list of them";
   std::vector<int> levels;
   auto level = [&](const nlohmann::json& v, const std::string& at) {
-    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kMaxClients)
-      throw core::InputError(at, core::describe(v) + " is not allowed; " + what);
-    if (std::find(levels.begin(), levels.end(), v.get<int>()) != levels.end())
+    // A whole number written as a float (64.0, as Python's JSON may write it) counts as one.
+    const bool whole = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>());
+    if (!whole || v.get<double>() < 1 || v.get<double>() > kMaxClients) throw core::InputError(at, core::describe(v) + " is not allowed; " + what);
+    const int n = static_cast<int>(v.get<double>());
+    if (std::find(levels.begin(), levels.end(), n) != levels.end())
       throw core::InputError(at, core::describe(v) + " is not allowed; a level given twice (each level is its own run and rows)");
-    levels.push_back(v.get<int>());
+    levels.push_back(n);
   };
   if (raw->is_array()) {
     if (raw->empty() || raw->size() > 64) throw core::InputError(w.pointer_of("clients"), core::describe(*raw) + " is not allowed; 1 to 64 levels, each " + what);
@@ -1682,6 +1685,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       }
       s->clients.think_s = w.non_negative_number("think_s", 0.0);
       s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
+      if (s->clients.exponential_think && !(s->clients.think_s > 0))
+        throw core::InputError(w.pointer_of("think"), "'exponential' is not allowed without a pause: give think_s, its mean, above 0");
       if (s->clients.think_s >= c.duration_s)
         throw core::InputError(w.pointer_of("think_s"), format_number(s->clients.think_s) + " is not allowed; below duration_s (" + format_number(c.duration_s) + ")");
       s->clients.clients = s->client_levels.front();

@@ -201,7 +201,9 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
   if (sizes > 1)
     throw core::InputError(r.pointer_of(r.has("shape") ? "shape" : "elements"), "is not allowed beside bytes (or another size); give the op's size one way: bytes, shape, elements, or tokens and hidden");
   if (r.has("bytes") || r.has("bytes_moved")) {
-    bytes = r.number_in(r.has("bytes") ? "bytes" : "bytes_moved", 1, 1e15);  // a PB: past any GPU's memory
+    const std::string key = r.has("bytes") ? "bytes" : "bytes_moved";
+    bytes = r.number_in(key, 1, 1e15);  // a PB: past any GPU's memory
+    if (bytes != std::floor(bytes)) throw core::InputError(r.pointer_of(key), format_number(bytes) + " is not allowed; whole bytes");
     shape = format_number(bytes) + " bytes";
   } else if (r.has("shape")) {  // "4096x7168": elements of the op's input
     const std::string text = r.string("shape");
@@ -210,8 +212,8 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
     for (size_t end = 0; end != std::string::npos; start = end + 1) {
       end = text.find('x', start);
       const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9)
-        throw core::InputError(r.pointer_of("shape"), "'" + text + "' is not allowed; dimensions joined by x, as 4096x7168");
+      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 9 || std::stod(part) < 1)
+        throw core::InputError(r.pointer_of("shape"), "'" + text + "' is not allowed; dimensions of at least 1 joined by x, as 4096x7168");
       elements *= std::stod(part);
     }
     if (elements > double(1LL << 40))
@@ -223,6 +225,8 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
     bytes = elements * op.bytes_per_element;
     shape = integer(elements) + " elements";
   } else {
+    if (!r.has("tokens"))
+      throw core::InputError(r.pointer_of("bytes"), "missing; give the op's size: bytes, shape, elements, or tokens and hidden");
     const double tokens = static_cast<double>(r.positive_integer("tokens", 1 << 24));
     const std::string width = r.has("ffn") ? "ffn" : "hidden";
     const double columns = static_cast<double>(r.positive_integer(width, 1 << 24));

@@ -45,6 +45,7 @@ class Study {
   // and each request's record.
   virtual bool gives_series() const { return false; }
   virtual bool keeps_requests() const { return false; }
+  virtual bool gives_trace() const { return true; }  // false where a run that has one keeps none (a fleet over time)
 };
 
 // Parses the kind-specific parts of a scenario from its root object.

@@ -91,6 +91,17 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
       const std::string where = path + ": /grid/" + pointer;
       add_pointer(s, pointer, where);
       if (!values.is_array() || values.empty()) throw core::InputError(where, core::describe(values) + " is not allowed; expected a non-empty array of values");
+      for (std::size_t i = 1; i < values.size(); ++i)  // a value twice would run one point twice
+        if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) != values.begin() + static_cast<std::ptrdiff_t>(i))
+          throw core::InputError(where + "/" + std::to_string(i), core::describe(values[i]) + " is not allowed; it is given twice");
+      // A pointer the base cannot take fails every point: refused once, before any runs.
+      nlohmann::json trial = s.base;
+      try {
+        apply_override(trial, pointer + "=" + values[0].dump());
+      } catch (const core::InputError& e) {
+        const std::string why = std::string(e.what()).substr(e.where().empty() ? 0 : e.where().size() + 2);
+        throw core::InputError(where, why);
+      }
       if (count > kMaxSweepPoints / values.size())
         throw core::InputError(path + ": /grid", "more than " + std::to_string(kMaxSweepPoints) + " points is not allowed");
       count *= values.size();
