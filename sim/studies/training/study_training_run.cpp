@@ -245,7 +245,7 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   s->reliability = read_reliability(root);
   s->checkpoint = read_checkpoint(root);
   s->recovery = read_recovery(root);
-  s->run_s = root.positive_number("run_days") * 86400;
+  s->run_s = root.number_in("run_days", 1.0 / 24, 1e9) * 86400;  // an hour or more; the events it implies are bounded below
   if (auto t = root.optional_object("throughput")) {
     s->tokens_per_s_per_gpu = t->positive_number("tokens_per_s_per_gpu");
     t->optional_string("sources");
