@@ -123,7 +123,7 @@ int kernel_command(const Args& args) {
       if (vm.count(flag) && !vm[flag].defaulted()) throw core::InputError(std::string("--") + flag, "is for --in FILE; one case prints to standard output");
   } else {
     if (!vm["format"].defaulted()) throw core::InputError("--format", "is for one case; --in writes CSV");
-    if (vm.count("out") && out.find_first_not_of(" \t") == std::string::npos) throw core::InputError("--out", "'" + out + "' is not allowed; give a path");
+    check_path_given(vm, "out", out);
   }
   if (!in.empty()) {
     if (!out.empty()) studies::check_writable_file(out);

@@ -25,4 +25,9 @@ void check_choice(const std::string& option, const std::string& value, const std
   throw core::InputError(option, "'" + value + "' is unknown; " + core::allowed_list(value, allowed));
 }
 
+void check_path_given(const po::variables_map& vm, const std::string& flag, const std::string& path) {
+  if (vm.count(flag) && path.find_first_not_of(" \t") == std::string::npos)
+    throw core::InputError("--" + flag, "'" + path + "' is not allowed; give a path");
+}
+
 }  // namespace cli

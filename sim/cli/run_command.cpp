@@ -47,8 +47,7 @@ int run_command(const Args& args) {
   // Every check that can fail comes before the work, so a bad request leaves nothing behind.
   for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"out", &out_dir}, {"trace", &trace_path}, {"series", &series_path},
                                    {"requests-out", &requests_out}})
-    if (vm.count(flag) && path->find_first_not_of(" \t") == std::string::npos)
-      throw core::InputError(std::string("--") + flag, "'" + *path + "' is not allowed; give a path");
+    check_path_given(vm, flag, *path);
   const studies::Scenario scenario = studies::load_scenario(scenario_path, sets);
   if (!out_dir.empty()) studies::check_writable_dir(out_dir);
   if (!trace_path.empty()) {

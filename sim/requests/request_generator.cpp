@@ -28,6 +28,10 @@ std::pair<long long, long long> scaled_bounds(const LengthDistribution& lengths,
   return {std::max(1LL, std::llround(std::min(most, lengths.min * scale))), std::max(1LL, std::llround(std::min(most, lengths.max * scale)))};
 }
 
+long long longest_request_tokens(const GeneratedWorkload& workload, const WorkloadHour& hour) {
+  return scaled_bounds(workload.input, hour.input_scale).second + scaled_bounds(workload.output, hour.output_scale).second;
+}
+
 namespace {
 
 int draw_length(core::FastNormal& random, const LengthDistribution& l, double scale) {

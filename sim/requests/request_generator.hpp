@@ -51,6 +51,8 @@ struct GeneratedWorkload {
 
 // The bounds of `lengths` in an hour that scales them by `scale`, in whole tokens (at least 1).
 std::pair<long long, long long> scaled_bounds(const LengthDistribution& lengths, double scale);
+// The longest request `workload` may draw in `hour`: its prompt's and its answer's scaled maxima.
+long long longest_request_tokens(const GeneratedWorkload& workload, const WorkloadHour& hour);
 
 // A gamma variate of `shape` and scale 1 (Marsaglia and Tsang; shapes below 1 boosted by U^(1/shape)).
 double gamma_variate(core::FastNormal& random, double shape);

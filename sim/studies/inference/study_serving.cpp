@@ -35,9 +35,23 @@ namespace {
 
 std::string gb(double bytes) { return format_number(std::round(bytes / 1e8) / 10); }
 
-// A fleet's intervals of figures, and its autoscaler's ticks, over a run (see where they are read).
+// A fleet's intervals of figures (each keeps its requests' percentile sketches, up to about
+// 100 KB, for the whole run, and a day's plan a row each) and its autoscaler's ticks (each an
+// event that looks at every unit), over a run.
 constexpr double kMaxSeriesIntervals = 10000;
 constexpr double kMaxAutoscalingTicks = 1e6;
+
+// `key`, an interval of the run: at most its duration, and at most `max_count` of them in it,
+// refused before anything is made for them.
+void check_run_interval(core::JsonReader& r, const std::string& key, double interval_s, double duration_s, double max_count,
+                        const std::string& counted, const std::string& past_run) {
+  if (interval_s > duration_s)
+    throw core::InputError(r.pointer_of(key), format_number(interval_s) + " s is not allowed; at most duration_s (" + format_number(duration_s) + " s)" + past_run);
+  if (duration_s / interval_s > max_count)
+    throw core::InputError(r.pointer_of(key), format_number(interval_s) + " s is not allowed: " + format_number(std::ceil(duration_s / interval_s)) + " " +
+                                                  counted + " over duration_s " + format_number(duration_s) + " s; at most " + format_number(max_count) +
+                                                  " (an interval of at least " + format_number(duration_s / max_count) + " s)");
+}
 
 // Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
 // trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
@@ -1438,15 +1452,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
 // node's GPUs' weights at the storage bandwidth) and warm-up.
 void parse_autoscaling(core::JsonReader& as, ServingStudy& s, serving::ServingConfig& c) {
   c.autoscaling.interval_s = as.positive_number("interval_s", 60.0);
-  if (c.autoscaling.interval_s > c.duration_s)
-    throw core::InputError(as.pointer_of("interval_s"), format_number(c.autoscaling.interval_s) + " s is not allowed; at most duration_s (" +
-                                                           format_number(c.duration_s) + " s): the autoscaler would never look");
-  // Each tick is an event of the run that looks at every unit: their count is bounded.
-  if (c.duration_s / c.autoscaling.interval_s > kMaxAutoscalingTicks)
-    throw core::InputError(as.pointer_of("interval_s"), format_number(c.autoscaling.interval_s) + " s is not allowed: " +
-                                                           format_number(std::ceil(c.duration_s / c.autoscaling.interval_s)) + " ticks over duration_s " +
-                                                           format_number(c.duration_s) + " s; at most " + format_number(kMaxAutoscalingTicks) +
-                                                           " (an interval of at least " + format_number(c.duration_s / kMaxAutoscalingTicks) + " s)");
+  check_run_interval(as, "interval_s", c.autoscaling.interval_s, c.duration_s, kMaxAutoscalingTicks, "ticks", ": the autoscaler would never look");
   c.autoscaling.cooldown_s = as.non_negative_number("cooldown_s", 300.0);
   core::JsonReader up = as.object("startup");
   const double boot_s = up.non_negative_number("boot_s", 0.0);
@@ -1714,7 +1720,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
         if (hour.prefix_hit_fraction >= 1)
           throw core::InputError(h.pointer_of("prefix_hit_fraction"), format_number(hour.prefix_hit_fraction) + " is not allowed; a share below 1");
         // A scale stretches the lengths' bounds too: the longest request it makes must fit the context.
-        const long long longest_scaled = serving::scaled_bounds(g.input, hour.input_scale).second + serving::scaled_bounds(g.output, hour.output_scale).second;
+        const long long longest_scaled = serving::longest_request_tokens(g, hour);
         if (longest_scaled > max_tokens)
           throw core::InputError(h.pointer_of(h.has("input_scale") ? "input_scale" : "output_scale"),
                                  "scales the longest request to " + std::to_string(longest_scaled) + " tokens; " + m.display_name + "'s context is " +
@@ -1825,11 +1831,9 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
 
   // Memory: the longest request must fit in one DP rank's KV cache: a trace's longest, or the
   // longest a generated workload may draw (its lengths' maxima), known without drawing it.
-  long long longest = s->generated ? s->generated->input.max + s->generated->output.max : 0;
+  long long longest = s->generated ? serving::longest_request_tokens(*s->generated, {}) : 0;
   if (s->generated)
-    for (const auto& hour : s->generated->hours)
-      longest = std::max(longest, serving::scaled_bounds(s->generated->input, hour.input_scale).second +
-                                      serving::scaled_bounds(s->generated->output, hour.output_scale).second);
+    for (const auto& hour : s->generated->hours) longest = std::max(longest, serving::longest_request_tokens(*s->generated, hour));
   for (const auto& q : s->trace) longest = std::max<long long>(longest, q.input_tokens + q.output_tokens);
   auto plan = [&](UnitSpec& u, bool decode_kind) {
     serving::MemoryInput in;
@@ -1867,15 +1871,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     c.interval_s = 300;
     if (auto series = root.optional_object("series")) {
       c.interval_s = series->positive_number("interval_s", 300.0);
-      if (c.interval_s > c.duration_s)
-        throw core::InputError(series->pointer_of("interval_s"), format_number(c.interval_s) + " s is not allowed; at most duration_s (" + format_number(c.duration_s) + " s)");
-      // Each interval keeps its requests' percentile sketches (up to about 100 KB) for the whole
-      // run, and the plan of a day a row each: their count is bounded before any is made.
-      if (c.duration_s / c.interval_s > kMaxSeriesIntervals)
-        throw core::InputError(series->pointer_of("interval_s"), format_number(c.interval_s) + " s is not allowed: " + format_number(std::ceil(c.duration_s / c.interval_s)) +
-                                                                   " intervals over duration_s " + format_number(c.duration_s) + " s; at most " +
-                                                                   format_number(kMaxSeriesIntervals) + " (an interval of at least " +
-                                                                   format_number(c.duration_s / kMaxSeriesIntervals) + " s)");
+      check_run_interval(*series, "interval_s", c.interval_s, c.duration_s, kMaxSeriesIntervals, "intervals", "");
       series->finish();
     }
     if (auto cost = root.optional_object("cost")) {
