@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/fast_random.hpp"
-#include "serving/decode_batch.hpp"
+#include "serving/containers/decode_batch.hpp"
 
 using serving::DecodeBatch;
 using serving::DecodeSeq;

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "serving/event_queue.hpp"
+#include "serving/containers/event_queue.hpp"
 
 namespace {
 struct Ev {

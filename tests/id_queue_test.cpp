@@ -3,7 +3,7 @@
 #include <deque>
 #include <random>
 
-#include "serving/id_queue.hpp"
+#include "serving/containers/id_queue.hpp"
 
 TEST_CASE("an id queue is a deque's front and back, through growth, copies and moves", "[id_queue]") {
   static_assert(sizeof(serving::IdQueue) == 16);

@@ -1,4 +1,4 @@
-#include "serving/page_calendar.hpp"
+#include "serving/containers/page_calendar.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,7 @@ namespace serving {
 // ring is that long and two more: with MTP's 1.85 tokens a step, 37 buckets for pages of 64
 // tokens. Most boundaries are placed a page's steps ahead, into the bucket taken two or three
 // steps before, whose lines are still in the cache; in a ring of the next power of two (64) they
-// went into lines left 29 steps before, and a boundary's store waited for the memory (3% of a
-// fleet's time). Past 1,024 buckets (pages of over a thousand tokens) a boundary beyond the ring
+// would go into lines left 29 steps before, and a boundary's store would wait for the memory. Past 1,024 buckets (pages of over a thousand tokens) a boundary beyond the ring
 // waits in a heap of its own.
 PageCalendar::PageCalendar(double mean_tokens, int lookahead, int page_tokens) : mean_(mean_tokens), lookahead_(lookahead), buckets_(1) {
   const double farthest = std::ceil(double(std::max(1, page_tokens)) / std::max(1.0, mean_tokens)) + 2;

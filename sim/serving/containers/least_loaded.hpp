@@ -5,7 +5,7 @@
 // thousands of requests a second; scanning them all for each would dominate the run. Each match
 // has four entrants, side by side in one cache line: a choice replays its rank's path, 6 levels
 // for a fleet's 1,296 decode ranks where a tree of pairs had 11, each a line read from the cache's
-// far end (the router was a sixth of a fleet day's time).
+// far end (BENCHMARKS.md has the figures).
 #include <cstdint>
 #include <vector>
 
@@ -44,8 +44,8 @@ class LeastLoaded {
   static double unordered(std::uint64_t key);
   // Without branches: a match's winner is as likely any entrant, and a mispredicted branch at
   // each of a path's matches cost more than the matches. (Two integers compared as one of
-  // 128 bits: a compare and a subtract with borrow, where two doubles' and two integers' compares
-  // were seven instructions.)
+  // 128 bits: a compare and a subtract with borrow, against seven instructions for two doubles'
+  // and two integers' compares.)
   __extension__ using Wide = unsigned __int128;
   static Wide wide(const Key& x) { return Wide{x.load} << 64 | x.turn; }
   static bool less(const Key& x, const Key& y) { return wide(x) < wide(y); }

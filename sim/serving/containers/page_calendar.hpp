@@ -4,8 +4,8 @@
 // A unit steps its DP ranks together (144 in a DeepSeek-V3 decode unit) and a sequence passes a
 // page about once in 35 steps, so a step has a few dozen boundaries across the unit. Here they
 // are read in order from one bucket, each with what finding its next needs; kept with each rank's
-// sequences they were read from a hundred ranks' arrays and records that the other units' steps
-// had evicted from the cache.
+// sequences they would be read from a hundred ranks' arrays and records that the other units'
+// steps evict from the cache.
 #include <vector>
 
 namespace serving {

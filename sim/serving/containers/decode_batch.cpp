@@ -1,4 +1,4 @@
-#include "serving/decode_batch.hpp"
+#include "serving/containers/decode_batch.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "serving/least_loaded.hpp"
+#include "serving/containers/least_loaded.hpp"
 
 #include <bit>
 #include <cstdint>
@@ -50,8 +50,7 @@ bool LeastLoaded::replay(std::size_t n) {
 // rank with the same key), nothing above changes. The key that rises is carried, and each match
 // reads only its other entrants: their places are known from the leaf's, so the memory is asked
 // for every level's at once, and a level waits for the one below only to compare. (Reading back
-// the winner just stored made each level wait for the store: the router was a tenth of a fleet
-// day's time, each choice 150 cycles.)
+// the winner just stored would make each level wait for the store.)
 void LeastLoaded::rise(std::size_t n) {
   Key carried = node(n);
   while (n > 0) {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/fast_random.hpp"
-#include "serving/page_calendar.hpp"
+#include "serving/containers/page_calendar.hpp"
 
 namespace serving {
 
@@ -94,8 +94,7 @@ class DecodeBatch {
   bool ends_quietly() const { return fresh_count_ == 0 && ending_count_ == 0; }
   // Those whose last step is the step in flight (slot, request), found as it starts and their
   // records asked of the memory then (the request's by the caller): read at its end, a step later,
-  // they come from the cache. They were last read at their join, hundreds of steps before, and a
-  // finish's records read cold were an eighth of a fleet's time.
+  // they come from the cache. They were last read at their join, hundreds of steps before.
   struct Ending {
     int slot, id;
   };
