@@ -33,6 +33,20 @@ FailureKind read_kind(core::JsonReader& k, const std::string& name) {
   return f;
 }
 
+// The reasoning behind the file's choice of rates: a list of paragraphs.
+std::vector<std::string> read_notes(core::JsonReader& r) {
+  const nlohmann::json* notes = r.raw("notes");
+  if (notes == nullptr || !notes->is_array() || notes->empty())
+    throw core::InputError(r.pointer_of("notes"), "expected a list of paragraphs: why these rates (which cluster, which sources)");
+  std::vector<std::string> out;
+  for (const auto& n : *notes) {
+    if (!n.is_string() || n.get<std::string>().empty())
+      throw core::InputError(r.pointer_of("notes") + "/" + std::to_string(out.size()), "expected a paragraph of text");
+    out.push_back(n.get<std::string>());
+  }
+  return out;
+}
+
 const std::vector<ReliabilityData>& failure_kind_catalogue() {
   static const std::vector<ReliabilityData> all = [] {
     std::vector<ReliabilityData> out;
@@ -41,6 +55,7 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       ReliabilityData d;
       d.name = r.string("name");
       d.gpu = r.string("gpu");
+      d.notes = read_notes(r);
       const nlohmann::json* kinds = r.raw("kinds");
       if (kinds == nullptr || !kinds->is_object() || kinds->empty())
         throw core::InputError(r.pointer_of("kinds"), "expected an object of failure kinds");

@@ -31,6 +31,7 @@ struct FailureKind {
 struct ReliabilityData {
   std::string name;  // "h100"
   std::string gpu;
+  std::vector<std::string> notes;  // why these rates: the cluster chosen, by argument from the sources
   std::vector<FailureKind> kinds;
   double fail_slow_rate_per_node_hour = 0;
   FailSlow fail_slow;  // its rate_per_s and exclude_after_s left 0: the job's to set
