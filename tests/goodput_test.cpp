@@ -257,3 +257,26 @@ TEST_CASE("goodput: software fails only while the job runs; hardware fails whate
   CHECK(software.interruptions_per_day == Approx(12).epsilon(0.05));
   CHECK(software.ettr > hardware.ettr);
 }
+
+TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusion and the episodes apart", "[goodput]") {
+  auto r = run(0.02, 4);  // rare enough that the job is seldom down (a hang, maintenance: only while it runs)
+  r.failures.push_back({"hang", 0.05 / 3600, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true});
+  r.failures.push_back({"maintenance", 1.0 / 168 / 3600, 0, RecoveryPath::kInPlace, Rollback::kNone, false});
+  r.fail_slow = {0.2 / 3600, 30, 4 * 3600, 1.1, 2.0, 600};
+  const auto closed = workload::goodput_closed_form(r);
+  const auto mc = workload::goodput_monte_carlo(r, 100, 3);
+  for (const auto* g : {&closed, &mc}) {
+    REQUIRE(g->interruptions_per_day_by_process.size() == r.failures.size());
+    double sum = g->exclusions_per_day;
+    for (double x : g->interruptions_per_day_by_process) sum += x;
+    CHECK(sum == Approx(g->interruptions_per_day).epsilon(1e-12));
+  }
+  for (std::size_t i = 0; i < r.failures.size(); ++i) {
+    INFO(r.failures[i].kind);
+    CHECK(mc.interruptions_per_day_by_process[i] == Approx(closed.interruptions_per_day_by_process[i]).epsilon(0.1));
+  }
+  CHECK(mc.exclusions_per_day == Approx(closed.exclusions_per_day).epsilon(0.1));
+  // Episodes that end under the exclusion's 10 min stop nothing.
+  CHECK(closed.fail_slow_episodes_per_day == Approx(0.2 * 24 * (1 - workload::fail_slow_excluded_share(r.fail_slow))).epsilon(1e-12));
+  CHECK(mc.fail_slow_episodes_per_day == Approx(closed.fail_slow_episodes_per_day).epsilon(0.1));
+}

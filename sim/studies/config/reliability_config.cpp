@@ -120,6 +120,11 @@ ReliabilityConfig read_reliability(core::JsonReader& root) {
     c.manual_s = m->non_negative_number("mean_s", c.manual_s);
     m->finish();
   }
+  c.code_data_share = data.code_data_share;
+  if (auto p = r.optional_object("planned")) {
+    if (p->has("code_data_share")) c.code_data_share = workload::read_stop_share(*p, "code_data_share");
+    p->finish();
+  }
   c.sources = r.optional_string("sources").value_or("");
   r.finish();
   return c;

@@ -3,7 +3,8 @@
 // data/reliability/*.json, with per-kind overrides, or the older per-component rates), fail-slow
 // episodes, manual interventions, checkpoints and recovery:
 //   "reliability": {"data": "h100", "kinds": {"hang": {"detection_s": 300}},
-//                   "fail_slow": {"exclude_after_s": 600}, "manual_intervention": {...}, "sources": "..."},
+//                   "fail_slow": {"exclude_after_s": 600}, "manual_intervention": {...},
+//                   "planned": {"code_data_share": 0.173}, "sources": "..."},
 //   "checkpoint": {"interval_s": 0, "write_s": 30 | "size_bytes_per_gpu" + "write_Bps_per_gpu",
 //                  "async": true, "stall_s": 2 | "snapshot_Bps_per_gpu"},
 //   "recovery": {"strategies": ["restart", "per-replica", "elastic"], "replicas": 8, "restart_s": 600,
@@ -23,6 +24,7 @@ struct ReliabilityConfig {
   double fail_slow_rate_per_node_hour = 0;
   workload::FailSlow fail_slow;  // its rate_per_s set per cluster
   double manual_fraction = 0, manual_s = 0;
+  double code_data_share = 0;  // planned changes of code or data: their share of the job's stops
   std::string data;     // the data file's name; empty for per-component rates
   std::string sources;  // the scenario's own sources, for the notes
 };

@@ -1,6 +1,7 @@
 #include "studies/training/study_training_run.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <thread>
 
@@ -48,6 +49,8 @@ Components components(long long gpus, int gpus_per_node, int radix, bool planes)
           two ? 2 : 3};
 }
 
+const char* const kCodeDataChange = "code or data change";
+
 const char* cause_names[] = {"detection", "restart", "lost work", "checkpoints", "waiting for spares", "fail-slow"};
 const char* cause_ids[] = {"detection", "restart", "lost_work", "checkpoint", "spares", "fail_slow"};
 double cause(const workload::LossByCause& l, int i) {
@@ -89,6 +92,13 @@ class TrainingRunStudy : public Study {
       r.failures.push_back({k.name, rate, k.detection_s, k.path, k.rollback, k.per_replica, k.while_running});
     }
     if (ridden_through_per_s) *ridden_through_per_s = ridden;
+    // Planned changes of code or data: their share of all stops, so a rate in proportion to the others.
+    if (reliability.code_data_share > 0) {
+      double others = 0;
+      for (const workload::FailureProcess& p : r.failures) others += p.rate_per_s;
+      r.failures.push_back({kCodeDataChange, others * reliability.code_data_share / (1 - reliability.code_data_share), 0, workload::RecoveryPath::kInPlace,
+                            workload::Rollback::kNone, false, true});
+    }
     r.fail_slow = reliability.fail_slow;
     r.fail_slow.rate_per_s = c.nodes * reliability.fail_slow_rate_per_node_hour / 3600;
     r.checkpoint = checkpoint;
@@ -147,6 +157,7 @@ class TrainingRunStudy : public Study {
             }
             row("network_degradations", network_failover ? "network faults ridden through per day" : "of which network", "",
                 network_failover ? ridden * 86400 : network_stops_per_day(rel), Basis::kFormula);
+            if (loss_by_cause) interruption_rows(rel, mc, closed, row);
             if (checkpoint.interval_s > 0) {  // the given interval, and the best beside it: two rows, never one for both
               workload::RunReliability best_run = rel;
               best_run.checkpoint.interval_s = 0;
@@ -180,6 +191,44 @@ class TrainingRunStudy : public Study {
                            format_number(checkpoint.write_s / checkpoint.snapshots_per_write()) +
                            " s: an asynchronous snapshot waits for the previous write to storage to end");
     return r;
+  }
+
+  // Interruptions as the papers count them: unplanned by cause, planned (maintenance, code and
+  // data changes, a slow node's exclusion), and fail-slow episodes that stop nothing.
+  template <class Row>
+  void interruption_rows(const workload::RunReliability& rel, const workload::GoodputEstimate& mc, const workload::GoodputEstimate& closed, Row& row) const {
+    const bool simulated = !mc.interruptions_per_day_by_process.empty();  // else validation names the rows
+    auto of = [](const workload::GoodputEstimate& g, std::size_t i) {
+      return i < g.interruptions_per_day_by_process.size() ? g.interruptions_per_day_by_process[i] : kNotRun;
+    };
+    double unplanned[2] = {0, 0}, planned[2] = {closed.exclusions_per_day, mc.exclusions_per_day};
+    for (std::size_t i = 0; i < rel.failures.size(); ++i) {
+      const bool is_planned = rel.failures[i].rollback == workload::Rollback::kNone;
+      (is_planned ? planned : unplanned)[0] += of(closed, i);
+      (is_planned ? planned : unplanned)[1] += of(mc, i);
+    }
+    row("unplanned_mc", "unplanned interruptions per day (Monte-Carlo)", "", simulated ? unplanned[1] : kNotRun, Basis::kSimulated);
+    row("unplanned", "unplanned interruptions per day (closed form)", "", unplanned[0], Basis::kFormula);
+    for (std::size_t i = 0; i < rel.failures.size(); ++i)
+      if (rel.failures[i].rollback != workload::Rollback::kNone)
+        row("unplanned_" + id_of(rel.failures[i].kind) + "_mc", "of which " + rel.failures[i].kind + " (Monte-Carlo)", "", of(mc, i), Basis::kSimulated);
+    row("planned_mc", "planned interruptions per day (Monte-Carlo)", "", simulated ? planned[1] : kNotRun, Basis::kSimulated);
+    row("planned", "planned interruptions per day (closed form)", "", planned[0], Basis::kFormula);
+    for (std::size_t i = 0; i < rel.failures.size(); ++i)
+      if (rel.failures[i].rollback == workload::Rollback::kNone)
+        row("planned_" + id_of(rel.failures[i].kind) + "_mc", "of which " + rel.failures[i].kind + " (Monte-Carlo)", "", of(mc, i), Basis::kSimulated);
+    if (rel.fail_slow.rate_per_s > 0) {
+      row("planned_exclusion_mc", "of which a slow node's exclusion (Monte-Carlo)", "", simulated ? mc.exclusions_per_day : kNotRun, Basis::kSimulated);
+      row("fail_slow_episodes_mc", "fail-slow episodes per day, the job not stopped (Monte-Carlo)", "", simulated ? mc.fail_slow_episodes_per_day : kNotRun,
+          Basis::kSimulated);
+      row("fail_slow_episodes", "fail-slow episodes per day, the job not stopped (closed form)", "", closed.fail_slow_episodes_per_day, Basis::kFormula);
+    }
+  }
+
+  static std::string id_of(const std::string& kind) {
+    std::string id;
+    for (char ch : kind) id += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return id;
   }
 
   double network_stops_per_day(const workload::RunReliability& rel) const {

@@ -126,11 +126,14 @@ GoodputEstimate goodput_closed_form(const RunReliability& r) {
   add(g.loss_s_per_day, x, scale);
   g.loss_s_per_day.checkpoint += scale * r.checkpoint.stall() / cycle;
   for (const FailureProcess& p : r.failures) {
+    g.interruptions_per_day_by_process.push_back(p.rate_per_s * 86400);
     g.interruptions_per_day += p.rate_per_s * 86400;
     if (!contained_to_replica(r.recovery, p)) g.job_stops_per_day += p.rate_per_s * 86400;
   }
   const double exclusions_per_day = r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow) * 86400;
   g.interruptions_per_day += exclusions_per_day;
+  g.exclusions_per_day = exclusions_per_day;
+  g.fail_slow_episodes_per_day = r.fail_slow.rate_per_s * 86400 - exclusions_per_day;
   if (!contained_to_replica(r.recovery, FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}))
     g.job_stops_per_day += exclusions_per_day;
   return g;

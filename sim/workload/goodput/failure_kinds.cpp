@@ -71,6 +71,10 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       d.fail_slow.slowdown_max = s.positive_number("slowdown_max");
       core::require_sources(s, {"rate_per_node_hour", "min_s", "max_s", "slowdown_min", "slowdown_max"});
       s.finish();
+      core::JsonReader planned = r.object("planned");
+      d.code_data_share = read_stop_share(planned, "code_data_share");
+      core::require_sources(planned, {"code_data_share"});
+      planned.finish();
       core::JsonReader m = r.object("manual_intervention");
       d.manual_fraction = m.non_negative_number("fraction");
       d.manual_s = m.non_negative_number("mean_s");
@@ -85,6 +89,13 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
 }
 
 }  // namespace
+
+double read_stop_share(core::JsonReader& r, const std::string& key) {
+  const double x = r.number(key);
+  if (!(x >= 0 && x < 1))
+    throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; a share of the job's stops, from 0 to below 1");
+  return x;
+}
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where) {
   return core::find_by_name(failure_kind_catalogue(), name, "reliability data", where);

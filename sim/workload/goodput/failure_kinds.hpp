@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_reader.hpp"
 #include "workload/goodput/goodput_run.hpp"
 
 namespace workload {
@@ -36,7 +37,13 @@ struct ReliabilityData {
   double fail_slow_rate_per_node_hour = 0;
   FailSlow fail_slow;  // its rate_per_s and exclude_after_s left 0: the job's to set
   double manual_fraction = 0, manual_s = 0;
+  // Planned changes of code or data, as a share of all the job's stops (each a checkpoint first).
+  double code_data_share = 0;
 };
+
+// A share of stops, as a planned-stop share is given: from 0 to below 1 (at 1 every stop would
+// be planned, and their rate without end). Throws InputError naming `key` otherwise.
+double read_stop_share(core::JsonReader& r, const std::string& key);
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> reliability_names();

@@ -107,6 +107,11 @@ struct LossByCause {
 struct GoodputEstimate {
   double checkpoint_interval_s = 0;  // the one used (the best, when asked for)
   double interruptions_per_day = 0;  // job stops and replica recoveries, fail-slow exclusions included
+  // The same by failure process (as RunReliability::failures lists them), the exclusions apart;
+  // and the fail-slow episodes that end without stopping anything.
+  std::vector<double> interruptions_per_day_by_process;
+  double exclusions_per_day = 0;
+  double fail_slow_episodes_per_day = 0;
   double job_stops_per_day = 0;      // those that stop the whole job
   double ettr = 0;                   // effective training time ratio: kept training over wall time
   LossByCause loss_s_per_day;
