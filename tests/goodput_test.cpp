@@ -5,6 +5,7 @@
 #include "workload/goodput/closed_form.hpp"
 #include "workload/goodput/fail_slow.hpp"
 #include "workload/goodput/monte_carlo.hpp"
+#include "workload/goodput/restart_parts.hpp"
 #include "workload/goodput/spare_pool.hpp"
 
 namespace {
@@ -279,4 +280,36 @@ TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusio
   // Episodes that end under the exclusion's 10 min stop nothing.
   CHECK(closed.fail_slow_episodes_per_day == Approx(0.2 * 24 * (1 - workload::fail_slow_excluded_share(r.fail_slow))).epsilon(1e-12));
   CHECK(mc.fail_slow_episodes_per_day == Approx(closed.fail_slow_episodes_per_day).epsilon(0.1));
+}
+
+TEST_CASE("goodput: the restart's parts share its loss, the checkpoint read from memory where the copy survives", "[goodput]") {
+  auto r = run(0.3, 64);
+  r.recovery.image_s = 180;
+  r.recovery.comm_init_s = 40;
+  r.recovery.warmup_s = 60;
+  r.recovery.restart_s = 280;
+  r.recovery.storage_read_s = 30;
+  r.recovery.memory_read_s = 2;
+  r.recovery.swap_s = 300;
+  const workload::FailureProcess& node = r.failures[0];
+  CHECK(workload::restart_s_of(r, node) == 310);
+  r.checkpoint.async = true;
+  r.checkpoint.stall_s = 1;
+  r.checkpoint.in_memory = true;
+  r.checkpoint.memory_peers = 1;  // a swapped node's copy is on a peer
+  CHECK(workload::restart_s_of(r, node) == 282);
+  r.checkpoint.memory_peers = 0;
+  CHECK(workload::restart_s_of(r, node) == 310);
+  const auto closed = workload::goodput_closed_form(r);
+  const auto parts = workload::restart_by_part(r, closed.loss_s_per_day.restart);
+  CHECK(parts.total() == Approx(closed.loss_s_per_day.restart).epsilon(1e-12));
+  // One kind of recovery: each part in proportion to its seconds (300 + 180 + 40 + 30 + 60, no operators).
+  CHECK(parts.path / parts.total() == Approx(300.0 / 610));
+  CHECK(parts.comm_init / parts.total() == Approx(40.0 / 610));
+  CHECK(parts.checkpoint_read / parts.total() == Approx(30.0 / 610));
+  CHECK(parts.whole == 0);
+  CHECK(parts.operators == 0);
+  // Given whole, the restart is one part.
+  r.recovery.image_s = r.recovery.comm_init_s = r.recovery.warmup_s = 0;
+  CHECK(workload::restart_by_part(r, 1.0).whole == Approx(280.0 / 610));
 }

@@ -9,6 +9,10 @@
 //                  "async": true, "stall_s": 2 | "snapshot_Bps_per_gpu"},
 //   "recovery": {"strategies": ["restart", "per-replica", "elastic"], "replicas": 8, "restart_s": 600,
 //                "in_place_s": 60, "swap_s": 300, "requeue_s": 1800, "repair_s": 86400}
+//   or, the restart by part, each left out the data file's:
+//   "recovery": {"restart_parts": {"image_s": 180, "comm_init_s": 40, "warmup_s": 60,
+//                "read_Bps_per_gpu": 1.25e8, "peer_read_Bps_per_gpu": 1e10}, ...}
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +39,17 @@ ReliabilityConfig read_reliability(core::JsonReader& root);
 
 workload::Checkpointing read_checkpoint(core::JsonReader& root);
 
+// The restart given by part (/recovery/restart_parts); a part left out is the data file's.
+struct RestartPartsConfig {
+  std::optional<double> image_s, comm_init_s, warmup_s;
+  std::optional<double> read_Bps_per_gpu;       // from storage; else at the write's bandwidth
+  std::optional<double> peer_read_Bps_per_gpu;  // from a peer's host memory
+};
+
 struct RecoveryConfig {
   workload::Recovery recovery;  // strategy set per row
+  std::optional<RestartPartsConfig> parts;  // else restart_s, given whole
+  std::string parts_pointer;
   std::vector<workload::RecoveryStrategy> strategies;
   std::string replicas_pointer;
 };

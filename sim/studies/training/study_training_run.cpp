@@ -11,6 +11,7 @@
 #include "studies/config/reliability_config.hpp"
 #include "workload/goodput/closed_form.hpp"
 #include "workload/goodput/monte_carlo.hpp"
+#include "workload/goodput/restart_parts.hpp"
 
 namespace studies {
 
@@ -72,6 +73,7 @@ class TrainingRunStudy : public Study {
   ReliabilityConfig reliability;
   workload::Checkpointing checkpoint;
   RecoveryConfig recovery;
+  double checkpoint_bytes_per_gpu = 0;  // 0: not given (write_s)
   double run_s = 0;
   double tokens_per_s_per_gpu = 0;  // 0: no goodput in tokens
   bool loss_by_cause = true;
@@ -107,8 +109,25 @@ class TrainingRunStudy : public Study {
     r.recovery.spare_nodes = spares;
     r.recovery.manual_fraction = reliability.manual_fraction;
     r.recovery.manual_s = reliability.manual_s;
+    if (recovery.parts) set_restart_parts(r.recovery, c.gpus);
     r.run_s = run_s;
     return r;
+  }
+
+  // The restart by part: each given, or the data file's (communicator initialisation in
+  // proportion to the job's GPUs); the checkpoint read from storage at the write's bandwidth
+  // unless given, from a peer's memory at the data file's.
+  void set_restart_parts(workload::Recovery& rec, double job_gpus) const {
+    const RestartPartsConfig& p = *recovery.parts;
+    const workload::ReliabilityData& d = workload::reliability_by_name(reliability.data);
+    rec.image_s = p.image_s.value_or(d.image_s);
+    rec.comm_init_s = p.comm_init_s.value_or(d.comm_init_s_per_gpu * job_gpus);
+    rec.warmup_s = p.warmup_s.value_or(d.warmup_s);
+    rec.restart_s = rec.image_s + rec.comm_init_s + rec.warmup_s;
+    const bool sized = checkpoint_bytes_per_gpu > 0;
+    rec.storage_read_s = sized && p.read_Bps_per_gpu ? checkpoint_bytes_per_gpu / *p.read_Bps_per_gpu : checkpoint.write_s;
+    rec.memory_read_s = sized ? checkpoint_bytes_per_gpu / p.peer_read_Bps_per_gpu.value_or(d.peer_read_Bps_per_gpu)
+                              : (checkpoint.async ? checkpoint.stall_s : checkpoint.write_s);
   }
 
   bool strategies_named() const { return recovery.strategies.size() > 1 || recovery.strategies[0] != workload::RecoveryStrategy::kRestart; }
@@ -178,6 +197,15 @@ class TrainingRunStudy : public Study {
                 row(std::string("loss_") + cause_ids[i], std::string("lost to ") + cause_names[i] + " (closed form)", "h/day",
                     cause(closed.loss_s_per_day, i) / 3600, Basis::kFormula);
               }
+            if (loss_by_cause && recovery.parts) {
+              const workload::RestartByPart parts = workload::restart_by_part(rel, closed.loss_s_per_day.restart);
+              const std::pair<const char*, double> by_part[] = {{"path", parts.path}, {"image", parts.image}, {"comm_init", parts.comm_init},
+                                                                {"checkpoint_read", parts.checkpoint_read}, {"warmup", parts.warmup}, {"operators", parts.operators}};
+              const char* names[] = {"relaunch, swap or re-queue", "image and dependencies", "communicator initialisation", "checkpoint read", "warm-up", "operators"};
+              for (int i = 0; i < 6; ++i)
+                row(std::string("restart_") + by_part[i].first, std::string("of the restart: ") + names[i] + " (closed form)", "h/day", by_part[i].second / 3600,
+                    Basis::kFormula);
+            }
             if (tokens_per_s_per_gpu > 0) {
               const double healthy = tokens_per_s_per_gpu * double(g) * 86400;
               row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr / 1e9, Basis::kSimulated);
@@ -255,8 +283,17 @@ class TrainingRunStudy : public Study {
            (checkpoint.storage_every > 1 ? ", one in " + std::to_string(checkpoint.storage_every) : std::string(", each")) +
            " written to storage: a stop rolls back to memory unless it took the copy (" +
            (checkpoint.memory_peers > 0 ? "a re-queue" : "a node swapped out, or a re-queue") + ")";
-    n += ". Recovery: restart " + format_number(rec.restart_s / 60) +
-         " min, after an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
+    if (recovery.parts) {
+      workload::Recovery at_first = rec;
+      set_restart_parts(at_first, double(gpus.front()));
+      n += ". Recovery: restart by part at " + format_number(double(gpus.front())) + " GPUs: image and dependencies " + format_number(at_first.image_s / 60) +
+           " min, communicator initialisation " + format_number(at_first.comm_init_s) + " s" + (recovery.parts->comm_init_s ? "" : " (in proportion to the GPUs)") +
+           ", warm-up " + format_number(at_first.warmup_s / 60) + " min, the checkpoint read from storage in " + format_number(at_first.storage_read_s) +
+           " s or from host memory in " + format_number(at_first.memory_read_s) + " s; after";
+    } else {
+      n += ". Recovery: restart " + format_number(rec.restart_s / 60) + " min, after";
+    }
+    n += " an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
          " min or a re-queue of " + format_number(rec.requeue_s / 60) + " min (with no spare ready); a failed node rejoins the spares after " +
          format_number(rec.repair_s / 3600) + " h";
     if (rec.replicas > 1) n += "; " + std::to_string(rec.replicas) + " data-parallel replicas";
@@ -294,6 +331,9 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   s->reliability = read_reliability(root);
   s->checkpoint = read_checkpoint(root);
   s->recovery = read_recovery(root);
+  if (s->recovery.parts && s->reliability.data.empty())
+    throw core::InputError(s->recovery.parts_pointer, "is not allowed with failure_rates_per_hour; a part left out is a reliability data file's: give /reliability, or restart_s");
+  if (const nlohmann::json* k = root.raw("checkpoint"); k && k->contains("size_bytes_per_gpu")) s->checkpoint_bytes_per_gpu = k->at("size_bytes_per_gpu").get<double>();
   s->run_s = root.number_in("run_days", 1.0 / 24, 1e9) * 86400;  // an hour or more; the events it implies are bounded below
   if (auto t = root.optional_object("throughput")) {
     s->tokens_per_s_per_gpu = t->positive_number("tokens_per_s_per_gpu");

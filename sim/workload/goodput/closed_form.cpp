@@ -22,7 +22,7 @@ LossByCause cost_of(const RunReliability& r, const FailureProcess& p, double int
   if (contained_to_replica(rec, p)) {  // the job waits for the detection; one replica for the rest
     const double share = 1.0 / rec.replicas;
     c.detection = planned ? 0.0 : p.detection_s;
-    c.restart = share * (path_s(rec, p.path) + rec.restart_s + manual);
+    c.restart = share * (path_s(rec, p.path) + restart_s_of(r, p) + manual);
     c.spares = share * (p.path == RecoveryPath::kSwap ? no_spare * rec.requeue_s : 0.0);
     return c;
   }
@@ -33,7 +33,7 @@ LossByCause cost_of(const RunReliability& r, const FailureProcess& p, double int
   c.detection = p.rollback == Rollback::kBeforeCorruption ? 0.0 : p.detection_s;
   c.lost_work = planned ? 0.0 : since_checkpoint + (p.rollback == Rollback::kBeforeCorruption ? p.detection_s : 0.0);
   c.checkpoint = planned ? r.checkpoint.write_s : 0.0;
-  c.restart = path_s(rec, p.path) + rec.restart_s + manual;
+  c.restart = path_s(rec, p.path) + restart_s_of(r, p) + manual;
   c.spares = spare_wait;
   return c;
 }
@@ -75,6 +75,11 @@ double path_s(const Recovery& recovery, RecoveryPath path) {
     case RecoveryPath::kRequeue: return recovery.requeue_s;
   }
   return 0;
+}
+
+double restart_s_of(const RunReliability& r, const FailureProcess& p) {
+  const bool from_memory = contained_to_replica(r.recovery, p) || (p.rollback != Rollback::kBeforeCorruption && r.checkpoint.memory_survives(p.path));
+  return r.recovery.restart_s + (from_memory ? r.recovery.memory_read_s : r.recovery.storage_read_s);
 }
 
 bool contained_to_replica(const Recovery& recovery, const FailureProcess& p) {

@@ -17,6 +17,8 @@ double usable_checkpoint_interval_s(const RunReliability& r, double interval_s);
 double spare_draw_rate_per_s(const RunReliability& r);
 // Path time of a recovery: relaunch in place, swap, or re-queue.
 double path_s(const Recovery& recovery, RecoveryPath path);
+// Restart time of a recovery from `p`, beyond its path: restart_s and the checkpoint's read.
+double restart_s_of(const RunReliability& r, const FailureProcess& p);
 // Whether a failure of `p` is contained to its replica.
 bool contained_to_replica(const Recovery& recovery, const FailureProcess& p);
 

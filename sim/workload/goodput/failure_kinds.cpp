@@ -75,6 +75,13 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       d.code_data_share = read_stop_share(planned, "code_data_share");
       core::require_sources(planned, {"code_data_share"});
       planned.finish();
+      core::JsonReader restart = r.object("restart");
+      d.comm_init_s_per_gpu = restart.non_negative_number("comm_init_s_per_gpu");
+      d.image_s = restart.non_negative_number("image_s");
+      d.warmup_s = restart.non_negative_number("warmup_s");
+      d.peer_read_Bps_per_gpu = restart.positive_number("peer_read_Bps_per_gpu");
+      core::require_sources(restart, {"comm_init_s_per_gpu", "image_s", "warmup_s", "peer_read_Bps_per_gpu"});
+      restart.finish();
       core::JsonReader m = r.object("manual_intervention");
       d.manual_fraction = m.non_negative_number("fraction");
       d.manual_s = m.non_negative_number("mean_s");

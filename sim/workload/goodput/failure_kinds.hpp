@@ -39,6 +39,10 @@ struct ReliabilityData {
   double manual_fraction = 0, manual_s = 0;
   // Planned changes of code or data, as a share of all the job's stops (each a checkpoint first).
   double code_data_share = 0;
+  // The restart's parts where a scenario gives them by part and leaves one out.
+  double comm_init_s_per_gpu = 0;  // communicator initialisation, in proportion to the job's GPUs
+  double image_s = 0, warmup_s = 0;
+  double peer_read_Bps_per_gpu = 0;  // a checkpoint read back from a peer's host memory
 };
 
 // A share of stops, as a planned-stop share is given: from 0 to below 1 (at 1 every stop would

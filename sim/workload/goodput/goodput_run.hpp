@@ -64,7 +64,12 @@ enum class RecoveryStrategy {
 struct Recovery {
   RecoveryStrategy strategy = RecoveryStrategy::kRestart;
   int replicas = 1;            // data-parallel replicas, the unit per-replica recovery and shrink work in
-  double restart_s = 0;        // every recovery: initialisation, checkpoint load, warm-up
+  // Every recovery beyond its path: the image and dependencies, communicator initialisation and
+  // warm-up (given whole, their sum), and the checkpoint read back, from storage or from host
+  // memory (the node's own or a peer's; a replica recovering from its peers reads theirs).
+  double restart_s = 0;
+  double image_s = 0, comm_init_s = 0, warmup_s = 0;  // restart_s's parts, when given by part
+  double storage_read_s = 0, memory_read_s = 0;
   double in_place_s = 0;       // relaunching on the same nodes
   double swap_s = 0;           // bringing in a hot spare
   double requeue_s = 0;        // waiting for the scheduler: no spare ready, or a requeue path

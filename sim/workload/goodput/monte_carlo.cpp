@@ -269,7 +269,7 @@ class Run {
     if (contained_to_replica(rec, p)) {  // the job waits for the detection; the replica recovers from its peers
       const double wait = p.path == RecoveryPath::kSwap ? swap_wait(false) : 0.0;
       const double from = t_ + detection;
-      out_.push_back({t_, from, from + wait, from + wait + path_s(rec, p.path) + rec.restart_s + manual});
+      out_.push_back({t_, from, from + wait, from + wait + path_s(rec, p.path) + restart_s_of(r_, p) + manual});
       if (!down_ && detection > 0) start_down(0, detection, 0, 0, false);
       return;
     }
@@ -280,7 +280,7 @@ class Run {
       roll_back(kept_for(p));
     }
     const double wait = p.path == RecoveryPath::kSwap ? swap_wait(true) : 0.0;
-    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + rec.restart_s + manual, true);
+    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + restart_s_of(r_, p) + manual, true);
   }
 
   void find_corruption() {
@@ -291,7 +291,7 @@ class Run {
     count(index);
     tally_.job_stops += 1;
     roll_back(std::min(storage_.kept, clean));
-    start_down(0, 0, 0, r_.recovery.in_place_s + r_.recovery.restart_s + manual_s(), true);
+    start_down(0, 0, 0, r_.recovery.in_place_s + restart_s_of(r_, r_.failures[std::size_t(index)]) + manual_s(), true);
   }
 
   void start_slow() {
