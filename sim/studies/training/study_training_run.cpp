@@ -307,7 +307,7 @@ class TrainingRunStudy : public Study {
     n += ". Switches and links per GPU from a full fat tree of " + std::to_string(radix) + "-port switches: MPFT two levels up to " +
          format_number(double(gpus_per_node) * radix * radix / 2) + " GPUs, MRFT up to " + format_number(double(radix / gpus_per_node) * (radix / 2) * gpus_per_node) +
          ", three beyond. Monte-Carlo: " + std::to_string(monte_carlo_runs) + " runs of " + format_number(run_s / 86400) + " days, seed " + std::to_string(seed) +
-         "; the closed form is first order in the failure rates.";
+         "; the closed form is the run as a renewal of up-times between stops and the recoveries after them.";
     if (!reliability.sources.empty()) n += " Sources: " + reliability.sources;
     return n;
   }
