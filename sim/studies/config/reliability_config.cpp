@@ -123,8 +123,18 @@ ReliabilityConfig read_reliability(core::JsonReader& root) {
   }
   c.code_data_share = data.code_data_share;
   if (auto p = r.optional_object("planned")) {
-    if (p->has("code_data_share")) c.code_data_share = workload::read_stop_share(*p, "code_data_share");
+    if (p->has("code_data_share")) c.code_data_share = workload::read_stop_share(*p, "code_data_share", "a share of the job's stops");
     p->finish();
+  }
+  c.straggler_loss = data.straggler_loss;
+  if (auto s = r.optional_object("stragglers")) {
+    if (s->has("throughput_loss")) c.straggler_loss = workload::read_stop_share(*s, "throughput_loss", "a share of throughput");
+    s->finish();
+  }
+  // Off: neither fail-slow nodes nor stragglers, the stops alone.
+  if (!r.boolean("throughput_losses", true)) {
+    c.straggler_loss = 0;
+    c.fail_slow_rate_per_node_hour = 0;
   }
   c.sources = r.optional_string("sources").value_or("");
   r.finish();

@@ -4,7 +4,8 @@
 // episodes, manual interventions, checkpoints and recovery:
 //   "reliability": {"data": "h100", "kinds": {"hang": {"detection_s": 300}},
 //                   "fail_slow": {"exclude_after_s": 600}, "manual_intervention": {...},
-//                   "planned": {"code_data_share": 0.173}, "sources": "..."},
+//                   "planned": {"code_data_share": 0.173}, "stragglers": {"throughput_loss": 0.104},
+//                   "throughput_losses": false (neither fail-slow nor stragglers), "sources": "..."},
 //   "checkpoint": {"interval_s": 0, "write_s": 30 | "size_bytes_per_gpu" + "write_Bps_per_gpu",
 //                  "async": true, "stall_s": 2 | "snapshot_Bps_per_gpu"},
 //   "recovery": {"strategies": ["restart", "per-replica", "elastic"], "replicas": 8, "restart_s": 600,
@@ -29,6 +30,7 @@ struct ReliabilityConfig {
   workload::FailSlow fail_slow;  // its rate_per_s set per cluster
   double manual_fraction = 0, manual_s = 0;
   double code_data_share = 0;  // planned changes of code or data: their share of the job's stops
+  double straggler_loss = 0;   // throughput lost to stragglers, beside the stops and fail-slow
   std::string data;     // the data file's name; empty for per-component rates
   std::string sources;  // the scenario's own sources, for the notes
 };

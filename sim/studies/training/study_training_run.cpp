@@ -52,6 +52,10 @@ Components components(long long gpus, int gpus_per_node, int radix, bool planes)
 
 const char* const kCodeDataChange = "code or data change";
 
+// ETTR as the papers count it: kept training over wall time, the stops' losses alone. A slow
+// node slows the steps but the job trains: its loss is throughput's, reported beside.
+double ettr_of_stops(const workload::GoodputEstimate& g) { return g.ettr + g.loss_s_per_day.fail_slow / 86400; }
+
 const char* cause_names[] = {"detection", "restart", "lost work", "checkpoints", "waiting for spares", "fail-slow"};
 const char* cause_ids[] = {"detection", "restart", "lost_work", "checkpoint", "spares", "fail_slow"};
 double cause(const workload::LossByCause& l, int i) {
@@ -183,12 +187,18 @@ class TrainingRunStudy : public Study {
               const auto best = workload::goodput_closed_form(best_run);
               row("interval", "checkpoint interval as given (the write's length where longer)", "min", closed.checkpoint_interval_s / 60, Basis::kInput);
               row("interval_best", "best checkpoint interval (closed form)", "min", best.checkpoint_interval_s / 60, Basis::kFormula);
-              row("effective_best", "ETTR at the best interval (closed form)", "%", 100 * best.ettr, Basis::kFormula);
+              row("effective_best", "ETTR at the best interval (closed form)", "%", 100 * ettr_of_stops(best), Basis::kFormula);
             } else {
               row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);
             }
-            row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * closed.ettr, Basis::kFormula);
-            row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * mc.ettr, Basis::kSimulated);
+            row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * ettr_of_stops(closed), Basis::kFormula);
+            row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * ettr_of_stops(mc), Basis::kSimulated);
+            const double stragglers = reliability.straggler_loss;
+            if (rel.fail_slow.rate_per_s > 0 || stragglers > 0) {
+              if (stragglers > 0) row("straggler_loss", "throughput lost to stragglers", "%", 100 * stragglers, Basis::kInput);
+              row("goodput_ratio", "goodput ratio: ETTR less fail-slow and stragglers (closed form)", "%", 100 * closed.ettr * (1 - stragglers), Basis::kFormula);
+              row("goodput_ratio_mc", "goodput ratio: ETTR less fail-slow and stragglers (Monte-Carlo)", "%", 100 * mc.ettr * (1 - stragglers), Basis::kSimulated);
+            }
             row("requeues", "re-queues per day (Monte-Carlo)", "", mc.requeues_per_day, Basis::kSimulated);
             if (loss_by_cause)
               for (int i = 0; i < 6; ++i) {
@@ -197,6 +207,10 @@ class TrainingRunStudy : public Study {
                 row(std::string("loss_") + cause_ids[i], std::string("lost to ") + cause_names[i] + " (closed form)", "h/day",
                     cause(closed.loss_s_per_day, i) / 3600, Basis::kFormula);
               }
+            if (loss_by_cause && stragglers > 0) {
+              row("loss_stragglers_mc", "lost to stragglers (Monte-Carlo)", "h/day", 24 * mc.ettr * stragglers, Basis::kSimulated);
+              row("loss_stragglers", "lost to stragglers (closed form)", "h/day", 24 * closed.ettr * stragglers, Basis::kFormula);
+            }
             if (loss_by_cause && recovery.parts) {
               const workload::RestartByPart parts = workload::restart_by_part(rel, closed.loss_s_per_day.restart);
               const std::pair<const char*, double> by_part[] = {{"path", parts.path}, {"image", parts.image}, {"comm_init", parts.comm_init},
@@ -208,8 +222,8 @@ class TrainingRunStudy : public Study {
             }
             if (tokens_per_s_per_gpu > 0) {
               const double healthy = tokens_per_s_per_gpu * double(g) * 86400;
-              row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr / 1e9, Basis::kSimulated);
-              row("goodput", "goodput (closed form)", "B tokens/day", healthy * closed.ettr / 1e9, Basis::kFormula);
+              row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr * (1 - stragglers) / 1e9, Basis::kSimulated);
+              row("goodput", "goodput (closed form)", "B tokens/day", healthy * closed.ettr * (1 - stragglers) / 1e9, Basis::kFormula);
             }
           }
       }
@@ -302,6 +316,11 @@ class TrainingRunStudy : public Study {
            " s to " + format_number(reliability.fail_slow.max_s / 3600) + " h, " + format_number(reliability.fail_slow.slowdown_min) + "x to " +
            format_number(reliability.fail_slow.slowdown_max) + "x slower, the step at the slowest node's pace" +
            (reliability.fail_slow.exclude_after_s > 0 ? ", the node excluded after " + format_number(reliability.fail_slow.exclude_after_s / 60) + " min" : "");
+    if (reliability.straggler_loss > 0) n += ". Stragglers take " + format_number(100 * reliability.straggler_loss) + "% of throughput";
+    if (reliability.fail_slow_rate_per_node_hour > 0 || reliability.straggler_loss > 0)
+      n += ". ETTR counts the stops' losses alone, as the papers do; fail-slow and stragglers slow the steps of a job that trains, and the goodput ratio takes them off it";
+    if (reliability.code_data_share > 0)
+      n += ". Code and data changes: " + format_number(100 * reliability.code_data_share) + "% of the stops, planned";
     if (reliability.manual_fraction > 0)
       n += ". " + format_number(100 * reliability.manual_fraction) + "% of unplanned stops wait for an operator, " + format_number(reliability.manual_s / 3600) + " h on average";
     n += ". Switches and links per GPU from a full fat tree of " + std::to_string(radix) + "-port switches: MPFT two levels up to " +

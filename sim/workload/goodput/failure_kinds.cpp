@@ -72,7 +72,7 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       core::require_sources(s, {"rate_per_node_hour", "min_s", "max_s", "slowdown_min", "slowdown_max"});
       s.finish();
       core::JsonReader planned = r.object("planned");
-      d.code_data_share = read_stop_share(planned, "code_data_share");
+      d.code_data_share = read_stop_share(planned, "code_data_share", "a share of the job's stops");
       core::require_sources(planned, {"code_data_share"});
       planned.finish();
       core::JsonReader restart = r.object("restart");
@@ -82,6 +82,10 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       d.peer_read_Bps_per_gpu = restart.positive_number("peer_read_Bps_per_gpu");
       core::require_sources(restart, {"comm_init_s_per_gpu", "image_s", "warmup_s", "peer_read_Bps_per_gpu"});
       restart.finish();
+      core::JsonReader stragglers = r.object("stragglers");
+      d.straggler_loss = read_stop_share(stragglers, "throughput_loss", "a share of throughput");
+      core::require_sources(stragglers, {"throughput_loss"});
+      stragglers.finish();
       core::JsonReader m = r.object("manual_intervention");
       d.manual_fraction = m.non_negative_number("fraction");
       d.manual_s = m.non_negative_number("mean_s");
@@ -97,10 +101,9 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
 
 }  // namespace
 
-double read_stop_share(core::JsonReader& r, const std::string& key) {
+double read_stop_share(core::JsonReader& r, const std::string& key, const std::string& what) {
   const double x = r.number(key);
-  if (!(x >= 0 && x < 1))
-    throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; a share of the job's stops, from 0 to below 1");
+  if (!(x >= 0 && x < 1)) throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; " + what + ", from 0 to below 1");
   return x;
 }
 

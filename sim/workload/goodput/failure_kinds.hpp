@@ -43,11 +43,15 @@ struct ReliabilityData {
   double comm_init_s_per_gpu = 0;  // communicator initialisation, in proportion to the job's GPUs
   double image_s = 0, warmup_s = 0;
   double peer_read_Bps_per_gpu = 0;  // a checkpoint read back from a peer's host memory
+  // Stragglers: the share of throughput a job loses to slow steps beside its stops and its
+  // fail-slow nodes (stage imbalance, sequence lengths, pauses), in [0, 1).
+  double straggler_loss = 0;
 };
 
-// A share of stops, as a planned-stop share is given: from 0 to below 1 (at 1 every stop would
-// be planned, and their rate without end). Throws InputError naming `key` otherwise.
-double read_stop_share(core::JsonReader& r, const std::string& key);
+// A share (of stops, as a planned-stop share; of throughput): from 0 to below 1 (at 1 every stop
+// would be planned, their rate without end; no throughput left). Throws InputError naming `key`
+// and `what` the share is otherwise.
+double read_stop_share(core::JsonReader& r, const std::string& key, const std::string& what);
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> reliability_names();
