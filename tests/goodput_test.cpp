@@ -5,6 +5,7 @@
 #include "workload/goodput/closed_form.hpp"
 #include "workload/goodput/fail_slow.hpp"
 #include "workload/goodput/monte_carlo.hpp"
+#include "workload/goodput/restart_parts.hpp"
 #include "workload/goodput/spare_pool.hpp"
 
 namespace {
@@ -165,8 +166,10 @@ TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot,
     const auto mc = workload::goodput_monte_carlo(*r, 400, 5);
     INFO("lost per failure " << lost_s << " s: closed form " << closed.loss_s_per_day.lost_work << ", Monte-Carlo " << mc.loss_s_per_day.lost_work);
     CHECK(closed.checkpoint_interval_s == 600);
-    // (A day of wall time holds 1 / (1 + X) of a day of training, X the losses a second: ettr x cycle / interval.)
-    CHECK(closed.loss_s_per_day.lost_work == Approx(per_day * lost_s * closed.ettr * cycle / 600).epsilon(1e-9));
+    // To first order (a day of wall time holds 1 / (1 + X) of a day of training, X the losses a
+    // second: ettr x cycle / interval); the renewal's exact figure a little above it.
+    CHECK(closed.loss_s_per_day.lost_work == Approx(per_day * lost_s * closed.ettr * cycle / 600).epsilon(0.1));
+    CHECK(closed.loss_s_per_day.lost_work > per_day * lost_s * closed.ettr * cycle / 600);
     CHECK(mc.loss_s_per_day.lost_work == Approx(closed.loss_s_per_day.lost_work).epsilon(0.1));
     CHECK(sum_with_kept(mc) == Approx(86400).epsilon(1e-9));
     CHECK(mc.loss_s_per_day.lost_work > last);  // in the order of the cases
@@ -206,11 +209,12 @@ TEST_CASE("goodput: per-replica fault tolerance keeps the other replicas trainin
   CHECK(per_replica.job_stops_per_day == 0);
   CHECK(closed.job_stops_per_day == 0);
   CHECK(restart.job_stops_per_day == restart.interruptions_per_day);
-  // 48 recoveries a day of 600 s, each by one replica in 16, and the 30 s detection by all: a
-  // share 1 + X of the day, X = rate x (30 + 600 / 16).
-  const double x = 2.0 / 3600 * (30 + 600.0 / 16);
-  CHECK(closed.loss_s_per_day.restart == Approx(48 * 600.0 / 16 / (1 + x)).epsilon(1e-9));
-  CHECK(closed.loss_s_per_day.detection == Approx(48 * 30.0 / (1 + x)).epsilon(1e-9));
+  // 48 recoveries a day: each stalls the job for its 30 s detection (a share S / (1 + S) of the
+  // day, S = rate x 30), then one replica in 16 is out for 600 s while the rest train (a share
+  // rate x 600 / 16 of what the stalls leave).
+  const double stalls = 2.0 / 3600 * 30, stalled = stalls / (1 + stalls);
+  CHECK(closed.loss_s_per_day.detection == Approx(86400 * stalled).epsilon(1e-9));
+  CHECK(closed.loss_s_per_day.restart == Approx(86400 * (1 - stalled) * 2.0 / 3600 * 600 / 16).epsilon(1e-9));
   CHECK(per_replica.loss_s_per_day.restart == Approx(closed.loss_s_per_day.restart).epsilon(0.05));
   CHECK(per_replica.loss_s_per_day.detection == Approx(closed.loss_s_per_day.detection).epsilon(0.05));
   CHECK(per_replica.ettr == Approx(closed.ettr).epsilon(0.01));
@@ -256,4 +260,98 @@ TEST_CASE("goodput: software fails only while the job runs; hardware fails whate
   // A renewal of one hour up and one down, on average: 12 a day.
   CHECK(software.interruptions_per_day == Approx(12).epsilon(0.05));
   CHECK(software.ettr > hardware.ettr);
+}
+
+TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusion and the episodes apart", "[goodput]") {
+  auto r = run(0.02, 4);  // rare enough that the job is seldom down (a hang, maintenance: only while it runs)
+  r.failures.push_back({"hang", 0.05 / 3600, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true});
+  r.failures.push_back({"maintenance", 1.0 / 168 / 3600, 0, RecoveryPath::kInPlace, Rollback::kNone, false});
+  r.fail_slow = {0.2 / 3600, 30, 4 * 3600, 1.1, 2.0, 600};
+  const auto closed = workload::goodput_closed_form(r);
+  const auto mc = workload::goodput_monte_carlo(r, 100, 3);
+  for (const auto* g : {&closed, &mc}) {
+    REQUIRE(g->interruptions_per_day_by_process.size() == r.failures.size());
+    double sum = g->exclusions_per_day;
+    for (double x : g->interruptions_per_day_by_process) sum += x;
+    CHECK(sum == Approx(g->interruptions_per_day).epsilon(1e-12));
+  }
+  for (std::size_t i = 0; i < r.failures.size(); ++i) {
+    INFO(r.failures[i].kind);
+    CHECK(mc.interruptions_per_day_by_process[i] == Approx(closed.interruptions_per_day_by_process[i]).epsilon(0.1));
+  }
+  CHECK(mc.exclusions_per_day == Approx(closed.exclusions_per_day).epsilon(0.1));
+  // Episodes that end under the exclusion's 10 min stop nothing.
+  CHECK(closed.fail_slow_episodes_per_day == Approx(0.2 * 24 * (1 - workload::fail_slow_excluded_share(r.fail_slow))).epsilon(1e-12));
+  CHECK(mc.fail_slow_episodes_per_day == Approx(closed.fail_slow_episodes_per_day).epsilon(0.1));
+}
+
+TEST_CASE("goodput: the restart's parts share its loss, the checkpoint read from memory where the copy survives", "[goodput]") {
+  auto r = run(0.3, 64);
+  r.recovery.image_s = 180;
+  r.recovery.comm_init_s = 40;
+  r.recovery.warmup_s = 60;
+  r.recovery.restart_s = 280;
+  r.recovery.storage_read_s = 30;
+  r.recovery.memory_read_s = 2;
+  r.recovery.swap_s = 300;
+  const workload::FailureProcess& node = r.failures[0];
+  CHECK(workload::restart_s_of(r, node) == 310);
+  r.checkpoint.async = true;
+  r.checkpoint.stall_s = 1;
+  r.checkpoint.in_memory = true;
+  r.checkpoint.memory_peers = 1;  // a swapped node's copy is on a peer
+  CHECK(workload::restart_s_of(r, node) == 282);
+  r.checkpoint.memory_peers = 0;
+  CHECK(workload::restart_s_of(r, node) == 310);
+  const auto closed = workload::goodput_closed_form(r);
+  const auto parts = workload::restart_by_part(r, closed.loss_s_per_day.restart);
+  CHECK(parts.total() == Approx(closed.loss_s_per_day.restart).epsilon(1e-12));
+  // One kind of recovery: each part in proportion to its seconds (300 + 180 + 40 + 30 + 60, no operators).
+  CHECK(parts.path / parts.total() == Approx(300.0 / 610));
+  CHECK(parts.comm_init / parts.total() == Approx(40.0 / 610));
+  CHECK(parts.checkpoint_read / parts.total() == Approx(30.0 / 610));
+  CHECK(parts.whole == 0);
+  CHECK(parts.operators == 0);
+  // Given whole, the restart is one part.
+  r.recovery.image_s = r.recovery.comm_init_s = r.recovery.warmup_s = 0;
+  CHECK(workload::restart_by_part(r, 1.0).whole == Approx(280.0 / 610));
+}
+
+TEST_CASE("goodput: the closed form holds with the Monte-Carlo from 1K to 128K GPUs, many stops an hour included", "[goodput]") {
+  // An H100-like job: hardware at 4.2 and the network at 0.3 per 1,000 node-days, software and
+  // hangs while it runs, weekly maintenance, fail-slow nodes excluded after 30 min, operators;
+  // communicator initialisation growing with the job. At 128K GPUs it stops ~75 times a day for
+  // ~10 min each: a first-order form, each stop's cost as if they never overlapped, puts its
+  // ETTR several times too high.
+  for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica, workload::RecoveryStrategy::kElastic})
+    for (int spares : {0, 32})
+      for (double gpus : {1024.0, 4096.0, 16384.0, 65536.0, 131072.0}) {
+        const double nodes = gpus / 8;
+        workload::RunReliability r;
+        r.failures = {{"hardware", nodes * 4.2e-3 / 86400, 34, RecoveryPath::kSwap, Rollback::kLastCheckpoint, true},
+                      {"network", nodes * 0.3e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, false},
+                      {"software", nodes * 0.48e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
+                      {"hang", nodes * 0.24e-3 / 86400, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
+                      {"maintenance", 1.0 / 7 / 86400, 0, RecoveryPath::kInPlace, Rollback::kNone, false}};
+        r.fail_slow = {nodes * 2e-5 / 3600, 30, 36000, 1.1, 2.0, 1800};
+        r.checkpoint.write_s = 20;
+        r.recovery = {strategy, 16, 300 + gpus * 0.00244};
+        r.recovery.in_place_s = 60;
+        r.recovery.swap_s = 300;
+        r.recovery.requeue_s = 1800;
+        r.recovery.repair_s = 86400;
+        r.recovery.spare_nodes = spares;
+        r.recovery.manual_fraction = 0.05;
+        r.recovery.manual_s = 7200;
+        r.run_s = 30 * 86400;
+        const auto closed = workload::goodput_closed_form(r);
+        r.checkpoint.interval_s = closed.checkpoint_interval_s;
+        const auto mc = workload::goodput_monte_carlo(r, 60, 4);
+        INFO(gpus << " GPUs, " << spares << " spares, strategy " << int(strategy) << ": closed form " << closed.ettr << ", Monte-Carlo " << mc.ettr);
+        CHECK(std::abs(closed.ettr - mc.ettr) < 0.03);
+        // Counts within 3% or four Poisson standard deviations of the 60 x 30 days simulated.
+        auto noise = [](double per_day) { return 4 * std::sqrt(per_day * 1800) / 1800; };
+        CHECK(closed.interruptions_per_day == Approx(mc.interruptions_per_day).epsilon(0.03).margin(noise(mc.interruptions_per_day)));
+        CHECK(closed.job_stops_per_day == Approx(mc.job_stops_per_day).epsilon(0.03).margin(noise(mc.job_stops_per_day)));
+      }
 }

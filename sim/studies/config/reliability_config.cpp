@@ -8,6 +8,7 @@ namespace studies {
 namespace {
 
 constexpr double kMaxNodeSlowdown = 100;  // past it a node is down, not slow
+constexpr double kMaxRestartPartS = 86400;  // a part of a restart that takes more than a day is an outage
 
 const std::vector<std::string>& strategy_names() {
   static const std::vector<std::string> names{"restart", "per-replica", "elastic"};
@@ -120,6 +121,21 @@ ReliabilityConfig read_reliability(core::JsonReader& root) {
     c.manual_s = m->non_negative_number("mean_s", c.manual_s);
     m->finish();
   }
+  c.code_data_share = data.code_data_share;
+  if (auto p = r.optional_object("planned")) {
+    if (p->has("code_data_share")) c.code_data_share = workload::read_stop_share(*p, "code_data_share", "a share of the job's stops");
+    p->finish();
+  }
+  c.straggler_loss = data.straggler_loss;
+  if (auto s = r.optional_object("stragglers")) {
+    if (s->has("throughput_loss")) c.straggler_loss = workload::read_stop_share(*s, "throughput_loss", "a share of throughput");
+    s->finish();
+  }
+  // Off: neither fail-slow nodes nor stragglers, the stops alone.
+  if (!r.boolean("throughput_losses", true)) {
+    c.straggler_loss = 0;
+    c.fail_slow_rate_per_node_hour = 0;
+  }
   c.sources = r.optional_string("sources").value_or("");
   r.finish();
   return c;
@@ -176,7 +192,22 @@ RecoveryConfig read_recovery(core::JsonReader& root) {
                                                 : workload::RecoveryStrategy::kElastic);
   c.replicas_pointer = r.pointer_of("replicas");
   c.recovery.replicas = static_cast<int>(r.positive_integer("replicas", 1, 1'000'000));
-  c.recovery.restart_s = r.non_negative_number("restart_s");
+  c.parts_pointer = r.pointer_of("restart_parts");
+  if (auto parts = r.optional_object("restart_parts")) {
+    if (r.has("restart_s")) throw core::InputError(r.pointer_of("restart_s"), "is not allowed beside restart_parts; give the restart one way");
+    RestartPartsConfig p;
+    auto part_s = [&](const char* key) { return parts->has(key) ? std::optional<double>(parts->number_in(key, 0, kMaxRestartPartS)) : std::nullopt; };
+    auto bandwidth = [&](const char* key) { return parts->has(key) ? std::optional<double>(parts->positive_number(key)) : std::nullopt; };
+    p.image_s = part_s("image_s");
+    p.comm_init_s = part_s("comm_init_s");
+    p.warmup_s = part_s("warmup_s");
+    p.read_Bps_per_gpu = bandwidth("read_Bps_per_gpu");
+    p.peer_read_Bps_per_gpu = bandwidth("peer_read_Bps_per_gpu");
+    parts->finish();
+    c.parts = p;
+  } else {
+    c.recovery.restart_s = r.non_negative_number("restart_s");
+  }
   c.recovery.in_place_s = r.non_negative_number("in_place_s", 0.0);
   c.recovery.swap_s = r.non_negative_number("swap_s", 0.0);
   c.recovery.requeue_s = r.non_negative_number("requeue_s");

@@ -3,11 +3,17 @@
 // data/reliability/*.json, with per-kind overrides, or the older per-component rates), fail-slow
 // episodes, manual interventions, checkpoints and recovery:
 //   "reliability": {"data": "h100", "kinds": {"hang": {"detection_s": 300}},
-//                   "fail_slow": {"exclude_after_s": 600}, "manual_intervention": {...}, "sources": "..."},
+//                   "fail_slow": {"exclude_after_s": 600}, "manual_intervention": {...},
+//                   "planned": {"code_data_share": 0.173}, "stragglers": {"throughput_loss": 0.104},
+//                   "throughput_losses": false (neither fail-slow nor stragglers), "sources": "..."},
 //   "checkpoint": {"interval_s": 0, "write_s": 30 | "size_bytes_per_gpu" + "write_Bps_per_gpu",
 //                  "async": true, "stall_s": 2 | "snapshot_Bps_per_gpu"},
 //   "recovery": {"strategies": ["restart", "per-replica", "elastic"], "replicas": 8, "restart_s": 600,
 //                "in_place_s": 60, "swap_s": 300, "requeue_s": 1800, "repair_s": 86400}
+//   or, the restart by part, each left out the data file's:
+//   "recovery": {"restart_parts": {"image_s": 180, "comm_init_s": 40, "warmup_s": 60,
+//                "read_Bps_per_gpu": 1.25e8, "peer_read_Bps_per_gpu": 1e10}, ...}
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +29,8 @@ struct ReliabilityConfig {
   double fail_slow_rate_per_node_hour = 0;
   workload::FailSlow fail_slow;  // its rate_per_s set per cluster
   double manual_fraction = 0, manual_s = 0;
+  double code_data_share = 0;  // planned changes of code or data: their share of the job's stops
+  double straggler_loss = 0;   // throughput lost to stragglers, beside the stops and fail-slow
   std::string data;     // the data file's name; empty for per-component rates
   std::string sources;  // the scenario's own sources, for the notes
 };
@@ -33,8 +41,17 @@ ReliabilityConfig read_reliability(core::JsonReader& root);
 
 workload::Checkpointing read_checkpoint(core::JsonReader& root);
 
+// The restart given by part (/recovery/restart_parts); a part left out is the data file's.
+struct RestartPartsConfig {
+  std::optional<double> image_s, comm_init_s, warmup_s;
+  std::optional<double> read_Bps_per_gpu;       // from storage; else at the write's bandwidth
+  std::optional<double> peer_read_Bps_per_gpu;  // from a peer's host memory
+};
+
 struct RecoveryConfig {
   workload::Recovery recovery;  // strategy set per row
+  std::optional<RestartPartsConfig> parts;  // else restart_s, given whole
+  std::string parts_pointer;
   std::vector<workload::RecoveryStrategy> strategies;
   std::string replicas_pointer;
 };

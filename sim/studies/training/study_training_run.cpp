@@ -1,6 +1,7 @@
 #include "studies/training/study_training_run.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "studies/config/reliability_config.hpp"
 #include "workload/goodput/closed_form.hpp"
 #include "workload/goodput/monte_carlo.hpp"
+#include "workload/goodput/restart_parts.hpp"
 
 namespace studies {
 
@@ -48,6 +50,12 @@ Components components(long long gpus, int gpus_per_node, int radix, bool planes)
           two ? 2 : 3};
 }
 
+const char* const kCodeDataChange = "code or data change";
+
+// ETTR as the papers count it: kept training over wall time, the stops' losses alone. A slow
+// node slows the steps but the job trains: its loss is throughput's, reported beside.
+double ettr_of_stops(const workload::GoodputEstimate& g) { return g.ettr + g.loss_s_per_day.fail_slow / 86400; }
+
 const char* cause_names[] = {"detection", "restart", "lost work", "checkpoints", "waiting for spares", "fail-slow"};
 const char* cause_ids[] = {"detection", "restart", "lost_work", "checkpoint", "spares", "fail_slow"};
 double cause(const workload::LossByCause& l, int i) {
@@ -69,6 +77,7 @@ class TrainingRunStudy : public Study {
   ReliabilityConfig reliability;
   workload::Checkpointing checkpoint;
   RecoveryConfig recovery;
+  double checkpoint_bytes_per_gpu = 0;  // 0: not given (write_s)
   double run_s = 0;
   double tokens_per_s_per_gpu = 0;  // 0: no goodput in tokens
   bool loss_by_cause = true;
@@ -89,6 +98,13 @@ class TrainingRunStudy : public Study {
       r.failures.push_back({k.name, rate, k.detection_s, k.path, k.rollback, k.per_replica, k.while_running});
     }
     if (ridden_through_per_s) *ridden_through_per_s = ridden;
+    // Planned changes of code or data: their share of all stops, so a rate in proportion to the others.
+    if (reliability.code_data_share > 0) {
+      double others = 0;
+      for (const workload::FailureProcess& p : r.failures) others += p.rate_per_s;
+      r.failures.push_back({kCodeDataChange, others * reliability.code_data_share / (1 - reliability.code_data_share), 0, workload::RecoveryPath::kInPlace,
+                            workload::Rollback::kNone, false, true});
+    }
     r.fail_slow = reliability.fail_slow;
     r.fail_slow.rate_per_s = c.nodes * reliability.fail_slow_rate_per_node_hour / 3600;
     r.checkpoint = checkpoint;
@@ -97,8 +113,25 @@ class TrainingRunStudy : public Study {
     r.recovery.spare_nodes = spares;
     r.recovery.manual_fraction = reliability.manual_fraction;
     r.recovery.manual_s = reliability.manual_s;
+    if (recovery.parts) set_restart_parts(r.recovery, c.gpus);
     r.run_s = run_s;
     return r;
+  }
+
+  // The restart by part: each given, or the data file's (communicator initialisation in
+  // proportion to the job's GPUs); the checkpoint read from storage at the write's bandwidth
+  // unless given, from a peer's memory at the data file's.
+  void set_restart_parts(workload::Recovery& rec, double job_gpus) const {
+    const RestartPartsConfig& p = *recovery.parts;
+    const workload::ReliabilityData& d = workload::reliability_by_name(reliability.data);
+    rec.image_s = p.image_s.value_or(d.image_s);
+    rec.comm_init_s = p.comm_init_s.value_or(d.comm_init_s_per_gpu * job_gpus);
+    rec.warmup_s = p.warmup_s.value_or(d.warmup_s);
+    rec.restart_s = rec.image_s + rec.comm_init_s + rec.warmup_s;
+    const bool sized = checkpoint_bytes_per_gpu > 0;
+    rec.storage_read_s = sized && p.read_Bps_per_gpu ? checkpoint_bytes_per_gpu / *p.read_Bps_per_gpu : checkpoint.write_s;
+    rec.memory_read_s = sized ? checkpoint_bytes_per_gpu / p.peer_read_Bps_per_gpu.value_or(d.peer_read_Bps_per_gpu)
+                              : (checkpoint.async ? checkpoint.stall_s : checkpoint.write_s);
   }
 
   bool strategies_named() const { return recovery.strategies.size() > 1 || recovery.strategies[0] != workload::RecoveryStrategy::kRestart; }
@@ -147,18 +180,25 @@ class TrainingRunStudy : public Study {
             }
             row("network_degradations", network_failover ? "network faults ridden through per day" : "of which network", "",
                 network_failover ? ridden * 86400 : network_stops_per_day(rel), Basis::kFormula);
+            if (loss_by_cause) interruption_rows(rel, mc, closed, row);
             if (checkpoint.interval_s > 0) {  // the given interval, and the best beside it: two rows, never one for both
               workload::RunReliability best_run = rel;
               best_run.checkpoint.interval_s = 0;
               const auto best = workload::goodput_closed_form(best_run);
               row("interval", "checkpoint interval as given (the write's length where longer)", "min", closed.checkpoint_interval_s / 60, Basis::kInput);
               row("interval_best", "best checkpoint interval (closed form)", "min", best.checkpoint_interval_s / 60, Basis::kFormula);
-              row("effective_best", "ETTR at the best interval (closed form)", "%", 100 * best.ettr, Basis::kFormula);
+              row("effective_best", "ETTR at the best interval (closed form)", "%", 100 * ettr_of_stops(best), Basis::kFormula);
             } else {
               row("interval", "best checkpoint interval", "min", closed.checkpoint_interval_s / 60, Basis::kFormula);
             }
-            row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * closed.ettr, Basis::kFormula);
-            row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * mc.ettr, Basis::kSimulated);
+            row("effective", "ETTR, effective training time ratio (closed form)", "%", 100 * ettr_of_stops(closed), Basis::kFormula);
+            row("effective_mc", "ETTR, effective training time ratio (Monte-Carlo)", "%", 100 * ettr_of_stops(mc), Basis::kSimulated);
+            const double stragglers = reliability.straggler_loss;
+            if (rel.fail_slow.rate_per_s > 0 || stragglers > 0) {
+              if (stragglers > 0) row("straggler_loss", "throughput lost to stragglers", "%", 100 * stragglers, Basis::kInput);
+              row("goodput_ratio", "goodput ratio: ETTR less fail-slow and stragglers (closed form)", "%", 100 * closed.ettr * (1 - stragglers), Basis::kFormula);
+              row("goodput_ratio_mc", "goodput ratio: ETTR less fail-slow and stragglers (Monte-Carlo)", "%", 100 * mc.ettr * (1 - stragglers), Basis::kSimulated);
+            }
             row("requeues", "re-queues per day (Monte-Carlo)", "", mc.requeues_per_day, Basis::kSimulated);
             if (loss_by_cause)
               for (int i = 0; i < 6; ++i) {
@@ -167,10 +207,23 @@ class TrainingRunStudy : public Study {
                 row(std::string("loss_") + cause_ids[i], std::string("lost to ") + cause_names[i] + " (closed form)", "h/day",
                     cause(closed.loss_s_per_day, i) / 3600, Basis::kFormula);
               }
+            if (loss_by_cause && stragglers > 0) {
+              row("loss_stragglers_mc", "lost to stragglers (Monte-Carlo)", "h/day", 24 * mc.ettr * stragglers, Basis::kSimulated);
+              row("loss_stragglers", "lost to stragglers (closed form)", "h/day", 24 * closed.ettr * stragglers, Basis::kFormula);
+            }
+            if (loss_by_cause && recovery.parts) {
+              const workload::RestartByPart parts = workload::restart_by_part(rel, closed.loss_s_per_day.restart);
+              const std::pair<const char*, double> by_part[] = {{"path", parts.path}, {"image", parts.image}, {"comm_init", parts.comm_init},
+                                                                {"checkpoint_read", parts.checkpoint_read}, {"warmup", parts.warmup}, {"operators", parts.operators}};
+              const char* names[] = {"relaunch, swap or re-queue", "image and dependencies", "communicator initialisation", "checkpoint read", "warm-up", "operators"};
+              for (int i = 0; i < 6; ++i)
+                row(std::string("restart_") + by_part[i].first, std::string("of the restart: ") + names[i] + " (closed form)", "h/day", by_part[i].second / 3600,
+                    Basis::kFormula);
+            }
             if (tokens_per_s_per_gpu > 0) {
               const double healthy = tokens_per_s_per_gpu * double(g) * 86400;
-              row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr / 1e9, Basis::kSimulated);
-              row("goodput", "goodput (closed form)", "B tokens/day", healthy * closed.ettr / 1e9, Basis::kFormula);
+              row("goodput_mc", "goodput (Monte-Carlo)", "B tokens/day", healthy * mc.ettr * (1 - stragglers) / 1e9, Basis::kSimulated);
+              row("goodput", "goodput (closed form)", "B tokens/day", healthy * closed.ettr * (1 - stragglers) / 1e9, Basis::kFormula);
             }
           }
       }
@@ -180,6 +233,44 @@ class TrainingRunStudy : public Study {
                            format_number(checkpoint.write_s / checkpoint.snapshots_per_write()) +
                            " s: an asynchronous snapshot waits for the previous write to storage to end");
     return r;
+  }
+
+  // Interruptions as the papers count them: unplanned by cause, planned (maintenance, code and
+  // data changes, a slow node's exclusion), and fail-slow episodes that stop nothing.
+  template <class Row>
+  void interruption_rows(const workload::RunReliability& rel, const workload::GoodputEstimate& mc, const workload::GoodputEstimate& closed, Row& row) const {
+    const bool simulated = !mc.interruptions_per_day_by_process.empty();  // else validation names the rows
+    auto of = [](const workload::GoodputEstimate& g, std::size_t i) {
+      return i < g.interruptions_per_day_by_process.size() ? g.interruptions_per_day_by_process[i] : kNotRun;
+    };
+    double unplanned[2] = {0, 0}, planned[2] = {closed.exclusions_per_day, mc.exclusions_per_day};
+    for (std::size_t i = 0; i < rel.failures.size(); ++i) {
+      const bool is_planned = rel.failures[i].rollback == workload::Rollback::kNone;
+      (is_planned ? planned : unplanned)[0] += of(closed, i);
+      (is_planned ? planned : unplanned)[1] += of(mc, i);
+    }
+    row("unplanned_mc", "unplanned interruptions per day (Monte-Carlo)", "", simulated ? unplanned[1] : kNotRun, Basis::kSimulated);
+    row("unplanned", "unplanned interruptions per day (closed form)", "", unplanned[0], Basis::kFormula);
+    for (std::size_t i = 0; i < rel.failures.size(); ++i)
+      if (rel.failures[i].rollback != workload::Rollback::kNone)
+        row("unplanned_" + id_of(rel.failures[i].kind) + "_mc", "of which " + rel.failures[i].kind + " (Monte-Carlo)", "", of(mc, i), Basis::kSimulated);
+    row("planned_mc", "planned interruptions per day (Monte-Carlo)", "", simulated ? planned[1] : kNotRun, Basis::kSimulated);
+    row("planned", "planned interruptions per day (closed form)", "", planned[0], Basis::kFormula);
+    for (std::size_t i = 0; i < rel.failures.size(); ++i)
+      if (rel.failures[i].rollback == workload::Rollback::kNone)
+        row("planned_" + id_of(rel.failures[i].kind) + "_mc", "of which " + rel.failures[i].kind + " (Monte-Carlo)", "", of(mc, i), Basis::kSimulated);
+    if (rel.fail_slow.rate_per_s > 0) {
+      row("planned_exclusion_mc", "of which a slow node's exclusion (Monte-Carlo)", "", simulated ? mc.exclusions_per_day : kNotRun, Basis::kSimulated);
+      row("fail_slow_episodes_mc", "fail-slow episodes per day, the job not stopped (Monte-Carlo)", "", simulated ? mc.fail_slow_episodes_per_day : kNotRun,
+          Basis::kSimulated);
+      row("fail_slow_episodes", "fail-slow episodes per day, the job not stopped (closed form)", "", closed.fail_slow_episodes_per_day, Basis::kFormula);
+    }
+  }
+
+  static std::string id_of(const std::string& kind) {
+    std::string id;
+    for (char ch : kind) id += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return id;
   }
 
   double network_stops_per_day(const workload::RunReliability& rel) const {
@@ -206,8 +297,17 @@ class TrainingRunStudy : public Study {
            (checkpoint.storage_every > 1 ? ", one in " + std::to_string(checkpoint.storage_every) : std::string(", each")) +
            " written to storage: a stop rolls back to memory unless it took the copy (" +
            (checkpoint.memory_peers > 0 ? "a re-queue" : "a node swapped out, or a re-queue") + ")";
-    n += ". Recovery: restart " + format_number(rec.restart_s / 60) +
-         " min, after an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
+    if (recovery.parts) {
+      workload::Recovery at_first = rec;
+      set_restart_parts(at_first, double(gpus.front()));
+      n += ". Recovery: restart by part at " + format_number(double(gpus.front())) + " GPUs: image and dependencies " + format_number(at_first.image_s / 60) +
+           " min, communicator initialisation " + format_number(at_first.comm_init_s) + " s" + (recovery.parts->comm_init_s ? "" : " (in proportion to the GPUs)") +
+           ", warm-up " + format_number(at_first.warmup_s / 60) + " min, the checkpoint read from storage in " + format_number(at_first.storage_read_s) +
+           " s or from host memory in " + format_number(at_first.memory_read_s) + " s; after";
+    } else {
+      n += ". Recovery: restart " + format_number(rec.restart_s / 60) + " min, after";
+    }
+    n += " an in-place relaunch of " + format_number(rec.in_place_s / 60) + " min, a spare's swap of " + format_number(rec.swap_s / 60) +
          " min or a re-queue of " + format_number(rec.requeue_s / 60) + " min (with no spare ready); a failed node rejoins the spares after " +
          format_number(rec.repair_s / 3600) + " h";
     if (rec.replicas > 1) n += "; " + std::to_string(rec.replicas) + " data-parallel replicas";
@@ -216,12 +316,17 @@ class TrainingRunStudy : public Study {
            " s to " + format_number(reliability.fail_slow.max_s / 3600) + " h, " + format_number(reliability.fail_slow.slowdown_min) + "x to " +
            format_number(reliability.fail_slow.slowdown_max) + "x slower, the step at the slowest node's pace" +
            (reliability.fail_slow.exclude_after_s > 0 ? ", the node excluded after " + format_number(reliability.fail_slow.exclude_after_s / 60) + " min" : "");
+    if (reliability.straggler_loss > 0) n += ". Stragglers take " + format_number(100 * reliability.straggler_loss) + "% of throughput";
+    if (reliability.fail_slow_rate_per_node_hour > 0 || reliability.straggler_loss > 0)
+      n += ". ETTR counts the stops' losses alone, as the papers do; fail-slow and stragglers slow the steps of a job that trains, and the goodput ratio takes them off it";
+    if (reliability.code_data_share > 0)
+      n += ". Code and data changes: " + format_number(100 * reliability.code_data_share) + "% of the stops, planned";
     if (reliability.manual_fraction > 0)
       n += ". " + format_number(100 * reliability.manual_fraction) + "% of unplanned stops wait for an operator, " + format_number(reliability.manual_s / 3600) + " h on average";
     n += ". Switches and links per GPU from a full fat tree of " + std::to_string(radix) + "-port switches: MPFT two levels up to " +
          format_number(double(gpus_per_node) * radix * radix / 2) + " GPUs, MRFT up to " + format_number(double(radix / gpus_per_node) * (radix / 2) * gpus_per_node) +
          ", three beyond. Monte-Carlo: " + std::to_string(monte_carlo_runs) + " runs of " + format_number(run_s / 86400) + " days, seed " + std::to_string(seed) +
-         "; the closed form is first order in the failure rates.";
+         "; the closed form is the run as a renewal of up-times between stops and the recoveries after them.";
     if (!reliability.sources.empty()) n += " Sources: " + reliability.sources;
     return n;
   }
@@ -245,6 +350,9 @@ std::unique_ptr<Study> parse_training_run_study(core::JsonReader& root) {
   s->reliability = read_reliability(root);
   s->checkpoint = read_checkpoint(root);
   s->recovery = read_recovery(root);
+  if (s->recovery.parts && s->reliability.data.empty())
+    throw core::InputError(s->recovery.parts_pointer, "is not allowed with failure_rates_per_hour; a part left out is a reliability data file's: give /reliability, or restart_s");
+  if (const nlohmann::json* k = root.raw("checkpoint"); k && k->contains("size_bytes_per_gpu")) s->checkpoint_bytes_per_gpu = k->at("size_bytes_per_gpu").get<double>();
   s->run_s = root.number_in("run_days", 1.0 / 24, 1e9) * 86400;  // an hour or more; the events it implies are bounded below
   if (auto t = root.optional_object("throughput")) {
     s->tokens_per_s_per_gpu = t->positive_number("tokens_per_s_per_gpu");

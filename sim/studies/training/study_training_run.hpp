@@ -4,7 +4,7 @@
 // checkpoints, recovery strategies, spares and fail-slow episodes (see workload/goodput):
 // interruptions per day, job mean time to interruption, the best checkpoint interval, the
 // effective training time ratio (ETTR), the loss by cause and the goodput in tokens a day, by a
-// seeded Monte-Carlo with the first-order closed form beside it.
+// seeded Monte-Carlo with the closed form (a renewal of up-times and recoveries) beside it.
 #include "studies/report/study.hpp"
 
 namespace studies {

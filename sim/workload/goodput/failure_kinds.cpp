@@ -33,6 +33,20 @@ FailureKind read_kind(core::JsonReader& k, const std::string& name) {
   return f;
 }
 
+// The reasoning behind the file's choice of rates: a list of paragraphs.
+std::vector<std::string> read_notes(core::JsonReader& r) {
+  const nlohmann::json* notes = r.raw("notes");
+  if (notes == nullptr || !notes->is_array() || notes->empty())
+    throw core::InputError(r.pointer_of("notes"), "expected a list of paragraphs: why these rates (which cluster, which sources)");
+  std::vector<std::string> out;
+  for (const auto& n : *notes) {
+    if (!n.is_string() || n.get<std::string>().empty())
+      throw core::InputError(r.pointer_of("notes") + "/" + std::to_string(out.size()), "expected a paragraph of text");
+    out.push_back(n.get<std::string>());
+  }
+  return out;
+}
+
 const std::vector<ReliabilityData>& failure_kind_catalogue() {
   static const std::vector<ReliabilityData> all = [] {
     std::vector<ReliabilityData> out;
@@ -41,6 +55,7 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       ReliabilityData d;
       d.name = r.string("name");
       d.gpu = r.string("gpu");
+      d.notes = read_notes(r);
       const nlohmann::json* kinds = r.raw("kinds");
       if (kinds == nullptr || !kinds->is_object() || kinds->empty())
         throw core::InputError(r.pointer_of("kinds"), "expected an object of failure kinds");
@@ -56,6 +71,21 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
       d.fail_slow.slowdown_max = s.positive_number("slowdown_max");
       core::require_sources(s, {"rate_per_node_hour", "min_s", "max_s", "slowdown_min", "slowdown_max"});
       s.finish();
+      core::JsonReader planned = r.object("planned");
+      d.code_data_share = read_stop_share(planned, "code_data_share", "a share of the job's stops");
+      core::require_sources(planned, {"code_data_share"});
+      planned.finish();
+      core::JsonReader restart = r.object("restart");
+      d.comm_init_s_per_gpu = restart.non_negative_number("comm_init_s_per_gpu");
+      d.image_s = restart.non_negative_number("image_s");
+      d.warmup_s = restart.non_negative_number("warmup_s");
+      d.peer_read_Bps_per_gpu = restart.positive_number("peer_read_Bps_per_gpu");
+      core::require_sources(restart, {"comm_init_s_per_gpu", "image_s", "warmup_s", "peer_read_Bps_per_gpu"});
+      restart.finish();
+      core::JsonReader stragglers = r.object("stragglers");
+      d.straggler_loss = read_stop_share(stragglers, "throughput_loss", "a share of throughput");
+      core::require_sources(stragglers, {"throughput_loss"});
+      stragglers.finish();
       core::JsonReader m = r.object("manual_intervention");
       d.manual_fraction = m.non_negative_number("fraction");
       d.manual_s = m.non_negative_number("mean_s");
@@ -70,6 +100,12 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
 }
 
 }  // namespace
+
+double read_stop_share(core::JsonReader& r, const std::string& key, const std::string& what) {
+  const double x = r.number(key);
+  if (!(x >= 0 && x < 1)) throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; " + what + ", from 0 to below 1");
+  return x;
+}
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where) {
   return core::find_by_name(failure_kind_catalogue(), name, "reliability data", where);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_reader.hpp"
 #include "workload/goodput/goodput_run.hpp"
 
 namespace workload {
@@ -31,11 +32,26 @@ struct FailureKind {
 struct ReliabilityData {
   std::string name;  // "h100"
   std::string gpu;
+  std::vector<std::string> notes;  // why these rates: the cluster chosen, by argument from the sources
   std::vector<FailureKind> kinds;
   double fail_slow_rate_per_node_hour = 0;
   FailSlow fail_slow;  // its rate_per_s and exclude_after_s left 0: the job's to set
   double manual_fraction = 0, manual_s = 0;
+  // Planned changes of code or data, as a share of all the job's stops (each a checkpoint first).
+  double code_data_share = 0;
+  // The restart's parts where a scenario gives them by part and leaves one out.
+  double comm_init_s_per_gpu = 0;  // communicator initialisation, in proportion to the job's GPUs
+  double image_s = 0, warmup_s = 0;
+  double peer_read_Bps_per_gpu = 0;  // a checkpoint read back from a peer's host memory
+  // Stragglers: the share of throughput a job loses to slow steps beside its stops and its
+  // fail-slow nodes (stage imbalance, sequence lengths, pauses), in [0, 1).
+  double straggler_loss = 0;
 };
+
+// A share (of stops, as a planned-stop share; of throughput): from 0 to below 1 (at 1 every stop
+// would be planned, their rate without end; no throughput left). Throws InputError naming `key`
+// and `what` the share is otherwise.
+double read_stop_share(core::JsonReader& r, const std::string& key, const std::string& what);
 
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> reliability_names();

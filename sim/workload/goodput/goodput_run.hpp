@@ -64,7 +64,12 @@ enum class RecoveryStrategy {
 struct Recovery {
   RecoveryStrategy strategy = RecoveryStrategy::kRestart;
   int replicas = 1;            // data-parallel replicas, the unit per-replica recovery and shrink work in
-  double restart_s = 0;        // every recovery: initialisation, checkpoint load, warm-up
+  // Every recovery beyond its path: the image and dependencies, communicator initialisation and
+  // warm-up (given whole, their sum), and the checkpoint read back, from storage or from host
+  // memory (the node's own or a peer's; a replica recovering from its peers reads theirs).
+  double restart_s = 0;
+  double image_s = 0, comm_init_s = 0, warmup_s = 0;  // restart_s's parts, when given by part
+  double storage_read_s = 0, memory_read_s = 0;
   double in_place_s = 0;       // relaunching on the same nodes
   double swap_s = 0;           // bringing in a hot spare
   double requeue_s = 0;        // waiting for the scheduler: no spare ready, or a requeue path
@@ -107,6 +112,11 @@ struct LossByCause {
 struct GoodputEstimate {
   double checkpoint_interval_s = 0;  // the one used (the best, when asked for)
   double interruptions_per_day = 0;  // job stops and replica recoveries, fail-slow exclusions included
+  // The same by failure process (as RunReliability::failures lists them), the exclusions apart;
+  // and the fail-slow episodes that end without stopping anything.
+  std::vector<double> interruptions_per_day_by_process;
+  double exclusions_per_day = 0;
+  double fail_slow_episodes_per_day = 0;
   double job_stops_per_day = 0;      // those that stop the whole job
   double ettr = 0;                   // effective training time ratio: kept training over wall time
   LossByCause loss_s_per_day;

@@ -26,6 +26,9 @@ struct Tally {
   double interruptions = 0;
   double job_stops = 0;
   double requeues = 0;
+  std::vector<double> by_process;  // interruptions, as RunReliability::failures
+  double exclusions = 0;
+  double episodes = 0;  // fail-slow episodes that end without an exclusion
 };
 
 double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
@@ -60,6 +63,7 @@ class Run {
   Run(const RunReliability& r, const Cadence& cadence, const std::vector<double>& cumulative_rate, std::uint64_t seed)
       : r_(r), c_(cadence), cumulative_(cumulative_rate), rng_(seed), pool_(r.recovery.spare_nodes, r.recovery.repair_s) {
     const Checkpointing& k = r.checkpoint;
+    tally_.by_process.assign(r.failures.size(), 0.0);
     storage_.every = k.snapshots_per_write();
     storage_.lag = k.stall() + k.durable_lag_s();
     memory_.lag = k.stall();
@@ -89,7 +93,8 @@ class Run {
       } else {
         const double pick = rng_.uniform() * total_rate;
         const auto k = std::upper_bound(cumulative_.begin(), cumulative_.end(), pick) - cumulative_.begin();
-        fail(r_.failures[std::min<std::size_t>(std::size_t(k), r_.failures.size() - 1)]);
+        const std::size_t index = std::min<std::size_t>(std::size_t(k), r_.failures.size() - 1);
+        fail(r_.failures[index], int(index));
         next_failure_ = t_ + draw_after(total_rate);
       }
     }
@@ -107,6 +112,7 @@ class Run {
   };
   struct Corruption {
     double found, clean;  // when it is found, and the training its last clean checkpoint holds
+    int process;
   };
 
   double draw_after(double rate) { return rate > 0 ? -std::log(rng_.uniform()) / rate : kNever; }
@@ -240,22 +246,30 @@ class Run {
     return rec.requeue_s;
   }
 
-  void fail(const FailureProcess& p) {
+  // `index`: the process's in RunReliability::failures; kExclusion for a fail-slow exclusion.
+  static constexpr int kExclusion = -1;
+  void count(int index) {
+    tally_.interruptions += 1;
+    if (index == kExclusion) tally_.exclusions += 1;
+    else tally_.by_process[std::size_t(index)] += 1;
+  }
+
+  void fail(const FailureProcess& p, int index) {
     const Recovery& rec = r_.recovery;
     if (p.while_running && down_) return;  // no process to fail
     if (p.rollback == Rollback::kBeforeCorruption) {  // counted when found
-      corrupt_.push_back({t_ + p.detection_s, storage_.kept});  // memory holds only the latest
+      corrupt_.push_back({t_ + p.detection_s, storage_.kept, index});  // memory holds only the latest
       return;
     }
     const bool planned = p.rollback == Rollback::kNone;
     if (planned && down_) return;  // done within the recovery under way
-    tally_.interruptions += 1;
+    count(index);
     const double manual = planned ? 0.0 : manual_s();
     const double detection = planned ? 0.0 : p.detection_s;
     if (contained_to_replica(rec, p)) {  // the job waits for the detection; the replica recovers from its peers
       const double wait = p.path == RecoveryPath::kSwap ? swap_wait(false) : 0.0;
       const double from = t_ + detection;
-      out_.push_back({t_, from, from + wait, from + wait + path_s(rec, p.path) + rec.restart_s + manual});
+      out_.push_back({t_, from, from + wait, from + wait + path_s(rec, p.path) + restart_s_of(r_, p) + manual});
       if (!down_ && detection > 0) start_down(0, detection, 0, 0, false);
       return;
     }
@@ -266,17 +280,18 @@ class Run {
       roll_back(kept_for(p));
     }
     const double wait = p.path == RecoveryPath::kSwap ? swap_wait(true) : 0.0;
-    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + rec.restart_s + manual, true);
+    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + restart_s_of(r_, p) + manual, true);
   }
 
   void find_corruption() {
     const auto it = std::min_element(corrupt_.begin(), corrupt_.end(), [](const Corruption& a, const Corruption& b) { return a.found < b.found; });
     const double clean = it->clean;
+    const int index = it->process;
     corrupt_.erase(it);
-    tally_.interruptions += 1;
+    count(index);
     tally_.job_stops += 1;
     roll_back(std::min(storage_.kept, clean));
-    start_down(0, 0, 0, r_.recovery.in_place_s + r_.recovery.restart_s + manual_s(), true);
+    start_down(0, 0, 0, r_.recovery.in_place_s + restart_s_of(r_, r_.failures[std::size_t(index)]) + manual_s(), true);
   }
 
   void start_slow() {
@@ -285,6 +300,7 @@ class Run {
     const double slowdown = fail_slow_slowdown(f, rng_.uniform());
     const bool excluded = f.exclude_after_s > 0 && duration > f.exclude_after_s;
     slow_.push_back({t_ + (excluded ? f.exclude_after_s : duration), slowdown, excluded});
+    if (!excluded) tally_.episodes += 1;
     slowdown_ = std::max(slowdown_, slowdown);
   }
   void end_slow() {
@@ -294,7 +310,7 @@ class Run {
     slowdown_ = 1;
     for (const Episode& e : slow_) slowdown_ = std::max(slowdown_, e.slowdown);
     // An exclusion: the slow node swapped out as a planned stop.
-    if (excluded) fail(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true});
+    if (excluded) fail(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}, kExclusion);
   }
 
   const RunReliability& r_;
@@ -357,6 +373,7 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
   }
 
   const double days = r.run_s / 86400;
+  out.interruptions_per_day_by_process.assign(r.failures.size(), 0.0);
   double sum = 0, sum2 = 0;
   for (const Tally& t : tallies) {  // in run order: the same figures whatever the threads
     const double ettr = t.kept_s / r.run_s;
@@ -365,6 +382,9 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
     out.interruptions_per_day += t.interruptions / days / runs;
     out.job_stops_per_day += t.job_stops / days / runs;
     out.requeues_per_day += t.requeues / days / runs;
+    for (std::size_t i = 0; i < t.by_process.size(); ++i) out.interruptions_per_day_by_process[i] += t.by_process[i] / days / runs;
+    out.exclusions_per_day += t.exclusions / days / runs;
+    out.fail_slow_episodes_per_day += t.episodes / days / runs;
     LossByCause& l = out.loss_s_per_day;
     l.detection += t.loss_s.detection / days / runs;
     l.restart += t.loss_s.restart / days / runs;

@@ -3,7 +3,7 @@
 // checkpoints as they are taken (a stall, then, asynchronous, the write under training), the
 // spare pool with its repairs, replicas out while the others train, fail-slow episodes that come
 // and go, and silent corruptions found late. A failure during a recovery holds the job until both
-// are done. The closed form is its first-order check.
+// are done. The closed form is its check.
 #include <cstdint>
 
 #include "workload/goodput/goodput_run.hpp"
