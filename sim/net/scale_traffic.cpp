@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <sstream>
 #include <unordered_map>
 
 #include "core/input_error.hpp"
@@ -187,12 +189,14 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     f.add_route(reps.back(), out.back().first == reps.back() ? hosts.front() : out.back().first, 1, sample);
     to_orbits(sample, orbit_of_link);
     const double per_class = 80 + 16 * double(valiant ? link_orbit_size.size() : sample.size() + 2);
-    if (classes * per_class > s.max_bytes)
-      throw core::InputError("classes", std::to_string(static_cast<long long>(classes)) + " flow classes of about " +
-                                            std::to_string(static_cast<long long>(per_class)) + " B would need " +
-                                            std::to_string(classes * per_class / double(1 << 30)) + " GiB, more than the " +
-                                            std::to_string(s.max_bytes / double(1 << 30)) + " GiB allowed" +
-                                            (s.use_symmetry ? "" : " (without the fabric's symmetries)"));
+    if (classes * per_class > s.max_bytes) {
+      std::ostringstream what;
+      what.precision(3);
+      what << static_cast<long long>(classes) << " flow classes of about " << static_cast<long long>(per_class) << " B would need "
+           << classes * per_class / double(1LL << 30) << " GiB, more than the " << s.max_bytes / double(1LL << 30) << " GiB allowed"
+           << (kept.empty() ? " (no symmetry of the fabric keeps this traffic)" : "");
+      throw core::InputError("classes", what.str());
+    }
   }
   // Valiant: a flow's hops are its minimal path's to every router evenly, then from every router
   // evenly: the first half depends on the source alone, the second on the destination's orbit.
@@ -222,7 +226,7 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   for (int r : reps) {
     const double copies = router_orbit_size[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])];
     dests(r, out);
-    std::unordered_map<int, double> by_orbit;  // Valiant: flows to each destination orbit
+    std::map<int, double> by_orbit;  // Valiant: flows to each destination orbit
     for (const auto& [d, flows] : out) {
       if (flows <= 0) continue;
       if (valiant && d != r) {
