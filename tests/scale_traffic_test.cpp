@@ -6,8 +6,8 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
-#include "net/flow_classes.hpp"
-#include "net/scale_traffic.hpp"
+#include "net/scale/flow_classes.hpp"
+#include "net/scale/scale_traffic.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "core/input_error.hpp"
 #include "net/cost_model.hpp"
-#include "net/scale_traffic.hpp"
+#include "net/scale/scale_traffic.hpp"
 #include "studies/config/topology_config.hpp"
 
 namespace studies {

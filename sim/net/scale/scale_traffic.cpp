@@ -1,4 +1,4 @@
-#include "net/scale_traffic.hpp"
+#include "net/scale/scale_traffic.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "core/input_error.hpp"
-#include "net/flow_classes.hpp"
+#include "net/scale/flow_classes.hpp"
 
 namespace net {
 

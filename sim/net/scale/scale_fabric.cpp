@@ -1,4 +1,4 @@
-#include "net/scale_fabric.hpp"
+#include "net/scale/scale_fabric.hpp"
 
 #include <algorithm>
 #include <chrono>

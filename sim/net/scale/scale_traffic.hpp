@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <string>
 
-#include "net/scale_fabric.hpp"
+#include "net/scale/scale_fabric.hpp"
 
 namespace net {
 

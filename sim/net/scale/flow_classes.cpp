@@ -1,4 +1,4 @@
-#include "net/flow_classes.hpp"
+#include "net/scale/flow_classes.hpp"
 
 #include <algorithm>
 #include <limits>
