@@ -170,3 +170,68 @@ TEST_CASE("scale traffic: merged endpoints and split routes equal one flow per e
     CHECK(net::simulate_scale_traffic(f, spec).seconds == Approx(endpoint_alltoall(*p, S)).epsilon(1e-6));
   }
 }
+
+TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated exactly", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  const auto f = net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal);
+  int global = -1;
+  // Whichever global link leaves group 0 first, found through the graph.
+  for (int v = 4; global < 0 && v < f.routers(); ++v)
+    for (int u = 0; u < 4 && global < 0; ++u)
+      if (!f.links_between(u, v).empty()) global = f.links_between(u, v)[0];
+  REQUIRE(global >= 0);
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  const auto healthy = net::simulate_scale_traffic(f, spec);
+  spec.link_fractions = {{global, 0.25}};
+  const auto faulty = net::simulate_scale_traffic(f, spec);
+  CHECK(faulty.symmetries < healthy.symmetries);
+  CHECK(faulty.source_routers > healthy.source_routers);
+  CHECK(faulty.seconds > healthy.seconds * 1.5);
+  // One fluid flow per endpoint pair over the same routes, the link at a quarter.
+  class Degraded : public core::Platform {
+   public:
+    Degraded(const net::ScaleFabric& f, double Bps, int link) : f_(f), Bps_(Bps), link_(link) {
+      for (int r = 0; r < f.routers(); ++r)
+        for (int e = 0; e < f.endpoints_of(r); ++e) router_.push_back(r);
+    }
+    int gpus() const override { return static_cast<int>(router_.size()); }
+    double gpu_flops_per_s() const override { return 1e15; }
+    core::Network network(const core::RoutePairs& pairs) const override {
+      core::Network net;
+      for (int l = 0; l < f_.links(); ++l) net.add_link(l == link_ ? Bps_ / 4 : Bps_, 0);
+      const int base = net.add_link(Bps_, 0);
+      for (int g = 1; g < 2 * gpus(); ++g) net.add_link(Bps_, 0);
+      for (const auto& [s, d] : pairs) {
+        std::vector<std::pair<int, double>> use;
+        f_.add_minimal_route(router_[static_cast<std::size_t>(s)], router_[static_cast<std::size_t>(d)], 1.0, use);
+        std::vector<int> links = {base + 2 * s};
+        for (const auto& u : use) links.push_back(u.first);
+        links.push_back(base + 2 * d + 1);
+        net.add_route(s, d, links);
+      }
+      return net;
+    }
+
+   private:
+    const net::ScaleFabric& f_;
+    double Bps_;
+    int link_;
+    std::vector<int> router_;
+  };
+  const Degraded platform(f, Bps, global);
+  core::TaskGraph g;
+  for (int s = 0; s < platform.gpus(); ++s) {
+    std::vector<core::Flow> flows;
+    for (int d = 0; d < platform.gpus(); ++d)
+      if (d != s) flows.push_back({s, d, S});
+    g.add_transfer("a2a", s, "a2a", std::move(flows), {});
+  }
+  CHECK(faulty.seconds == Approx(core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s()).epsilon(1e-6));
+  // Refused where merged endpoints cannot tell the routes apart, or the fraction is no fraction.
+  const auto ft = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);
+  CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);
+  spec.link_fractions = {{global, 0.0}};
+  CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
+}

@@ -95,21 +95,24 @@ int ScaleFabric::map_link(std::size_t g, int link) const {
       parallel_index_[static_cast<std::size_t>(link)])];
 }
 
-void ScaleFabric::check_generators() const {
-  for (const auto& sigma : generators_) {
-    std::vector<bool> hit(static_cast<std::size_t>(routers()), false);
-    for (int u = 0; u < routers(); ++u) {
-      const int su = sigma[static_cast<std::size_t>(u)];
-      if (su < 0 || su >= routers() || hit[static_cast<std::size_t>(su)] || endpoints_of(su) != endpoints_of(u))
-        throw std::logic_error("a symmetry of the fabric is no permutation of its routers that keeps their endpoints");
-      hit[static_cast<std::size_t>(su)] = true;
-      for (std::size_t i = adjacency_begin_[static_cast<std::size_t>(u)]; i < adjacency_begin_[static_cast<std::size_t>(u) + 1]; ++i) {
-        const int v = neighbours_[i].first;
-        if (links_between(su, sigma[static_cast<std::size_t>(v)]).size() != links_between(u, v).size())
-          throw std::logic_error("a symmetry of the fabric does not keep its links");
-      }
+bool ScaleFabric::is_automorphism(const std::vector<int>& sigma) const {
+  if (sigma.size() != static_cast<std::size_t>(routers())) return false;
+  std::vector<bool> hit(static_cast<std::size_t>(routers()), false);
+  for (int u = 0; u < routers(); ++u) {
+    const int su = sigma[static_cast<std::size_t>(u)];
+    if (su < 0 || su >= routers() || hit[static_cast<std::size_t>(su)] || endpoints_of(su) != endpoints_of(u)) return false;
+    hit[static_cast<std::size_t>(su)] = true;
+    for (std::size_t i = adjacency_begin_[static_cast<std::size_t>(u)]; i < adjacency_begin_[static_cast<std::size_t>(u) + 1]; ++i) {
+      const int v = neighbours_[i].first;
+      if (links_between(su, sigma[static_cast<std::size_t>(v)]).size() != links_between(u, v).size()) return false;
     }
   }
+  return true;
+}
+
+void ScaleFabric::check_generators() const {
+  for (const auto& sigma : generators_)
+    if (!is_automorphism(sigma)) throw std::logic_error("a symmetry of the fabric is no automorphism of its graph");
 }
 
 // Two-level fat tree, as fat_tree_2 builds one plane: spines [0, k/2), then leaves.
@@ -201,6 +204,11 @@ ScaleFabric ScaleFabric::dragonfly(int p, int a, int h, int groups, ScaleRouting
   for (int r = 0; r < f.routers(); ++r) turn[static_cast<std::size_t>(r)] = (r / a + 1) % groups * a + r % a;
   f.generators_ = {turn};
   f.check_generators();
+  // Each round's two directions share a router, so turning the groups around (g -> -g) is one
+  // too where the rounds pair up so: it keeps a fault on group 0's links half its orbit.
+  std::vector<int> mirror(turn.size());
+  for (int r = 0; r < f.routers(); ++r) mirror[static_cast<std::size_t>(r)] = (groups - r / a) % groups * a + r % a;
+  if (f.is_automorphism(mirror)) f.generators_.push_back(mirror);
   f.build_s_ = seconds_since(start);
   return f;
 }

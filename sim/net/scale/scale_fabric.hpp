@@ -71,6 +71,7 @@ class ScaleFabric {
   ScaleFabric(Kind kind, ScaleRouting routing, const Graph& graph);
   // Throws std::logic_error when a generator is no automorphism of the graph.
   void check_generators() const;
+  bool is_automorphism(const std::vector<int>& sigma) const;
   void add_link_split(int u, int v, double weight, std::vector<std::pair<int, double>>& use) const;
 
   Kind kind_;

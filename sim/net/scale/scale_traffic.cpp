@@ -133,12 +133,30 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     if (p > 1) out.push_back({r, p - 1});
     out.push_back({hosts[next], 1});
   };
-  // The symmetries that keep the traffic: groups onto groups (and rings onto rings).
+  // Each switch link's bandwidth, faults included.
+  std::vector<double> fraction;
+  if (!s.link_fractions.empty()) {
+    if (f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3)
+      throw core::InputError("link_fractions", "a fault is not allowed on a fat tree here: its routing by the destination's port tells "
+                                               "apart the endpoints this simulation merges (net::FabricPlatform simulates its faults flow by flow)");
+    fraction.assign(static_cast<std::size_t>(f.links()), 1.0);
+    for (const auto& [l, kept_share] : s.link_fractions) {
+      if (l < 0 || !f.is_switch_link(l))
+        throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " + std::to_string(f.links() - 2 * R - 1));
+      if (!(kept_share > 0 && kept_share <= 1))
+        throw core::InputError("link_fractions", std::to_string(kept_share) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
+      fraction[static_cast<std::size_t>(l)] = kept_share;
+    }
+  }
+  // The symmetries that keep the traffic (groups onto groups, rings onto rings) and the links'
+  // bandwidths.
   std::vector<std::size_t> kept;
   for (std::size_t g = 0; s.use_symmetry && g < f.generators().size(); ++g) {
     const auto& sigma = f.generators()[g];
     std::unordered_map<long long, long long> group_map;
     bool keeps = true;
+    for (const auto& [l, kept_share] : s.link_fractions)
+      keeps = keeps && fraction[static_cast<std::size_t>(f.map_link(g, l))] == kept_share;
     std::vector<std::pair<int, double>> a, b;
     for (int r : hosts) {
       const int sr = sigma[static_cast<std::size_t>(r)];
@@ -261,7 +279,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   for (int l = 0; l < f.links(); ++l) {
     LinkClass& c = links[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
     c.links = link_orbit_size[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
-    c.Bps_per_link = f.is_switch_link(l) ? s.switch_Bps : s.endpoint_Bps * f.endpoints_of((l - (f.links() - 2 * R)) % R);
+    c.Bps_per_link = f.is_switch_link(l) ? s.switch_Bps * (fraction.empty() ? 1.0 : fraction[static_cast<std::size_t>(l)])
+                                         : s.endpoint_Bps * f.endpoints_of((l - (f.links() - 2 * R)) % R);
   }
   run.flow_classes = classes.size();
   run.link_classes = links.size();

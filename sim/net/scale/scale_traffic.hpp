@@ -15,6 +15,8 @@
 // Endpoints are numbered router by router, as the graph's builder adds them.
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "net/scale/scale_fabric.hpp"
 
@@ -29,6 +31,11 @@ struct ScaleTrafficSpec {
   double endpoint_Bps = 50e9;  // each endpoint's link to its router, per direction
   double switch_Bps = 50e9;    // each switch-to-switch link, per direction
   bool use_symmetry = true;
+  // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
+  // not change (static splits). A symmetry that moves a degraded link onto one of another
+  // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. Fat
+  // trees route by the destination's port, which merged endpoints do not tell apart: refused.
+  std::vector<std::pair<int, double>> link_fractions;
   double max_bytes = 8.0 * (1LL << 30);  // classes that would need more are refused before they are made
 };
 
@@ -44,7 +51,8 @@ struct ScaleRun {
   std::string method;  // how the flows were grouped, for the report
 };
 
-// Throws core::InputError naming "group_endpoints" for groups that are not whole routers or do
+// Throws core::InputError naming "link_fractions" for a fault on a fat tree, a link that is no
+// switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole routers or do
 // not divide the endpoints, and "classes" for classes past max_bytes (with the figure).
 ScaleRun simulate_scale_traffic(const ScaleFabric& fabric, const ScaleTrafficSpec& spec);
 
