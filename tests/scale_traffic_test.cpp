@@ -131,6 +131,32 @@ TEST_CASE("scale traffic: the classes by symmetry equal every router pair's run"
   }
 }
 
+TEST_CASE("scale traffic: EP all-to-all, pipeline shift and ring in one run, by symmetry and without", "[scale]") {
+  std::vector<net::ScaleFabric> fabrics;
+  fabrics.push_back(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK));
+  fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal));
+  fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kValiant));
+  fabrics.push_back(net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal));
+  for (const auto& f : fabrics) {
+    const long long p = f.endpoints_of(f.routers() - 1);
+    net::ScaleTrafficSpec spec;
+    spec.group_endpoints = 2 * p;  // EP groups of two routers
+    spec.bytes_per_pair = 1e6;
+    spec.also = {{net::ScaleTraffic::kShift, 3 * p, 4e6}, {net::ScaleTraffic::kRingStep, 0, 2e6}};
+    const auto together = net::simulate_scale_traffic(f, spec);
+    spec.use_symmetry = false;
+    const auto plain = net::simulate_scale_traffic(f, spec);
+    CHECK(together.seconds == Approx(plain.seconds).epsilon(1e-9));
+    CHECK(together.flows == Approx(plain.flows));
+    // Sharing links, the three together take at least as long as the longest alone.
+    spec.use_symmetry = true;
+    spec.also.clear();
+    const auto ep = net::simulate_scale_traffic(f, spec);
+    CHECK(together.seconds >= ep.seconds * (1 - 1e-9));
+    CHECK(together.flows > ep.flows);
+  }
+}
+
 TEST_CASE("scale traffic: merged endpoints and split routes equal one flow per endpoint pair", "[scale]") {
   const double S = 1e6, Bps = 50e9;
   // FT3 of 8-port switches (128 endpoints), d-mod-k per endpoint: up to the aggregation switch of

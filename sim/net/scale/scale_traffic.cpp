@@ -66,16 +66,18 @@ void to_orbits(Use& use, const std::vector<int>& orbit_of_link) {
 }
 
 struct UseHash {
-  std::size_t operator()(const Use& use) const {
-    std::size_t h = use.size();
+  std::size_t operator()(const std::pair<double, Use>& key) const {
+    const Use& use = key.second;
+    std::size_t h = use.size() ^ std::hash<double>()(key.first);
     for (const auto& [l, u] : use)
       h = h * 1000003u ^ (static_cast<std::size_t>(l) * 2654435761u) ^ std::hash<long long>()(std::llround(u * 1e9));
     return h;
   }
 };
 struct UseEqual {
-  bool operator()(const Use& a, const Use& b) const {
-    if (a.size() != b.size()) return false;
+  bool operator()(const std::pair<double, Use>& x, const std::pair<double, Use>& y) const {
+    const Use &a = x.second, &b = y.second;
+    if (x.first != y.first || a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
       if (a[i].first != b[i].first || std::abs(a[i].second - b[i].second) > 1e-9 * std::max(1.0, std::abs(a[i].second))) return false;
     return true;
@@ -98,37 +100,60 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       first[static_cast<std::size_t>(r)] = n;
       n += f.endpoints_of(r);
     }
-  const long long G = s.group_endpoints > 0 ? s.group_endpoints : n;
-  if (n % G != 0)
-    throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
-                                                  std::to_string(n) + " endpoints");
-  std::vector<long long> group(static_cast<std::size_t>(R), -1);
-  for (int r : hosts) {
-    const long long a = first[static_cast<std::size_t>(r)], b = a + f.endpoints_of(r) - 1;
-    if (a / G != b / G)
-      throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; a group is whole routers' endpoints (" +
-                                                    std::to_string(f.endpoints_of(r)) + " under each router here)");
-    group[static_cast<std::size_t>(r)] = a / G;
-  }
-  // Index of each host router in `hosts`, and each group's range of them.
+  // Index of each host router in `hosts`; the host whose first endpoint is `e` (-1: none).
   std::vector<int> host_index(static_cast<std::size_t>(R), -1);
   for (std::size_t i = 0; i < hosts.size(); ++i) host_index[static_cast<std::size_t>(hosts[i])] = static_cast<int>(i);
-  const std::size_t per_group = hosts.size() / static_cast<std::size_t>(n / G);
-  // The router-level flows from router `r`: (destination router, endpoint flows).
-  auto dests = [&](int r, std::vector<std::pair<int, double>>& out) {
+  auto host_at = [&](long long e) {
+    const auto it = std::lower_bound(hosts.begin(), hosts.end(), e, [&](int r, long long x) { return first[static_cast<std::size_t>(r)] < x; });
+    return it != hosts.end() && first[static_cast<std::size_t>(*it)] == e ? *it : -1;
+  };
+  // Each part's groups of whole routers: a router's group, and the routers in a group.
+  struct Part {
+    ScaleTrafficPart traffic;
+    std::vector<long long> group;  // per router
+    std::size_t per_group = 0;
+  };
+  std::vector<Part> parts;
+  std::vector<ScaleTrafficPart> asked = {{s.kind, s.group_endpoints, s.bytes_per_pair}};
+  asked.insert(asked.end(), s.also.begin(), s.also.end());
+  for (const ScaleTrafficPart& t : asked) {
+    Part part{t, std::vector<long long>(static_cast<std::size_t>(R), -1), 0};
+    const long long G = t.group_endpoints > 0 ? t.group_endpoints : n;
+    if (n % G != 0 && t.kind != ScaleTraffic::kShift)
+      throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
+                                                    std::to_string(n) + " endpoints");
+    for (int r : hosts) {
+      const long long a = first[static_cast<std::size_t>(r)], b = a + f.endpoints_of(r) - 1;
+      const bool whole = t.kind == ScaleTraffic::kShift ? host_at((a + G) % n) >= 0 && f.endpoints_of(host_at((a + G) % n)) == f.endpoints_of(r)
+                                                        : a / G == b / G;
+      if (!whole)
+        throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; " +
+                                                      (t.kind == ScaleTraffic::kShift ? "a shift by" : "a group is") + " whole routers' endpoints (" +
+                                                      std::to_string(f.endpoints_of(r)) + " under each router here)");
+      part.group[static_cast<std::size_t>(r)] = t.kind == ScaleTraffic::kShift ? 0 : a / G;
+    }
+    part.per_group = t.kind == ScaleTraffic::kShift ? hosts.size() : hosts.size() / static_cast<std::size_t>(n / G);
+    parts.push_back(std::move(part));
+  }
+  // The router-level flows of a part from router `r`: (destination router, endpoint flows).
+  auto dests = [&](const Part& part, int r, std::vector<std::pair<int, double>>& out) {
     out.clear();
-    const std::size_t lo = static_cast<std::size_t>(group[static_cast<std::size_t>(r)]) * per_group;
+    const std::size_t lo = static_cast<std::size_t>(part.group[static_cast<std::size_t>(r)]) * part.per_group;
     const double p = f.endpoints_of(r);
-    if (s.kind == ScaleTraffic::kAllToAll) {
-      for (std::size_t i = lo; i < lo + per_group; ++i) {
+    if (part.traffic.kind == ScaleTraffic::kAllToAll) {
+      for (std::size_t i = lo; i < lo + part.per_group; ++i) {
         const int d = hosts[i];
         out.push_back({d, p * (f.endpoints_of(d) - (d == r ? 1 : 0))});
       }
       return;
     }
+    if (part.traffic.kind == ScaleTraffic::kShift) {  // every endpoint to the one as far on: router to router
+      const long long G = part.traffic.group_endpoints > 0 ? part.traffic.group_endpoints : n;
+      return out.push_back({host_at((first[static_cast<std::size_t>(r)] + G) % n), p});
+    }
     // Ring: p - 1 steps inside the router, and its last endpoint's to the next router of its
     // ring (or its own first endpoint, when the ring is this router's).
-    const std::size_t next = lo + (static_cast<std::size_t>(host_index[static_cast<std::size_t>(r)]) - lo + 1) % per_group;
+    const std::size_t next = lo + (static_cast<std::size_t>(host_index[static_cast<std::size_t>(r)]) - lo + 1) % part.per_group;
     if (hosts[next] == r) return out.push_back({r, p});
     if (p > 1) out.push_back({r, p - 1});
     out.push_back({hosts[next], 1});
@@ -158,19 +183,21 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     for (const auto& [l, kept_share] : s.link_fractions)
       keeps = keeps && fraction[static_cast<std::size_t>(f.map_link(g, l))] == kept_share;
     std::vector<std::pair<int, double>> a, b;
-    for (int r : hosts) {
-      const int sr = sigma[static_cast<std::size_t>(r)];
-      const auto [it, fresh] = group_map.emplace(group[static_cast<std::size_t>(r)], group[static_cast<std::size_t>(sr)]);
-      keeps = keeps && (fresh || it->second == group[static_cast<std::size_t>(sr)]);
-      if (!keeps) break;
-      if (s.kind == ScaleTraffic::kRingStep) {
-        dests(r, a);
-        dests(sr, b);
-        for (auto& [d, flows] : a) d = sigma[static_cast<std::size_t>(d)];
-        std::sort(a.begin(), a.end());
-        std::sort(b.begin(), b.end());
-        keeps = a == b;
+    for (const Part& part : parts) {
+      group_map.clear();
+      for (int r : hosts) {
         if (!keeps) break;
+        const int sr = sigma[static_cast<std::size_t>(r)];
+        const auto [it, fresh] = group_map.emplace(part.group[static_cast<std::size_t>(r)], part.group[static_cast<std::size_t>(sr)]);
+        keeps = fresh || it->second == part.group[static_cast<std::size_t>(sr)];
+        if (keeps && part.traffic.kind != ScaleTraffic::kAllToAll) {  // the same flows, moved
+          dests(part, r, a);
+          dests(part, sr, b);
+          for (auto& [d, flows] : a) d = sigma[static_cast<std::size_t>(d)];
+          std::sort(a.begin(), a.end());
+          std::sort(b.begin(), b.end());
+          keeps = a == b;
+        }
       }
     }
     if (keeps) kept.push_back(g);
@@ -198,15 +225,25 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   {
     std::vector<std::pair<int, double>> out;
     double classes = 0;
-    for (int r : reps) {
-      dests(r, out);
-      classes += valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
-    }
+    for (const Part& part : parts)
+      for (int r : reps) {
+        dests(part, r, out);
+        classes += valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
+      }
     Use sample;
-    dests(reps.back(), out);
+    dests(parts.front(), reps.back(), out);
     f.add_route(reps.back(), out.back().first == reps.back() ? hosts.front() : out.back().first, 1, sample);
     to_orbits(sample, orbit_of_link);
-    const double per_class = 80 + 16 * double(valiant ? link_orbit_size.size() : sample.size() + 2);
+    if (valiant) {  // a class's hops: its source's paths to every router and its destination's from every router
+      sample.clear();
+      for (int i = 0; i < R; ++i) {
+        f.add_minimal_route(reps.back(), i, 1.0, sample);
+        f.add_minimal_route(i, reps.back(), 1.0, sample);
+        if (sample.size() > (1u << 16)) to_orbits(sample, orbit_of_link);
+      }
+      to_orbits(sample, orbit_of_link);
+    }
+    const double per_class = 80 + 16 * double(sample.size() + 2);
     if (classes * per_class > s.max_bytes) {
       std::ostringstream what;
       what.precision(3);
@@ -233,47 +270,50 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       to_orbits(in, orbit_of_link);
     }
   std::vector<FlowClass> classes;
-  std::unordered_map<Use, std::size_t, UseHash, UseEqual> index;
+  std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index;  // (bytes, use): a class
+  double bytes = 0;  // the part's, for add_class
   auto add_class = [&](Use&& use, double flows) {
     run.flows += flows;
-    const auto [it, fresh] = index.emplace(std::move(use), classes.size());
-    if (fresh) classes.push_back({flows, s.bytes_per_pair, it->first});
+    const auto [it, fresh] = index.emplace(std::pair{bytes, std::move(use)}, classes.size());
+    if (fresh) classes.push_back({flows, bytes, it->first.second});
     else classes[it->second].flows += flows;
   };
   std::vector<std::pair<int, double>> out;
-  for (int r : reps) {
-    const double copies = router_orbit_size[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])];
-    dests(r, out);
-    std::map<int, double> by_orbit;  // Valiant: flows to each destination orbit
-    for (const auto& [d, flows] : out) {
-      if (flows <= 0) continue;
-      if (valiant && d != r) {
-        by_orbit[orbit_of_router[static_cast<std::size_t>(d)]] += flows;
-        continue;
+  for (const Part& part : parts)
+    for (int r : reps) {
+      bytes = part.traffic.bytes_per_pair;
+      const double copies = router_orbit_size[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])];
+      dests(part, r, out);
+      std::map<int, double> by_orbit;  // Valiant: flows to each destination orbit
+      for (const auto& [d, flows] : out) {
+        if (flows <= 0) continue;
+        if (valiant && d != r) {
+          by_orbit[orbit_of_router[static_cast<std::size_t>(d)]] += flows;
+          continue;
+        }
+        Use use = {{f.injection(r), 1.0}, {f.ejection(d), 1.0}};
+        f.add_route(r, d, 1.0, use);
+        to_orbits(use, orbit_of_link);
+        add_class(std::move(use), copies * flows);
       }
-      Use use = {{f.injection(r), 1.0}, {f.ejection(d), 1.0}};
-      f.add_route(r, d, 1.0, use);
-      to_orbits(use, orbit_of_link);
-      add_class(std::move(use), copies * flows);
-    }
-    for (const auto& [orbit, flows] : by_orbit) {
-      const int d = rep_of_orbit[static_cast<std::size_t>(orbit)];
-      Use use = valiant_out[static_cast<std::size_t>(r)];
-      use.insert(use.end(), valiant_in[static_cast<std::size_t>(d)].begin(), valiant_in[static_cast<std::size_t>(d)].end());
-      use.push_back({orbit_of_link[static_cast<std::size_t>(f.injection(r))], 1.0});
-      use.push_back({orbit_of_link[static_cast<std::size_t>(f.ejection(d))], 1.0});
-      // Already orbits: sum in place (to_orbits maps through orbit_of_link, which orbit numbers
-      // are not).
-      std::sort(use.begin(), use.end());
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < use.size(); ++i) {
-        if (k > 0 && use[k - 1].first == use[i].first) use[k - 1].second += use[i].second;
-        else use[k++] = use[i];
+      for (const auto& [orbit, flows] : by_orbit) {
+        const int d = rep_of_orbit[static_cast<std::size_t>(orbit)];
+        Use use = valiant_out[static_cast<std::size_t>(r)];
+        use.insert(use.end(), valiant_in[static_cast<std::size_t>(d)].begin(), valiant_in[static_cast<std::size_t>(d)].end());
+        use.push_back({orbit_of_link[static_cast<std::size_t>(f.injection(r))], 1.0});
+        use.push_back({orbit_of_link[static_cast<std::size_t>(f.ejection(d))], 1.0});
+        // Already orbits: sum in place (to_orbits maps through orbit_of_link, which orbit numbers
+        // are not).
+        std::sort(use.begin(), use.end());
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < use.size(); ++i) {
+          if (k > 0 && use[k - 1].first == use[i].first) use[k - 1].second += use[i].second;
+          else use[k++] = use[i];
+        }
+        use.resize(k);
+        add_class(std::move(use), copies * flows);
       }
-      use.resize(k);
-      add_class(std::move(use), copies * flows);
     }
-  }
   // Link classes: an orbit's links have one bandwidth (the symmetries keep endpoints per router).
   std::vector<LinkClass> links(link_orbit_size.size());
   for (int l = 0; l < f.links(); ++l) {
@@ -291,7 +331,7 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   run.seconds = solved.makespan_s;
   run.rate_solves = solved.rate_solves;
   run.method = kept.empty() ? "every router pair a class (no symmetry kept): exact at the routers' level"
-                            : std::to_string(kept.size()) + " symmetries: " + std::to_string(reps.size()) + " source routers of " +
+                            : std::to_string(kept.size()) + " symmetries kept: " + std::to_string(reps.size()) + " source routers of " +
                                   std::to_string(hosts.size()) + ", " + std::to_string(links.size()) + " link orbits, " +
                                   std::to_string(classes.size()) + " flow classes; exact (max-min on the quotient)";
   return run;

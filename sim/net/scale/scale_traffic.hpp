@@ -11,7 +11,10 @@
 //    group's dispatch or combine, or the whole fabric's;
 //  - ring step: every endpoint sends `bytes_per_pair` to the next of its ring (consecutive
 //    endpoints; 0: one ring of all), the last to the first: one step of a ring all-gather or
-//    reduce-scatter, the same for each of a ring's steps.
+//    reduce-scatter, the same for each of a ring's steps;
+//  - shift: every endpoint sends `bytes_per_pair` to the endpoint `group_endpoints` further on
+//    (around the end): a pipeline's sends from each stage to the next;
+//  - several at once (`also`): a training step's EP, PP and DP traffic in one run, sharing links.
 // Endpoints are numbered router by router, as the graph's builder adds them.
 #include <cstddef>
 #include <string>
@@ -22,7 +25,13 @@
 
 namespace net {
 
-enum class ScaleTraffic { kAllToAll, kRingStep };
+enum class ScaleTraffic { kAllToAll, kRingStep, kShift };
+
+struct ScaleTrafficPart {
+  ScaleTraffic kind = ScaleTraffic::kAllToAll;
+  long long group_endpoints = 0;
+  double bytes_per_pair = 0;
+};
 
 struct ScaleTrafficSpec {
   ScaleTraffic kind = ScaleTraffic::kAllToAll;
@@ -30,6 +39,7 @@ struct ScaleTrafficSpec {
   double bytes_per_pair = 0;
   double endpoint_Bps = 50e9;  // each endpoint's link to its router, per direction
   double switch_Bps = 50e9;    // each switch-to-switch link, per direction
+  std::vector<ScaleTrafficPart> also;  // more traffic in the same run
   bool use_symmetry = true;
   // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
   // not change (static splits). A symmetry that moves a degraded link onto one of another

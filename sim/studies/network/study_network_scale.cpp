@@ -29,6 +29,10 @@ class NetworkScaleStudy : public Study {
   int ep_gpus = 64;
   double ep_bytes_per_gpu = 0;
   double allreduce_bytes = 0;
+  // A training step's traffic at once: the EP all-to-all, each stage's send to the next stage
+  // (pp_stage_gpus on) and a DP ring step over every GPU.
+  double pp_bytes_per_gpu = 0, dp_ring_bytes_per_gpu = 0;
+  int pp_stage_gpus = 0;
   double memory_bytes = 0;
 
   net::ScaleFabric build(const ScaleTopology& t) const {
@@ -62,7 +66,7 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/cost_per_endpoint", L, "cost per endpoint (Table 3 prices)", "k$", std::nullopt, cost.per_endpoint_usd / 1e3,
                         Basis::kClosedForm});
       if (!options.simulate) {
-        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "allreduce_s"})
+        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s", "allreduce_s"})
           r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
@@ -109,6 +113,16 @@ class NetworkScaleStudy : public Study {
                         "ms", std::nullopt, ep.seconds * 1e3, Basis::kSimulated});
       r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
                         ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9, Basis::kSimulated});
+      // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
+      // stride a whole number of routers) and a DP ring step.
+      const long long stride = std::max<long long>(1, std::llround(double(pp_stage_gpus) / planes / double(per_router))) * per_router;
+      spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu / planes * 1.0},
+                   {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
+      const net::ScaleRun step = simulate(spec);
+      spec.also.clear();
+      r.rows.push_back({L + "/step_traffic_s", L, "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
+                                                      " GPUs on) and DP ring step at once",
+                        "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
       // Ring all-reduce over every endpoint (of a plane: the planes run theirs side by side on
       // their share of the buffer): 2 (n - 1) steps of size / n each, every step alike.
       spec.kind = net::ScaleTraffic::kRingStep;
@@ -120,7 +134,7 @@ class NetworkScaleStudy : public Study {
       r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
                         std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") + ", routing " +
                         net::scale_routing_names()[static_cast<std::size_t>(t.routing)] + "). All-to-all: " + a2a.method + ", " +
-                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Ring step: " + ring.method + ".");
+                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Step traffic: " + step.method + ". Ring step: " + ring.method + ".");
     }
     return r;
   }
@@ -142,6 +156,9 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
   s->ep_gpus = static_cast<int>(n.positive_integer("ep_gpus", 64, 1 << 20));
   s->ep_bytes_per_gpu = n.number_in("ep_bytes_per_gpu", 1, 1e15);
   s->allreduce_bytes = n.number_in("allreduce_bytes", 1, 1e15);
+  s->pp_bytes_per_gpu = n.number_in("pp_bytes_per_gpu", 1, 1e15);
+  s->pp_stage_gpus = static_cast<int>(n.positive_integer("pp_stage_gpus", 1 << 20));
+  s->dp_ring_bytes_per_gpu = n.number_in("dp_ring_bytes_per_gpu", 1, 1e15);
   s->memory_bytes = n.number_in("memory_limit_gb", 0.001, 1e6, 8) * double(1LL << 30);
   for (core::JsonReader& t : n.object_list("topologies", "topologies")) {
     ScaleTopology named;
