@@ -261,3 +261,21 @@ TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated e
   spec.link_fractions = {{global, 0.0}};
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
 }
+
+// At 16K GPUs and more, the classes against every router pair's run (ctest -L slow: about a minute
+// and 1.6 GB).
+TEST_CASE("scale traffic: the classes equal the exact run at 16K and 37K GPUs", "[.][scale-16k]") {
+  const double S = 1 << 20, Bps = 50e9;
+  for (const auto& f : {net::ScaleFabric::slim_fly(29, net::ScaleRouting::kMinimal),
+                        net::ScaleFabric::dragonfly(8, 16, 8, 129, net::ScaleRouting::kMinimal)}) {
+    REQUIRE(f.endpoints() >= 16384);
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = S;
+    spec.endpoint_Bps = spec.switch_Bps = Bps;
+    const auto classes = net::simulate_scale_traffic(f, spec);
+    spec.use_symmetry = false;
+    const auto exact = net::simulate_scale_traffic(f, spec);
+    CHECK(classes.flow_classes * 100 < exact.flow_classes);
+    CHECK(classes.seconds == Approx(exact.seconds).epsilon(0.02));
+  }
+}
