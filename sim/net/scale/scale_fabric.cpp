@@ -168,7 +168,6 @@ ScaleFabric ScaleFabric::slim_fly(int q, ScaleRouting routing, const std::string
   check_routing(routing, false, where);
   const auto start = std::chrono::steady_clock::now();
   ScaleFabric f(Kind::kSlimFly, routing, net::slim_fly(q, where));
-  f.q_ = q;
   std::vector<int> shift(static_cast<std::size_t>(f.routers())), turn(shift.size());
   for (int r = 0; r < f.routers(); ++r) {
     const int side = r / (q * q), a = r / q % q, b = r % q;
@@ -190,7 +189,6 @@ ScaleFabric ScaleFabric::dragonfly(int p, int a, int h, int groups, ScaleRouting
   const auto start = std::chrono::steady_clock::now();
   ScaleFabric f(Kind::kDragonfly, routing, net::dragonfly(p, a, h, groups, where));
   f.a_ = a;
-  f.groups_ = groups;
   for (int g = 0; g < groups; ++g) {
     f.global_begin_.push_back(f.globals_.size());
     const std::size_t first = f.globals_.size();

@@ -86,8 +86,8 @@ class ScaleFabric {
   std::vector<int> parallel_index_;                     // switch link -> its index among the links from `from` to `to`
   std::vector<std::vector<int>> generators_;
   double build_s_ = 0;
-  // Structure the routing reads: radix (fat trees), q (Slim Fly), a and groups (Dragonfly).
-  int radix_ = 0, q_ = 0, a_ = 0, groups_ = 0;
+  // Structure the routing reads: radix (fat trees), routers per group (Dragonfly).
+  int radix_ = 0, a_ = 0;
   // Dragonfly: each group's global links, (other group, link) sorted, from global_begin_[group].
   std::vector<std::size_t> global_begin_;
   std::vector<std::pair<int, int>> globals_;
