@@ -13,6 +13,8 @@ LEVELS = [
     "core",
     "hw",
     "net",
+    # net/scale/: the topologies at full size, their traffic by classes of flows
+    "net/scale",
     # workload/: what a model, a pipeline, a parallel layout and a trace are; then MoE on them
     {"workload/model", "workload/pipeline", "workload/parallel", "workload/profile", "workload/goodput"},
     "workload/moe",

@@ -52,6 +52,8 @@ SLOW = {
     IN_STEP: None,
     IN_STEP_CALIBRATED: None,
     "build/codesim tables --scenarios scenarios/figures --only faults-alltoall-2048": None,   # golden.faults_alltoall_2048
+    "build/codesim tables --scenarios scenarios/figures --only network-scale": None,   # golden.network_scale
+    "build/codesim bench network-scale": None,
     "build/codesim bench moe --repeat 10": "build/codesim bench moe --repeat 1",
     "build/codesim fp8 train --steps 100": "build/codesim fp8 train --steps 10",
     f"{PLAN} --top 10 --out layouts.csv": f"{PLAN} {SMALL_PLAN} --top 10 --out layouts.csv",

@@ -41,6 +41,7 @@ std::string ms(double seconds) { return studies::format_number(seconds * 1e3); }
 }  // namespace
 
 int bench_command(const Args& args) {
+  if (!args.empty() && args[0] == "network-scale") return bench_network_scale_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "network") return bench_network_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "moe") return bench_moe_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "goodput") return bench_goodput_command(Args(args.begin() + 1, args.end()));
@@ -55,6 +56,7 @@ int bench_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench [options]      time every shipped paper scenario, the tables and validation\n"
                            "       codesim bench network [options]  fabric building and all-to-all at scale\n"
+                           "       codesim bench network-scale [options]  Table 3's topologies at full size: all-to-all by classes\n"
                            "       codesim bench moe                routing 262,144 tokens and their dispatch matrices\n"
                            "       codesim bench goodput            the goodput Monte-Carlo of a 100,000-GPU 90-day run, 1,000 runs",
                      options, {}, vm))

@@ -12,6 +12,7 @@ int validate_command(const Args& args);
 int tables_command(const Args& args);
 int bench_command(const Args& args);
 int bench_network_command(const Args& args);
+int bench_network_scale_command(const Args& args);
 int bench_moe_command(const Args& args);
 int bench_goodput_command(const Args& args);
 int schedule_command(const Args& args);

@@ -16,6 +16,7 @@
 #include "studies/network/study_moe_dispatch.hpp"
 #include "studies/network/study_moe_routing.hpp"
 #include "studies/network/study_network_cost.hpp"
+#include "studies/network/study_network_scale.hpp"
 #include "studies/network/study_shared_fabric.hpp"
 #include "studies/training/study_chunk_overlap.hpp"
 #include "studies/training/study_pipeline.hpp"
@@ -37,6 +38,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"fp8-gemm", parse_fp8_gemm_study},
       {"fp8-formats", parse_fp8_formats_study},
       {"network-cost", parse_network_cost_study},
+      {"network-scale", parse_network_scale_study},
       {"collective", parse_collective_study},
       {"shared-fabric", parse_shared_fabric_study},
       {"latency", parse_latency_study},

@@ -1,0 +1,96 @@
+#pragma once
+// A Table 3 topology at its full size for traffic by classes (net/scale_traffic): the built
+// graph's switches as routers, the endpoints under each router merged into one injection and
+// one ejection link of their summed bandwidth (they send and receive alike), a link per
+// direction of every switch-to-switch edge, the routing as a split of a router pair's flows
+// over paths, and the automorphisms of the fabric that keep its routing (generators, checked
+// against the graph when built).
+//  - two-level fat tree (one plane of an MPFT; its planes are alike) and three-level fat tree:
+//    d-mod-k (the up port is the destination's port modulo the up ports; a router pair's flows
+//    split evenly over them by the destinations' ports) or spraying (every up port evenly);
+//  - Slim Fly (MMS, prime q) and Dragonfly: minimal (split evenly over the minimal paths and
+//    parallel links) or Valiant (through an intermediate router drawn uniformly, in the fluid
+//    limit: every router evenly).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "net/topology.hpp"
+
+namespace net {
+
+enum class ScaleRouting { kDModK, kSpray, kMinimal, kValiant };
+const std::vector<std::string>& scale_routing_names();  // "d-mod-k", "spray", "minimal", "valiant"
+
+// The bytes a fabric's graph and its classes need, estimated from the closed-form counts before
+// anything is built (the Boost graph: vertices and edges; routers, links, orbits).
+double scale_fabric_bytes(const TopologyCounts& counts);
+
+class ScaleFabric {
+ public:
+  enum class Kind { kFatTree2, kFatTree3, kSlimFly, kDragonfly };
+  // Throws core::InputError (naming `where`) for a topology that cannot be built, or a routing
+  // it does not have (fat trees: d-mod-k, spray; Slim Fly and Dragonfly: minimal, Valiant).
+  static ScaleFabric fat_tree_2(int radix, ScaleRouting routing, const std::string& where = "");
+  static ScaleFabric fat_tree_3(int radix, ScaleRouting routing, const std::string& where = "");
+  static ScaleFabric slim_fly(int q, ScaleRouting routing, const std::string& where = "");
+  static ScaleFabric dragonfly(int p, int a, int h, int groups, ScaleRouting routing, const std::string& where = "");
+
+  Kind kind() const { return kind_; }
+  ScaleRouting routing() const { return routing_; }
+  int routers() const { return static_cast<int>(endpoints_.size()); }
+  int endpoints_of(int router) const { return endpoints_[static_cast<std::size_t>(router)]; }
+  long long endpoints() const { return endpoint_count_; }
+  const TopologyCounts& counts() const { return counts_; }
+  double build_s() const { return build_s_; }
+
+  // Directed links: switch links first (one per direction of each edge), then each router's
+  // merged injection link, then its merged ejection link.
+  int links() const { return switch_links_ + 2 * routers(); }
+  int injection(int router) const { return switch_links_ + router; }
+  int ejection(int router) const { return switch_links_ + routers() + router; }
+  bool is_switch_link(int link) const { return link < switch_links_; }
+
+  // Adds `weight` x (the hops of one flow from `src` to `dst`, routers, both with endpoints) to
+  // `use`, per switch link, split over paths as the routing splits it (injection and ejection
+  // not included). Valiant's paths are two minimal ones, through every router evenly.
+  void add_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;
+  // The same, minimal routing whatever the fabric's.
+  void add_minimal_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;
+
+  // The links from router u to router v (parallel edges: several); empty: not adjacent.
+  std::vector<int> links_between(int u, int v) const;
+
+  // Router permutations that are automorphisms of the graph (endpoints per router included) and
+  // keep the routing; each was checked against the graph when built.
+  const std::vector<std::vector<int>>& generators() const { return generators_; }
+  // The image of a link under generator `g`.
+  int map_link(std::size_t g, int link) const;
+
+ private:
+  ScaleFabric(Kind kind, ScaleRouting routing, const Graph& graph);
+  // Throws std::logic_error when a generator is no automorphism of the graph.
+  void check_generators() const;
+  bool is_automorphism(const std::vector<int>& sigma) const;
+  void add_link_split(int u, int v, double weight, std::vector<std::pair<int, double>>& use) const;
+
+  Kind kind_;
+  ScaleRouting routing_;
+  std::vector<int> endpoints_;  // per router
+  long long endpoint_count_ = 0;
+  TopologyCounts counts_;
+  int switch_links_ = 0;
+  std::vector<std::size_t> adjacency_begin_;            // per router, into neighbours_
+  std::vector<std::pair<int, int>> neighbours_;         // (neighbour router, link to it), sorted by neighbour
+  std::vector<std::pair<int, int>> link_ends_;          // switch link -> (from, to)
+  std::vector<int> parallel_index_;                     // switch link -> its index among the links from `from` to `to`
+  std::vector<std::vector<int>> generators_;
+  double build_s_ = 0;
+  // Structure the routing reads: radix (fat trees), routers per group (Dragonfly).
+  int radix_ = 0, a_ = 0;
+  // Dragonfly: each group's global links, (other group, link) sorted, from global_begin_[group].
+  std::vector<std::size_t> global_begin_;
+  std::vector<std::pair<int, int>> globals_;
+};
+
+}  // namespace net

@@ -1,0 +1,340 @@
+#include "net/scale/scale_traffic.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/input_error.hpp"
+#include "net/scale/flow_classes.hpp"
+
+namespace net {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Orbits of a set under permutations: union-find, each element to its smallest.
+class Orbits {
+ public:
+  explicit Orbits(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+  // Numbers the orbits 0, 1, ... in order of their smallest element; sizes by number.
+  std::vector<int> number(std::vector<double>& sizes) {
+    std::vector<int> id(parent_.size(), -1);
+    sizes.clear();
+    for (std::size_t x = 0; x < parent_.size(); ++x) {
+      const std::size_t root = find(x);
+      if (id[root] < 0) {
+        id[root] = static_cast<int>(sizes.size());
+        sizes.push_back(0);
+      }
+      id[x] = id[root];
+      sizes[static_cast<std::size_t>(id[x])] += 1;
+    }
+    return id;
+  }
+
+ private:
+  std::vector<std::size_t> parent_;
+};
+
+using Use = std::vector<std::pair<int, double>>;
+
+// Link uses onto link orbits, summed, sorted by orbit.
+void to_orbits(Use& use, const std::vector<int>& orbit_of_link) {
+  for (auto& [l, u] : use) l = orbit_of_link[static_cast<std::size_t>(l)];
+  std::sort(use.begin(), use.end());
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < use.size(); ++i) {
+    if (out > 0 && use[out - 1].first == use[i].first) use[out - 1].second += use[i].second;
+    else use[out++] = use[i];
+  }
+  use.resize(out);
+}
+
+struct UseHash {
+  std::size_t operator()(const std::pair<double, Use>& key) const {
+    const Use& use = key.second;
+    std::size_t h = use.size() ^ std::hash<double>()(key.first);
+    for (const auto& [l, u] : use)
+      h = h * 1000003u ^ (static_cast<std::size_t>(l) * 2654435761u) ^ std::hash<long long>()(std::llround(u * 1e9));
+    return h;
+  }
+};
+struct UseEqual {
+  bool operator()(const std::pair<double, Use>& x, const std::pair<double, Use>& y) const {
+    const Use &a = x.second, &b = y.second;
+    if (x.first != y.first || a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].first != b[i].first || std::abs(a[i].second - b[i].second) > 1e-9 * std::max(1.0, std::abs(a[i].second))) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
+  ScaleRun run;
+  auto start = std::chrono::steady_clock::now();
+  const int R = f.routers();
+  // Endpoints are numbered router by router; the routers with endpoints, in that order.
+  std::vector<int> hosts;
+  std::vector<long long> first(static_cast<std::size_t>(R), -1);
+  long long n = 0;
+  for (int r = 0; r < R; ++r)
+    if (f.endpoints_of(r) > 0) {
+      hosts.push_back(r);
+      first[static_cast<std::size_t>(r)] = n;
+      n += f.endpoints_of(r);
+    }
+  // Index of each host router in `hosts`; the host whose first endpoint is `e` (-1: none).
+  std::vector<int> host_index(static_cast<std::size_t>(R), -1);
+  for (std::size_t i = 0; i < hosts.size(); ++i) host_index[static_cast<std::size_t>(hosts[i])] = static_cast<int>(i);
+  auto host_at = [&](long long e) {
+    const auto it = std::lower_bound(hosts.begin(), hosts.end(), e, [&](int r, long long x) { return first[static_cast<std::size_t>(r)] < x; });
+    return it != hosts.end() && first[static_cast<std::size_t>(*it)] == e ? *it : -1;
+  };
+  // Each part's groups of whole routers: a router's group, and the routers in a group.
+  struct Part {
+    ScaleTrafficPart traffic;
+    std::vector<long long> group;  // per router
+    std::size_t per_group = 0;
+  };
+  std::vector<Part> parts;
+  std::vector<ScaleTrafficPart> asked = {{s.kind, s.group_endpoints, s.bytes_per_pair}};
+  asked.insert(asked.end(), s.also.begin(), s.also.end());
+  for (const ScaleTrafficPart& t : asked) {
+    Part part{t, std::vector<long long>(static_cast<std::size_t>(R), -1), 0};
+    const long long G = t.group_endpoints > 0 ? t.group_endpoints : n;
+    if (n % G != 0 && t.kind != ScaleTraffic::kShift)
+      throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
+                                                    std::to_string(n) + " endpoints");
+    for (int r : hosts) {
+      const long long a = first[static_cast<std::size_t>(r)], b = a + f.endpoints_of(r) - 1;
+      const bool whole = t.kind == ScaleTraffic::kShift ? host_at((a + G) % n) >= 0 && f.endpoints_of(host_at((a + G) % n)) == f.endpoints_of(r)
+                                                        : a / G == b / G;
+      if (!whole)
+        throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; " +
+                                                      (t.kind == ScaleTraffic::kShift ? "a shift by" : "a group is") + " whole routers' endpoints (" +
+                                                      std::to_string(f.endpoints_of(r)) + " under each router here)");
+      part.group[static_cast<std::size_t>(r)] = t.kind == ScaleTraffic::kShift ? 0 : a / G;
+    }
+    part.per_group = t.kind == ScaleTraffic::kShift ? hosts.size() : hosts.size() / static_cast<std::size_t>(n / G);
+    parts.push_back(std::move(part));
+  }
+  // The router-level flows of a part from router `r`: (destination router, endpoint flows).
+  auto dests = [&](const Part& part, int r, std::vector<std::pair<int, double>>& out) {
+    out.clear();
+    const std::size_t lo = static_cast<std::size_t>(part.group[static_cast<std::size_t>(r)]) * part.per_group;
+    const double p = f.endpoints_of(r);
+    if (part.traffic.kind == ScaleTraffic::kAllToAll) {
+      for (std::size_t i = lo; i < lo + part.per_group; ++i) {
+        const int d = hosts[i];
+        out.push_back({d, p * (f.endpoints_of(d) - (d == r ? 1 : 0))});
+      }
+      return;
+    }
+    if (part.traffic.kind == ScaleTraffic::kShift) {  // every endpoint to the one as far on: router to router
+      const long long G = part.traffic.group_endpoints > 0 ? part.traffic.group_endpoints : n;
+      return out.push_back({host_at((first[static_cast<std::size_t>(r)] + G) % n), p});
+    }
+    // Ring: p - 1 steps inside the router, and its last endpoint's to the next router of its
+    // ring (or its own first endpoint, when the ring is this router's).
+    const std::size_t next = lo + (static_cast<std::size_t>(host_index[static_cast<std::size_t>(r)]) - lo + 1) % part.per_group;
+    if (hosts[next] == r) return out.push_back({r, p});
+    if (p > 1) out.push_back({r, p - 1});
+    out.push_back({hosts[next], 1});
+  };
+  // Each switch link's bandwidth, faults included.
+  std::vector<double> fraction;
+  if (!s.link_fractions.empty()) {
+    if (f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3)
+      throw core::InputError("link_fractions", "a fault is not allowed on a fat tree here: its routing by the destination's port tells "
+                                               "apart the endpoints this simulation merges (net::FabricPlatform simulates its faults flow by flow)");
+    fraction.assign(static_cast<std::size_t>(f.links()), 1.0);
+    for (const auto& [l, kept_share] : s.link_fractions) {
+      if (l < 0 || !f.is_switch_link(l))
+        throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " + std::to_string(f.links() - 2 * R - 1));
+      if (!(kept_share > 0 && kept_share <= 1))
+        throw core::InputError("link_fractions", std::to_string(kept_share) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
+      fraction[static_cast<std::size_t>(l)] = kept_share;
+    }
+  }
+  // The symmetries that keep the traffic (groups onto groups, rings onto rings) and the links'
+  // bandwidths.
+  std::vector<std::size_t> kept;
+  for (std::size_t g = 0; s.use_symmetry && g < f.generators().size(); ++g) {
+    const auto& sigma = f.generators()[g];
+    std::unordered_map<long long, long long> group_map;
+    bool keeps = true;
+    for (const auto& [l, kept_share] : s.link_fractions)
+      keeps = keeps && fraction[static_cast<std::size_t>(f.map_link(g, l))] == kept_share;
+    std::vector<std::pair<int, double>> a, b;
+    for (const Part& part : parts) {
+      group_map.clear();
+      for (int r : hosts) {
+        if (!keeps) break;
+        const int sr = sigma[static_cast<std::size_t>(r)];
+        const auto [it, fresh] = group_map.emplace(part.group[static_cast<std::size_t>(r)], part.group[static_cast<std::size_t>(sr)]);
+        keeps = fresh || it->second == part.group[static_cast<std::size_t>(sr)];
+        if (keeps && part.traffic.kind != ScaleTraffic::kAllToAll) {  // the same flows, moved
+          dests(part, r, a);
+          dests(part, sr, b);
+          for (auto& [d, flows] : a) d = sigma[static_cast<std::size_t>(d)];
+          std::sort(a.begin(), a.end());
+          std::sort(b.begin(), b.end());
+          keeps = a == b;
+        }
+      }
+    }
+    if (keeps) kept.push_back(g);
+  }
+  run.symmetries = kept.size();
+  // Orbits of routers and of links.
+  Orbits router_orbits(static_cast<std::size_t>(R)), link_orbits(static_cast<std::size_t>(f.links()));
+  for (std::size_t g : kept) {
+    for (int r = 0; r < R; ++r) router_orbits.join(static_cast<std::size_t>(r), static_cast<std::size_t>(f.generators()[g][static_cast<std::size_t>(r)]));
+    for (int l = 0; l < f.links(); ++l) link_orbits.join(static_cast<std::size_t>(l), static_cast<std::size_t>(f.map_link(g, l)));
+  }
+  std::vector<double> router_orbit_size, link_orbit_size;
+  const std::vector<int> orbit_of_router = router_orbits.number(router_orbit_size);
+  const std::vector<int> orbit_of_link = link_orbits.number(link_orbit_size);
+  std::vector<int> reps;  // the smallest router of each orbit with endpoints
+  std::vector<int> rep_of_orbit(router_orbit_size.size(), -1);
+  for (int r : hosts)
+    if (rep_of_orbit[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])] < 0) {
+      rep_of_orbit[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])] = r;
+      reps.push_back(r);
+    }
+  run.source_routers = reps.size();
+  const bool valiant = f.routing() == ScaleRouting::kValiant;
+  // Memory of the classes before they are made: a sample class's size, times the classes.
+  {
+    std::vector<std::pair<int, double>> out;
+    double classes = 0;
+    for (const Part& part : parts)
+      for (int r : reps) {
+        dests(part, r, out);
+        classes += valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
+      }
+    Use sample;
+    dests(parts.front(), reps.back(), out);
+    f.add_route(reps.back(), out.back().first == reps.back() ? hosts.front() : out.back().first, 1, sample);
+    to_orbits(sample, orbit_of_link);
+    if (valiant) {  // a class's hops: its source's paths to every router and its destination's from every router
+      sample.clear();
+      for (int i = 0; i < R; ++i) {
+        f.add_minimal_route(reps.back(), i, 1.0, sample);
+        f.add_minimal_route(i, reps.back(), 1.0, sample);
+        if (sample.size() > (1u << 16)) to_orbits(sample, orbit_of_link);
+      }
+      to_orbits(sample, orbit_of_link);
+    }
+    const double per_class = 80 + 16 * double(sample.size() + 2);
+    if (classes * per_class > s.max_bytes) {
+      std::ostringstream what;
+      what.precision(3);
+      what << static_cast<long long>(classes) << " flow classes of about " << static_cast<long long>(per_class) << " B would need "
+           << classes * per_class / double(1LL << 30) << " GiB, more than the " << s.max_bytes / double(1LL << 30) << " GiB allowed"
+           << (kept.empty() ? " (no symmetry of the fabric keeps this traffic)" : "");
+      throw core::InputError("classes", what.str());
+    }
+  }
+  // Valiant: a flow's hops are its minimal path's to every router evenly, then from every router
+  // evenly: the first half depends on the source alone, the second on the destination's orbit.
+  std::vector<Use> valiant_out(static_cast<std::size_t>(R)), valiant_in(static_cast<std::size_t>(R));
+  if (valiant)
+    for (int r : reps) {
+      Use& out = valiant_out[static_cast<std::size_t>(r)];
+      Use& in = valiant_in[static_cast<std::size_t>(r)];
+      for (int i = 0; i < R; ++i) {
+        f.add_minimal_route(r, i, 1.0 / R, out);
+        f.add_minimal_route(i, r, 1.0 / R, in);
+        if (out.size() > (1u << 16)) to_orbits(out, orbit_of_link);
+        if (in.size() > (1u << 16)) to_orbits(in, orbit_of_link);
+      }
+      to_orbits(out, orbit_of_link);
+      to_orbits(in, orbit_of_link);
+    }
+  std::vector<FlowClass> classes;
+  std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index;  // (bytes, use): a class
+  double bytes = 0;  // the part's, for add_class
+  auto add_class = [&](Use&& use, double flows) {
+    run.flows += flows;
+    const auto [it, fresh] = index.emplace(std::pair{bytes, std::move(use)}, classes.size());
+    if (fresh) classes.push_back({flows, bytes, it->first.second});
+    else classes[it->second].flows += flows;
+  };
+  std::vector<std::pair<int, double>> out;
+  for (const Part& part : parts)
+    for (int r : reps) {
+      bytes = part.traffic.bytes_per_pair;
+      const double copies = router_orbit_size[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])];
+      dests(part, r, out);
+      std::map<int, double> by_orbit;  // Valiant: flows to each destination orbit
+      for (const auto& [d, flows] : out) {
+        if (flows <= 0) continue;
+        if (valiant && d != r) {
+          by_orbit[orbit_of_router[static_cast<std::size_t>(d)]] += flows;
+          continue;
+        }
+        Use use = {{f.injection(r), 1.0}, {f.ejection(d), 1.0}};
+        f.add_route(r, d, 1.0, use);
+        to_orbits(use, orbit_of_link);
+        add_class(std::move(use), copies * flows);
+      }
+      for (const auto& [orbit, flows] : by_orbit) {
+        const int d = rep_of_orbit[static_cast<std::size_t>(orbit)];
+        Use use = valiant_out[static_cast<std::size_t>(r)];
+        use.insert(use.end(), valiant_in[static_cast<std::size_t>(d)].begin(), valiant_in[static_cast<std::size_t>(d)].end());
+        use.push_back({orbit_of_link[static_cast<std::size_t>(f.injection(r))], 1.0});
+        use.push_back({orbit_of_link[static_cast<std::size_t>(f.ejection(d))], 1.0});
+        // Already orbits: sum in place (to_orbits maps through orbit_of_link, which orbit numbers
+        // are not).
+        std::sort(use.begin(), use.end());
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < use.size(); ++i) {
+          if (k > 0 && use[k - 1].first == use[i].first) use[k - 1].second += use[i].second;
+          else use[k++] = use[i];
+        }
+        use.resize(k);
+        add_class(std::move(use), copies * flows);
+      }
+    }
+  // Link classes: an orbit's links have one bandwidth (the symmetries keep endpoints per router).
+  std::vector<LinkClass> links(link_orbit_size.size());
+  for (int l = 0; l < f.links(); ++l) {
+    LinkClass& c = links[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
+    c.links = link_orbit_size[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
+    c.Bps_per_link = f.is_switch_link(l) ? s.switch_Bps * (fraction.empty() ? 1.0 : fraction[static_cast<std::size_t>(l)])
+                                         : s.endpoint_Bps * f.endpoints_of((l - (f.links() - 2 * R)) % R);
+  }
+  run.flow_classes = classes.size();
+  run.link_classes = links.size();
+  run.classes_s = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  const ClassRun solved = simulate_classes(links, classes);
+  run.solve_s = seconds_since(start);
+  run.seconds = solved.makespan_s;
+  run.rate_solves = solved.rate_solves;
+  run.method = kept.empty() ? "every router pair a class (no symmetry kept): exact at the routers' level"
+                            : std::to_string(kept.size()) + " symmetries kept: " + std::to_string(reps.size()) + " source routers of " +
+                                  std::to_string(hosts.size()) + ", " + std::to_string(links.size()) + " link orbits, " +
+                                  std::to_string(classes.size()) + " flow classes; exact (max-min on the quotient)";
+  return run;
+}
+
+}  // namespace net

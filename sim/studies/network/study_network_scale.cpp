@@ -1,0 +1,179 @@
+#include "studies/network/study_network_scale.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/input_error.hpp"
+#include "net/cost_model.hpp"
+#include "net/scale/scale_traffic.hpp"
+#include "studies/config/topology_config.hpp"
+
+namespace studies {
+
+namespace {
+
+struct ScaleTopology {
+  std::string label;
+  TopologyConfig topology;
+  net::ScaleRouting routing = net::ScaleRouting::kDModK;
+};
+
+std::string gib(double bytes) { return format_number(bytes / double(1LL << 30)) + " GiB"; }
+
+class NetworkScaleStudy : public Study {
+ public:
+  std::vector<ScaleTopology> topologies;
+  net::Prices prices;
+  double endpoint_Bps = 0, switch_Bps = 0;
+  double alltoall_bytes_per_gpu = 0;  // the whole fabric's all-to-all: what each GPU sends in all
+  int ep_gpus = 64;
+  double ep_bytes_per_gpu = 0;
+  double allreduce_bytes = 0;
+  // A training step's traffic at once: the EP all-to-all, each stage's send to the next stage
+  // (pp_stage_gpus on) and a DP ring step over every GPU.
+  double pp_bytes_per_gpu = 0, dp_ring_bytes_per_gpu = 0;
+  int pp_stage_gpus = 0;
+  double memory_bytes = 0;
+
+  net::ScaleFabric build(const ScaleTopology& t) const {
+    const TopologyConfig& c = t.topology;
+    const std::string where = c.pointer + "/";
+    if (c.kind == "ft2" || c.kind == "mpft") return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
+    if (c.kind == "ft3") return net::ScaleFabric::fat_tree_3(c.radix, t.routing, where);
+    if (c.kind == "slim-fly") return net::ScaleFabric::slim_fly(c.q, t.routing, where);
+    return net::ScaleFabric::dragonfly(c.p, c.a, c.h, c.groups, t.routing, where);
+  }
+
+  StudyResult run(const RunOptions& options) const override {
+    StudyResult r;
+    for (const ScaleTopology& t : topologies) {
+      const std::string& L = t.label;
+      const TopologyConfig& c = t.topology;
+      // An MPFT's planes carry alike: one plane, each of its NICs a node's, sending the node's
+      // bytes (PXN); the NVLink stage beside it is not counted.
+      const int planes = c.kind == "mpft" ? c.planes : 1;
+      const net::TopologyCounts closed = c.kind == "ft2" || c.kind == "mpft" ? net::fat_tree_2_counts(c.radix, 1)
+                                         : c.kind == "ft3"                    ? net::fat_tree_3_counts(c.radix)
+                                         : c.kind == "slim-fly"               ? net::slim_fly_counts(c.q)
+                                                                              : net::dragonfly_counts(c.p, c.a, c.h, c.groups);
+      if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes)
+        throw core::InputError(c.pointer, "would need about " + gib(need) + " to build (" + std::to_string(closed.endpoints) +
+                                              " endpoints, " + std::to_string(closed.switches) + " switches), more than the " +
+                                              gib(memory_bytes) + " allowed (/network_scale/memory_limit_gb)");
+      const auto cost = net::network_cost(closed, prices);
+      const double gpus = double(closed.endpoints) * planes;
+      r.rows.push_back({L + "/gpus", L, "GPUs", "", std::nullopt, gpus, Basis::kClosedForm});
+      r.rows.push_back({L + "/cost_per_endpoint", L, "cost per endpoint (Table 3 prices)", "k$", std::nullopt, cost.per_endpoint_usd / 1e3,
+                        Basis::kClosedForm});
+      if (!options.simulate) {
+        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s", "allreduce_s"})
+          r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
+        continue;
+      }
+      const net::ScaleFabric f = build(t);
+      // Classes past the memory allowed: refused before they are made, naming the topology.
+      auto simulate = [&](const net::ScaleTrafficSpec& spec) {
+        try {
+          return net::simulate_scale_traffic(f, spec);
+        } catch (const core::InputError& e) {
+          throw core::InputError(c.pointer, std::string(e.what()) + " (/network_scale/memory_limit_gb)");
+        }
+      };
+      const double n = double(f.endpoints());
+      net::ScaleTrafficSpec spec;
+      spec.endpoint_Bps = endpoint_Bps;
+      spec.switch_Bps = switch_Bps;
+      spec.max_bytes = memory_bytes;
+      // The whole fabric's all-to-all: each GPU sends alltoall_bytes_per_gpu over the others.
+      spec.bytes_per_pair = alltoall_bytes_per_gpu / (gpus - 1) * planes;
+      const net::ScaleRun a2a = simulate(spec);
+      const double per_gpu_out = alltoall_bytes_per_gpu * (gpus - planes) / (gpus - 1);  // to other nodes
+      r.rows.push_back({L + "/alltoall_s", L, "all-to-all of every GPU, " + format_number(alltoall_bytes_per_gpu / 1e6) + " MB per GPU", "ms",
+                        std::nullopt, a2a.seconds * 1e3, Basis::kSimulated});
+      r.rows.push_back({L + "/alltoall_bw", L, "all-to-all bandwidth per GPU (bytes to other nodes / time)", "GB/s", std::nullopt,
+                        per_gpu_out / a2a.seconds / 1e9, Basis::kSimulated});
+      // EP groups of whole routers, at least ep_gpus GPUs each, all at once.
+      // The number of routers nearest ep_gpus' (the larger on a tie) that divides the routers.
+      long long per_router = 1, hosts = 0;
+      for (int router = 0; router < f.routers(); ++router) {
+        per_router = std::max<long long>(per_router, f.endpoints_of(router));
+        hosts += f.endpoints_of(router) > 0 ? 1 : 0;
+      }
+      const double wanted = std::max(1.0, double(ep_gpus) / planes / double(per_router));
+      long long routers_per_group = hosts;
+      for (long long k = 1; k <= hosts; ++k)
+        if (hosts % k == 0 && std::abs(double(k) - wanted) <= std::abs(double(routers_per_group) - wanted)) routers_per_group = k;
+      const long long group_nics = routers_per_group * per_router;
+      spec.group_endpoints = group_nics;
+      const double group_gpus = double(group_nics) * planes;
+      spec.bytes_per_pair = ep_bytes_per_gpu / (group_gpus - 1) * planes;
+      const net::ScaleRun ep = simulate(spec);
+      r.rows.push_back({L + "/ep_alltoall_s", L, "EP all-to-all in every group of " + format_number(group_gpus) + " GPUs, " +
+                                                     format_number(ep_bytes_per_gpu / 1e6) + " MB per GPU",
+                        "ms", std::nullopt, ep.seconds * 1e3, Basis::kSimulated});
+      r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
+                        ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9, Basis::kSimulated});
+      // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
+      // stride a whole number of routers) and a DP ring step.
+      const long long stride = std::max<long long>(1, std::llround(double(pp_stage_gpus) / planes / double(per_router))) * per_router;
+      spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu / planes * 1.0},
+                   {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
+      const net::ScaleRun step = simulate(spec);
+      spec.also.clear();
+      r.rows.push_back({L + "/step_traffic_s", L, "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
+                                                      " GPUs on) and DP ring step at once",
+                        "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
+      // Ring all-reduce over every endpoint (of a plane: the planes run theirs side by side on
+      // their share of the buffer): 2 (n - 1) steps of size / n each, every step alike.
+      spec.kind = net::ScaleTraffic::kRingStep;
+      spec.group_endpoints = 0;
+      spec.bytes_per_pair = allreduce_bytes / planes / n;
+      const net::ScaleRun ring = simulate(spec);
+      r.rows.push_back({L + "/allreduce_s", L, "ring all-reduce of " + format_number(allreduce_bytes / 1e9) + " GB over every GPU", "s",
+                        std::nullopt, ring.seconds * 2 * (n - 1), Basis::kSimulated});
+      r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
+                        std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") + ", routing " +
+                        net::scale_routing_names()[static_cast<std::size_t>(t.routing)] + "). All-to-all: " + a2a.method + ", " +
+                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Step traffic: " + step.method + ". Ring step: " + ring.method + ".");
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
+  auto s = std::make_unique<NetworkScaleStudy>();
+  core::JsonReader n = root.object("network_scale");
+  core::JsonReader prices = n.object("prices");
+  s->prices.switch_usd = prices.non_negative_number("switch_usd");
+  s->prices.inter_switch_link_usd = prices.non_negative_number("inter_switch_link_usd");
+  s->prices.endpoint_link_usd = prices.non_negative_number("endpoint_link_usd");
+  prices.finish();
+  s->endpoint_Bps = n.number_in("endpoint_bandwidth_Bps", 1e6, 1e15);
+  s->switch_Bps = n.number_in("switch_link_bandwidth_Bps", 1e6, 1e15);
+  s->alltoall_bytes_per_gpu = n.number_in("alltoall_bytes_per_gpu", 1, 1e15);
+  s->ep_gpus = static_cast<int>(n.positive_integer("ep_gpus", 64, 1 << 20));
+  s->ep_bytes_per_gpu = n.number_in("ep_bytes_per_gpu", 1, 1e15);
+  s->allreduce_bytes = n.number_in("allreduce_bytes", 1, 1e15);
+  s->pp_bytes_per_gpu = n.number_in("pp_bytes_per_gpu", 1, 1e15);
+  s->pp_stage_gpus = static_cast<int>(n.positive_integer("pp_stage_gpus", 1 << 20));
+  s->dp_ring_bytes_per_gpu = n.number_in("dp_ring_bytes_per_gpu", 1, 1e15);
+  s->memory_bytes = n.number_in("memory_limit_gb", 0.001, 1e6, 8) * double(1LL << 30);
+  for (core::JsonReader& t : n.object_list("topologies", "topologies")) {
+    ScaleTopology named;
+    named.label = t.string("label");
+    named.topology = parse_topology(t);
+    const bool fat_tree = named.topology.kind == "ft2" || named.topology.kind == "mpft" || named.topology.kind == "ft3";
+    const std::string routing = t.one_of("routing", fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
+                                         fat_tree ? "d-mod-k" : "minimal");
+    const auto& names = net::scale_routing_names();
+    named.routing = static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
+    t.finish();
+    s->topologies.push_back(std::move(named));
+  }
+  n.finish();
+  return s;
+}
+
+}  // namespace studies

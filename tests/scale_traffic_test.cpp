@@ -1,0 +1,281 @@
+// Traffic by classes on Table 3's topologies (net/flow_classes, net/scale_fabric,
+// net/scale_traffic): the classes held to flow-level runs of the same traffic.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
+
+#include "core/engine.hpp"
+#include "core/input_error.hpp"
+#include "net/scale/flow_classes.hpp"
+#include "net/scale/scale_traffic.hpp"
+
+namespace {
+
+
+
+// Every router pair of an all-to-all as its own class on every link, routed with add_route
+// (Valiant through every router, not split into halves): no symmetry, no shortcut.
+double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps) {
+  std::vector<net::LinkClass> links(static_cast<std::size_t>(f.links()));
+  for (int l = 0; l < f.links(); ++l)
+    links[static_cast<std::size_t>(l)] = {f.is_switch_link(l) ? Bps : Bps * f.endpoints_of((l - (f.links() - 2 * f.routers())) % f.routers()), 1};
+  std::vector<net::FlowClass> classes;
+  for (int s = 0; s < f.routers(); ++s)
+    for (int d = 0; d < f.routers(); ++d) {
+      const double flows = double(f.endpoints_of(s)) * (f.endpoints_of(d) - (s == d ? 1 : 0));
+      if (flows <= 0) continue;
+      net::FlowClass c{flows, bytes, {{f.injection(s), 1.0}, {f.ejection(d), 1.0}}};
+      f.add_route(s, d, 1.0, c.use);
+      std::sort(c.use.begin(), c.use.end());
+      std::vector<std::pair<int, double>> merged;
+      for (const auto& u : c.use)
+        if (!merged.empty() && merged.back().first == u.first) merged.back().second += u.second;
+        else merged.push_back(u);
+      c.use = merged;
+      classes.push_back(std::move(c));
+    }
+  return net::simulate_classes(links, classes).makespan_s;
+}
+
+// One flow per endpoint pair on the fluid engine, each on the single path the per-endpoint
+// routing gives it (`path`: the switch links from router to router).
+class EndpointPlatform : public core::Platform {
+ public:
+  using PathFn = std::function<std::vector<int>(int src, int dst)>;
+  EndpointPlatform(const net::ScaleFabric& f, double Bps, PathFn path) : f_(f), Bps_(Bps), path_(std::move(path)) {
+    for (int r = 0; r < f.routers(); ++r)
+      for (int e = 0; e < f.endpoints_of(r); ++e) router_.push_back(r);
+  }
+  int gpus() const override { return static_cast<int>(router_.size()); }
+  double gpu_flops_per_s() const override { return 1e15; }
+  int router(int gpu) const { return router_[static_cast<std::size_t>(gpu)]; }
+  core::Network network(const core::RoutePairs& pairs) const override {
+    core::Network net;
+    for (int l = 0; l < f_.links(); ++l) net.add_link(Bps_, 0);  // switch links (and unused merged ones)
+    const int base = net.add_link(Bps_, 0);
+    for (int g = 1; g < 2 * gpus(); ++g) net.add_link(Bps_, 0);  // per endpoint: up, down
+    for (const auto& [s, d] : pairs) {
+      std::vector<int> links = {base + 2 * s};
+      for (int l : path_(s, d)) links.push_back(l);
+      links.push_back(base + 2 * d + 1);
+      net.add_route(s, d, links);
+    }
+    return net;
+  }
+
+ private:
+  const net::ScaleFabric& f_;
+  double Bps_;
+  PathFn path_;
+  std::vector<int> router_;
+};
+
+double endpoint_alltoall(const EndpointPlatform& p, double bytes) {
+  core::TaskGraph g;
+  for (int s = 0; s < p.gpus(); ++s) {
+    std::vector<core::Flow> flows;
+    for (int d = 0; d < p.gpus(); ++d)
+      if (d != s) flows.push_back({s, d, bytes});
+    g.add_transfer("a2a", s, "a2a", std::move(flows), {});
+  }
+  return core::simulate(p, g, nullptr, core::EngineKind::kFluid).makespan_s();
+}
+
+}  // namespace
+
+TEST_CASE("flow classes: one link shared by two classes, the short one leaves its share", "[scale]") {
+  // 3 flows of 1 MB and 1 flow of 3 MB over one link of 1 MB/s: 4 equal shares until 4 s, when
+  // the short ones end; the long one's last 2 MB alone: 6 s.
+  const auto run = net::simulate_classes({{1e6, 1}}, {{3, 1e6, {{0, 1.0}}}, {1, 3e6, {{0, 1.0}}}});
+  CHECK(run.finish_s[0] == Approx(4.0));
+  CHECK(run.makespan_s == Approx(6.0));
+  // An orbit of 4 links carries a class of 8 flows crossing one of them each: 2 a link.
+  CHECK(net::simulate_classes({{1e6, 4}}, {{8, 1e6, {{0, 1.0}}}}).makespan_s == Approx(2.0));
+  // A bottleneck elsewhere leaves the rest to the other class (max-min).
+  const auto two = net::simulate_classes({{1e6, 1}, {0.25e6, 1}}, {{1, 1e6, {{0, 1.0}, {1, 1.0}}}, {1, 1e6, {{0, 1.0}}}});
+  CHECK(two.finish_s[0] == Approx(4.0));
+  CHECK(two.finish_s[1] == Approx(1.0 / 0.75));
+}
+
+TEST_CASE("scale traffic: the classes by symmetry equal every router pair's run", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  struct Case {
+    const char* name;
+    net::ScaleFabric fabric;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"FT2 k=8 d-mod-k", net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kDModK)});
+  cases.push_back({"FT3 k=8 d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK)});
+  cases.push_back({"FT3 k=8 spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray)});
+  cases.push_back({"SF q=5 minimal", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal)});
+  cases.push_back({"SF q=5 Valiant", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kValiant)});
+  cases.push_back({"DF 2,4,2,9 minimal", net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal)});
+  cases.push_back({"DF 2,4,2,7 Valiant", net::ScaleFabric::dragonfly(2, 4, 2, 7, net::ScaleRouting::kValiant)});
+  cases.push_back({"DF 2,4,2,8 minimal (parallel links)", net::ScaleFabric::dragonfly(2, 4, 2, 8, net::ScaleRouting::kMinimal)});
+  for (const auto& [name, f] : cases) {
+    INFO(name);
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = S;
+    spec.endpoint_Bps = spec.switch_Bps = Bps;
+    const auto symmetric = net::simulate_scale_traffic(f, spec);
+    CHECK(symmetric.symmetries > 0);
+    CHECK(symmetric.source_routers < static_cast<std::size_t>(f.routers()) / 2);
+    spec.use_symmetry = false;
+    const auto plain = net::simulate_scale_traffic(f, spec);
+    CHECK(plain.symmetries == 0);
+    CHECK(symmetric.flows == Approx(double(f.endpoints()) * double(f.endpoints() - 1)));
+    CHECK(plain.flows == Approx(symmetric.flows));
+    const double exact = router_level_alltoall(f, S, Bps);
+    CHECK(symmetric.seconds == Approx(exact).epsilon(1e-9));
+    CHECK(plain.seconds == Approx(exact).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("scale traffic: EP all-to-all, pipeline shift and ring in one run, by symmetry and without", "[scale]") {
+  std::vector<net::ScaleFabric> fabrics;
+  fabrics.push_back(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK));
+  fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal));
+  fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kValiant));
+  fabrics.push_back(net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal));
+  for (const auto& f : fabrics) {
+    const long long p = f.endpoints_of(f.routers() - 1);
+    net::ScaleTrafficSpec spec;
+    spec.group_endpoints = 2 * p;  // EP groups of two routers
+    spec.bytes_per_pair = 1e6;
+    spec.also = {{net::ScaleTraffic::kShift, 3 * p, 4e6}, {net::ScaleTraffic::kRingStep, 0, 2e6}};
+    const auto together = net::simulate_scale_traffic(f, spec);
+    spec.use_symmetry = false;
+    const auto plain = net::simulate_scale_traffic(f, spec);
+    CHECK(together.seconds == Approx(plain.seconds).epsilon(1e-9));
+    CHECK(together.flows == Approx(plain.flows));
+    // Sharing links, the three together take at least as long as the longest alone.
+    spec.use_symmetry = true;
+    spec.also.clear();
+    const auto ep = net::simulate_scale_traffic(f, spec);
+    CHECK(together.seconds >= ep.seconds * (1 - 1e-9));
+    CHECK(together.flows > ep.flows);
+  }
+}
+
+TEST_CASE("scale traffic: merged endpoints and split routes equal one flow per endpoint pair", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  // FT3 of 8-port switches (128 endpoints), d-mod-k per endpoint: up to the aggregation switch of
+  // the destination's port under its edge switch, then the core of its edge switch's index.
+  {
+    const auto f = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);
+    const int half = 4, cores = 16, k = 8;
+    auto one = [&](int u, int v) { return f.links_between(u, v).at(0); };
+    std::unique_ptr<EndpointPlatform> p;
+    p = std::make_unique<EndpointPlatform>(f, Bps, [&](int s, int d) -> std::vector<int> {
+      const int rs = p->router(s), rd = p->router(d);
+      if (rs == rd) return {};
+      const int pod_s = (rs - cores) / k, pod_d = (rd - cores) / k, edge_d = (rd - cores) % k - half, port_d = d % half;
+      const int agg_s = cores + pod_s * k + port_d, agg_d = cores + pod_d * k + port_d, core = port_d * half + edge_d;
+      if (pod_s == pod_d) return {one(rs, agg_s), one(agg_s, rd)};
+      return {one(rs, agg_s), one(agg_s, core), one(core, agg_d), one(agg_d, rd)};
+    });
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = S;
+    spec.endpoint_Bps = spec.switch_Bps = Bps;
+    CHECK(net::simulate_scale_traffic(f, spec).seconds == Approx(endpoint_alltoall(*p, S)).epsilon(1e-6));
+  }
+  // Dragonfly with one global link between each two groups: minimal routes are single paths.
+  {
+    const auto f = net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal);
+    std::unique_ptr<EndpointPlatform> p;
+    p = std::make_unique<EndpointPlatform>(f, Bps, [&](int s, int d) {
+      std::vector<std::pair<int, double>> use;
+      f.add_minimal_route(p->router(s), p->router(d), 1.0, use);
+      std::vector<int> out;
+      for (const auto& u : use) out.push_back(u.first);
+      return out;
+    });
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = S;
+    spec.endpoint_Bps = spec.switch_Bps = Bps;
+    CHECK(net::simulate_scale_traffic(f, spec).seconds == Approx(endpoint_alltoall(*p, S)).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated exactly", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  const auto f = net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal);
+  int global = -1;
+  // Whichever global link leaves group 0 first, found through the graph.
+  for (int v = 4; global < 0 && v < f.routers(); ++v)
+    for (int u = 0; u < 4 && global < 0; ++u)
+      if (!f.links_between(u, v).empty()) global = f.links_between(u, v)[0];
+  REQUIRE(global >= 0);
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  const auto healthy = net::simulate_scale_traffic(f, spec);
+  spec.link_fractions = {{global, 0.25}};
+  const auto faulty = net::simulate_scale_traffic(f, spec);
+  CHECK(faulty.symmetries < healthy.symmetries);
+  CHECK(faulty.source_routers > healthy.source_routers);
+  CHECK(faulty.seconds > healthy.seconds * 1.5);
+  // One fluid flow per endpoint pair over the same routes, the link at a quarter.
+  class Degraded : public core::Platform {
+   public:
+    Degraded(const net::ScaleFabric& f, double Bps, int link) : f_(f), Bps_(Bps), link_(link) {
+      for (int r = 0; r < f.routers(); ++r)
+        for (int e = 0; e < f.endpoints_of(r); ++e) router_.push_back(r);
+    }
+    int gpus() const override { return static_cast<int>(router_.size()); }
+    double gpu_flops_per_s() const override { return 1e15; }
+    core::Network network(const core::RoutePairs& pairs) const override {
+      core::Network net;
+      for (int l = 0; l < f_.links(); ++l) net.add_link(l == link_ ? Bps_ / 4 : Bps_, 0);
+      const int base = net.add_link(Bps_, 0);
+      for (int g = 1; g < 2 * gpus(); ++g) net.add_link(Bps_, 0);
+      for (const auto& [s, d] : pairs) {
+        std::vector<std::pair<int, double>> use;
+        f_.add_minimal_route(router_[static_cast<std::size_t>(s)], router_[static_cast<std::size_t>(d)], 1.0, use);
+        std::vector<int> links = {base + 2 * s};
+        for (const auto& u : use) links.push_back(u.first);
+        links.push_back(base + 2 * d + 1);
+        net.add_route(s, d, links);
+      }
+      return net;
+    }
+
+   private:
+    const net::ScaleFabric& f_;
+    double Bps_;
+    int link_;
+    std::vector<int> router_;
+  };
+  const Degraded platform(f, Bps, global);
+  core::TaskGraph g;
+  for (int s = 0; s < platform.gpus(); ++s) {
+    std::vector<core::Flow> flows;
+    for (int d = 0; d < platform.gpus(); ++d)
+      if (d != s) flows.push_back({s, d, S});
+    g.add_transfer("a2a", s, "a2a", std::move(flows), {});
+  }
+  CHECK(faulty.seconds == Approx(core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s()).epsilon(1e-6));
+  // Refused where merged endpoints cannot tell the routes apart, or the fraction is no fraction.
+  const auto ft = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);
+  CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);
+  spec.link_fractions = {{global, 0.0}};
+  CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
+}
+
+// At 16K GPUs and more, the classes against every router pair's run (ctest -L slow: about a minute
+// and 1.6 GB).
+TEST_CASE("scale traffic: the classes equal the exact run at 16K and 37K GPUs", "[.][scale-16k]") {
+  const double S = 1 << 20, Bps = 50e9;
+  for (const auto& f : {net::ScaleFabric::slim_fly(29, net::ScaleRouting::kMinimal),
+                        net::ScaleFabric::dragonfly(8, 16, 8, 129, net::ScaleRouting::kMinimal)}) {
+    REQUIRE(f.endpoints() >= 16384);
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = S;
+    spec.endpoint_Bps = spec.switch_Bps = Bps;
+    const auto classes = net::simulate_scale_traffic(f, spec);
+    spec.use_symmetry = false;
+    const auto exact = net::simulate_scale_traffic(f, spec);
+    CHECK(classes.flow_classes * 100 < exact.flow_classes);
+    CHECK(classes.seconds == Approx(exact.seconds).epsilon(0.02));
+  }
+}
