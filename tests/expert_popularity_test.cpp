@@ -81,7 +81,7 @@ namespace {
 
 // DeepSeek-V3's decode on EP32 of H100s (4 nodes), 32 redundant experts, its traffic drawn from
 // the counts; EPLB's plan made from `plan` (null: the same counts).
-ServingStep ep32_decode(std::shared_ptr<const ExpertPopularity> served, std::shared_ptr<const ExpertPopularity> plan) {
+ServingStep ep32_decode(std::shared_ptr<const ExpertPopularity> served, std::shared_ptr<const ExpertPopularity> plan, int window_tokens = 0) {
   ServingDeployment d;
   d.gpus = d.routed_gpus = 32;
   d.gpus_per_node = 8;
@@ -90,6 +90,7 @@ ServingStep ep32_decode(std::shared_ptr<const ExpertPopularity> served, std::sha
   d.redundant_experts = 32;
   d.popularity = std::move(served);
   d.eplb_plan = std::move(plan);
+  d.eplb_window_tokens = window_tokens;
   ServingRequest q;
   q.sequences = 32 * 128;
   q.context_tokens = 1000;
@@ -113,4 +114,9 @@ TEST_CASE("measured popularity: each MoE layer its own draw; EPLB's plan from ot
   CHECK(old.expert_imbalance > fresh.expert_imbalance * 1.05);
   CHECK(old.step_s > fresh.step_s);
   CHECK(fresh.expert_imbalance > uniform.expert_imbalance * 0.95);
+  // A plan from a short past window fits its noise: it serves worse than one from the whole run,
+  // and a longer window nears it.
+  const ServingStep short_window = ep32_decode(served, nullptr, 2000), long_window = ep32_decode(served, nullptr, 1 << 20);
+  CHECK(short_window.expert_imbalance > fresh.expert_imbalance * 1.02);
+  CHECK(long_window.expert_imbalance < short_window.expert_imbalance);
 }

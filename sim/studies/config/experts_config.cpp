@@ -33,7 +33,7 @@ ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const s
   ExpertsSpec s;
   const std::vector<std::string> layouts = {"expert-parallel", "tensor-parallel"};
   std::optional<std::string> popularity, plan;
-  std::string popularity_pointer = u.pointer_of("experts"), plan_pointer;
+  std::string popularity_pointer = u.pointer_of("experts"), plan_pointer, window_pointer;
   if (u.has("experts") && u.raw("experts")->is_object()) {
     core::JsonReader e = u.object("experts");
     s.tensor_parallel = e.one_of("parallel", layouts, "expert-parallel") == "tensor-parallel";
@@ -51,25 +51,18 @@ ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const s
     popularity_pointer = e.pointer_of("popularity");
     plan = e.optional_string("eplb_plan");
     plan_pointer = e.pointer_of("eplb_plan");
+    s.eplb_window_tokens = static_cast<int>(e.non_negative_integer("eplb_window_tokens", 0, 1 << 20));
+    window_pointer = e.pointer_of("eplb_window_tokens");
     e.finish();
   } else {
     s.tensor_parallel = u.one_of("experts", layouts, "expert-parallel") == "tensor-parallel";
     if (s.tensor_parallel) s.tp = routed_gpus;
   }
-  if (!popularity) {
-    s.popularity = model_summary(m, phase, popularity_pointer);
-    s.popularity_text = s.popularity ? "measured, " + s.popularity->source : "uniform";
-  } else if (*popularity != "uniform") {
-    s.popularity = counts_file(*popularity, m, popularity_pointer);
-    s.popularity_text = "measured, " + *popularity;
-  } else {
-    s.popularity_text = "uniform";
-  }
-  if (plan) {
-    if (!s.popularity) throw core::InputError(plan_pointer, "is for a measured popularity; /popularity is 'uniform'");
-    s.eplb_plan = counts_file(*plan, m, plan_pointer);
-    s.popularity_text += ", EPLB's plan from " + *plan;
-  }
+  if (!popularity) s.popularity = model_summary(m, phase, popularity_pointer);
+  else if (*popularity != "uniform") s.popularity = counts_file(*popularity, m, popularity_pointer);
+  for (const auto& [given, pointer] : {std::pair{plan.has_value(), plan_pointer}, std::pair{s.eplb_window_tokens > 0, window_pointer}})
+    if (given && !s.popularity) throw core::InputError(pointer, "is for a measured popularity; the unit's experts' popularity is uniform");
+  if (plan) s.eplb_plan = counts_file(*plan, m, plan_pointer);
   return s;
 }
 

@@ -9,7 +9,8 @@
 //   SGLang dumps them ({"logical_count": [[...] x layers]}); by default the model's derived summary
 //   in data/expert_popularity/ for the unit's phase where one exists, else uniform.
 // - `eplb_plan`: the counts EPLB's plan for the redundant experts was made from (default: the
-//   popularity served, a fresh plan).
+//   popularity served, a fresh plan); `eplb_window_tokens`: the plan from a past window of that
+//   many tokens drawn from them, not their whole-run shares.
 #include <memory>
 #include <string>
 
@@ -24,7 +25,7 @@ struct ExpertsSpec {
   int tp = 1;                    // GPUs an expert is split over
   std::shared_ptr<const workload::ExpertPopularity> popularity;  // null: the gate
   std::shared_ptr<const workload::ExpertPopularity> eplb_plan;   // null: the popularity served
-  std::string popularity_text;                                   // for notes: where it came from
+  int eplb_window_tokens = 0;                                    // 0: EPLB's plan from whole-run counts
 };
 
 // `unit`: the unit's reader (its `experts` read here); `phase`: "prefill" or "decode", the

@@ -1193,7 +1193,8 @@ class ServingStudy : public Study {
              " SMs held by the communication kernels";
       if (model->moe)
         s += std::string("; experts' popularity ") +
-             (d.popularity ? "measured (" + d.popularity->source + (d.eplb_plan ? "; EPLB's plan from " + d.eplb_plan->source : std::string()) + ")"
+             (d.popularity ? "measured (" + d.popularity->source + (d.eplb_plan ? "; EPLB's plan from " + d.eplb_plan->source : std::string()) +
+                                 (d.eplb_window_tokens > 0 ? "; EPLB's plan from a window of " + std::to_string(d.eplb_window_tokens) + " tokens" : std::string()) + ")"
                            : std::string("from the gate on the workload's affinities"));
       s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
@@ -1405,6 +1406,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.expert_ep = d.routed_gpus / spec.tp;
     d.popularity = spec.popularity;
     d.eplb_plan = spec.eplb_plan;
+    d.eplb_window_tokens = spec.eplb_window_tokens;
     if (!d.expert_tp && (experts + d.redundant_experts) % d.routed_gpus != 0)
       throw core::InputError(u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
                              std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) + " redundant experts do not split evenly over " +

@@ -50,7 +50,12 @@ std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, co
 // file where it names one; else the gate's shares): hierarchical when the nodes divide the expert
 // groups, else global.
 ReplicatedPlacement eplb_plan(const Moe& moe, const ServingDeployment& d, const GateConfig& gate, const ServingRequest& q, int p, AllToAllCache* cache) {
-  const std::vector<double> estimate = d.eplb_plan ? d.eplb_plan->layer(p) : expert_shares(moe, d, gate, q, p, cache);
+  std::vector<double> estimate = d.eplb_plan ? d.eplb_plan->layer(p) : expert_shares(moe, d, gate, q, p, cache);
+  if (d.eplb_window_tokens > 0) {  // the counts of a past window, drawn apart from the tokens served
+    const Routing window = draw_routing(estimate, d.eplb_window_tokens, moe.active_routed_experts, q.seed + 0xE9B1ull * (static_cast<std::uint64_t>(p) + 1));
+    std::fill(estimate.begin(), estimate.end(), 0.0);
+    for (int e : window.experts) estimate[static_cast<std::size_t>(e)] += 1;
+  }
   return eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
              ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
              : balance_experts(estimate, d.redundant_experts, d.routed_gpus);

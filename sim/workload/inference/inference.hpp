@@ -48,6 +48,9 @@ struct ServingDeployment {
   // What EPLB's plan for the redundant experts was made from (null: the popularity served, or the
   // gate's shares): another workload's counts make a stale plan.
   std::shared_ptr<const ExpertPopularity> eplb_plan;
+  // EPLB's plan from the counts of a past window of this many tokens, drawn from what the plan
+  // saw (0: from its whole-run shares): a short window's noise makes a plan that serves worse.
+  int eplb_window_tokens = 0;
   bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
   int micro_batches = 2;
