@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "core/analytic_engine.hpp"
 #include "hw/gpu.hpp"
 #include "hw/low_latency_alltoall.hpp"
@@ -354,4 +356,107 @@ TEST_CASE("a step's length timed without its graph is the graph's makespan, for 
           const double graph = core::evaluate_analytically(serving_graph(layers, micro_batches, slowdown, overlap, prefill)).makespan_s();
           CHECK(serving_makespan_s(layers, micro_batches, slowdown, overlap, prefill) == graph);
         }
+}
+
+namespace {
+
+// DeepSeek-V3 decoding on one node of 8 H100s, its 256 routed experts EP8 (32 a GPU), attention
+// DP8, one micro-batch.
+ServingStep ep8_decode(int sequences, bool expert_tp = false) {
+  ServingDeployment d;
+  d.gpus = d.routed_gpus = 8;
+  d.gpus_per_node = 8;
+  d.attention_tp = 1;
+  d.dedicated_shared = false;
+  d.micro_batches = 1;
+  d.expert_tp = expert_tp;
+  ServingRequest q;
+  q.sequences = sequences;
+  q.context_tokens = 1000;
+  return serving_step(v3(), Roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, true), d, ib(), q, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("a MoE step reads the weights of the experts its tokens chose, not every local expert's", "[inference]") {
+  // One token chooses 8 of 256 experts: about one on each GPU, a few on the busiest; 16 tokens
+  // touch about 32 (1 - (31/32)^16) = 12.7 of a GPU's 32, more on the busiest.
+  const ServingStep one = ep8_decode(1), sixteen = ep8_decode(16), many = ep8_decode(1024);
+  CHECK(one.experts_touched >= 1);
+  CHECK(one.experts_touched < 4);
+  CHECK(sixteen.experts_touched > 12);
+  CHECK(sixteen.experts_touched < 24);
+  CHECK(many.experts_touched == Approx(32).epsilon(1e-3));
+  // Decode reads weights: the routed experts' time grows with the experts touched.
+  const double t1 = one.moe_layer.expert_s, t16 = sixteen.moe_layer.expert_s;
+  CHECK(t1 < 0.4 * t16);
+  // Tensor-parallel experts: each GPU reads its slice of the experts any token chose.
+  const ServingStep tp_one = ep8_decode(1, true), tp_sixteen = ep8_decode(16, true);
+  CHECK(tp_one.experts_touched == Approx(8).epsilon(1e-9));
+  CHECK(tp_sixteen.experts_touched == Approx(256 * (1 - std::pow(1 - 8.0 / 256, 16))).epsilon(1e-9));
+  CHECK(tp_one.moe_layer.expert_s < 0.5 * tp_sixteen.moe_layer.expert_s);
+}
+
+TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the step, the routed experts within it", "[inference]") {
+  for (const bool prefill : {false, true})
+    for (const int micro_batches : {1, 2})
+      for (const Overlap overlap : {Overlap::kTwoStreams, Overlap::kDeployed})
+        for (const int ep : {1, 4}) {
+          INFO("prefill " << prefill << ", " << micro_batches << " micro-batches, overlap " << int(overlap) << ", EP" << ep);
+          ServingDeployment d;
+          d.gpus = d.routed_gpus = 8;
+          d.gpus_per_node = 8;
+          d.attention_tp = 8;
+          d.dedicated_shared = false;
+          d.expert_tp = true;
+          d.expert_ep = ep;
+          d.micro_batches = micro_batches;
+          d.overlap = overlap;
+          ServingRequest q;
+          q.prefill = prefill;
+          q.sequences = prefill ? 4 : 64;
+          q.tokens_per_sequence = prefill ? 2000 : 1;
+          q.context_tokens = prefill ? 0 : 2000;
+          const ServingStep step = serving_step(v3(), Roofline(hw::gpu_by_name("H200"), KernelEfficiency{}, true), d, ib(), q, nullptr);
+          const StepBreakdown b = step_breakdown(step);
+          CHECK(b.routed_experts_s < b.step_s);
+          const double compute = b.attention_s + b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s;
+          CHECK(compute + b.head_s + b.exposed_comm_s == Approx(b.step_s).epsilon(1e-9));
+        }
+}
+
+TEST_CASE("expert TP x EP: each GPU a slice of its EP group's experts, the busiest group's tokens set the pace", "[inference]") {
+  // DeepSeek-V3 on a TP8 unit of H200s: experts TP8 (each GPU 1/8 of all 256) and TP2 x EP4 (each
+  // GPU 1/2 of its group's 64).
+  auto step = [&](int ep, int sequences) {
+    ServingDeployment d;
+    d.gpus = d.routed_gpus = 8;
+    d.gpus_per_node = 8;
+    d.attention_tp = 8;
+    d.dedicated_shared = false;
+    d.expert_tp = true;
+    d.expert_ep = ep;
+    d.micro_batches = 1;
+    ServingRequest q;
+    q.sequences = sequences;
+    q.context_tokens = 1000;
+    return serving_step(v3(), Roofline(hw::gpu_by_name("H200"), KernelEfficiency{}, true), d, ib(), q, nullptr);
+  };
+  const ServingStep tp8 = step(1, 256), tp2ep4 = step(4, 256);
+  // At 256 tokens every expert is touched: TP8 reads 1/8 of all 256 experts, TP2 x EP4 half of
+  // the busiest group's 64, the same bytes; the busiest group holds more than a quarter of the
+  // tokens' copies, so it takes longer, but within the imbalance.
+  CHECK(tp8.experts_touched == Approx(256).epsilon(1e-3));
+  CHECK(tp2ep4.experts_touched == Approx(64).epsilon(0.01));
+  CHECK(tp2ep4.expert_imbalance > 1);
+  CHECK(tp8.expert_imbalance == 1);
+  CHECK(tp2ep4.moe_layer.expert_s > 0.9 * tp8.moe_layer.expert_s);
+  CHECK(tp2ep4.moe_layer.expert_s < tp2ep4.expert_imbalance * 1.2 * tp8.moe_layer.expert_s);
+  // The same gather and reduce-scatter around the experts.
+  CHECK(tp2ep4.moe_layer.dispatch_s == tp8.moe_layer.dispatch_s);
+  // A single token: TP8 reads 1/8 of its 8 experts on each GPU; TP2 x EP4, half of the busiest
+  // group's few.
+  const ServingStep one_tp8 = step(1, 1), one_ep4 = step(4, 1);
+  CHECK(one_tp8.experts_touched == Approx(8));
+  CHECK(one_ep4.experts_touched < 8);
 }

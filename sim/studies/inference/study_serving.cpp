@@ -23,6 +23,7 @@
 #include "studies/config/cluster_config.hpp"
 #include "studies/config/compute_config.hpp"
 #include "studies/config/engine_config.hpp"
+#include "studies/config/experts_config.hpp"
 #include "studies/config/input_file.hpp"
 #include "studies/config/model_config.hpp"
 #include "studies/config/output_file.hpp"
@@ -1174,7 +1175,11 @@ class ServingStudy : public Study {
              std::to_string((model->layers + d.pipeline_stages - 1) / d.pipeline_stages) + " layers, " + std::to_string(d.pipeline_node_crossings) + " of " +
              std::to_string(d.pipeline_stages - 1) + " boundaries between nodes; " + std::to_string(d.pipeline_stages) +
              " batches in flight per DP rank, one per stage, each with its own requests and KV cache as vLLM's virtual engines run them)";
-      if (model->moe && d.expert_tp)
+      if (model->moe && d.expert_tp && d.expert_ep > 1)
+        s += ", routed experts TP" + std::to_string(d.routed_gpus / d.expert_ep) + " x EP" + std::to_string(d.expert_ep) + " over " +
+             std::to_string(d.routed_gpus) + " GPUs (each holds 1/" + std::to_string(d.routed_gpus / d.expert_ep) + " of its EP group's " +
+             std::to_string(model->moe->routed_experts / d.expert_ep) + " experts; the unit's tokens gathered to them and the outputs reduce-scattered, no all-to-all)";
+      else if (model->moe && d.expert_tp)
         s += ", routed experts tensor-parallel over " + std::to_string(d.routed_gpus) + " GPUs (each holds 1/" + std::to_string(d.routed_gpus) +
              " of every expert; the unit's tokens gathered to them and the outputs reduce-scattered, no all-to-all)";
       else if (model->moe)
@@ -1186,6 +1191,11 @@ class ServingStudy : public Study {
              ", " + (d.direct_comm ? "direct (IBGDA) all-to-all" : "all-to-all over IB once per node then NVLink") + "; " +
              describe_overlap(d, std::string(what) == "prefill") + "; " + std::to_string(d.comm_sms) + " of " + std::to_string(d.sms) +
              " SMs held by the communication kernels";
+      if (model->moe)
+        s += std::string("; experts' popularity ") +
+             (d.popularity ? "measured (" + d.popularity->source + (d.eplb_plan ? "; EPLB's plan from " + d.eplb_plan->source : std::string()) +
+                                 (d.eplb_window_tokens > 0 ? "; EPLB's plan from a window of " + std::to_string(d.eplb_window_tokens) + " tokens" : std::string()) + ")"
+                           : std::string("from the gate on the workload's affinities"));
       s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
            std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
            " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " + gb(mem.activation_bytes) +
@@ -1391,7 +1401,12 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.redundant_experts = static_cast<int>(u.non_negative_integer("redundant_experts", 0, 1 << 20));
     if (d.routed_gpus > d.gpus)
       throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
-    d.expert_tp = u.one_of("experts", {"expert-parallel", "tensor-parallel"}, "expert-parallel") == "tensor-parallel";
+    const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus);
+    d.expert_tp = spec.tensor_parallel;
+    d.expert_ep = d.routed_gpus / spec.tp;
+    d.popularity = spec.popularity;
+    d.eplb_plan = spec.eplb_plan;
+    d.eplb_window_tokens = spec.eplb_window_tokens;
     if (!d.expert_tp && (experts + d.redundant_experts) % d.routed_gpus != 0)
       throw core::InputError(u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
                              std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) + " redundant experts do not split evenly over " +
@@ -1406,11 +1421,14 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     // split over the routed GPUs.
     if (d.expert_tp) {
       // Each expert's FFN width split evenly, as a TP group shards it (and the shared expert's).
-      const int width = m.moe->expert_ffn;
-      if (width % d.routed_gpus != 0)
-        throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " GPUs is not allowed with tensor-parallel experts: " +
+      const int width = m.moe->expert_ffn, tp = spec.tp;
+      if (width % tp != 0)
+        throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(tp) + " GPUs is not allowed with tensor-parallel experts: " +
                                                                    m.display_name + "'s expert FFN width " + std::to_string(width) +
                                                                    " does not split evenly over them");
+      if (experts % d.expert_ep != 0)
+        throw core::InputError(u.pointer_of("experts"), "expert TP" + std::to_string(tp) + " x EP" + std::to_string(d.expert_ep) + " is not allowed: " +
+                                                        std::to_string(experts) + " routed experts do not split evenly over EP" + std::to_string(d.expert_ep));
       for (const char* key : {"redundant_experts", "communication"})
         if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
       if (d.dedicated_shared) throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -17,6 +18,7 @@
 #include "workload/model/layer_memory_kernels.hpp"
 #include "workload/moe/ep_comm.hpp"
 #include "workload/moe/expert_placement.hpp"
+#include "workload/moe/expert_popularity.hpp"
 #include "workload/moe/moe_dispatch.hpp"
 #include "workload/moe/moe_gate.hpp"
 
@@ -26,71 +28,115 @@ namespace {
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
-// The EP all-to-all of one micro-batch: routed by the gate onto the placed experts (replicas of
-// the heaviest with redundant experts), sent directly or DeepEP's way.
-MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
-                       const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache) {
-  if (cache)
-    if (const auto kept = cache->by_tokens.find(tokens); kept != cache->by_tokens.end()) return kept->second;
+// The routing's profiles: one per MoE layer with a measured popularity, else one for all.
+int moe_profiles(const ServingDeployment& d) { return d.popularity ? static_cast<int>(d.popularity->layers.size()) : 1; }
+
+// Each routed expert's share of the selections in profile `p` of the step's routing: the measured
+// popularity's, or the gate's on the synthetic affinities (uniform: even; skewed: estimated from
+// a sample of tokens, kept in the cache).
+std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, const GateConfig& gate, const ServingRequest& q, int p, AllToAllCache* cache) {
+  if (d.popularity) return d.popularity->layer(p);
+  if (q.affinity.skew == AffinitySkew::kUniform) return std::vector<double>(static_cast<std::size_t>(moe.routed_experts), 1.0 / moe.routed_experts);
+  if (cache && !cache->gate_shares.empty()) return cache->gate_shares;
+  const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
+  const auto history = route_synthetic_tokens(8192, q.affinity.skew, q.affinity.strength, q.seed + 0x9E37, gate, no_bias);
+  std::vector<double> shares(static_cast<std::size_t>(moe.routed_experts), 0.0);
+  for (int e : history.experts) shares[static_cast<std::size_t>(e)] += 1.0 / history.experts.size();
+  if (cache) cache->gate_shares = shares;
+  return shares;
+}
+
+// EPLB's plan for profile `p`: made from what the plan saw (a measured popularity, the plan's own
+// file where it names one; else the gate's shares): hierarchical when the nodes divide the expert
+// groups, else global.
+ReplicatedPlacement eplb_plan(const Moe& moe, const ServingDeployment& d, const GateConfig& gate, const ServingRequest& q, int p, AllToAllCache* cache) {
+  std::vector<double> estimate = d.eplb_plan ? d.eplb_plan->layer(p) : expert_shares(moe, d, gate, q, p, cache);
+  if (d.eplb_window_tokens > 0) {  // the counts of a past window, drawn apart from the tokens served
+    const Routing window = draw_routing(estimate, d.eplb_window_tokens, moe.active_routed_experts, q.seed + 0xE9B1ull * (static_cast<std::uint64_t>(p) + 1));
+    std::fill(estimate.begin(), estimate.end(), 0.0);
+    for (int e : window.experts) estimate[static_cast<std::size_t>(e)] += 1;
+  }
+  return eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
+             ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
+             : balance_experts(estimate, d.redundant_experts, d.routed_gpus);
+}
+
+// With a measured popularity, each layer routes its own tokens: a micro-batch's tokens are drawn
+// at a count rounded to 8 points per doubling above 256 (within 4.5%), its bytes and loads scaled
+// to the count, so that a run's many step shapes share their routings.
+int routed_count(const ServingDeployment& d, long long tokens, int max_routed) {
+  const int routed = static_cast<int>(std::min<long long>(tokens, max_routed));
+  if (!d.popularity || routed <= 256) return routed;
+  const double step = std::exp2(std::floor(std::log2(double(routed)))) / 8;
+  return static_cast<int>(std::lround(routed / step) * step);
+}
+
+// What `routed` tokens of MoE-layer profile `p` put on the GPUs: routed by the gate (or drawn
+// from the measured popularity) onto the placed experts (replicas of the heaviest with redundant
+// experts), sent directly or DeepEP's way.
+RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const ServingRequest& q, int routed, AllToAllCache* cache, int p, bool matrices) {
   const std::uint64_t seed = q.seed;
   const int max_routed = q.max_routed_tokens;
   const Moe& moe = *m.moe;
-  const int routed = static_cast<int>(std::min<long long>(tokens, max_routed));
-  const double scale = double(tokens) / routed;
   const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
   const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
+  const std::uint64_t layer_seed = seed + 0x51ED27ull * static_cast<std::uint64_t>(p);
   // Tokens are routed one by one and the first tokens' affinities do not depend on how many are
   // drawn, so fewer tokens' routing is the start of more tokens' routing: kept, and drawn again
   // (for at least twice as many) only when more are asked.
-  auto route = [&](int n) {
-    return route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
+  auto route = [&](Routing& r, int n) {
+    if (d.popularity) extend_routing(r, d.popularity->layer(p), n, moe.active_routed_experts, layer_seed);
+    else r = route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
   };
   Routing routing;
   if (cache) {
-    if (cache->routing.tokens < routed) cache->routing = route(std::min(max_routed, std::max(routed, 2 * cache->routing.tokens)));
+    if (cache->routings.size() < static_cast<std::size_t>(moe_profiles(d))) cache->routings.resize(static_cast<std::size_t>(moe_profiles(d)));
+    Routing& kept = cache->routings[static_cast<std::size_t>(p)];
+    if (kept.tokens < routed) route(kept, std::min(max_routed, std::max(routed, 2 * kept.tokens)));
     routing.tokens = routed;
-    routing.top_k = cache->routing.top_k;
+    routing.top_k = kept.top_k;
     const auto n = static_cast<std::ptrdiff_t>(routed) * routing.top_k;
-    routing.experts.assign(cache->routing.experts.begin(), cache->routing.experts.begin() + n);
+    routing.experts.assign(kept.experts.begin(), kept.experts.begin() + n);
   } else {
-    routing = route(routed);
+    route(routing, routed);
   }
   // The placement answers the load seen over time (EPLB's estimate), not this batch: it is made
-  // from another sample of the same gate. Each routed expert id becomes the slot of its replica.
+  // from another sample of the same gate, or from the popularity its plan saw. Each routed expert
+  // id becomes the slot of its replica.
+  const int slots = moe.routed_experts + d.redundant_experts;
+  std::vector<double> slot_inclusion(static_cast<std::size_t>(slots));  // a token's chance of choosing each slot
+  const std::vector<double> shares = expert_shares(moe, d, gate, q, p, cache);
   if (d.redundant_experts > 0) {
     std::optional<ReplicatedPlacement> made;
-    std::optional<ReplicatedPlacement>& placement = cache ? cache->placement : made;
-    if (!placement) {
-      const int sample = 8192;
-      const auto history = route_synthetic_tokens(sample, q.affinity.skew, q.affinity.strength, seed + 0x9E37, gate, no_bias);
-      std::vector<double> estimate(static_cast<std::size_t>(moe.routed_experts), 0.0);
-      for (int e : history.experts) estimate[static_cast<std::size_t>(e)] += 1;
-      // EPLB's own choice: hierarchical when the nodes divide the expert groups, else global.
-      placement = eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
-                      ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
-                      : balance_experts(estimate, d.redundant_experts, d.routed_gpus);
-    }
+    if (cache && cache->placements.size() < static_cast<std::size_t>(moe_profiles(d))) cache->placements.resize(static_cast<std::size_t>(moe_profiles(d)));
+    std::optional<ReplicatedPlacement>& placement = cache ? cache->placements[static_cast<std::size_t>(p)] : made;
+    if (!placement) placement = eplb_plan(moe, d, gate, q, p, cache);
     for (int t = 0; t < routed; ++t)
       for (int k = 0; k < routing.top_k; ++k) {
         int& e = routing.experts[static_cast<std::size_t>(t) * routing.top_k + k];
         e = placement->slot_for(e, t);
       }
+    for (int e = 0; e < moe.routed_experts; ++e)
+      for (int s : placement->expert_slots[static_cast<std::size_t>(e)])
+        slot_inclusion[static_cast<std::size_t>(s)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)] / placement->replicas(e);
+  } else {
+    for (int e = 0; e < moe.routed_experts; ++e) slot_inclusion[static_cast<std::size_t>(e)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)];
   }
-  const int slots = moe.routed_experts + d.redundant_experts;
   const int per_gpu = slots / d.routed_gpus;
 
-  MoeTraffic out;
+  RoutedLoad out;
   std::vector<double> load(static_cast<std::size_t>(d.routed_gpus), 0.0);
   for (int e : routing.experts) load[static_cast<std::size_t>(e / per_gpu)] += 1;
-  const double mean = double(routing.experts.size()) / d.routed_gpus;
-  out.busiest_expert_tokens = *std::max_element(load.begin(), load.end()) * scale;
-  out.imbalance = out.busiest_expert_tokens / scale / mean;
+  out.mean_copies = double(routing.experts.size()) / d.routed_gpus;
+  const auto busiest_gpu = static_cast<int>(std::max_element(load.begin(), load.end()) - load.begin());
+  out.busiest_copies = load[static_cast<std::size_t>(busiest_gpu)];
+  out.busiest_inclusion.assign(slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu) * per_gpu,
+                               slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu + 1) * per_gpu);
 
   // DeepEP's low-latency (direct) kernels add 16 bytes of metadata to each selection
   // (notes/kernels.md).
   const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
-  const double combine_bytes = 2.0 * m.hidden;  // BF16
-  DispatchTraffic dispatch, combine;
+  DispatchTraffic dispatch;
   if (d.direct_comm) {
     std::vector<std::vector<int>> destinations(static_cast<std::size_t>(routed));
     for (int t = 0; t < routed; ++t) {
@@ -98,13 +144,51 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
       if (d.dedicated_shared && d.shared_gpus() > 0) destinations[t].push_back(d.routed_gpus + t % d.shared_gpus());
     }
     dispatch = direct_traffic(destinations, d.gpus, d.gpus_per_node, dispatch_bytes);
-    combine = direct_traffic(destinations, d.gpus, d.gpus_per_node, combine_bytes);
   } else {
-    const ExpertPlacement placement{d.gpus, d.gpus_per_node, slots};
-    dispatch = dispatch_traffic(routing, placement, dispatch_bytes);
-    combine = dispatch_traffic(routing, placement, combine_bytes);
+    dispatch = dispatch_traffic(routing, ExpertPlacement{d.gpus, d.gpus_per_node, slots}, dispatch_bytes);
   }
-  const std::vector<GpuTraffic> dispatched = per_gpu_traffic(dispatch);
+  out.dispatched = per_gpu_traffic(dispatch);
+  if (matrices) out.dispatch = std::move(dispatch);
+  return out;
+}
+
+// The EP all-to-all of one micro-batch in MoE-layer profile `p`: its routing's load on the GPUs,
+// scaled to the micro-batch's tokens, and timed.
+MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens,
+                       const ServingRequest& q, const net::Cluster* cluster, AllToAllCache* cache, int p) {
+  const int routed = routed_count(d, tokens, q.max_routed_tokens);
+  const double scale = double(tokens) / routed;
+  // Kept by routed tokens (a flow simulation's pair matrices only for the gate's one profile).
+  const bool keep = cache && (!cluster || !d.popularity);
+  const std::pair<int, int> key{p, routed};
+  RoutedLoad made;
+  if (keep && !cache->loads.count(key)) cache->loads[key] = routed_load(m, d, q, routed, cache, p, cluster != nullptr);
+  if (!keep) made = routed_load(m, d, q, routed, cache, p, cluster != nullptr);
+  const RoutedLoad& l = keep ? cache->loads.at(key) : made;
+
+  MoeTraffic out;
+  out.busiest_expert_tokens = l.busiest_copies * scale;
+  out.imbalance = l.busiest_copies / l.mean_copies;
+  // The busiest GPU's experts that any of its token copies chose: as many tokens as bring it
+  // that many copies, each choosing each of its slots with the slot's chance.
+  const double gpu_chance = std::accumulate(l.busiest_inclusion.begin(), l.busiest_inclusion.end(), 0.0);
+  out.busiest_experts_touched = gpu_chance > 0 ? expected_experts_touched(l.busiest_inclusion, out.busiest_expert_tokens / gpu_chance) : 0.0;
+
+  const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
+  const double combine_bytes = 2.0 * m.hidden;  // BF16
+  // The combine retraces the dispatch's copies, each of its own size.
+  const double combine_ratio = combine_bytes / dispatch_bytes;
+  const DispatchTraffic& dispatch = l.dispatch;
+  DispatchTraffic combine;
+  if (cluster) {
+    combine = dispatch;
+    for (auto* matrix : {&combine.ib, &combine.nvlink})
+      for (auto& row : *matrix)
+        for (double& b : row) b *= combine_ratio;
+  }
+  const std::vector<GpuTraffic>& dispatched = l.dispatched;
+  std::vector<GpuTraffic> combined = dispatched;
+  for (GpuTraffic& g : combined) g.ib_sent *= combine_ratio, g.ib_received *= combine_ratio, g.nvlink_sent *= combine_ratio, g.nvlink_received *= combine_ratio;
   double busiest = 0;
   for (const GpuTraffic& g : dispatched) busiest = std::max(busiest, g.ib_sent);
   out.ib_bytes_per_gpu = busiest * scale;
@@ -135,13 +219,30 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
       return worst;
     };
     out.dispatch_s = seconds(dispatched);
-    out.combine_s = seconds(per_gpu_traffic(combine));
+    out.combine_s = seconds(combined);
   } else {
     const bool crosses_nodes = d.gpus > d.gpus_per_node;
     const double latency = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
-    out.dispatch_s = dispatch_bound_s(dispatch, scale, links.ib_Bps, links.nvlink_Bps) + latency;
-    out.combine_s = dispatch_bound_s(combine, scale, links.ib_Bps, links.nvlink_Bps) + latency;
+    // The busiest port's bytes at the link's rate (ep_comm.hpp's dispatch_bound_s, per GPU).
+    auto bound_s = [&](const std::vector<GpuTraffic>& per_gpu) {
+      double worst = 0;
+      for (const GpuTraffic& g : per_gpu)
+        worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / links.ib_Bps, std::max(g.nvlink_sent, g.nvlink_received) * scale / links.nvlink_Bps});
+      return worst;
+    };
+    out.dispatch_s = bound_s(dispatched) + latency;
+    out.combine_s = bound_s(combined) + latency;
   }
+  return out;
+}
+
+// Every profile's all-to-all at `tokens` per micro-batch, kept in the cache.
+std::vector<MoeTraffic> moe_traffics(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens, const ServingRequest& q,
+                                     const net::Cluster* cluster, AllToAllCache* cache) {
+  if (cache)
+    if (const auto kept = cache->by_tokens.find(tokens); kept != cache->by_tokens.end()) return kept->second;
+  std::vector<MoeTraffic> out;
+  for (int p = 0; p < moe_profiles(d); ++p) out.push_back(moe_traffic(m, d, links, tokens, q, cluster, cache, p));
   if (cache) cache->by_tokens[tokens] = out;
   return out;
 }
@@ -284,72 +385,117 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
   const double dense_ffn_memory_s = memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
   const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
-  // The MoE layer's parts after attention.
-  double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
+  // The MoE layers' parts after attention: one set per routing profile (per MoE layer with a
+  // measured popularity, else one for all).
+  struct MoeCosts {
+    double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
+  };
+  std::vector<MoeCosts> moe_costs(1);
+  const auto expert_layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
   if (m.moe && d.expert_tp) {
-    // Every GPU computes every expert's slice for all of the unit's tokens (gathered to it first,
-    // the outputs reduce-scattered after, on NVLink within a node and the NICs beyond).
+    // Every GPU computes its slice of every expert that a token chose, for all of the unit's
+    // tokens (gathered to it first, the outputs reduce-scattered after, on NVLink within a node
+    // and the NICs beyond). With TP x EP, a GPU holds its EP group's experts only, and the
+    // busiest group's experts and tokens set the pace.
     const Moe& moe = *m.moe;
-    const int t = d.routed_gpus;
+    const int t = d.routed_gpus, ep = d.expert_ep, slice = t / ep;
     const double rows = double(mb_tokens);
-    const double rows_per_expert = rows * moe.active_routed_experts / moe.routed_experts;
-    expert_s = kernels ? grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / t), moe.routed_experts,
-                                                 rows_per_expert, q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked, d.sms,
-                                                 precision)
-                       : moe.routed_experts * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / t, rows_per_expert);
-    const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
-    shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
-    gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
-    mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
-    expert_s += shared_s + gate_s + mlp_memory_s;
-    const bool crosses_nodes = t > d.gpus_per_node;
-    const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
-    const double latency_s = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
-    dispatch_s = combine_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
+    const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
+    std::vector<MoeTraffic> groups;  // TP x EP: the tokens' copies on each EP group, as routed
+    if (ep > 1) {
+      ServingDeployment by_group = d;
+      by_group.gpus = by_group.routed_gpus = ep;
+      by_group.gpus_per_node = std::min(d.gpus_per_node, ep);
+      by_group.expert_tp = false;
+      by_group.redundant_experts = 0;
+      by_group.dedicated_shared = false;
+      by_group.measured_all_to_all = false;
+      groups = moe_traffics(m, by_group, links, mb_tokens, q, nullptr, nullptr);
+    }
+    moe_costs.assign(static_cast<std::size_t>(moe_profiles(d)), {});
+    double touched_sum = 0;
+    out.expert_imbalance = 0;
+    for (int p = 0; p < moe_profiles(d); ++p) {
+      MoeCosts& c = moe_costs[static_cast<std::size_t>(p)];
+      double touched = 0, copies = rows * moe.active_routed_experts;
+      if (ep > 1) {
+        touched = groups[static_cast<std::size_t>(p)].busiest_experts_touched;
+        copies = groups[static_cast<std::size_t>(p)].busiest_expert_tokens;
+        out.expert_imbalance += groups[static_cast<std::size_t>(p)].imbalance / moe_profiles(d);
+      } else {
+        std::vector<double> inclusion = expert_shares(moe, d, gate, q, p, cache);
+        for (double& x : inclusion) x *= moe.active_routed_experts;
+        touched = expected_experts_touched(inclusion, rows);
+        out.expert_imbalance += 1.0 / moe_profiles(d);
+      }
+      touched_sum += touched;
+      c.expert_s = kernels ? touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / slice), touched, copies,
+                                                             expert_layout, d.sms, precision)
+                           : (touched > 0 ? touched * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / slice, copies / touched) : 0.0);
+      const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
+      c.shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
+      c.gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
+      c.mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
+      c.expert_s += c.shared_s + c.gate_s + c.mlp_memory_s;
+      const bool crosses_nodes = t > d.gpus_per_node;
+      const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
+      const double latency_s = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
+      c.dispatch_s = c.combine_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
+    }
+    out.experts_touched = touched_sum / moe_profiles(d);
   } else if (m.moe) {
-    const auto traffic = moe_traffic(m, d, links, mb_tokens, q, cluster, cache);
-    out.expert_imbalance = traffic.imbalance;
-    out.ib_bytes_per_gpu = traffic.ib_bytes_per_gpu;
-    out.flow_simulated = traffic.simulated;
+    const std::vector<MoeTraffic> traffics = moe_traffics(m, d, links, mb_tokens, q, cluster, cache);
     const Moe& moe = *m.moe;
     const double expert = 3.0 * h * moe.expert_ffn;
-    const int per_gpu = (moe.routed_experts + d.redundant_experts) / d.routed_gpus;
-    // Experts of the busiest routed GPU: each of its experts' weights read once, its token copies
-    // computed; the shared expert on dedicated GPUs, or on every GPU for its own tokens. The
-    // kernel model: grouped GEMMs over the GPU's experts (masked in decode, contiguous in
-    // prefill), a dense GEMM for the shared expert.
-    auto routed_s = [&](double rows_per_expert) {
-      if (!kernels) return per_gpu * weight_gemm_s(r, expert, rows_per_expert);
-      const auto layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-      return grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), per_gpu, rows_per_expert, layout, d.sms,
-                                     precision);
-    };
-    expert_s = routed_s(traffic.busiest_expert_tokens / per_gpu);
-    const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
-    if (d.dedicated_shared && d.shared_gpus() > 0) {
-      expert_s = std::max(expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
-    } else if (shared_ffn > 0) {
-      shared_s = dense_s(shared_ffn, gpu_tokens);
-      expert_s += shared_s;
+    moe_costs.assign(traffics.size(), {});
+    out.expert_imbalance = out.experts_touched = out.ib_bytes_per_gpu = 0;
+    for (std::size_t p = 0; p < traffics.size(); ++p) {
+      const MoeTraffic& traffic = traffics[p];
+      MoeCosts& c = moe_costs[p];
+      out.expert_imbalance += traffic.imbalance / traffics.size();
+      out.experts_touched += traffic.busiest_experts_touched / traffics.size();
+      out.ib_bytes_per_gpu = std::max(out.ib_bytes_per_gpu, traffic.ib_bytes_per_gpu);
+      out.flow_simulated = traffic.simulated;
+      // Experts of the busiest routed GPU: the weights of each expert a token chose read once, its
+      // token copies computed; the shared expert on dedicated GPUs, or on every GPU for its own
+      // tokens. The kernel model: grouped GEMMs over the GPU's chosen experts (masked in decode,
+      // contiguous in prefill), a dense GEMM for the shared expert.
+      const double touched = traffic.busiest_experts_touched, copies = traffic.busiest_expert_tokens;
+      c.expert_s = !kernels          ? (touched > 0 ? touched * weight_gemm_s(r, expert, copies / touched) : 0.0)
+                                     : touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), touched, copies,
+                                                                       expert_layout, d.sms, precision);
+      const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
+      if (d.dedicated_shared && d.shared_gpus() > 0) {
+        c.expert_s = std::max(c.expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
+      } else if (shared_ffn > 0) {
+        c.shared_s = dense_s(shared_ffn, gpu_tokens);
+        c.expert_s += c.shared_s;
+      }
+      c.gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);
+      c.expert_s += c.gate_s;
+      // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and
+      // the residual over its share of tokens).
+      c.mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
+      c.expert_s += c.mlp_memory_s;
+      c.dispatch_s = traffic.dispatch_s;
+      c.combine_s = traffic.combine_s;
     }
-    gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * gpu_tokens);
-    expert_s += gate_s;
-    // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and the
-    // residual over its share of tokens).
-    mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
-    expert_s += mlp_memory_s;
-    dispatch_s = traffic.dispatch_s;
-    combine_s = traffic.combine_s;
   }
-  auto layer_of = [&](bool moe, const AttentionTimes& t) -> MicroBatchCosts {
+  auto layer_of = [&](bool moe, const AttentionTimes& t, std::size_t profile) -> MicroBatchCosts {
     if (!moe)
       return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s,
               tp_comm + (m.moe ? 0.0 : tp_comm)};
-    return {t.kv_fetch_s, t.attention_s, dispatch_s, expert_s, combine_s, t.attention_late_s, gate_s, shared_s, t.attention_memory_s + mlp_memory_s, tp_comm};
+    const MoeCosts& c = moe_costs[std::min(profile, moe_costs.size() - 1)];
+    return {t.kv_fetch_s, t.attention_s, c.dispatch_s, c.expert_s, c.combine_s, t.attention_late_s, c.gate_s, c.shared_s, t.attention_memory_s + c.mlp_memory_s, tp_comm};
   };
-  for (int l = 0; l < m.layers; ++l) out.layers.push_back(layer_of(m.is_moe_layer(l), by_window.at(costs[l].attention_window_tokens)));
+  std::size_t moe_index = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    const bool moe = m.is_moe_layer(l);
+    out.layers.push_back(layer_of(moe, by_window.at(costs[l].attention_window_tokens), moe_index));
+    moe_index += moe;
+  }
   // The model's last layer stands for it in reports and the MTP module's passes.
-  const MicroBatchCosts moe_layer = layer_of(m.moe.has_value(), by_window.at(costs.back().attention_window_tokens));
+  const MicroBatchCosts moe_layer = layer_of(m.moe.has_value(), by_window.at(costs.back().attention_window_tokens), moe_costs.size() - 1);
   for (int k = 0; k < q.mtp_drafts; ++k) out.layers.push_back(moe_layer);  // the MTP module's passes, costed as the main model's layer
   out.moe_layer = moe_layer;
 

@@ -10,6 +10,7 @@
 // load, as a serving simulation does; a dense model has no EP traffic.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,8 @@
 #include "workload/model/model.hpp"
 #include "workload/model/roofline.hpp"
 #include "workload/moe/expert_placement.hpp"
+#include "workload/moe/expert_popularity.hpp"
+#include "workload/moe/moe_dispatch.hpp"
 #include "workload/moe/moe_gate.hpp"
 
 namespace workload {
@@ -33,7 +36,21 @@ struct ServingDeployment {
   // routed GPU holds a 1/routed_gpus slice of every expert, the unit's tokens are gathered to all
   // of them and the experts' outputs reduce-scattered back; no all-to-all.
   bool expert_tp = false;
+  // With expert_tp: the expert-parallel groups the routed GPUs form (TP x EP, as TensorRT-LLM's
+  // moe_tp x moe_ep): each group holds routed experts / expert_ep, each split over its
+  // routed_gpus / expert_ep GPUs. 1: every GPU a slice of every expert.
+  int expert_ep = 1;
   int redundant_experts = 0;     // extra replicas of the heaviest experts, placed as EPLB does
+  // The experts' measured popularity in the unit's traffic, per MoE layer: each step draws its
+  // tokens' experts from it (in place of the gate on the request's affinities), and each MoE
+  // layer is costed with its own draw. Null: the gate.
+  std::shared_ptr<const ExpertPopularity> popularity;
+  // What EPLB's plan for the redundant experts was made from (null: the popularity served, or the
+  // gate's shares): another workload's counts make a stale plan.
+  std::shared_ptr<const ExpertPopularity> eplb_plan;
+  // EPLB's plan from the counts of a past window of this many tokens, drawn from what the plan
+  // saw (0: from its whole-run shares): a short window's noise makes a plan that serves worse.
+  int eplb_window_tokens = 0;
   bool dedicated_shared = true;  // the other gpus hold the shared expert; else each GPU runs it for its own tokens
   bool direct_comm = true;       // point to point (decode); else IB once per node, then NVLink (prefill)
   int micro_batches = 2;
@@ -95,7 +112,8 @@ struct ServingStep {
   double head_s = 0;            // after the last layer: final norm and LM head (twice with an MTP draft)
   double step_s = 0;            // one forward pass: decode's TPOT, or prefill's time to first token
   MicroBatchCosts moe_layer;    // one MoE layer's costs, for reports
-  double expert_imbalance = 1;  // busiest expert GPU / mean
+  double expert_imbalance = 1;  // busiest expert GPU / mean (the mean over MoE layers)
+  double experts_touched = 0;   // routed experts with at least one token on the busiest expert GPU, expected (mean over MoE layers)
   double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
   bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
   int mtp_layers = 0;           // the last of `layers` are the MTP module's passes (one per drafted token)
@@ -133,6 +151,7 @@ struct MoeTraffic {
   double dispatch_s = 0, combine_s = 0;
   double imbalance = 1;               // busiest expert GPU / mean
   double busiest_expert_tokens = 0;   // routed token copies on the busiest expert GPU
+  double busiest_experts_touched = 0; // its experts that any of them chose, expected
   double ib_bytes_per_gpu = 0;
   bool simulated = false;
 };
@@ -141,10 +160,19 @@ struct MoeTraffic {
 // bandwidth plus one latency.
 // `cache`: the all-to-all by tokens per micro-batch, and the experts' placement, kept across calls
 // that share the model, deployment, links and seed (neither depends on the context).
+// What a routing of some tokens puts on the GPUs, before its bytes are scaled to a micro-batch.
+struct RoutedLoad {
+  double busiest_copies = 0, mean_copies = 0;  // routed token copies on the busiest expert GPU, and on the mean one
+  std::vector<double> busiest_inclusion;       // a token's chance of choosing each of the busiest GPU's slots
+  std::vector<GpuTraffic> dispatched;          // the dispatch's bytes sent and received per GPU
+  DispatchTraffic dispatch;                    // by GPU pair: for a flow simulation only
+};
 struct AllToAllCache {
-  std::map<long long, MoeTraffic> by_tokens;
-  std::optional<ReplicatedPlacement> placement;  // with redundant experts
-  Routing routing;                                // the most tokens routed yet (fewer take its start)
+  std::map<long long, std::vector<MoeTraffic>> by_tokens;      // one per MoE-layer profile
+  std::vector<std::optional<ReplicatedPlacement>> placements;  // with redundant experts, per profile
+  std::vector<Routing> routings;                               // the most tokens routed yet (fewer take its start), per profile
+  std::vector<double> gate_shares;                             // skewed synthetic affinities: the gate's share of each expert
+  std::map<std::pair<int, int>, RoutedLoad> loads;             // by (profile, routed tokens)
 };
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,

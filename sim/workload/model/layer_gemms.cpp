@@ -1,5 +1,6 @@
 #include "workload/model/layer_gemms.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace workload {
@@ -84,6 +85,16 @@ double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c,
   double t = 0;
   for (const auto& w : weights) t += hw::gemm_seconds(gpu, {rows, w.out, w.in, groups, layout, p}, sms, c);
   return t;
+}
+
+double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double groups, double rows,
+                                       hw::GemmKind layout, int sms, hw::GemmPrecision p) {
+  if (rows <= 0 || groups <= 0) return 0;
+  groups = std::max(1.0, groups);
+  const double below = std::floor(groups), above = std::ceil(groups);
+  auto seconds = [&](double n) { return grouped_forward_seconds(gpu, c, weights, static_cast<int>(n), rows / n, layout, sms, p); };
+  if (below == above) return seconds(below);
+  return seconds(below) + (groups - below) * (seconds(above) - seconds(below));
 }
 
 GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,

@@ -52,5 +52,10 @@ double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c,
                                hw::GemmKind layout, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,
                                  hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
+// `rows` tokens over the experts any of them chose, `groups` of them on average (the expected
+// number a few tokens touch, at least one): an expert no token chose is skipped, its weights not
+// read. Between whole numbers of experts, the time in proportion, each with its share of the rows.
+double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double groups, double rows,
+                                       hw::GemmKind layout, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 
 }  // namespace workload
