@@ -89,6 +89,7 @@ TEST_CASE("PCIe nodes scale up over PCIe, MI300X's over its Infinity Fabric mesh
   const auto& mi = hw::node_by_name("mi300x");
   CHECK(mi.scale_up_nominal_Bps == Approx(7 * 128e9 / 2));  // 7 links of 128 GB/s both ways
   CHECK(mi.gpu == "MI300X");
-  CHECK_THROWS_WITH(hw::gpu_by_name("L40", "/cluster/gpu"), Catch::Contains("did you mean 'L40S'?") || Catch::Contains("did you mean 'L4'?"));
+  CHECK_THROWS_WITH(hw::gpu_by_name("L40", "/cluster/gpu"), Catch::Contains("did you mean 'L40S'?") || Catch::Contains("did you mean 'L4'?") ||
+                                                               Catch::Contains("did you mean 'A40'?"));
   CHECK_THROWS_WITH(hw::gpu_by_name("MI300", "/cluster/gpu"), Catch::Contains("did you mean 'MI300X'?"));
 }

@@ -75,7 +75,7 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
   CHECK_THAT(error_of(with("/cluster/scale_out_latency_s=-1")),
              StartsWith("/cluster/scale_out_latency_s: -1 (a number) is not allowed; expected a number >= 0"));
   CHECK_THAT(error_of(with("/cluster/node=h900")), StartsWith("/cluster/node: 'h900' is unknown; allowed: dgx-a100, dgx-h100, g5-a10g, g6-l4, g6e-l40s, gb200-nvl72, h100"));
-  CHECK_THAT(error_of(with("/cluster/gpu=B300")), StartsWith("/cluster/gpu: 'B300' is unknown; allowed: A100, A10G, B200, GB200, H100"));
+  CHECK_THAT(error_of(with("/cluster/gpu=B300")), StartsWith("/cluster/gpu: 'B300' is unknown; allowed: A100, A10G, A40, B200, GB200, H100"));
   CHECK_THAT(error_of(with("/cluster/nodes=0")), StartsWith("/cluster/nodes: 0 (a number) is not allowed"));
   CHECK_THAT(error_of(with("/model=deepseek-v4")), Catch::Contains("did you mean 'deepseek-v2'?"));
   CHECK_THAT(error_of(with("/model=llama-3.1-405b")), StartsWith("/model: 'llama-3.1-405b' is dense"));

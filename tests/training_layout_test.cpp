@@ -26,8 +26,9 @@ TrainingParallelism dense_layout(int tp, int cp, int pp, int dp) {
   return par;
 }
 
-// A middle layer of a step in BF16: on A100s every kernel is the roofline's, linear in its work;
-// on H100s GEMMs come from the kernel model, in tiles and waves.
+// A middle layer of a step in BF16: on A100s with DeepGEMM's constants (which do not run there)
+// every GEMM and attention kernel is the roofline's, linear in its work, and the memory-bound
+// kernels add their launch floor; on H100s GEMMs come from the kernel model, in tiles and waves.
 LayerChunks layer_of(const TrainingParallelism& par, GroupLinks links, Recompute recompute = Recompute::kNone,
                      const std::string& gpu = "A100") {
   TrainingParallelism p = par;
@@ -59,12 +60,16 @@ TEST_CASE("a rank grid numbers ranks innermost first and groups those that diffe
 TEST_CASE("TP and CP cut a layer's compute exactly when their communication is free", "[layout]") {
   const LayerChunks one = layer_of(dense_layout(1, 1, 4, 1), {kFree, kFree});
   const LayerChunks tp4 = layer_of(dense_layout(4, 1, 4, 1), {kFree, kFree});
-  CHECK(tp4.forward.attention_s == Approx(one.forward.attention_s / 4));
-  CHECK(tp4.forward.mlp_s == Approx(one.forward.mlp_s / 4));
+  // The memory-bound kernels' launch floors (2.6 us each on Ampere) are not cut: each shard keeps
+  // them whole, under 0.1% of these layers.
+  CHECK(tp4.forward.attention_s > one.forward.attention_s / 4);
+  CHECK(tp4.forward.attention_s == Approx(one.forward.attention_s / 4).epsilon(1e-3));
+  CHECK(tp4.forward.mlp_s > one.forward.mlp_s / 4);
+  CHECK(tp4.forward.mlp_s == Approx(one.forward.mlp_s / 4).epsilon(1e-3));
   CHECK(tp4.backward.mlp_weight_s == Approx(one.backward.mlp_weight_s / 4));
   const LayerChunks cp2 = layer_of(dense_layout(1, 2, 4, 1), {kFree, kFree});
-  CHECK(cp2.forward.attention_s == Approx(one.forward.attention_s / 2));
-  CHECK(cp2.backward.attention_input_s == Approx(one.backward.attention_input_s / 2));
+  CHECK(cp2.forward.attention_s == Approx(one.forward.attention_s / 2).epsilon(1e-3));
+  CHECK(cp2.backward.attention_input_s == Approx(one.backward.attention_input_s / 2).epsilon(1e-3));
   // Tiles and waves: shards are never faster than a perfect cut, and close to it at these sizes.
   const LayerChunks h100_one = layer_of(dense_layout(1, 1, 4, 1), {kFree, kFree}, Recompute::kNone, "H100");
   const LayerChunks h100_tp4 = layer_of(dense_layout(4, 1, 4, 1), {kFree, kFree}, Recompute::kNone, "H100");

@@ -1,45 +1,114 @@
 #include "hw/attention_backend.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "core/catalogue.hpp"
 #include "core/data_files.hpp"
+#include "core/input_error.hpp"
 
 namespace hw {
 
 namespace {
 
+bool lists(const std::vector<std::string>& list, const std::string& gpu) { return std::find(list.begin(), list.end(), gpu) != list.end(); }
+
+AttentionMeasurement read_row(core::JsonReader& item) {
+  AttentionMeasurement row;
+  row.pass = item.one_of("pass", {"forward", "backward", "forward+backward"});
+  AttentionShape& s = row.shape;
+  s.qk_dim = s.v_dim = static_cast<double>(item.positive_integer("head_dim", 512));
+  s.causal = item.one_of("mask", {"causal", "full"}) == "causal";
+  s.keys = s.queries = static_cast<double>(item.positive_integer("sequence", 1 << 20));
+  s.batch = static_cast<double>(item.positive_integer("batch", 1 << 20));
+  s.heads = static_cast<double>(item.positive_integer("heads", 1024));
+  row.tflops = item.number_in("tflops", 1e-3, 1e5);
+  item.finish();
+  return row;
+}
+
+// A FlashAttention-class backend: its constants as given, or those of `base` where it names
+// one, then fitted to its rows where it has them.
+void read_flash(core::JsonReader& r, AttentionBackend& b, const std::vector<AttentionBackend>& loaded) {
+  FlashAttentionCalibration& c = b.flash;
+  std::vector<std::string> given;
+  if (r.has("base")) {
+    std::vector<std::string> names;
+    for (const auto& other : loaded)
+      if (other.model == AttentionModel::kFlashAttention) names.push_back(other.name);
+    const std::string base = r.one_of("base", names);
+    c = std::find_if(loaded.begin(), loaded.end(), [&](const auto& o) { return o.name == base; })->flash;
+  }
+  const bool based = r.has("base");
+  for (const auto& name : flash_attention_constant_names()) {
+    if (based && !r.has(name)) continue;
+    double& v = flash_attention_constant(c, name);
+    if (name == "mma_efficiency" || name == "backward_mma_efficiency") v = r.number_in(name, 1e-3, 1);  // a share of the tensor cores' peak
+    else if (name == "hbm_Bps") v = r.number_in(name, 1e10, 1e15);
+    else if (name == "softmax_s_per_score" || name == "mask_s_per_score") v = r.number_in(name, 0, 1e-6);
+    else v = r.number_in(name, 0, 1e-2);
+    given.push_back(name);
+  }
+  const std::string tiles = r.has("tiles") ? r.one_of("tiles", {"fa3", "fa2", "fa4"}) : "fa3";
+  c.tiles = tiles == "fa2" ? AttentionTiles::kFa2 : tiles == "fa4" ? AttentionTiles::kFa4 : AttentionTiles::kFa3;
+  c.overlap_softmax = r.boolean("overlap_softmax", true);
+  // hbm_Bps is a share of the measuring GPU's bandwidth; a base's share carries over.
+  if (!based || r.has("hbm_Bps")) c.measured_hbm_Bps = b.measured_on->hbm_bandwidth_Bps;
+  if (r.has("rows")) {
+    for (auto& item : r.object_list("rows", "published rates")) b.rows.push_back(read_row(item));
+    b.fitted = r.string_list("fit", flash_attention_constant_names());
+  }
+  core::require_sources(r, given);
+  if (!b.rows.empty()) {
+    const FlashAttentionFit fit = fit_flash_attention(*b.measured_on, b.rows, c, b.fitted);
+    c = fit.constants;
+    b.fit_rms_log_error = fit.rms_log_error;
+  }
+}
+
 const std::vector<AttentionBackend>& backend_catalogue() {
   static const std::vector<AttentionBackend> backends = [] {
     std::vector<AttentionBackend> out;
-    for (const auto& [path, doc] : core::read_data_folder("attention_kernels")) {
-      core::JsonReader r(doc, path + ": ");
-      AttentionBackend b;
-      b.name = r.string("name");
-      b.description = r.string("description");
-      b.source = r.string("source");
-      const Gpu& measured_on = gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
-      if (r.one_of("model", {"flash-attention", "flash-mla-decode"}) == "flash-attention") {
-        FlashAttentionCalibration& c = b.flash;
-        c.mma_efficiency = r.number_in("mma_efficiency", 1e-3, 1);  // a share of the tensor cores' peak
-        c.softmax_s_per_score = r.number_in("softmax_s_per_score", 0, 1e-6);
-        c.tile_s = r.number_in("tile_s", 0, 1e-2);
-        c.cta_s = r.number_in("cta_s", 0, 1e-2);
-        c.mask_s_per_score = r.number_in("mask_s_per_score", 0, 1e-6);
-        c.backward_mma_efficiency = r.number_in("backward_mma_efficiency", 1e-3, 1);
-        c.backward_tile_s = r.number_in("backward_tile_s", 0, 1e-2);
-        c.backward_cta_s = r.number_in("backward_cta_s", 0, 1e-2);
-        c.hbm_Bps = r.number_in("hbm_Bps", 1e10, 1e15);
-        c.measured_hbm_Bps = measured_on.hbm_bandwidth_Bps;
-        core::require_sources(r, {"mma_efficiency", "softmax_s_per_score", "tile_s", "cta_s", "mask_s_per_score", "backward_mma_efficiency",
-                                  "backward_tile_s", "backward_cta_s", "hbm_Bps"});
-      } else {
-        b.model = AttentionModel::kFlashMlaDecode;
-        b.mla.hbm_share = r.number_in("hbm_Bps", 1e10, 1e15) / measured_on.hbm_bandwidth_Bps;
-        b.mla.bf16_share = r.number_in("bf16_flops_per_s", 1e12, 1e18) / measured_on.bf16_dense_flops_per_s;
-        core::require_sources(r, {"hbm_Bps", "bf16_flops_per_s"});
+    auto files = core::read_data_folder("attention_kernels");
+    std::vector<std::string> order;  // the files' names, in the folder's order
+    for (const auto& [path, doc] : files) order.push_back(doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : "");
+    // Backends built on another's constants after it: a pass takes those whose base is loaded.
+    while (!files.empty()) {
+      const size_t before = files.size();
+      for (auto it = files.begin(); it != files.end();) {
+        const auto& [path, doc] = *it;
+        if (doc.contains("base") && doc["base"].is_string() &&
+            std::none_of(out.begin(), out.end(), [&](const auto& b) { return b.name == doc["base"].get<std::string>(); })) {
+          ++it;
+          continue;
+        }
+        core::JsonReader r(doc, path + ": ");
+        AttentionBackend b;
+        b.name = r.string("name");
+        b.description = r.string("description");
+        b.source = r.string("source");
+        b.measured_on = &gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
+        if (r.has("runs_on")) b.runs_on = r.string_list("runs_on", gpu_names());
+        if (r.has("scaled_to")) b.scaled_to = r.string_list("scaled_to", gpu_names());
+        if (r.one_of("model", {"flash-attention", "flash-mla-decode"}) == "flash-attention") {
+          read_flash(r, b, out);
+        } else {
+          b.model = AttentionModel::kFlashMlaDecode;
+          b.mla.hbm_share = r.number_in("hbm_Bps", 1e10, 1e15) / b.measured_on->hbm_bandwidth_Bps;
+          b.mla.bf16_share = r.number_in("bf16_flops_per_s", 1e12, 1e18) / b.measured_on->bf16_dense_flops_per_s;
+          core::require_sources(r, {"hbm_Bps", "bf16_flops_per_s"});
+        }
+        r.finish();
+        out.push_back(b);
+        it = files.erase(it);
       }
-      r.finish();
-      out.push_back(b);
+      if (files.size() == before) {
+        core::JsonReader r(files.begin()->second, files.begin()->first + ": ");
+        throw core::InputError(r.pointer_of("base"), "'" + r.string("base") + "' is not allowed; no attention backend of that name is loaded");
+      }
     }
+    auto rank = [&](const AttentionBackend& b) { return std::find(order.begin(), order.end(), b.name) - order.begin(); };
+    std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
     return out;
   }();
   return backends;
@@ -47,10 +116,23 @@ const std::vector<AttentionBackend>& backend_catalogue() {
 
 }  // namespace
 
+bool AttentionBackend::runs_on_gpu(const std::string& gpu) const { return lists(runs_on, gpu) || scaled_for(gpu); }
+bool AttentionBackend::scaled_for(const std::string& gpu) const { return lists(scaled_to, gpu); }
+
 std::vector<std::string> attention_backend_names() { return core::names_of(backend_catalogue()); }
 
 const AttentionBackend& attention_backend(const std::string& name, const std::string& where) {
   return core::find_by_name(backend_catalogue(), name, "attention backend", where);
+}
+
+const AttentionBackend& attention_backend_for(const Gpu& gpu, const std::vector<std::string>& preferences) {
+  for (const auto& name : preferences) {
+    const AttentionBackend& b = attention_backend(name, "attention backend");
+    if (b.model == AttentionModel::kFlashAttention && b.runs_on_gpu(gpu.name)) return b;
+  }
+  for (const auto& b : backend_catalogue())
+    if (b.model == AttentionModel::kFlashAttention && b.runs_on_gpu(gpu.name)) return b;
+  return attention_backend("fa3", "attention backend");
 }
 
 }  // namespace hw

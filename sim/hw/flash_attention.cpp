@@ -13,7 +13,9 @@ struct Tile {
   double m, n;
 };
 
-Tile fa3_tile(double qk_dim) {
+Tile tile(AttentionTiles tiles, double qk_dim) {
+  if (tiles == AttentionTiles::kFa4) return {128, 128};
+  if (tiles == AttentionTiles::kFa2) return qk_dim <= 64 ? Tile{128, 128} : Tile{128, 64};
   if (qk_dim <= 64) return {192, 128};
   if (qk_dim <= 128) return {128, 176};
   if (qk_dim <= 192) return {128, 112};
@@ -40,11 +42,11 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
   const double efficiency = backward ? c.backward_mma_efficiency : c.mma_efficiency;
   const double tile_s = backward ? c.backward_tile_s : c.tile_s, cta_s = backward ? c.backward_cta_s : c.cta_s;
   const double work = backward ? 2.5 : 1.0;
-  const Tile t = fa3_tile(s.qk_dim);
+  const Tile t = tile(c.tiles, s.qk_dim);
   const double sm_flops_per_s = gpu.bf16_dense_flops_per_s / gpu.sm_count * efficiency;
   const double mma_s = work * 2 * t.m * t.n * (s.qk_dim + s.v_dim) / sm_flops_per_s;
   const double softmax_s = t.m * t.n * c.softmax_s_per_score;
-  const double step_s = std::max(mma_s, softmax_s) + tile_s;
+  const double step_s = (c.overlap_softmax ? std::max(mma_s, softmax_s) : mma_s + softmax_s) + tile_s;
   const double offset = s.keys - s.queries;  // keys before the first query
   // Decode: the query heads of a KV head share one query tile (their rows side by side).
   const double group = s.heads / s.key_value_heads();
@@ -67,7 +69,12 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
     total += cta + (out.splits - 1) * cta_s;
     longest = std::max(longest, cta_s + std::ceil(tiles / out.splits) * step_s + diagonal * t.m * t.n * c.mask_s_per_score);
     out.key_tiles = std::max(out.key_tiles, tiles);
-    (mma_s >= softmax_s ? out.mma_s : out.softmax_s) += tiles * std::max(mma_s, softmax_s);
+    if (c.overlap_softmax) {
+      (mma_s >= softmax_s ? out.mma_s : out.softmax_s) += tiles * std::max(mma_s, softmax_s);
+    } else {
+      out.mma_s += tiles * mma_s;
+      out.softmax_s += tiles * softmax_s;
+    }
     out.fixed_s += fixed + (out.splits - 1) * cta_s;
   }
   const double per_head = s.batch * heads;

@@ -28,10 +28,19 @@ struct AttentionShape {
   double key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
+// The tile shapes a generation's kernels pick by head dimension: FlashAttention-3's on Hopper,
+// FlashAttention-2's on Ampere and Ada (128 x 128 up to 64 dims, 128 x 64 above), FlashAttention-4's
+// on Blackwell (128 x 128).
+enum class AttentionTiles { kFa3, kFa2, kFa4 };
+
 // A FlashAttention-style kernel's constants (data/attention_kernels/, model "flash-attention"):
 // efficiencies of the per-SM BF16 peak at the boost clock, costs per score element, tile and CTA,
 // and the HBM rate it streams K and V at.
 struct FlashAttentionCalibration {
+  AttentionTiles tiles = AttentionTiles::kFa3;
+  // FA3 and FA4 overlap a tile's softmax with the next tile's tensor-core work (warp
+  // specialisation); FA2 runs them one after the other.
+  bool overlap_softmax = true;
   double mma_efficiency = 0;
   double softmax_s_per_score = 0;  // per score element of a tile, on one SM
   double tile_s = 0;

@@ -67,6 +67,7 @@ const std::vector<GemmLibrary>& library_catalogue() {
       lib.source = r.string("source");
       lib.measured_on = &gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
       lib.runs_on = r.string_list("runs_on", gpu_names());
+      if (r.has("scaled_to")) lib.scaled_to = r.string_list("scaled_to", gpu_names());
       lib.precision = r.one_of("precision", {"fp8", "bf16"}) == "fp8" ? GemmPrecision::kFp8 : GemmPrecision::kBf16;
       const int min_block_m = static_cast<int>(r.positive_integer("min_block_m", 64, 256));
       if (min_block_m != 64 && min_block_m != 128)
@@ -106,8 +107,10 @@ bool GemmLibrary::has(GemmKind kind) const {
 }
 
 bool GemmLibrary::runs_on_gpu(const std::string& gpu) const {
-  return std::find(runs_on.begin(), runs_on.end(), gpu) != runs_on.end();
+  return std::find(runs_on.begin(), runs_on.end(), gpu) != runs_on.end() || scaled_for(gpu);
 }
+
+bool GemmLibrary::scaled_for(const std::string& gpu) const { return std::find(scaled_to.begin(), scaled_to.end(), gpu) != scaled_to.end(); }
 
 std::vector<std::string> gemm_library_names() { return core::names_of(library_catalogue()); }
 

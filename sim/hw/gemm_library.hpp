@@ -21,13 +21,17 @@ struct GemmLibrary {
   std::string name, description, source;
   const Gpu* measured_on = nullptr;  // the rows' GPU, all its SMs
   std::vector<std::string> runs_on;  // the GPUs its kernels run on
+  // GPUs with no rows of their own that take these constants scaled by their datasheets (SMs,
+  // peaks, memory bandwidth): the nearest generation measured, an assumption each report flags.
+  std::vector<std::string> scaled_to;
   GemmPrecision precision = GemmPrecision::kFp8;
   std::vector<GemmMeasurement> rows;
   GemmCalibration constants;  // fitted once to `rows`
   double fit_rms_log_error = 0;
 
   bool has(GemmKind kind) const;
-  bool runs_on_gpu(const std::string& gpu) const;
+  bool runs_on_gpu(const std::string& gpu) const;  // measured there or scaled to it
+  bool scaled_for(const std::string& gpu) const;   // only by its datasheet
 };
 
 std::vector<std::string> gemm_library_names();

@@ -1,13 +1,15 @@
 #pragma once
 // Time of a memory-bound kernel on a GPU: a fixed floor per launch plus its bytes at a fraction of
-// the GPU's HBM bandwidth, both by kind of kernel, fitted once to published Hopper
-// microbenchmarks (data/memory_kernels/hopper.json; `codesim tables --only kernels` shows the
-// fit row by row). Kinds differ in how near the HBM rate they come: a row reduction or an
+// the GPU's HBM bandwidth, both by kind of kernel, fitted once per GPU generation to its published
+// microbenchmarks (data/memory_kernels/: hopper.json, ampere.json, ...; `codesim tables --only
+// kernels` and `--only gpu-parts` show the fits row by row). Kinds differ in how near the HBM rate they come: a row reduction or an
 // element-wise kernel streams, a cast also reduces each row's scale, a transpose breaks
 // coalescing on one side, a permute gathers rows by index.
 #include <array>
 #include <string>
 #include <vector>
+
+#include "hw/gpu.hpp"
 
 namespace hw {
 
@@ -28,9 +30,13 @@ struct MemoryKernelRate {
 };
 
 struct MemoryKernelModel {
+  std::string name, source;
+  std::vector<std::string> runs_on;    // GPUs of its rows' generation
+  std::vector<std::string> scaled_to;  // GPUs without rows that take its fractions (an assumption)
   std::vector<MemoryKernelMeasurement> rows;
   std::array<MemoryKernelRate, kMemoryKernelKinds> rates{};  // fitted to `rows`, kind by kind
-  std::string source;
+  // Kinds without rows here, which take Hopper's fraction of HBM (an assumption).
+  std::array<bool, kMemoryKernelKinds> borrowed{};
 
   const MemoryKernelRate& rate(MemoryKernelKind kind) const { return rates[static_cast<int>(kind)]; }
   double seconds(MemoryKernelKind kind, double bytes, double hbm_Bps, int launches = 1) const {
@@ -39,8 +45,13 @@ struct MemoryKernelModel {
   }
 };
 
-// The model fitted to the Hopper rows: one floor for all kinds and a fraction per kind, minimising
-// the squared relative error of the time (a linear least squares).
+// Each model is fitted to its file's rows: one floor for all kinds and a fraction per kind,
+// minimising the squared relative error of the time (a linear least squares).
 const MemoryKernelModel& hopper_memory_kernels();
+// The model of `gpu`'s generation (its runs_on or scaled_to); Hopper's for a GPU no file names.
+const MemoryKernelModel& memory_kernels_for(const Gpu& gpu);
+// InputError at `where` for a name not in the data.
+const MemoryKernelModel& memory_kernel_model(const std::string& name, const std::string& where);
+std::vector<std::string> memory_kernel_model_names();
 
 }  // namespace hw

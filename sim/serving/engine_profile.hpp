@@ -21,6 +21,9 @@ struct EngineProfile {
   double frontend_s = 0;               // from the request's send to the engine's queue, fixed
   double tokenize_s_per_token = 0;     // the prompt's tokenization on the way in
   double emit_s = 0;                   // from a step's end to the client holding its token
+  // The attention kernels it runs, in its order of preference: the first whose constants run on
+  // the GPU (hw::attention_backend_for); empty: the GPU generation's own.
+  std::vector<std::string> attention_backends;
   // Defaults the engine gives a deployment (absent: the deployment's own).
   std::optional<int> page_tokens, max_running, max_batch_tokens, micro_batches;
 

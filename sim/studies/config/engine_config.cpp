@@ -2,6 +2,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/data_files.hpp"
+#include "hw/attention_backend.hpp"
 
 namespace studies {
 
@@ -24,6 +25,10 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
       e.tokenize_s_per_token = r.number_in("tokenize_s_per_token", 0, 1);
       e.emit_s = r.number_in("emit_s", 0, 1);
       std::vector<std::string> figures{"step_cpu_s", "step_cpu_per_sequence_s", "overlap_scheduling", "frontend_s", "tokenize_s_per_token", "emit_s"};
+      if (r.has("attention_backends")) {
+        e.attention_backends = r.string_list("attention_backends", hw::attention_backend_names());
+        figures.push_back("attention_backends");
+      }
       for (auto [key, slot, max] : {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
                                     std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22}, std::tuple{"micro_batches", &e.micro_batches, 8}})
         if (r.has(key)) {

@@ -213,7 +213,7 @@ class ServingStudy : public Study {
       for (auto& row : r.rows) row.ours = kNotRun;
       return r;
     }
-    const workload::Roofline roofline = compute.roofline(*cluster.gpu);
+    const workload::Roofline roofline = compute.roofline(*cluster.gpu).with_attention(hw::attention_backend_for(*cluster.gpu, config.engine.attention_backends));
     net::Cluster prefill_net = cluster.cluster, decode_net = cluster.cluster;
     for (auto [net, unit] : {std::pair{&prefill_net, &prefill}, std::pair{&decode_net, &decode}}) {
       net->gpus_per_node = unit->config.deployment.gpus_per_node;
@@ -279,10 +279,13 @@ class ServingStudy : public Study {
   std::string step_times_note(const serving::StepCost& prefill_cost, const serving::StepCost& decode_cost) const {
     // Written from what the step holds: a dense model has no experts, a GQA model no FlashMLA.
     const bool mla = model->attention.kind == workload::AttentionKind::kMla;
-    const bool hopper_kernels = cluster.gpu->fp8_dense_flops_per_s > 0;
+    const hw::AttentionBackend& fa = hw::attention_backend_for(*cluster.gpu, config.engine.attention_backends);
+    const std::string prefill = cluster.gpu->fp8_dense_flops_per_s > 0 || fa.runs_on_gpu(cluster.gpu->name)
+                                    ? ", " + fa.name + (fa.runs_on_gpu(cluster.gpu->name) && !fa.scaled_for(cluster.gpu->name) ? "" : " (scaled by the GPU's datasheet)") + " in prefill"
+                                    : ", the roofline in prefill";
     std::vector<std::string> parts = {
         std::string("attention per DP rank from its own sequences, ") + (mla ? "FlashMLA in decode" : "the attention core on the roofline with its KV reads in decode") +
-        (hopper_kernels ? ", FlashAttention-3 in prefill" : ", the roofline in prefill")};
+        prefill};
     if (model->moe) {
       const bool expert_tp = config.decode.deployment.expert_tp;
       parts.push_back(expert_tp ? "every expert tensor-parallel, its GEMMs over the unit's tokens, gathered and reduce-scattered"
@@ -1539,7 +1542,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->cluster = parse_cluster(root.object("cluster"));
   s->flow = root.one_of("mode", {"analytical", "flow"}, "analytical") == "flow";
   const net::Cluster& k = s->cluster.cluster;
-  s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps};
+  s->links = {k.scale_up_Bps, k.scale_out_Bps, k.scale_up_latency_s, k.scale_out_latency_s, s->cluster.node->pcie_Bps, hw::all_reduce_for(s->cluster.node->name)};
   // Communication SMs given in the compute section hold for every unit; else each phase its own.
   const bool compute_sms = root.has("compute") && root.raw("compute")->is_object() && root.raw("compute")->contains("communication_sms");
   // The kinds of GEMM the model runs: a general-purpose library (no masked kernel) runs decode's

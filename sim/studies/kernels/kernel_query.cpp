@@ -150,7 +150,7 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
   std::string pass = r.one_of(pass_key, {"forward", "backward", "both", "forward+backward"}, "forward");
   if (pass == "both") pass = "forward+backward";
   const std::optional<std::string> row_backend = r.optional_string("backend");
-  const hw::AttentionBackend& b = hw::attention_backend(!d.backend.empty() ? d.backend : row_backend.value_or("fa3"), r.pointer_of("backend"));
+  const hw::AttentionBackend& b = hw::attention_backend(!d.backend.empty() ? d.backend : row_backend.value_or(hw::attention_backend_for(gpu).name), r.pointer_of("backend"));
   c.description = "batch " + integer(s.batch) + ", " + integer(s.heads) + " heads (" + integer(s.kv_heads) + " KV), " + integer(s.queries) + " x " +
                   integer(s.keys) + ", head dim " + integer(s.qk_dim) + (s.v_dim != s.qk_dim ? "/" + integer(s.v_dim) : "") +
                   (s.causal ? ", causal" : "") + ", " + pass;
@@ -233,11 +233,11 @@ KernelEstimate estimate_memory(core::JsonReader& r, const KernelDefaults& d, Ker
     bytes = tokens * columns * op.bytes_per_element;
     shape = integer(tokens) + " x " + integer(columns);
   }
-  const hw::MemoryKernelModel& model = hw::hopper_memory_kernels();
+  const hw::MemoryKernelModel& model = hw::memory_kernels_for(gpu);
   const hw::MemoryKernelRate& rate = model.rate(op.kind);
   const std::string kind_name = hw::memory_kernel_kind_names()[static_cast<int>(op.kind)];
   KernelEstimate e;
-  e.model = kind_name;
+  e.model = kind_name + " (" + model.name + (model.borrowed[static_cast<int>(op.kind)] ? ", Hopper's fraction" : "") + ")";
   e.seconds = model.seconds(op.kind, bytes, gpu.hbm_bandwidth_Bps, op.launches);
   e.rate = bytes / e.seconds / 1e9;
   e.rate_unit = "GB/s";

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
-#include "hw/flash_attention.hpp"
+#include "hw/attention_backend.hpp"
 
 namespace studies {
 
@@ -14,14 +14,29 @@ struct Case {
   hw::AttentionShape shape;
 };
 
+std::string constants_note(const hw::FlashAttentionCalibration& c) {
+  return "forward K loop at " + format_number(c.mma_efficiency) + " of the per-SM BF16 peak, softmax " +
+         format_number(c.softmax_s_per_score * 1e12) + " ps per score element of a tile (" +
+         (c.overlap_softmax ? "overlapped with the tensor cores" : "after the tensor cores, not overlapped") + "), " +
+         format_number(c.tile_s * 1e6) + " us per key tile, " + format_number(c.cta_s * 1e6) + " us per CTA, " +
+         format_number(c.mask_s_per_score * 1e12) + " ps per score element on diagonal tiles; backward " +
+         format_number(c.backward_mma_efficiency) + ", " + format_number(c.backward_tile_s * 1e6) + " us per tile, " +
+         format_number(c.backward_cta_s * 1e6) + " us per CTA";
+}
+
 class AttentionKernelsStudy : public Study {
  public:
   const hw::Gpu* gpu = nullptr;
   int sms = 0;
   std::vector<Case> cases;
+  const hw::AttentionBackend* backend = nullptr;  // a backend's own rows, against its fit
 
   StudyResult run(const RunOptions&) const override {
     StudyResult r;
+    if (backend) {
+      backend_rows(r);
+      return r;
+    }
     for (const auto& [pass, s] : cases) {
       const bool forward = pass == "forward";
       const double seconds = forward ? hw::flash_attention_forward_seconds(*gpu, s, sms) : hw::flash_attention_backward_seconds(*gpu, s, sms);
@@ -36,14 +51,33 @@ class AttentionKernelsStudy : public Study {
     const auto& c = hw::flash_attention_3_on_hopper();
     r.notes.push_back("Batch x sequence = 16,384 tokens and heads x head dim = 2048, as the FlashAttention-3 paper measures, on " +
                       std::to_string(sms) + " SMs of an " + gpu->name + ". FLOPs as the paper counts them (4 x sequence^2 x heads x head dim "
-                      "forward, half of it causal; 2.5 times that backward). The kernel model's constants, fitted once to all these rows: "
-                      "forward K loop at " + format_number(c.mma_efficiency) + " of the per-SM BF16 peak, softmax " +
-                      format_number(c.softmax_s_per_score * 1e12) + " ps per score element of a tile (overlapped with the tensor cores), " +
-                      format_number(c.tile_s * 1e6) + " us per key tile, " + format_number(c.cta_s * 1e6) + " us per CTA, " +
-                      format_number(c.mask_s_per_score * 1e12) + " ps per score element on diagonal tiles; backward " +
-                      format_number(c.backward_mma_efficiency) + ", " + format_number(c.backward_tile_s * 1e6) + " us per tile, " +
-                      format_number(c.backward_cta_s * 1e6) + " us per CTA.");
+                      "forward, half of it causal; 2.5 times that backward). The kernel model's constants, fitted once to all these rows: " +
+                      constants_note(c) + ".");
     return r;
+  }
+
+  void backend_rows(StudyResult& r) const {
+    const hw::AttentionBackend& b = *backend;
+    for (const auto& row : b.rows) {
+      const hw::AttentionShape& s = row.shape;
+      const std::string mask = s.causal ? "causal" : "full";
+      const std::string dim = format_number(s.qk_dim), seq = format_number(s.keys);
+      r.rows.push_back({b.name + "-" + row.pass + "/" + dim + "/" + mask + "/" + seq + "/" + format_number(s.batch) + "x" + format_number(s.heads),
+                        b.name + " " + row.pass + ", head dim " + dim + ", " + mask + ", " + seq + " tokens (" + b.measured_on->name + ")",
+                        "attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)", "TFLOPS", row.tflops,
+                        hw::attention_rate_tflops(*b.measured_on, row, b.flash), Basis::kFit});
+    }
+    std::string fitted;
+    for (const auto& f : b.fitted) fitted += (fitted.empty() ? "" : ", ") + f;
+    std::string scaled;
+    for (const auto& g : b.scaled_to) scaled += (scaled.empty() ? "" : ", ") + g;
+    r.notes.push_back(b.name + ": " + b.description + " Source: " + b.source + ".");
+    r.notes.push_back(b.name + ": on all " + std::to_string(b.measured_on->sm_count) + " SMs of an " + b.measured_on->name +
+                      "; FLOPs as the sources count them (4 x sequence^2 x heads x head dim forward, half of it causal; 2.5 times that "
+                      "backward; a forward+backward row's rate is 3.5 times the forward's FLOPs over both passes' time). Constants fitted to these " +
+                      std::to_string(b.rows.size()) + " rows (" + fitted + "; RMS error of the log rate " +
+                      format_number(std::round(b.fit_rms_log_error * 1000) / 1000) + "), the rest as its base: " + constants_note(b.flash) + "." +
+                      (scaled.empty() ? "" : " No rows of their own, these constants scaled by the datasheet: " + scaled + "."));
   }
 };
 
@@ -53,6 +87,14 @@ std::unique_ptr<Study> parse_attention_kernels_study(core::JsonReader& root) {
   auto s = std::make_unique<AttentionKernelsStudy>();
   s->gpu = &hw::gpu_by_name(root.one_of("gpu", hw::gpu_names(), "H100"), root.pointer_of("gpu"));
   core::JsonReader a = root.object("attention_kernels");
+  if (a.has("backend")) {
+    const hw::AttentionBackend& b = hw::attention_backend(a.string("backend"), a.pointer_of("backend"));
+    if (b.rows.empty())
+      throw core::InputError(a.pointer_of("backend"), "'" + b.name + "' is not allowed; it carries no published rates to compare (give cases instead)");
+    s->backend = &b;
+    a.finish();
+    return s;
+  }
   s->sms = static_cast<int>(a.positive_integer("sms", s->gpu->sm_count, s->gpu->sm_count));
   const double tokens = static_cast<double>(a.positive_integer("tokens", 16384, 1 << 24));
   const double width = static_cast<double>(a.positive_integer("heads_x_head_dim", 2048, 1 << 20));

@@ -2,18 +2,32 @@
 
 #include <cmath>
 
+#include "core/input_error.hpp"
 #include "hw/gemm_library.hpp"
 
 namespace studies {
 
 namespace {
 
+// A published rate the library was not fitted to, predicted by its model on `gpu`.
+struct Check {
+  hw::GemmShape shape;
+  double tflops = 0;
+};
+
 class GemmKernelsStudy : public Study {
  public:
   const hw::GemmLibrary* library = nullptr;
+  const hw::Gpu* check_gpu = nullptr;
+  std::vector<Check> checks;
+  std::string checks_source;
 
   StudyResult run(const RunOptions&) const override {
     StudyResult r;
+    if (!checks.empty()) {
+      check_rows(r);
+      return r;
+    }
     const hw::Gpu& gpu = *library->measured_on;
     const int sms = gpu.sm_count;
     const std::string type = library->precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
@@ -46,6 +60,24 @@ class GemmKernelsStudy : public Study {
                       format_number(std::round(c.launch_s * 1e8) / 100) + " us launch.");
     return r;
   }
+
+  void check_rows(StudyResult& r) const {
+    const hw::Gpu& gpu = *check_gpu;
+    const std::string type = library->precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
+    for (const auto& c : checks) {
+      const hw::GemmShape& s = c.shape;
+      const auto t = hw::gemm_tiling(s, gpu.sm_count, library->constants.min_block_m);
+      const double seconds = hw::gemm_seconds(gpu, s, gpu.sm_count, library->constants);
+      const std::string shape = format_number(s.m) + " x " + format_number(s.n) + " x " + format_number(s.k);
+      r.rows.push_back({"check/" + gpu.name + "/" + format_number(s.m) + "x" + format_number(s.n) + "x" + format_number(s.k), "dense " + shape + " (" + gpu.name + ")",
+                        type + " GEMM rate, predicted (tiles " + std::to_string(t.block_m) + " x " + std::to_string(t.block_n) + ", " +
+                            format_number(t.waves) + " waves)",
+                        "TFLOPS", c.tflops, s.flops() / seconds / 1e12, Basis::kSimulated});
+    }
+    r.notes.push_back("Predicted, not fitted: " + std::to_string(checks.size()) + " published " + gpu.name + " GEMM rates (" + checks_source +
+                      ") against " + library->name + "'s kernel model, fitted to other rows" +
+                      (gpu.name == library->measured_on->name ? "" : " measured on the " + library->measured_on->name + " and scaled by the " + gpu.name + "'s datasheet") + ".");
+  }
 };
 
 }  // namespace
@@ -54,6 +86,23 @@ std::unique_ptr<Study> parse_gemm_kernels_study(core::JsonReader& root) {
   auto s = std::make_unique<GemmKernelsStudy>();
   core::JsonReader g = root.object("gemm_kernels");
   s->library = &hw::gemm_library(g.string("library"), g.pointer_of("library"));
+  if (g.has("checks")) {
+    s->check_gpu = &hw::gpu_by_name(g.one_of("gpu", hw::gpu_names(), s->library->measured_on->name), g.pointer_of("gpu"));
+    if (!s->library->runs_on_gpu(s->check_gpu->name))
+      throw core::InputError(g.pointer_of("gpu"), "'" + s->check_gpu->name + "' is not allowed; " + s->library->name + "'s kernels do not run on it");
+    s->checks_source = g.string("checks_source");
+    for (auto& item : g.object_list("checks", "published GEMM rates")) {
+      Check c;
+      c.shape.kind = hw::GemmKind::kDense;
+      c.shape.precision = s->library->precision;
+      c.shape.m = static_cast<double>(item.positive_integer("m", 1 << 24));
+      c.shape.n = static_cast<double>(item.positive_integer("n", 1 << 24));
+      c.shape.k = static_cast<double>(item.positive_integer("k", 1 << 24));
+      c.tflops = item.number_in("tflops", 1e-3, 1e5);
+      item.finish();
+      s->checks.push_back(c);
+    }
+  }
   g.finish();
   return s;
 }

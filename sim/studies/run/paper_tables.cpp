@@ -40,7 +40,7 @@ std::vector<Report> paper_tables(const std::string& dir, const std::string& only
   auto tables = merge_by_table(run_scenarios(chosen, workers, "tables"));
   const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
                                           "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline",
-                                          "kernels",  "profile",  "faults-alltoall", "stragglers", "shared-fabric", "goodput", "serving-parts"};
+                                          "kernels",  "profile",  "faults-alltoall", "stragglers", "shared-fabric", "goodput", "serving-parts", "gpu-parts"};
   auto rank = [&](const Report& t) { return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin()); };
   std::stable_sort(tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   return tables;

@@ -6,6 +6,7 @@
 #include "studies/inference/study_inference.hpp"
 #include "studies/inference/study_kv_cache.hpp"
 #include "studies/inference/study_serving.hpp"
+#include "studies/kernels/study_all_reduce_kernels.hpp"
 #include "studies/kernels/study_attention_kernels.hpp"
 #include "studies/kernels/study_fp8.hpp"
 #include "studies/kernels/study_gemm_kernels.hpp"
@@ -51,6 +52,7 @@ const std::vector<std::pair<std::string, StudyParser>>& registry() {
       {"gemm-kernels", parse_gemm_kernels_study},
       {"memory-kernels", parse_memory_kernels_study},
       {"attention-kernels", parse_attention_kernels_study},
+      {"all-reduce-kernels", parse_all_reduce_kernels_study},
       {"low-latency-alltoall", parse_low_latency_alltoall_study},
   };
   return kinds;

@@ -295,7 +295,9 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
 
   // Sequence parallelism in a TP group: the group's tokens all-gathered before a tensor-parallel
   // block (attention, a dense FFN) and its output reduce-scattered after, on NVLink.
-  const double tp_comm = tp > 1 ? 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s) : 0;
+  const double tp_comm = tp <= 1 ? 0
+                         : links.all_reduce ? links.all_reduce->seconds(tp, group_tokens * h * 2)
+                                            : 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s);
 
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
   // (an MoE layer's with the router and the cast of the tokens to dispatch). Per attention window:
@@ -331,14 +333,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const double flash_mla_s = flash_mla ? hw::flash_mla_decode_seconds(r.gpu(), kv_bytes, decode_flops) : 0.0;
     double core_s = g.decode_sequences > 0 && !flash_mla ? r.attention_forward_s(decode_flops) : 0.0;
     if (g.prefill_sequences > 0) {
-      // Prefill on Hopper-class GPUs: FlashAttention-3's kernel model over the group's prompts
-      // (a chunk's queries are the last positions of its keys).
-      if (r.gpu().fp8_dense_flops_per_s > 0) {
+      // Prefill: the GPU's attention backend (FlashAttention-3 on Hopper, FA2 on Ampere and Ada,
+      // FA4 on Blackwell) by its kernel model over the group's prompts (a chunk's queries are
+      // the last positions of its keys); the roofline where no backend's constants carry.
+      if (r.gpu().fp8_dense_flops_per_s > 0 || r.attention().runs_on_gpu(r.gpu().name)) {
         const double s = g.prefill_tokens, before = g.prefill_context_tokens;
         double fa_s = hw::flash_attention_forward_seconds(r.gpu(),
                                                           {g.prefill_sequences, double(a.heads) / tp, s, s + before, double(a.qk_head_dim()),
                                                            double(a.value_head_dim()), true},
-                                                          d.sms - d.comm_sms) *
+                                                          d.sms - d.comm_sms, r.attention().flash) *
                       double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
         // A windowed layer's kernel skips the blocks outside the window: its share of the pairs.
         if (cost.attention_window_tokens > 0) fa_s *= cost.causal_pairs(s, before) / (s * before + s * (s + 1) / 2);
@@ -374,7 +377,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   ServingStep out;
   // FFN GEMMs from the kernel model, in the recipe's precision with its library's constants, on
   // GPUs of the family they were fitted on (those with FP8 tensor cores); the roofline elsewhere.
-  const bool kernels = r.gpu().fp8_dense_flops_per_s > 0;
+  const bool kernels = r.gemm_kernels();
   const auto precision = r.gemm_precision();
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/timeline.hpp"
+#include "hw/all_reduce.hpp"
 #include "hw/node.hpp"
 #include "net/cluster.hpp"
 #include "workload/inference/serving_step.hpp"
@@ -74,6 +75,9 @@ struct ServingLinks {
   double nvlink_latency_s = 0;
   double ib_latency_s = 0;
   double pcie_Bps = hw::default_node().pcie_Bps;
+  // The node's measured NCCL all-reduce (hw/all_reduce.hpp) for tensor-parallel all-reduces;
+  // nullptr: a ring over nvlink_Bps with nvlink_latency_s a step.
+  const hw::AllReduceFit* all_reduce = nullptr;
 };
 
 // The attention work of one attention group (a DP rank, or a TP group) over a whole step, all

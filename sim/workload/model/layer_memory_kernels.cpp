@@ -170,11 +170,10 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
 
 double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
                              bool sequence_parallel) {
-  const hw::MemoryKernelModel& model = hw::hopper_memory_kernels();
+  // The GPU generation's own fit (floor and fractions of its HBM), measured on its parts.
+  const hw::MemoryKernelModel& model = hw::memory_kernels_for(r.gpu());
   const double streaming_s = model.seconds(k.kind, k.bytes(tokens, routed_rows, tp, sequence_parallel), r.gpu().hbm_bandwidth_Bps, 0);
-  // The floor is Hopper's, measured; GPUs before FP8 tensor cores keep the roofline alone.
-  const double floor_s = r.gpu().fp8_dense_flops_per_s > 0 ? model.rate(k.kind).floor_s : 0.0;
-  return k.launches * floor_s + r.slowdown() * streaming_s;
+  return k.launches * model.rate(k.kind).floor_s + r.slowdown() * streaming_s;
 }
 
 }  // namespace workload

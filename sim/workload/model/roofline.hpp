@@ -3,6 +3,7 @@
 // achieved memory bandwidth, each the GPU's peak times an efficiency. The efficiencies are the
 // scenario's, stated with where they come from (published kernel benchmarks), never fitted to
 // the figure a scenario reproduces.
+#include "hw/attention_backend.hpp"
 #include "hw/gemm_library.hpp"
 #include "hw/gpu.hpp"
 
@@ -55,12 +56,24 @@ class Roofline {
   // Bytes a weight takes in HBM in the recipe's precision, its scales left out (under 7%).
   double weight_bytes() const { return precision_ == hw::GemmPrecision::kFp4 ? 0.5 : precision_ == hw::GemmPrecision::kFp8 ? 1.0 : 2.0; }
   const hw::GemmCalibration& gemm_constants() const { return gemm_library_->constants; }
+  const hw::GemmLibrary& gemm_library() const { return *gemm_library_; }
+  // Whether the GEMMs are timed by the kernel model: on GPUs with FP8 tensor cores (Hopper's
+  // constants carry there), or where the recipe's library was measured (or scaled to).
+  bool gemm_kernels() const { return gpu_->fp8_dense_flops_per_s > 0 || gemm_library_->runs_on_gpu(gpu_->name); }
+  // The attention backend's constants: the engine's pick for the GPU, else the GPU's generation's.
+  Roofline with_attention(const hw::AttentionBackend& backend) const {
+    Roofline r = *this;
+    r.attention_ = &backend;
+    return r;
+  }
+  const hw::AttentionBackend& attention() const { return attention_ ? *attention_ : hw::attention_backend_for(*gpu_); }
 
  private:
   const hw::Gpu* gpu_;
   KernelEfficiency eff_;
   hw::GemmPrecision precision_;
   const hw::GemmLibrary* gemm_library_;
+  const hw::AttentionBackend* attention_ = nullptr;
   double slow_ = 1;
 };
 

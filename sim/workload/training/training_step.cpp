@@ -220,9 +220,10 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   const double router_s = moe ? r.bf16_gemm_s(2.0 * m.hidden * m.moe->routed_experts * tokens / (sp ? tp : 1)) : 0.0;
 
   // GEMMs from the kernel model, shape by shape, in the recipe's precision, on GPUs of the family
-  // its constants were fitted on (those with FP8 tensor cores); from the roofline elsewhere.
+  // its constants were fitted on (those with FP8 tensor cores, or where the recipe's library was
+  // measured); from the roofline elsewhere.
   const hw::Gpu& gpu = r.gpu();
-  const bool kernels = gpu.fp8_dense_flops_per_s > 0;
+  const bool kernels = r.gemm_kernels();
   const auto precision = r.gemm_precision();
   // The memory-bound kernels, each at the achieved bandwidth beside communication.
   const LayerMemoryKernels memory = layer_memory_kernels(m, moe, r.fp8_gemms());
@@ -265,7 +266,7 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   LayerChunks c;
   double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
   if (kernels) {
-    // FlashAttention-3 on the SMs communication leaves. With CP each GPU holds two chunks of
+    // The GPU's FlashAttention kernel (FA3 on Hopper, FA2 on Ampere) on the SMs communication leaves. With CP each GPU holds two chunks of
     // S / 2cp (causal balance) and meets every other GPU's K and V once around the ring: its own
     // step under the mask, the cp - 1 others half visible on average.
     const double s = batch_.sequence_tokens, chunk = s / cp;
@@ -273,10 +274,11 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
                            double(a.qk_head_dim()), double(a.value_head_dim()), true};
     hw::AttentionShape other = own;
     other.causal = false;
-    core_forward_s = hw::flash_attention_forward_seconds(gpu, own, gemm_sms) +
-                     (cp - 1) * hw::flash_attention_forward_seconds(gpu, other, gemm_sms) / 2;
-    core_backward_s = hw::flash_attention_backward_seconds(gpu, own, gemm_sms) +
-                      (cp - 1) * hw::flash_attention_backward_seconds(gpu, other, gemm_sms) / 2;
+    const hw::FlashAttentionCalibration& fa = r.attention().flash;
+    core_forward_s = hw::flash_attention_forward_seconds(gpu, own, gemm_sms, fa) +
+                     (cp - 1) * hw::flash_attention_forward_seconds(gpu, other, gemm_sms, fa) / 2;
+    core_backward_s = hw::flash_attention_backward_seconds(gpu, own, gemm_sms, fa) +
+                      (cp - 1) * hw::flash_attention_backward_seconds(gpu, other, gemm_sms, fa) / 2;
   }
   c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
   c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);

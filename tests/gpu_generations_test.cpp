@@ -1,0 +1,84 @@
+#include <catch2/catch.hpp>
+
+#include "hw/all_reduce.hpp"
+#include "hw/attention_backend.hpp"
+#include "hw/flash_attention_fit.hpp"
+#include "hw/gemm_library.hpp"
+#include "hw/memory_kernel.hpp"
+#include "studies/config/engine_config.hpp"
+
+using namespace hw;
+
+TEST_CASE("each GPU takes its own generation's kernels, or the nearest measured one scaled", "[kernels][generations]") {
+  CHECK(default_gemm_library(GemmPrecision::kBf16, "A100").name == "cublas-fp16-a100-vidur-2024");
+  const GemmLibrary& pcie = default_gemm_library(GemmPrecision::kBf16, "L40S");
+  CHECK(pcie.name == "cublas-fp16-a40-vidur-2024");
+  CHECK(pcie.scaled_for("L40S"));
+  CHECK_FALSE(pcie.scaled_for("A40"));
+  CHECK(default_gemm_library(GemmPrecision::kBf16, "H100").name == "cublas-bf16-h100-2026-11");
+
+  CHECK(memory_kernels_for(gpu_by_name("A100")).name == "ampere");
+  CHECK(memory_kernels_for(gpu_by_name("L4")).name == "ampere-ada-pcie");
+  CHECK(memory_kernels_for(gpu_by_name("GB200")).name == "blackwell");
+  CHECK(memory_kernels_for(gpu_by_name("H200")).name == "hopper");
+  // Ampere has no cast rows: its casts stream at Hopper's fraction, with its own floor.
+  const MemoryKernelModel& ampere = memory_kernels_for(gpu_by_name("A100"));
+  CHECK(ampere.borrowed[static_cast<int>(MemoryKernelKind::kCast)]);
+  CHECK_FALSE(ampere.borrowed[static_cast<int>(MemoryKernelKind::kRowReduction)]);
+  CHECK(ampere.rate(MemoryKernelKind::kCast).hbm_fraction == hopper_memory_kernels().rate(MemoryKernelKind::kCast).hbm_fraction);
+  CHECK(ampere.rate(MemoryKernelKind::kCast).floor_s == ampere.rate(MemoryKernelKind::kRowReduction).floor_s);
+
+  CHECK(attention_backend_for(gpu_by_name("A100")).name == "fa2-ampere");
+  CHECK(attention_backend_for(gpu_by_name("L40S")).name == "fa2-ada");
+  CHECK(attention_backend_for(gpu_by_name("B200")).name == "fa4-blackwell");
+  CHECK(attention_backend_for(gpu_by_name("H800")).name == "fa3");
+  CHECK(attention_backend_for(gpu_by_name("MI300X")).name == "fa3");  // no rows of its own: Hopper's, scaled
+}
+
+TEST_CASE("an engine picks the first backend of its list that runs on the GPU", "[kernels][generations]") {
+  const auto& vllm = studies::engine_by_name("vllm", "engine");
+  CHECK(attention_backend_for(gpu_by_name("A100"), vllm.attention_backends).name == "fa2-ampere");
+  CHECK(attention_backend_for(gpu_by_name("H100"), vllm.attention_backends).name == "fa3");
+  CHECK(attention_backend_for(gpu_by_name("B200"), vllm.attention_backends).name == "fa4-blackwell");
+  CHECK(attention_backend_for(gpu_by_name("A100"), {"fa3", "fa2-ampere"}).name == "fa2-ampere");  // FA3 does not run on Ampere
+  CHECK(studies::engine_by_name("bare", "engine").attention_backends.empty());
+}
+
+TEST_CASE("an attention fit recovers the constants that made its rows", "[kernels][generations]") {
+  const Gpu& a100 = gpu_by_name("A100");
+  const AttentionBackend& fa2 = attention_backend("fa2-ampere", "test");
+  FlashAttentionCalibration truth = fa2.flash;
+  truth.mma_efficiency = 0.8;
+  truth.backward_mma_efficiency = 0.6;
+  std::vector<AttentionMeasurement> rows = fa2.rows;
+  for (auto& row : rows) row.tflops = attention_rate_tflops(a100, row, truth);
+  FlashAttentionCalibration start = truth;
+  start.mma_efficiency = 0.5;
+  start.backward_mma_efficiency = 0.4;
+  const FlashAttentionFit fit = fit_flash_attention(a100, rows, start, {"mma_efficiency", "backward_mma_efficiency"});
+  CHECK(fit.constants.mma_efficiency == Approx(0.8).epsilon(1e-3));
+  CHECK(fit.constants.backward_mma_efficiency == Approx(0.6).epsilon(1e-3));
+  CHECK(fit.rms_log_error < 1e-3);
+  // FA2 runs the softmax after the tensor cores, FA3 beside them: the same constants are slower.
+  FlashAttentionCalibration overlapped = truth;
+  overlapped.overlap_softmax = true;
+  const AttentionShape shape{2, 16, 8192, 8192, 128, 128, false};
+  CHECK(flash_attention_forward_seconds(a100, shape, a100.sm_count, truth) > flash_attention_forward_seconds(a100, shape, a100.sm_count, overlapped));
+}
+
+TEST_CASE("a fabric's measured all-reduce times the nodes it names", "[kernels][generations]") {
+  const AllReduceFit* a100 = all_reduce_for("dgx-a100");
+  REQUIRE(a100);
+  CHECK(a100->name == "nccl-all-reduce-dgx-a100");
+  CHECK(all_reduce_for("h100") == nullptr);  // keeps the ring over its NVLink rate
+  REQUIRE(all_reduce_for("g6e-l40s"));
+  CHECK(all_reduce_for("g6e-l40s")->name == "nccl-all-reduce-pcie");
+  CHECK(a100->seconds(1, 1 << 20) == 0);
+  CHECK(a100->seconds(8, 1 << 20) > a100->latency_s);
+  CHECK(a100->seconds(8, 1 << 26) > a100->seconds(8, 1 << 20));
+  // The fit is a least squares of the relative error: its rows straddle it.
+  int above = 0;
+  for (const auto& r : a100->rows) above += a100->seconds(r.ranks, r.bytes) > r.seconds;
+  CHECK(above > 0);
+  CHECK(above < static_cast<int>(a100->rows.size()));
+}
