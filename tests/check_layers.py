@@ -23,7 +23,7 @@ LEVELS = [
     # studies/: what a study reports, the scenario readers, the study kinds, running them
     "studies/report",
     "studies/config",
-    {"studies/kernels", "studies/network", "studies/training", "studies/inference"},
+    {"studies/kernels", "studies/network", "studies/training", "studies/inference", "studies/serving"},
     "studies/run",
     # the two front ends, neither including the other
     {"cli", "python"},

@@ -5,7 +5,7 @@
 #include "studies/inference/study_decode_bound.hpp"
 #include "studies/inference/study_inference.hpp"
 #include "studies/inference/study_kv_cache.hpp"
-#include "studies/inference/study_serving.hpp"
+#include "studies/serving/study_serving.hpp"
 #include "studies/kernels/study_attention_kernels.hpp"
 #include "studies/kernels/study_fp8.hpp"
 #include "studies/kernels/study_gemm_kernels.hpp"
