@@ -14,7 +14,8 @@ LEVELS = [
     "hw",
     "net",
     # workload/: what a model, a pipeline, a parallel layout and a trace are; then MoE on them
-    {"workload/model", "workload/pipeline", "workload/parallel", "workload/profile", "workload/goodput"},
+    {"workload/model", "workload/pipeline", "workload/profile", "workload/goodput"},
+    "workload/parallel",
     "workload/moe",
     {"workload/training", "workload/inference"},
     # requests/: what arrives (drawn, listed, closed-loop clients, load profiles); serving/: serving it
