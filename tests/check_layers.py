@@ -16,7 +16,8 @@ LEVELS = [
     # net/scale/: the topologies at full size, their traffic by classes of flows
     "net/scale",
     # workload/: what a model, a pipeline, a parallel layout and a trace are; then MoE on them
-    {"workload/model", "workload/pipeline", "workload/parallel", "workload/profile", "workload/goodput"},
+    {"workload/model", "workload/pipeline", "workload/profile", "workload/goodput"},
+    "workload/parallel",
     "workload/moe",
     {"workload/training", "workload/inference"},
     # requests/: what arrives (drawn, listed, closed-loop clients, load profiles); serving/: serving it
@@ -25,7 +26,7 @@ LEVELS = [
     # studies/: what a study reports, the scenario readers, the study kinds, running them
     "studies/report",
     "studies/config",
-    {"studies/kernels", "studies/network", "studies/training", "studies/inference"},
+    {"studies/kernels", "studies/network", "studies/training", "studies/inference", "studies/serving"},
     "studies/run",
     # the two front ends, neither including the other
     {"cli", "python"},

@@ -7,6 +7,7 @@
 #include "workload/pipeline/pipeline_simulation.hpp"
 #include "workload/pipeline/schedule_check.hpp"
 #include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 
 using namespace workload;
 

@@ -6,10 +6,10 @@
 
 #include "core/analytic_engine.hpp"
 #include "core/input_error.hpp"
-#include "workload/pipeline/bubble_formula.hpp"
 #include "workload/pipeline/pipeline_layout.hpp"
 #include "workload/pipeline/pipeline_simulation.hpp"
 #include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 #include "workload/training/stage_layout.hpp"
 
 using namespace workload;

@@ -5,7 +5,7 @@
 #include "cli/options.hpp"
 #include "core/input_error.hpp"
 #include "workload/pipeline/schedule_check.hpp"
-#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 
 namespace cli {
 
@@ -13,7 +13,10 @@ int schedule_command(const Args& args) {
   po::options_description options("options");
   workload::ScheduleRequest q;
   std::string format;
-  options.add_options()("kind", po::value(&q.kind)->required(), "1f1b, 1f1b-interleaved, zb1p, dualpipe or dualpipev")(
+  const auto kinds = workload::schedule_kinds();
+  std::string kind_names;
+  for (std::size_t i = 0; i < kinds.size(); ++i) kind_names += (i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + kinds[i];
+  options.add_options()("kind", po::value(&q.kind)->required(), kind_names.c_str())(
       "pp", po::value(&q.pp)->required(), "pipeline ranks (for dualpipev: devices, each holding 2 of the 2 x pp stages)")(
       "microbatches", po::value(&q.micro_batches)->required(),
       "micro-batches (for dualpipe: both directions together, 20 = 10 per direction)")(

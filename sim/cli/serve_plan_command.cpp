@@ -1,6 +1,6 @@
 // codesim serve-plan SCENARIO.json [--rate R] [--caps 1,2,4,...] [--set /ptr=VALUE ...] [--format json|csv|md] [--out DIR] [--series FILE]
 //
-// A serving scenario run with its plan (studies/study_serving.cpp, "plan"): what one prefill
+// A serving scenario run with its plan (studies/serving/serve_plan.cpp, "plan"): what one prefill
 // and one decode unit serve within the SLO, the ratio that balances them, the units and nodes a
 // load needs (checked by simulating them together), and throughput per GPU against tokens/s per
 // user over decode batch caps. The same as `codesim run` with `--set /plan={...}`. On a scenario

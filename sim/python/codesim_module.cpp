@@ -28,7 +28,7 @@
 #include "studies/run/sweep.hpp"
 #include "studies/run/sweep_runner.hpp"
 #include "workload/pipeline/schedule_check.hpp"
-#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 #include "workload/profile/kernel_class.hpp"
 #include "workload/profile/profile_trace.hpp"
 

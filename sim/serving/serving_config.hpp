@@ -3,6 +3,7 @@
 // cost), how requests are routed, scheduled and preempted, the KV transfer between phases, the
 // prefix cache, MTP, the run's window and its fleet's autoscaling.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "serving/autoscaling.hpp"
@@ -20,6 +21,13 @@ enum class Preemption { kRecompute, kSwap };
 // static batching (a batch admitted only when the last one has finished, as before continuous
 // batching).
 enum class Scheduler { kChunkedPrefill, kPrefillFirst, kStatic };
+
+// The names a scenario gives them, from their registries (routers/router_registry.cpp,
+// schedulers/scheduler_registry.cpp): each a name of the list, or false.
+std::vector<std::string> router_names();
+bool router_policy_named(const std::string& name, RouterPolicy& policy);
+std::vector<std::string> scheduler_names();
+bool scheduler_named(const std::string& name, Scheduler& kind);
 
 struct UnitConfig {
   workload::ServingDeployment deployment;

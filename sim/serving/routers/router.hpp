@@ -41,8 +41,5 @@ long long kv_sixteenths(const Rank& rank);
 // The registry (router_registry.cpp): a router by its policy, over `slots`; `pair_weight` is a
 // query-key pair of prefill attention in tokens through the projections.
 std::unique_ptr<Router> make_router(RouterPolicy policy, std::vector<Router::Slot> slots, double pair_weight);
-// The policy a scenario names ("round-robin", "least-loaded", "kv-aware"); false if none.
-bool router_policy_named(const std::string& name, RouterPolicy& policy);
-std::vector<std::string> router_names();
 
 }  // namespace serving

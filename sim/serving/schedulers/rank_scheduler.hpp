@@ -27,8 +27,5 @@ bool can_admit(const Floor& f, const Unit& unit, const Rank& rank);
 
 // The registry (scheduler_registry.cpp).
 const RankScheduler& scheduler_for(Scheduler kind);
-// The scheduler a scenario names ("chunked-prefill", "prefill-first", "static"); false if none.
-bool scheduler_named(const std::string& name, Scheduler& kind);
-std::vector<std::string> scheduler_names();
 
 }  // namespace serving

@@ -92,7 +92,7 @@ class InferenceStudy : public Study {
     if (prefill) q.tokens_per_sequence = static_cast<int>(lengths.front());
     else q.context_tokens = static_cast<int>(lengths.front());
     const auto step = workload::serving_step(*model, roofline, deployment, links, q, flow && options.simulate ? &unit : nullptr);
-    const workload::StepBreakdown b = workload::step_breakdown(step);
+    const workload::ServingStepBreakdown b = workload::step_breakdown(step);
     StudyResult r;
     const std::string label = std::string(prefill ? "prefill of " : "decode of ") + format_number(sequences.front()) +
                               (prefill ? " prompts of " : " sequences at ") + format_number(lengths.front()) + (prefill ? " tokens" : " tokens of context");

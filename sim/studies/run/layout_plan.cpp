@@ -5,6 +5,7 @@
 #include "studies/config/fabric_config.hpp"
 #include "studies/config/model_config.hpp"
 #include "studies/config/overrides.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 
 namespace studies {
 
@@ -74,13 +75,15 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
         for (int mbs : {1, 2, 4, 8}) {
           if (per_replica % mbs != 0) continue;
           const long long m = per_replica / mbs;
-          std::vector<std::pair<std::string, int>> schedules = {{"1f1b", 1}};
-          if (pp > 1) {
-            schedules.push_back({"zb1p", 1});
-            for (int vpp : {2, 4})
-              if (pp * vpp <= model.layers && m % pp == 0) schedules.push_back({"interleaved", vpp});
-            if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) schedules.push_back({"dualpipe", 1});
-            if (m >= 2 * pp && 2 * pp <= model.layers) schedules.push_back({"dualpipev", 1});
+          // Each schedule that takes pp ranks and m micro-batches with a layer a stage at least, at 2
+          // and 4 virtual stages where it has them, in the order the plan numbers its layouts; one
+          // stage runs every schedule as 1F1B.
+          std::vector<std::pair<std::string, int>> schedules;
+          for (const char* name : {"1f1b", "zb1p", "1f1b-interleaved", "dualpipe", "dualpipev"}) {
+            const workload::ScheduleKind& kind = workload::schedule_kind(name);
+            if (pp == 1 && !schedules.empty()) break;
+            for (int vpp : kind.virtual_stages ? std::vector<int>{2, 4} : std::vector<int>{1})
+              if (kind.stages(pp, vpp) <= model.layers && !kind.refuses(pp, m, vpp)) schedules.push_back({kind.parallel_name, vpp});
           }
           // MoE parallel folding: etp x ep over a stage's tp x cp x dp GPUs, experts whole or cut as attention is.
           std::vector<std::pair<int, int>> experts = {{1, 1}};  // (ep, etp)

@@ -5,10 +5,9 @@
 #include "core/input_error.hpp"
 #include "net/platform.hpp"
 #include "studies/config/cluster_config.hpp"
-#include "workload/pipeline/bubble_formula.hpp"
 #include "workload/pipeline/pipeline_simulation.hpp"
 #include "workload/pipeline/schedule_check.hpp"
-#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 
 namespace studies {
 
@@ -22,14 +21,9 @@ struct Formula {
 };
 
 // Table 2 of the DeepSeek-V3 report, plus DualPipeV with its pp stages on pp / 2 devices.
-Formula table2(const std::string& kind, int pp, const workload::PassTimes& t) {
-  const int devices = kind == "dualpipev" ? pp / 2 : pp;
-  const auto bubble = workload::balanced_bubble_s(kind, devices, t);
-  if (kind == "1f1b") return {"1F1B", bubble, double(pp), 1.0};
-  if (kind == "zb1p") return {"ZB1P", bubble, double(pp), 1.0};
-  if (kind == "dualpipe") return {"DualPipe", bubble, double(pp + 1), 2.0};
-  if (kind == "dualpipev") return {"DualPipeV", bubble, double(pp + 1), std::nullopt};
-  return {"1F1B interleaved", bubble, std::nullopt, std::nullopt};
+Formula table2(const workload::ScheduleKind& kind, int pp, const workload::PassTimes& t) {
+  const int devices = kind.v_shape ? pp / 2 : pp;
+  return {kind.label, kind.bubble_s(devices, t), kind.activations(pp), kind.parameter_copies};
 }
 
 class PipelineStudy : public Study {
@@ -49,11 +43,12 @@ class PipelineStudy : public Study {
       throw core::InputError("--trace", "a trace shows one schedule and this scenario has " + std::to_string(kinds.size()) +
                                       "; add --set '/pipeline/schedules=[\"" + kinds.front() + "\"]'");
     for (const auto& kind : kinds) {
-      const bool devices_halved = kind == "dualpipev";
+      const workload::ScheduleKind& row = workload::schedule_kind(kind);
+      const bool devices_halved = row.v_shape;
       const auto schedule = workload::schedule_for({kind, devices_halved ? pp / 2 : pp, micro_batches, virtual_stages});
       if (const auto problems = workload::check_schedule(schedule); !problems.empty())
         throw std::logic_error(kind + " schedule is unsound: " + problems.front());
-      const Formula f = table2(kind, pp, times);
+      const Formula f = table2(row, pp, times);
       const std::string label = f.label + (devices_halved ? " (" + std::to_string(pp / 2) + " devices)" : "");
       const auto pg = workload::pipeline_graph(schedule, times, transfer_bytes);
       net::Cluster c = cluster;
@@ -109,9 +104,10 @@ std::unique_ptr<Study> parse_pipeline_study(core::JsonReader& root) {
   p.finish();
   // Check every schedule's request now, so that bad input fails before anything runs.
   for (std::size_t i = 0; i < s->kinds.size(); ++i) {
-    const bool halved = s->kinds[i] == "dualpipev";
+    const workload::ScheduleKind* row = workload::find_schedule_kind(s->kinds[i]);
+    const bool halved = row && row->v_shape;
     if (halved && s->pp % 2 != 0)
-      throw core::InputError(p.pointer_of("pp"), std::to_string(s->pp) + " is odd; DualPipeV runs pp stages on pp / 2 devices");
+      throw core::InputError(p.pointer_of("pp"), std::to_string(s->pp) + " is odd; " + row->label + " runs pp stages on pp / 2 devices");
     workload::check_schedule_request({s->kinds[i], halved ? s->pp / 2 : s->pp, s->micro_batches, s->virtual_stages},
                            root.pointer_of("pipeline") + "/");
   }

@@ -20,8 +20,7 @@
 #include "studies/config/straggler_config.hpp"
 #include "workload/model/training_flops.hpp"
 #include "workload/moe/ep_comm.hpp"
-#include "workload/pipeline/bubble_formula.hpp"
-#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 #include "workload/profile/profile_trace.hpp"
 #include "workload/training/cluster_step.hpp"
 #include "workload/training/data_parallel_sync.hpp"
@@ -456,7 +455,7 @@ class TrainingStepStudy : public Study {
                               (use_flow ? "flow" : "analytical") + " mode";
     std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " +
                        ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
-    if (step.schedule().kind.rfind("dualpipe", 0) == 0) note += ", F&B " + ms(balanced.overlapped_s) + " ms";
+    if (workload::schedule_kind(step.schedule().kind).overlaps_chunks) note += ", F&B " + ms(balanced.overlapped_s) + " ms";
     note += ".";
     {
       // The split, and how far its stages are from equal.
@@ -549,8 +548,12 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
                   : recompute == "full" ? workload::Recompute::kFull : workload::Recompute::kSelective;
   par.tp_comm_overlap = p.boolean("tp_comm_overlap", false);
   par.dp_comm_overlap = p.boolean("dp_comm_overlap", false);
-  const auto schedule = p.one_of("schedule", {"1f1b", "interleaved", "zb1p", "dualpipe", "dualpipev"}, "1f1b");
-  par.schedule = schedule == "interleaved" ? "1f1b-interleaved" : schedule;
+  // A schedule by the name /parallel/schedule gives it ("interleaved" for 1f1b-interleaved).
+  std::vector<std::string> schedules;
+  for (const auto& kind : workload::pipeline_schedules()) schedules.push_back(kind.parallel_name);
+  const auto schedule = p.one_of("schedule", schedules, "1f1b");
+  for (const auto& kind : workload::pipeline_schedules())
+    if (kind.parallel_name == schedule) par.schedule = kind.name;
   if (auto order = p.optional_string("order")) {
     const auto names = split(*order, '-');
     auto sorted = names, allowed = workload::placement_dimensions();
@@ -580,7 +583,7 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
   if (a.heads % par.tp != 0)
     throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " does not divide the " + std::to_string(a.heads) + " attention heads of " +
                                            model.display_name);
-  if (par.vpp > 1 && par.schedule != "1f1b-interleaved")
+  if (par.vpp > 1 && !workload::schedule_kind(par.schedule).virtual_stages)
     throw InputError(p.pointer_of("vpp"), std::to_string(par.vpp) + " is not allowed with schedule '" + schedule +
                                             "'; virtual stages need \"interleaved\"");
   if (model.moe) {
@@ -643,8 +646,8 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
     const std::string where = p.pointer_of("pipeline_layout");
     s.layout = workload::string_stage_layout(model, workload::parse_pipeline_layout(*text, where), stages, mtp, where);
   } else if (by_rank) {
-    if (par.schedule == "dualpipev")
-      throw InputError(p.pointer_of(given[0]), "is not allowed with schedule 'dualpipev', whose ranks hold a first and a last stage "
+    if (workload::schedule_kind(par.schedule).v_shape)
+      throw InputError(p.pointer_of(given[0]), "is not allowed with schedule '" + par.schedule + "', whose ranks hold a first and a last stage "
                                                   "each; give layers_per_stage or pipeline_layout");
     workload::RankLayerCounts counts;
     if (p.has("first_stage_layers")) counts.first = static_cast<int>(p.non_negative_integer("first_stage_layers", 0, model.layers));
@@ -800,9 +803,13 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
                                  ", which takes the all-to-alls' times from the profile instead of the fabric's run");
     }
   }
-  if (s->rows == TrainingStepStudy::Rows::kPair && par.schedule.rfind("dualpipe", 0) != 0)
+  if (s->rows == TrainingStepStudy::Rows::kPair && !workload::schedule_kind(par.schedule).overlaps_chunks) {
+    std::vector<std::string> overlapping;
+    for (const auto& kind : workload::pipeline_schedules())
+      if (kind.overlaps_chunks) overlapping.push_back(kind.name);
     throw core::InputError(root.pointer_of("rows"), "'pair' is not allowed with the " + par.schedule + " schedule; it overlaps no forward "
-                           "and backward chunk (dualpipe and dualpipev do)");
+                           "and backward chunk (" + joined(overlapping, " and ") + " do)");
+  }
   return s;
 }
 

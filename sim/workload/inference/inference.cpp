@@ -534,8 +534,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   return out;
 }
 
-StepBreakdown step_breakdown(const ServingStep& step) {
-  StepBreakdown b;
+ServingStepBreakdown step_breakdown(const ServingStep& step) {
+  ServingStepBreakdown b;
   const double mb = step.micro_batches, slow = step.compute_slowdown;
   std::vector<MicroBatchCosts> compute_only = step.layers;
   for (std::size_t l = 0; l < step.layers.size(); ++l) {

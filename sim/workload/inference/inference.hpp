@@ -133,7 +133,7 @@ struct ServingStep {
 // Where a step's time goes, summed over its layers and micro-batches (compute at the rate it runs
 // beside communication). The compute parts, the head and the exposed communication add up to the
 // step; the all-to-alls' hidden part ran beside compute.
-struct StepBreakdown {
+struct ServingStepBreakdown {
   double attention_s = 0;      // MoE and dense layers' attention (memory-bound kernels included)
   double routed_experts_s = 0; // MoE layers' routed experts (their permutes and SwiGLU included)
   double shared_expert_s = 0;
@@ -148,7 +148,7 @@ struct StepBreakdown {
   double pipeline_s = 0;       // of the above: pipeline stages' hand-offs, and the wait for the largest stage
   double step_s = 0;
 };
-StepBreakdown step_breakdown(const ServingStep& step);
+ServingStepBreakdown step_breakdown(const ServingStep& step);
 
 // The EP all-to-all of one micro-batch, as routed by the gate onto the placed experts.
 struct MoeTraffic {

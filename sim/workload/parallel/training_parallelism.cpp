@@ -3,6 +3,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "workload/pipeline/schedule_registry.hpp"
+
 namespace workload {
 
 namespace {
@@ -40,11 +42,7 @@ std::optional<std::vector<GridDimension>> with_pipeline(const std::vector<std::s
 
 }  // namespace
 
-int TrainingParallelism::stages() const {
-  if (schedule == "1f1b-interleaved") return pp * vpp;
-  if (schedule == "dualpipev") return 2 * pp;
-  return pp;
-}
+int TrainingParallelism::stages() const { return schedule_kind(schedule).stages(pp, vpp); }
 
 int TrainingParallelism::dp_at_ep_slot() const {
   const long long spanned = static_cast<long long>(etp) * ep, group = static_cast<long long>(tp) * cp;

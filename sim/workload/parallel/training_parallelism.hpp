@@ -35,7 +35,7 @@ struct TrainingParallelism {
   int dp = 128;
   int ep = 64;  // etp x ep divides tp x cp x dp; 1: every GPU holds every expert
   int etp = 1;  // the ways each expert is cut (its own TP)
-  std::string schedule = "dualpipe";  // 1f1b, 1f1b-interleaved, zb1p, dualpipe, dualpipev
+  std::string schedule = "dualpipe";  // a ScheduleKind::name (workload/pipeline/schedule_registry.hpp)
   int zero = 1;
   Recompute recompute = Recompute::kSelective;
   bool tp_comm_overlap = false;  // TP collectives hidden behind the block's GEMMs where they fit

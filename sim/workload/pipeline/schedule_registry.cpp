@@ -1,5 +1,8 @@
-// Schedule names, request validation and dispatch to the generators.
+// The registry of pipeline schedules, request validation and dispatch to the generators.
+#include "workload/pipeline/schedule_registry.hpp"
+
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/did_you_mean.hpp"
 #include "core/input_error.hpp"
@@ -7,16 +10,41 @@
 
 namespace workload {
 
-std::vector<std::string> schedule_kinds() { return {"1f1b", "1f1b-interleaved", "zb1p", "dualpipe", "dualpipev"}; }
+const std::vector<ScheduleKind>& pipeline_schedules() {
+  static const std::vector<ScheduleKind> rows = {
+      one_f_one_b_kind(),
+      one_f_one_b_interleaved_kind(),
+      zb1p_kind(),
+      dualpipe_kind(),
+      dualpipev_kind(),
+  };
+  return rows;
+}
+
+const ScheduleKind* find_schedule_kind(const std::string& name) {
+  for (const auto& kind : pipeline_schedules())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+const ScheduleKind& schedule_kind(const std::string& name) {
+  if (const ScheduleKind* kind = find_schedule_kind(name)) return *kind;
+  throw std::invalid_argument("no pipeline schedule is named '" + name + "'");
+}
+
+std::vector<std::string> schedule_kinds() {
+  std::vector<std::string> names;
+  for (const auto& kind : pipeline_schedules()) names.push_back(kind.name);
+  return names;
+}
 
 void check_schedule_request(const ScheduleRequest& q, const std::string& where) {
   using core::InputError;
-  const auto kinds = schedule_kinds();
-  if (std::find(kinds.begin(), kinds.end(), q.kind) == kinds.end())
-    throw InputError(where + "kind", "'" + q.kind + "' is unknown; " + core::allowed_list(q.kind, kinds));
+  const ScheduleKind* kind = find_schedule_kind(q.kind);
+  if (!kind) throw InputError(where + "kind", "'" + q.kind + "' is unknown; " + core::allowed_list(q.kind, schedule_kinds()));
   // Sizes past these are not real pipelines, and are refused before anything is allocated.
   constexpr long long kMaxRanks = 4096, kMaxMicroBatches = 1 << 20;
-  const std::string pp_name = q.kind == "dualpipev" ? "pp (devices)" : "pp";
+  const std::string pp_name = kind->v_shape ? "pp (devices)" : "pp";
   if (q.pp < 1 || q.pp > kMaxRanks)
     throw InputError(where + "pp", std::to_string(q.pp) + " is not allowed; " + pp_name + " must be from 1 to " +
                                        std::to_string(kMaxRanks));
@@ -26,43 +54,23 @@ void check_schedule_request(const ScheduleRequest& q, const std::string& where) 
                                                  std::to_string(kMaxMicroBatches));
   // Every rank holds every micro-batch's chunks: bound the product too.
   constexpr long long kMaxChunks = 1 << 22;
-  const long long v = q.kind == "1f1b-interleaved" ? std::clamp(q.virtual_stages, 1LL, 64LL) : 1;
+  const long long v = kind->virtual_stages ? std::clamp(q.virtual_stages, 1LL, 64LL) : 1;
   if (q.pp * q.micro_batches * v > kMaxChunks)
     throw InputError(where + "microbatches", std::to_string(q.micro_batches) + " micro-batches on " + std::to_string(q.pp) +
                                                  " ranks is not allowed; pp x micro-batches (x virtual stages) must be at most " +
                                                  std::to_string(kMaxChunks));
-  const long long pp = q.pp, m = q.micro_batches;
-  if (q.kind == "1f1b-interleaved") {
-    if (q.virtual_stages < 1 || q.virtual_stages > 64)
-      throw InputError(where + "virtual", std::to_string(q.virtual_stages) + " is not allowed; virtual stages must be from 1 to 64");
-    if (m % pp != 0)
-      throw InputError(where + "microbatches", std::to_string(m) +
-                                                   " is not allowed; interleaved 1F1B needs micro-batches divisible by pp (" +
-                                                   std::to_string(pp) + ")");
-  }
-  if (q.kind == "dualpipe") {
-    if (pp % 2 != 0)
-      throw InputError(where + "pp", std::to_string(pp) + " is odd; DualPipe needs an even number of ranks");
-    if (m % 2 != 0)
-      throw InputError(where + "microbatches", std::to_string(m) +
-                                                   " is odd; DualPipe splits micro-batches evenly over its two directions");
-    if (m < 2 * pp)
-      throw InputError(where + "microbatches", std::to_string(m) + " is too few; DualPipe on " + std::to_string(pp) +
-                                                   " ranks needs at least 2 x pp = " + std::to_string(2 * pp));
-  }
-  if (q.kind == "dualpipev" && m < 2 * pp)
-    throw InputError(where + "microbatches", std::to_string(m) + " is too few; DualPipeV on " + std::to_string(pp) +
-                                                 " devices needs at least 2 x devices = " + std::to_string(2 * pp));
+  if (const auto refusal = kind->refuses(q.pp, q.micro_batches, q.virtual_stages)) throw InputError(where + refusal->field, refusal->message);
 }
 
 Schedule schedule_for(const ScheduleRequest& q, const std::string& where) {
   check_schedule_request(q, where);
-  const int pp = static_cast<int>(q.pp), m = static_cast<int>(q.micro_batches);
-  if (q.kind == "1f1b") return one_f_one_b(pp, m);
-  if (q.kind == "zb1p") return zb1p(pp, m);
-  if (q.kind == "1f1b-interleaved") return one_f_one_b_interleaved(pp, m, static_cast<int>(q.virtual_stages));
-  if (q.kind == "dualpipe") return dualpipe(pp, m);
-  return dualpipev(pp, m);
+  return schedule_kind(q.kind).generate(static_cast<int>(q.pp), static_cast<int>(q.micro_batches), static_cast<int>(q.virtual_stages));
+}
+
+std::optional<double> balanced_bubble_s(const std::string& kind, int ranks, const PassTimes& t) {
+  const ScheduleKind* row = find_schedule_kind(kind);
+  if (!row) return std::nullopt;
+  return row->bubble_s(ranks, t);
 }
 
 }  // namespace workload

@@ -8,7 +8,7 @@
 #include "workload/model/layer_cost.hpp"
 #include "workload/model/layer_gemms.hpp"
 #include "workload/model/layer_memory_kernels.hpp"
-#include "workload/pipeline/schedule_generators.hpp"
+#include "workload/pipeline/schedule_registry.hpp"
 
 namespace workload {
 
