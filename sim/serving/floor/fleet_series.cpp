@@ -6,7 +6,20 @@
 
 namespace serving {
 
-void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step) {
+namespace {
+
+constexpr double workload::StepBreakdown::* kBreakdownParts[] = {
+    &workload::StepBreakdown::attention_s, &workload::StepBreakdown::routed_experts_s, &workload::StepBreakdown::shared_expert_s,
+    &workload::StepBreakdown::gate_s,      &workload::StepBreakdown::dense_ffn_s,      &workload::StepBreakdown::memory_kernels_s,
+    &workload::StepBreakdown::tp_comm_s,   &workload::StepBreakdown::mtp_s,            &workload::StepBreakdown::head_s,
+    &workload::StepBreakdown::dispatch_s,  &workload::StepBreakdown::combine_s,        &workload::StepBreakdown::exposed_comm_s,
+    &workload::StepBreakdown::pipeline_s,  &workload::StepBreakdown::step_s};
+
+}  // namespace
+
+void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step,
+                   const workload::StepBreakdown& step_parts) {
+  for (auto part : kBreakdownParts) parts.*part += step_parts.*part;
   load.decode_sequences += step.busiest.decode_sequences;
   load.decode_context_tokens += step.busiest.decode_context_tokens;
   load.prefill_sequences += step.busiest.prefill_sequences;
@@ -45,6 +58,7 @@ UnitSeries StepSums::finish() const {
     m.unit_tokens = std::llround(unit_tokens_sum / s.steps);
     m.prefill = prefill_steps > 0;
     m.mtp_drafts = mtp_drafts;
+    for (auto part : kBreakdownParts) s.mean_parts.*part = parts.*part / s.steps;
   }
   return s;
 }

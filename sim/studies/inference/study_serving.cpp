@@ -17,6 +17,7 @@
 #include "requests/prefetched_source.hpp"
 #include "serving/request_series.hpp"
 #include "serving/request_trace.hpp"
+#include "serving/schedulers/rank_scheduler.hpp"
 #include "serving/serving_metrics.hpp"
 #include "serving/serving_simulation.hpp"
 #include "studies/config/affinity_config.hpp"
@@ -161,6 +162,8 @@ struct UnitSpec {
   double nodes = 1;  // GPUs / GPUs per node: a unit smaller than a node takes its share of one
   serving::UnitConfig config;
   double reserve_bytes = 0;
+  double kv_share_of_free = 0;            // the engine's KV share of what the weights leave (0: none)
+  bool reserve_holds_activations = false;  // the engine's reserve covers the activations
   serving::MemoryInput memory_input;  // what its memory plan was made from
 };
 
@@ -237,18 +240,20 @@ class ServingStudy : public Study {
     for (std::size_t i = 0; i + 1 < client_levels.size(); ++i) client_rows(r, c, client_levels[i]);
     const int level = client_levels.empty() ? 0 : client_levels.back();
     const auto result = simulate(c, 1.0, "serving", level);
-    if (client_levels.size() > 1) client_rows(r, c, level, &result);
+    // Benchmark clients report means beside percentiles, one level or many.
+    if (!client_levels.empty()) client_rows(r, c, level, &result);
     if (!options.requests_out.empty()) write_requests_csv(options.requests_out, result);
     const auto m = serving::serving_metrics(result, c, slo);
     add_rows(r, "", m, result);
     std::vector<std::pair<std::string, workload::ServingStep>> typical;
     breakdown_rows(r, &result, &prefill_cost, &decode_cost, &typical);
+    ttft_rows(r, result, c);
     if (slo.ttft_s > 0 || slo.tpot_s > 0) {
       r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
       r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
     }
     if (generated && std::isinf(generated->arrivals.rate_per_s)) throughput_mode_rows(r, result, c);
-    if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine);
+    if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine, c.duration_s - c.warmup_s);
     if (search) search_rows(r, c);
     if (plan) plan_rows(r, c);
     if (options.trace && !result.trace_json.empty()) r.trace_json = with_step_stages(result.trace_json, typical);
@@ -493,7 +498,9 @@ class ServingStudy : public Study {
       if (series && series->steps > 0) {
         const serving::StepLoad& load = series->mean_load;
         const workload::ServingStep step = (prefill_phase ? prefill_cost : decode_cost)->step(load);
-        b = workload::step_breakdown(step);
+        // The steps' own parts averaged (a step at the mean load would miss a mix of decode-only
+        // steps and steps with a prompt, each bound by a different part of the GPU).
+        b = series->mean_parts;
         expert_imbalance = step.expert_imbalance;
         if (steps) steps->emplace_back("typical " + phase + " step: its stages", step);
         const auto& g = load.busiest;
@@ -502,7 +509,7 @@ class ServingStudy : public Study {
                  " new tokens after " + format_number(g.prefill_context_tokens) + ", the unit's new tokens " + std::to_string(load.unit_tokens) +
                  (load.mtp_drafts > 0 ? ", " + std::to_string(load.mtp_drafts) + " MTP drafts verified" : "") + ";";
       }
-      const std::string label = label_ + ": " + (disaggregated ? phase + " step" : std::string("step")) + " at its mean load";
+      const std::string label = label_ + ": " + (disaggregated ? phase + " step" : std::string("step")) + ", the measured steps' mean";
       auto row = [&](const std::string& id, const std::string& metric, double s) {
         r.rows.push_back({"breakdown/" + phase + "/" + id, label, metric, "ms", {}, s * 1e3, Basis::kSimulated});
       };
@@ -530,9 +537,45 @@ class ServingStudy : public Study {
                           Basis::kSimulated});
     }
     if (!loads.empty())
-      r.notes.push_back("Step breakdown: one step at the gating DP rank's mean load over the measured steps;" + loads +
+      r.notes.push_back("Step breakdown: each measured step's parts (its gating DP rank's load) averaged over the steps, on the GPU (the engine's CPU "
+                        "work is in the engine rows); the mean load (the trace's typical step):" + loads +
                         " compute at the rate it runs beside communication, summed over layers and micro-batches; the compute, the head and "
                         "the exposed communication add up to the step.");
+  }
+
+  // Where the measured requests' time to first token goes (means, adding up to TTFT's mean): the
+  // engine's front end, the wait for a prefill rank, the prompt's steps (the engine's CPU work in
+  // them by its share of those steps), the KV cache's transfer, the first decode step (or, under
+  // an overlapping engine, the step after the prompt's) and the token's way out.
+  void ttft_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const {
+    double queued = 0, prefill = 0, transfer = 0, first = 0, ttft = 0;
+    long long n = 0;
+    for (const auto& q : result.requests) {
+      if (!q.in_window || q.first_token_s < 0 || q.prefill_start_s < 0 || q.prefill_end_s < 0) continue;
+      const double ready_s = q.transfer_end_s >= 0 ? q.transfer_end_s : q.prefill_end_s;
+      queued += q.prefill_start_s - q.arrival_s;
+      prefill += q.prefill_end_s - q.prefill_start_s;
+      transfer += ready_s - q.prefill_end_s;
+      first += q.first_token_s - c.engine.emit_s - ready_s;
+      ttft += q.first_token_s - q.arrival_s;
+      ++n;
+    }
+    if (n == 0) return;  // (streamed records, or no measured first token)
+    const double k = 1e3 / double(n);
+    const serving::UnitSeries& computes = disaggregated ? result.prefill : result.decode;
+    const double cpu_share = computes.mean_step_s > 0 ? computes.engine_s / computes.mean_step_s : 0.0;
+    const std::string label = label_ + ": TTFT, mean";
+    auto row = [&](const std::string& id, const std::string& metric, double ms) {
+      r.rows.push_back({"ttft/" + id, label, metric, "ms", {}, ms, Basis::kSimulated});
+    };
+    row("front_end", "the engine's front end (HTTP, tokenizer, its queue)", result.way_in_s * 1e3);
+    row("queueing", "waiting for a prefill rank", queued * k - result.way_in_s * 1e3);
+    row("prefill", "the prompt's steps", prefill * k);
+    row("engine_cpu", "of the above: the engine's CPU work the steps waited for", prefill * k * cpu_share);
+    if (disaggregated) row("kv_transfer", "the KV cache's transfer to decode and the wait for its pages", transfer * k);
+    row("first_decode", disaggregated ? "the first decode step (and the wait for it)" : "the token's wait for the next step (an overlapping engine's)", first * k);
+    row("emission", "the token's way out to the client", c.engine.emit_s * 1e3);
+    row("ttft", "TTFT", ttft * k);
   }
 
   // Each request's times, as a benchmark client records them (Vidur's per-request metrics): one
@@ -599,27 +642,40 @@ class ServingStudy : public Study {
 
   // What the engine's profile added to the GPU's times: the CPU work steps waited for, and the
   // request's way in (HTTP, tokenizer) and its tokens' way out (detokenize, stream).
-  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e) const {
+  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e, double window_s) const {
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
       r.rows.push_back({"engine/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
     };
     if (disaggregated) row("prefill_step_cpu", "prefill step: the engine's CPU work it waited for (mean)", "ms", result.prefill.engine_s * 1e3);
     row(disaggregated ? "decode_step_cpu" : "step_cpu", std::string(disaggregated ? "decode step" : "step") + ": the engine's CPU work it waited for (mean)",
         "ms", result.decode.engine_s * 1e3);
-    double way_in_s = 0;
-    long long measured = 0;
-    for (const auto& q : result.requests)
-      if (q.in_window) {
-        way_in_s += e.frontend_delay_s(q.input_tokens);
-        ++measured;
-      }
-    row("ttft_path", "TTFT: the request's way in (HTTP, tokenizer) and its first token's way out (mean)", "ms",
-        (measured > 0 ? way_in_s / double(measured) : e.frontend_s) * 1e3 + e.emit_s * 1e3);
-    r.notes.push_back("Engine " + e.name + ": " + format_number(e.step_cpu_s * 1e3) + " ms + " + format_number(e.step_cpu_per_sequence_s * 1e6) +
-                      " us a sequence of CPU work a step, " + (e.overlap_scheduling ? "overlapped with the GPU's previous step (a step takes the longer of the two)"
-                                                                                     : "between GPU steps (added to each)") +
-                      "; " + format_number(e.frontend_s * 1e3) + " ms + " + format_number(e.tokenize_s_per_token * 1e6) +
-                      " us a prompt token before a request reaches the engine, and " + format_number(e.emit_s * 1e3) +
+    row("ttft_path", "TTFT: the request's way in (HTTP, tokenizer, its queue) and its first token's way out (mean)", "ms",
+        (result.way_in_s > 0 ? result.way_in_s : e.frontend_s) * 1e3 + e.emit_s * 1e3);
+    // The front end's one process: its prompts' tokenizing and its streamed tokens' output work
+    // over the measured window (above 1: it could not keep up; the run does not queue the tokens).
+    if (window_s > 0 && e.stream_s_per_token + e.tokenize_s_per_token > 0) {
+      double input = 0, output = 0;
+      for (const auto& q : result.requests)
+        if (q.in_window) {
+          input += q.input_tokens;
+          output += q.output_tokens;
+        }
+      row("front_end_busy", "the front end's process: tokenizing and streaming, share of the window", "%",
+          100 * (input * e.tokenize_s_per_token + output * e.stream_s_per_token) / window_s);
+    }
+    std::string parts;
+    for (const auto& [name, part] : {std::pair{"schedule", e.schedule}, std::pair{"prepare", e.prepare}, std::pair{"sample", e.sample},
+                                     std::pair{"outputs", e.outputs}})
+      if (part.fixed_s > 0 || part.per_sequence_s > 0)
+        parts += std::string(parts.empty() ? "" : ", ") + name + " " + format_number(part.fixed_s * 1e3) + " ms + " + format_number(part.per_sequence_s * 1e6) + " us";
+    r.notes.push_back("Engine " + e.name + (e.version.empty() ? "" : " " + e.version) + ": " + format_number(e.step_cpu_s * 1e3) + " ms + " +
+                      format_number(e.step_cpu_per_sequence_s * 1e6) + " us a sequence of CPU work a step (" + parts + "), " +
+                      (e.overlap_scheduling ? "overlapped with the GPU's step (a step takes the longer of the two, and " + format_number(e.overlap_exposed_s * 1e3) +
+                                                  " ms more it still waits for" + (e.tokens_a_step_later ? "; its tokens reach the client after the next step)" : ")")
+                                            : std::string("between GPU steps (added to each)")) +
+                      "; " + format_number(e.frontend_s * 1e3) + " ms and " + format_number(e.tokenize_s_per_token * 1e6) +
+                      " us a prompt token on the front end's one process before a request reaches the engine, " + format_number(e.stream_s_per_token * 1e6) +
+                      " us of its work a streamed token, and " + format_number(e.emit_s * 1e3) +
                       " ms from a step's end to the client holding its token (data/engines, each figure with its source).");
   }
 
@@ -689,9 +745,11 @@ class ServingStudy : public Study {
     return within_request_limit([&] {
       // The engine's front end before the simulation, its emission after.
       auto through_engine = [&](serving::RequestSource& sent) {
-        serving::EngineFrontEnd front(sent, c.engine);
+        serving::EngineFrontEnd front(sent, c.engine, c.warmup_s, c.duration_s);
         serving::ServingResult result = serving::simulate_serving(front, c, update);
         serving::apply_token_path(result, c.engine);
+        result.way_in_s = front.mean_way_in_s();
+        result.front_end_behind = front.behind();
         return result;
       };
       if (clients_count > 0 && capped) {
@@ -1440,8 +1498,15 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   const int default_tokens =
       decode_kind && !colocated ? 2 * s.config.max_running : engine.max_batch_tokens.value_or(colocated ? 8192 : 16384);
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
-  // vLLM's default gpu_memory_utilization of 0.9 leaves a tenth of HBM to the runtime.
-  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
+  // The runtime's reserve by the engine's rule (vLLM's default gpu_memory_utilization of 0.9
+  // leaves a tenth of HBM; TensorRT-LLM's KV takes a share of what the weights leave; SGLang
+  // keeps a fixed reserve); a reserve given is the runtime's own, and replaces the rule.
+  const bool reserve_given = u.has("runtime_reserve_bytes");
+  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", engine.kv_memory == serving::KvMemoryRule::kShareOfHbm ? (1 - engine.kv_memory_fraction) * cl.gpu->hbm_bytes
+                                                                  : engine.kv_memory == serving::KvMemoryRule::kReserve  ? engine.kv_memory_reserve_bytes
+                                                                                                                          : 0.0);
+  if (!reserve_given && engine.kv_memory == serving::KvMemoryRule::kShareOfFree) s.kv_share_of_free = engine.kv_memory_fraction;
+  s.reserve_holds_activations = !reserve_given && engine.kv_memory == serving::KvMemoryRule::kReserve;
   u.finish();  // a misspelt key is an error, not a default
   return s;
 }
@@ -1537,6 +1602,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   c.disaggregated = s->disaggregated;
   s->label_ = s->disaggregated ? "disaggregated" : "colocated";
   c.engine = engine_by_name(dep.has("engine") ? dep.string("engine") : "bare", dep.pointer_of("engine"));
+  // The engine's release where its profiles differ by version (its latest where none is given).
+  if (dep.has("engine_version")) c.engine = engine_by_version(c.engine.name, dep.string("engine_version"), dep.pointer_of("engine_version"));
   if (s->disaggregated) {
     s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms, c.engine);
     s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms, c.engine);
@@ -1568,12 +1635,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
              : s->router_name_ == "kv-aware"  ? serving::RouterPolicy::kKvAware
                                               : serving::RouterPolicy::kLeastLoaded;
   c.preemption = dep.one_of("preemption", {"recompute", "swap"}, "recompute") == "swap" ? serving::Preemption::kSwap : serving::Preemption::kRecompute;
-  const std::string scheduler = dep.one_of("scheduler", {"chunked-prefill", "prefill-first", "static"}, "chunked-prefill");
+  const std::string scheduler = dep.one_of("scheduler", serving::scheduler_names(), s->disaggregated ? "chunked-prefill" : c.engine.scheduler.value_or("chunked-prefill"));
   if (s->disaggregated && scheduler != "chunked-prefill")
     throw core::InputError(dep.pointer_of("scheduler"), "'" + scheduler + "' is for colocated units, which mix prompts and decoding; a disaggregated deployment keeps them apart");
-  c.scheduler = scheduler == "prefill-first" ? serving::Scheduler::kPrefillFirst
-                : scheduler == "static"      ? serving::Scheduler::kStatic
-                                             : serving::Scheduler::kChunkedPrefill;
+  serving::scheduler_named(scheduler, c.scheduler);
   c.page_tokens = static_cast<int>(dep.positive_integer("page_tokens", c.engine.page_tokens.value_or(64), 1 << 16));
   const double kv_bytes_per_element = dep.positive_number("kv_bytes_per_element", 2.0);
   s->base.kv_bytes_per_element = kv_bytes_per_element;
@@ -1839,6 +1904,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     serving::MemoryInput in;
     in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;
     in.runtime_reserve_bytes = u.reserve_bytes;
+    in.kv_share_of_free = u.kv_share_of_free;
+    in.reserve_holds_activations = u.reserve_holds_activations;
     in.kv_bytes_per_element = kv_bytes_per_element;
     in.weights = s->compute.precision();
     in.mtp = c.mtp_drafts > 0 && decode_kind;
