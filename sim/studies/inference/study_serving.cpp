@@ -569,7 +569,7 @@ class ServingStudy : public Study {
       r.rows.push_back({"ttft/" + id, label, metric, "ms", {}, ms, Basis::kSimulated});
     };
     row("front_end", "the engine's front end (HTTP, tokenizer, its queue)", result.way_in_s * 1e3);
-    row("queueing", "waiting for a prefill rank", queued * k - result.way_in_s * 1e3);
+    row("queueing", "waiting for a prefill rank", std::max(0.0, queued * k - result.way_in_s * 1e3));  // (a rounding's negative zero)
     row("prefill", "the prompt's steps", prefill * k);
     row("engine_cpu", "of the above: the engine's CPU work the steps waited for", prefill * k * cpu_share);
     if (disaggregated) row("kv_transfer", "the KV cache's transfer to decode and the wait for its pages", transfer * k);
