@@ -49,3 +49,38 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   CHECK((r.finish_s - r.first_token_s) / 99 == Approx((bare.finish_s - bare.first_token_s) / 99 + 1e-3).epsilon(1e-6));
   CHECK(run.decode.engine_s == Approx(1e-3));
 }
+
+TEST_CASE("engine profile: overlap leaves its exposed part, and its tokens come a step later", "[serving]") {
+  EngineProfile e;
+  e.step_cpu_s = 1e-3;
+  e.overlap_scheduling = true;
+  e.overlap_exposed_s = 1.6e-4;
+  CHECK(e.step_s(5e-3, 10) == Approx(5.16e-3));  // hidden but for what still shows
+  workload::ServingRequest base;
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
+  c.duration_s = 10;
+  c.engine = e;
+  const Request q = a_request(1, 4000, 100);
+  const auto now = simulate_serving({q}, c).requests[0];
+  c.engine.tokens_a_step_later = true;
+  const auto later = simulate_serving({q}, c).requests[0];
+  // The first decode step's token is handed out once the next step has run: a step later.
+  const double step_s = (now.finish_s - now.first_token_s) / 99;
+  CHECK(later.first_token_s - now.first_token_s == Approx(step_s).epsilon(0.05));
+  CHECK(later.finish_s - later.first_token_s == Approx(now.finish_s - now.first_token_s).epsilon(1e-3));
+}
+
+TEST_CASE("engine front end: prompts queue behind each other on its one process", "[serving]") {
+  EngineProfile e;
+  e.frontend_s = 1e-3;
+  e.tokenize_s_per_token = 1e-6;  // 10 ms a prompt of 10,000 tokens
+  std::vector<Request> sent;
+  for (int i = 0; i < 3; ++i) sent.push_back(a_request(1, 10000, 10));
+  ListedSource listed(sent);
+  EngineFrontEnd front(listed, e, 0, 10);
+  CHECK(front.next()->arrival_s == Approx(1.011));
+  CHECK(front.next()->arrival_s == Approx(1.021));  // the second waits for the first's tokenizing
+  CHECK(front.next()->arrival_s == Approx(1.031));
+  CHECK(front.mean_way_in_s() == Approx(0.021));
+}

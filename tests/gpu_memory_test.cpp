@@ -41,3 +41,23 @@ TEST_CASE("memory: linear weights take their precision's bytes (NVFP4: half a by
   CHECK(fp8 - fp4 == Approx(linear_fp8 * (1 - 0.5625)));
   CHECK(fp4 < 0.7 * fp8);
 }
+
+TEST_CASE("memory: an engine's KV rule (a share of HBM, of what the weights leave, or HBM less a reserve)", "[serving]") {
+  MemoryInput in;
+  in.max_step_tokens = 256;
+  in.runtime_reserve_bytes = 0.1 * h800().hbm_bytes;  // vLLM: 0.9 of all HBM
+  const auto vllm = plan_memory(v3(), h800(), decode_unit(), in);
+  MemoryInput trt = in;  // TensorRT-LLM: 0.9 of what the weights and activations leave
+  trt.runtime_reserve_bytes = 0;
+  trt.kv_share_of_free = 0.9;
+  const auto t = plan_memory(v3(), h800(), decode_unit(), trt);
+  const double free = t.hbm_bytes - t.weight_bytes - t.activation_bytes;
+  CHECK(t.kv_bytes == Approx(0.9 * free));
+  CHECK(t.reserve_bytes == Approx(0.1 * free));
+  CHECK(t.kv_bytes > vllm.kv_bytes);  // a tenth of the free memory, not of all HBM, kept
+  MemoryInput sgl = in;  // SGLang: a reserve that holds the activations
+  sgl.runtime_reserve_bytes = 14e9;
+  sgl.reserve_holds_activations = true;
+  const auto s = plan_memory(v3(), h800(), decode_unit(), sgl);
+  CHECK(s.kv_bytes == Approx(s.hbm_bytes - s.weight_bytes - 14e9));
+}

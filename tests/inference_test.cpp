@@ -418,7 +418,7 @@ TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the ste
           q.tokens_per_sequence = prefill ? 2000 : 1;
           q.context_tokens = prefill ? 0 : 2000;
           const ServingStep step = serving_step(v3(), Roofline(hw::gpu_by_name("H200"), KernelEfficiency{}, true), d, ib(), q, nullptr);
-          const StepBreakdown b = step_breakdown(step);
+          const ServingStepBreakdown b = step_breakdown(step);
           CHECK(b.routed_experts_s < b.step_s);
           const double compute = b.attention_s + b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s;
           CHECK(compute + b.head_s + b.exposed_comm_s == Approx(b.step_s).epsilon(1e-9));

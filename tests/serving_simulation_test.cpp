@@ -334,3 +334,23 @@ TEST_CASE("inter-token latency: every decode step counts once for each sequence 
   q2.arrival_s = 1.0001;
   CHECK(simulate_serving({q, q2}, c).inter_token_s.count() == 98);
 }
+
+TEST_CASE("simulation: the step breakdown is the steps' own parts averaged, adding up to the mean step", "[serving]") {
+  // Colocated steps are of two kinds, decode alone (memory-bound) and with a prompt's chunk
+  // (compute-bound): a step at the mean load is neither, and is shorter than the mean step.
+  workload::ServingRequest base;
+  StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);
+  ServingConfig c = colocated(cost, 64);
+  c.duration_s = 40;
+  c.warmup_s = 10;
+  GeneratedWorkload w;
+  w.arrivals.rate_per_s = 20;
+  w.duration_s = 40;
+  w.input = {LengthKind::kUniform, 0, 0, 500, 3000};
+  w.output = {LengthKind::kUniform, 0, 0, 50, 400};
+  const auto r = simulate_serving(generate_requests(w), c);
+  REQUIRE(r.decode.steps > 0);
+  CHECK(r.decode.mean_parts.step_s == Approx(r.decode.mean_step_s).epsilon(1e-9));  // no engine: the GPU's step alone
+  CHECK(r.decode.mean_parts.attention_s > 0);
+  CHECK(r.decode.mean_parts.routed_experts_s > 0);
+}

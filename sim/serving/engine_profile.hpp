@@ -13,24 +13,48 @@ namespace serving {
 
 struct ServingResult;
 
+// How an engine sizes its KV cache on a GPU.
+enum class KvMemoryRule {
+  kShareOfHbm,   // a share of all HBM holds weights, activations and KV (vLLM's gpu_memory_utilization)
+  kShareOfFree,  // KV takes a share of what weights and activations leave (TensorRT-LLM's free_gpu_memory_fraction)
+  kReserve,      // HBM less the weights and a fixed reserve that holds the activations (SGLang's mem_fraction_static)
+};
+
+// A part of a step's CPU work: fixed, and per running sequence of the busiest scheduler.
+struct CpuPart {
+  double fixed_s = 0;
+  double per_sequence_s = 0;
+  double at(double sequences) const { return fixed_s + per_sequence_s * sequences; }
+};
+
 struct EngineProfile {
   std::string name = "bare";
-  double step_cpu_s = 0;               // per step, fixed
-  double step_cpu_per_sequence_s = 0;  // per running sequence of the busiest scheduler
+  std::string version;                 // the engine's release the figures hold for ("": the only one)
+  // A step's CPU work by part, as the sources split it (one part where they do not).
+  CpuPart schedule, prepare, sample, outputs;
+  double step_cpu_s = 0;               // per step, fixed: the parts' sum
+  double step_cpu_per_sequence_s = 0;  // per running sequence: the parts' sum
   bool overlap_scheduling = false;     // the next step's CPU work runs while this one computes
+  double overlap_exposed_s = 0;        // under overlap, what each step still waits for on the CPU
+  bool tokens_a_step_later = false;    // under overlap, a step's tokens reach the client after the next step
   double frontend_s = 0;               // from the request's send to the engine's queue, fixed
-  double tokenize_s_per_token = 0;     // the prompt's tokenization on the way in
+  double tokenize_s_per_token = 0;     // the prompt's tokenization on the way in (the front-end process busy)
+  double stream_s_per_token = 0;       // each streamed token's output work in the front-end process
   double emit_s = 0;                   // from a step's end to the client holding its token
   // The attention kernels it runs, in its order of preference: the first whose constants run on
   // the GPU (hw::attention_backend_for); empty: the GPU generation's own.
   std::vector<std::string> attention_backends;
   // Defaults the engine gives a deployment (absent: the deployment's own).
   std::optional<int> page_tokens, max_running, max_batch_tokens, micro_batches;
+  std::optional<std::string> scheduler;  // its colocated units' scheduler (schedulers/), where the deployment names none
+  KvMemoryRule kv_memory = KvMemoryRule::kShareOfHbm;
+  double kv_memory_fraction = 0.9;     // kShareOfHbm, kShareOfFree: the share
+  double kv_memory_reserve_bytes = 0;  // kReserve: what the runtime keeps, activations included
 
   // A step of `gpu_s` on the GPU, for a scheduler holding `sequences`.
   double step_s(double gpu_s, double sequences) const {
     const double cpu_s = step_cpu_s + step_cpu_per_sequence_s * sequences;
-    return overlap_scheduling ? std::max(gpu_s, cpu_s) : gpu_s + cpu_s;
+    return overlap_scheduling ? std::max(gpu_s, cpu_s) + overlap_exposed_s : gpu_s + cpu_s;
   }
   // From a prompt's send to the engine's queue.
   double frontend_delay_s(int prompt_tokens) const { return frontend_s + tokenize_s_per_token * prompt_tokens; }

@@ -54,7 +54,7 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   widest = std::max(widest, 2.0 * m.dense_ffn / tp);
   if (m.moe) widest = std::max(widest, double(m.moe->active_routed_experts) * 2.0 * m.moe->expert_ffn);
   p.activation_bytes = t * (4 * h + widest) * bf16 + t * double(m.vocab) / tp * 4;
-  p.reserve_bytes = in.runtime_reserve_bytes;
+  p.reserve_bytes = in.reserve_holds_activations ? std::max(0.0, in.runtime_reserve_bytes - p.activation_bytes) : in.runtime_reserve_bytes;
 
   // KV per token: MLA's latent is whole on every GPU of a TP group; GQA's heads are split over
   // the group (copied where TP exceeds the KV heads).
@@ -66,6 +66,10 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   p.kv_bytes_per_token_gpu = p.kv_bytes_per_token * workload::kv_share_per_gpu(a, tp);
 
   p.kv_bytes = p.hbm_bytes - p.weight_bytes - p.activation_bytes - p.reserve_bytes;
+  if (in.kv_share_of_free > 0 && p.kv_bytes > 0) {
+    p.reserve_bytes += (1 - in.kv_share_of_free) * p.kv_bytes;
+    p.kv_bytes *= in.kv_share_of_free;
+  }
   p.kv_pages = kv_pages(m, in.mtp, in.kv_bytes_per_element, workload::kv_share_per_gpu(a, tp));
   p.kv_group_tokens = p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_pages.group_bytes_per_token_gpu)) : 0;
   p.kv_tokens = p.kv_pages.longest_tokens(p.kv_group_tokens, in.page_tokens);

@@ -20,7 +20,7 @@ enum class Preemption { kRecompute, kSwap };
 // (vLLM V0's default: a step of whole prompts whenever one can be admitted, decoding paused); or
 // static batching (a batch admitted only when the last one has finished, as before continuous
 // batching).
-enum class Scheduler { kChunkedPrefill, kPrefillFirst, kStatic };
+enum class Scheduler { kChunkedPrefill, kPrefillFirst, kStatic, kGuaranteedNoEvict };
 
 // The names a scenario gives them, from their registries (routers/router_registry.cpp,
 // schedulers/scheduler_registry.cpp): each a name of the list, or false.

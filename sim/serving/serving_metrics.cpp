@@ -87,7 +87,8 @@ ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig&
   // Overloaded where the requests waiting grew by a tenth of the arrivals, or where most of the
   // window's requests never finished (closed-loop clients beyond what the units hold: their
   // queue cannot grow, it only never drains).
-  m.overloaded = growth > 0.1 * double(arrived) || (m.measured > 0 && 2 * m.finished < m.measured);
+  // An engine's front end that fell behind by half the window is overloaded too.
+  m.overloaded = growth > 0.1 * double(arrived) || (m.measured > 0 && 2 * m.finished < m.measured) || result.front_end_behind;
   return m;
 }
 

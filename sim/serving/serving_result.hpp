@@ -28,7 +28,8 @@ struct UnitSeries {
   double mean_step_s = 0;
   double engine_s = 0;                         // of a step, the engine's CPU work it waited for (mean)
   double imbalance = 0;                        // busiest DP rank's tokens / mean, averaged over steps
-  StepLoad mean_load;                          // averaged over steps: a typical step, for its breakdown
+  StepLoad mean_load;                          // averaged over steps: a typical step, for its trace
+  workload::ServingStepBreakdown mean_parts;          // each step's parts, averaged over steps: they add up to the mean GPU step
 };
 
 // One interval of a run (ServingConfig::interval_s): its units and its load. Units "in use" are
@@ -53,6 +54,8 @@ struct ServingResult {
   long long preemptions = 0;
   long long unfinished = 0;  // still in the system when the run stopped
   double end_s = 0;
+  double way_in_s = 0;  // the measured requests' mean from their send to the engine's queue (its front end)
+  bool front_end_behind = false;  // a request sent by the window's middle reached the engine after its end
   std::string trace_json;
   std::vector<FleetInterval> intervals;  // where ServingConfig::interval_s is given
   int scale_ups = 0, scale_downs = 0;    // autoscaling's decisions, units started and drained

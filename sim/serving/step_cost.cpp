@@ -61,11 +61,14 @@ double StepCost::seconds(const StepLoad& load) {
   g.unit_tokens = static_cast<long long>(on_grid(double(g.unit_tokens)));
   const std::array<double, 8> key{b.decode_sequences, b.decode_context_tokens, b.prefill_sequences, b.prefill_tokens,
                                   b.prefill_context_tokens, double(g.unit_tokens), g.prefill ? 1.0 : 0.0, double(g.mtp_drafts)};
-  const auto it = kept_.find(key);
-  if (it != kept_.end()) return it->second;
-  const double s = direct_seconds(g);
-  kept_.emplace(key, s);
-  return s;
+  auto it = kept_.find(key);
+  if (it == kept_.end()) {
+    ++computed_;
+    const workload::ServingStep s = step(g, false);
+    it = kept_.emplace(key, Kept{s.step_s, workload::step_breakdown(s)}).first;
+  }
+  last_parts_ = &it->second.parts;
+  return it->second.seconds;
 }
 
 }  // namespace serving

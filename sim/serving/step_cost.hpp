@@ -25,6 +25,8 @@ class StepCost {
            const workload::ServingLinks& links, const workload::ServingRequest& base, const net::Cluster* flow_on);
 
   double seconds(const StepLoad& load);         // on the grid, kept
+  // The parts of the step `seconds` last timed (kept with it), for the mean of the steps' parts.
+  const workload::ServingStepBreakdown& last_parts() const { return *last_parts_; }
   double direct_seconds(const StepLoad& load);  // as given, not kept
   workload::ServingStep step(const StepLoad& load, bool keep_graph = true);  // the whole step as given, for its breakdown
 
@@ -50,7 +52,12 @@ class StepCost {
   struct KeyHash {
     std::size_t operator()(const std::array<double, 8>& k) const;
   };
-  std::unordered_map<std::array<double, 8>, double, KeyHash> kept_;
+  struct Kept {
+    double seconds;
+    workload::ServingStepBreakdown parts;
+  };
+  std::unordered_map<std::array<double, 8>, Kept, KeyHash> kept_;
+  const workload::ServingStepBreakdown* last_parts_ = nullptr;
   long long computed_ = 0, looked_up_ = 0;
   double kv_token_weight_ = 0, pair_weight_ = 0;
 };

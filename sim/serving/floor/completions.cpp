@@ -1,6 +1,7 @@
 #include "serving/floor/completions.hpp"
 
 #include "serving/floor/arrivals.hpp"
+#include "serving/schedulers/rank_scheduler.hpp"
 
 namespace serving {
 
@@ -26,19 +27,23 @@ void first_token(Floor& f, RequestRecord& rec) {
     --f.waiting_first;
     if (f.c.autoscaling.prefill.max_latency_p90_s > 0) f.look_latency.prefill.add(f.now - rec.arrival_s);
   }
-  rec.first_token_s = f.now;
+  rec.first_token_s = f.now + f.token_lag_s;
 }
 
 void finish(Floor& f, int id) {
   RequestState& l = f.state(id);
+  if (f.scheduler->reserves_to_end() && !f.c.disaggregated) {
+    const Unit& unit = f.unit(l.unit);
+    f.rank_of(l.unit, l.rank).promised_pages -= promised_pages(f, *unit.config, id);
+  }
   l.pages = 0;
   l.phase = RequestPhase::kDone;
   auto& rec = f.record(id);
-  rec.finish_s = f.now;
+  rec.finish_s = f.now + f.token_lag_s;
   if (f.c.autoscaling.decode.max_latency_p90_s > 0 && rec.output_tokens > 1 && rec.first_token_s >= 0)
-    f.look_latency.decode.add((f.now - rec.first_token_s) / (rec.output_tokens - 1));
+    f.look_latency.decode.add((rec.finish_s - rec.first_token_s) / (rec.output_tokens - 1));
   if (f.on_record) f.on_record(rec);
-  if (f.source.finished(as_sent(f, id), f.now)) pull_next(f);  // a client's next
+  if (f.source.finished(as_sent(f, id), rec.finish_s)) pull_next(f);  // a client's next
   if (f.on_record) f.free_ids.push_back(id);
 }
 

@@ -6,7 +6,20 @@
 
 namespace serving {
 
-void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step) {
+namespace {
+
+constexpr double workload::ServingStepBreakdown::* kBreakdownParts[] = {
+    &workload::ServingStepBreakdown::attention_s, &workload::ServingStepBreakdown::routed_experts_s, &workload::ServingStepBreakdown::shared_expert_s,
+    &workload::ServingStepBreakdown::gate_s,      &workload::ServingStepBreakdown::dense_ffn_s,      &workload::ServingStepBreakdown::memory_kernels_s,
+    &workload::ServingStepBreakdown::tp_comm_s,   &workload::ServingStepBreakdown::mtp_s,            &workload::ServingStepBreakdown::head_s,
+    &workload::ServingStepBreakdown::dispatch_s,  &workload::ServingStepBreakdown::combine_s,        &workload::ServingStepBreakdown::exposed_comm_s,
+    &workload::ServingStepBreakdown::pipeline_s,  &workload::ServingStepBreakdown::step_s};
+
+}  // namespace
+
+void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step,
+                   const workload::ServingStepBreakdown& step_parts) {
+  for (auto part : kBreakdownParts) parts.*part += step_parts.*part;
   load.decode_sequences += step.busiest.decode_sequences;
   load.decode_context_tokens += step.busiest.decode_context_tokens;
   load.prefill_sequences += step.busiest.prefill_sequences;
@@ -45,6 +58,7 @@ UnitSeries StepSums::finish() const {
     m.unit_tokens = std::llround(unit_tokens_sum / s.steps);
     m.prefill = prefill_steps > 0;
     m.mtp_drafts = mtp_drafts;
+    for (auto part : kBreakdownParts) s.mean_parts.*part = parts.*part / s.steps;
   }
   return s;
 }

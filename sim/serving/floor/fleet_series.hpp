@@ -16,10 +16,12 @@ namespace serving {
 struct StepSums {
   double batch = 0, tokens = 0, queue = 0, kv = 0, imbalance = 0;
   workload::GroupLoad load;
+  workload::ServingStepBreakdown parts;  // summed over steps
   double unit_tokens_sum = 0, prefill_steps = 0;
   int mtp_drafts = 0;
   UnitSeries out;
-  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step);
+  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step,
+           const workload::ServingStepBreakdown& step_parts);
   UnitSeries finish() const;
 };
 

@@ -135,6 +135,7 @@ struct Floor {
   Events events;
   long long seq = 0, handled = 0;
   double now = 0;
+  double token_lag_s = 0;  // at a step's end under an overlapping engine: the step that ended (its tokens come after the next)
   std::vector<int> units_to_start, units_to_start_now;  // decode units a finished prompt or a transfer may start (two buffers)
   PageBoundaryScratch pages;
   StepEndScratch ends;

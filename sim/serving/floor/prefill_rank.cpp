@@ -34,6 +34,11 @@ void take_prompt_chunks(Floor& f, int u, Rank& rank, RankStepLoad& load) {
     if (whole && !rank.chunks.empty() && l.prompt - l.cached > load.budget) break;
     const long long p = f.pages_for(cfg, l.prompt + (unit.decodes ? 1 : 0));
     if (rank.pages_used + p > rank.pages_total) break;
+    if (scheduler.reserves_to_end()) {
+      const long long promise = promised_pages(f, cfg, id);
+      if (rank.promised_pages + promise > rank.pages_total && rank.running() > 0) break;
+      rank.promised_pages += promise;
+    }
     rank.waiting.pop_front();
     rank.pages_used += p;
     l.pages = p;

@@ -39,6 +39,7 @@ struct alignas(64) Rank {
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
   double pending_pairs = 0;      // ... and the query-key pairs of their attention
   double nic_free_s = 0;         // when its NICs are done with the KV caches queued on them
+  long long promised_pages = 0;  // a scheduler that reserves to the end: its sequences' pages at their last tokens
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }
 };
@@ -63,7 +64,9 @@ struct Unit {
   long long steps = 0;      // steps started
   std::vector<SteppingRank> stepping;  // in the step in flight, in order
   bool busy = false;
+  bool step_has_prompts = false;  // the step in flight computes prompt chunks
   double step_start_s = 0;
+  double decode_step_s = 0;       // its last step without prompt chunks (0: none yet)
 
   int index_of(const Rank& rank) const { return static_cast<int>(&rank - ranks.data()); }
 };

@@ -177,13 +177,14 @@ class StepBuilder {
     const double gpu_s = config_.cost->seconds(load);
     const double step_s = c.engine.step_s(gpu_s, busiest_.decode_sequences + busiest_.prefill_sequences);
     unit_.busy = true;
+    unit_.step_has_prompts = any_prefill_;
     unit_.step_start_s = f_.now;
     const double ranks = double(unit_.ranks.size());
     const double busiest_tokens = busiest_.decode_sequences * tokens_per_step_ + busiest_.prefill_sequences * busiest_.prefill_tokens;
     const double imbalance = unit_tokens_ > 0 ? busiest_tokens / (double(unit_tokens_) / ranks) : 1.0;
     if (f_.measuring(f_.now)) {
       StepSums& sums = unit_.prefill_kind ? f_.series.prefill : f_.series.decode;
-      sums.add(step_s, batch_ / ranks, double(unit_tokens_), queue_, kv_use_, imbalance, load);
+      sums.add(step_s, batch_ / ranks, double(unit_tokens_), queue_, kv_use_, imbalance, load, config_.cost->last_parts());
       sums.out.engine_s += step_s - gpu_s;
       f_.result.inter_token_s.add(step_s, streaming_);
     }
@@ -233,6 +234,11 @@ void end_step(Floor& f, int u) {
   const double share = f.now > unit.step_start_s ? std::clamp(inside_s / (f.now - unit.step_start_s), 0.0, 1.0) : f.measuring(f.now) ? 1.0 : 0.0;
   const bool count = share > 0;
   FleetInterval* here = c.interval_s > 0 ? &f.interval(f.now) : nullptr;
+  // An engine that overlaps its CPU work hands this step's tokens out once the next step has run:
+  // a decoding step's time later (the last one the unit ran; this one where it has run none).
+  const double ended_s = f.now - unit.step_start_s;
+  if (!unit.step_has_prompts) unit.decode_step_s = ended_s;
+  f.token_lag_s = c.engine.tokens_a_step_later ? (unit.decode_step_s > 0 ? unit.decode_step_s : ended_s) : 0;
   // The batches' ends first, each request that gets its first token or finishes asked of the
   // memory as it is found; then each rank's in order. A unit's step has a few dozen of them,
   // each reading its record cold, and they are read together rather than one after another.
@@ -280,6 +286,7 @@ void end_step(Floor& f, int u) {
     end_prompt_chunks(f, u, rank, share, count, here);
     if (changed) tell_router(f, u, rank);
   }
+  f.token_lag_s = 0;
   f.units_to_start_now.swap(f.units_to_start);  // two buffers, so neither is allocated again
   for (int du : f.units_to_start_now) start_step(f, du);
   f.units_to_start_now.clear();

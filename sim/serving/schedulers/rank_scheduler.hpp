@@ -20,7 +20,14 @@ class RankScheduler {
   virtual bool whole_prompts() const = 0;
   // Whether the rank admits new prompts at this step.
   virtual bool admitting(const Unit&, const Rank&) const { return true; }
+  // Whether a prompt is admitted only while the rank's pages hold every admitted sequence to its
+  // last token (Rank::promised_pages), so none is preempted.
+  virtual bool reserves_to_end() const { return false; }
 };
+
+// The pages a sequence holds at its last token: what a scheduler that reserves to the end
+// promises at its admission and frees at its finish or preemption.
+long long promised_pages(const Floor& f, const UnitConfig& config, int id);
 
 // Whether a colocated rank could admit its first waiting prompt now.
 bool can_admit(const Floor& f, const Unit& unit, const Rank& rank);

@@ -8,6 +8,7 @@ namespace serving {
 const RankScheduler& chunked_prefill_scheduler();
 const RankScheduler& prefill_first_scheduler();
 const RankScheduler& static_batches_scheduler();
+const RankScheduler& guaranteed_no_evict_scheduler();
 
 namespace {
 
@@ -21,9 +22,15 @@ constexpr std::array kSchedulers{
     SchedulerKind{Scheduler::kChunkedPrefill, "chunked-prefill", chunked_prefill_scheduler},
     SchedulerKind{Scheduler::kPrefillFirst, "prefill-first", prefill_first_scheduler},
     SchedulerKind{Scheduler::kStatic, "static", static_batches_scheduler},
+    SchedulerKind{Scheduler::kGuaranteedNoEvict, "guaranteed-no-evict", guaranteed_no_evict_scheduler},
 };
 
 }  // namespace
+
+long long promised_pages(const Floor& f, const UnitConfig& config, int id) {
+  const RequestRecord& rec = f.flights[static_cast<std::size_t>(id)].record;
+  return f.pages_for(config, rec.input_tokens + rec.output_tokens);
+}
 
 const RankScheduler& scheduler_for(Scheduler kind) {
   for (const SchedulerKind& s : kSchedulers)

@@ -8,7 +8,11 @@
 namespace studies {
 
 std::vector<std::string> engine_names();
-// `where`: the JSON pointer of the name, for the "unknown, did you mean" error.
+// `where`: the JSON pointer of the name, for the "unknown, did you mean" error. An engine with
+// profiles for several versions gives its latest.
 const serving::EngineProfile& engine_by_name(const std::string& name, const std::string& where);
+// One version's profile; `where`: the version's JSON pointer, for the error naming the versions.
+const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version, const std::string& where);
+std::vector<std::string> engine_versions(const std::string& name);
 
 }  // namespace studies

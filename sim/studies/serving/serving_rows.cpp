@@ -24,7 +24,9 @@ void ServingStudy::breakdown_rows(StudyResult& r, const serving::ServingResult* 
     if (series && series->steps > 0) {
       const serving::StepLoad& load = series->mean_load;
       const workload::ServingStep step = (prefill_phase ? prefill_cost : decode_cost)->step(load);
-      b = workload::step_breakdown(step);
+      // The steps' own parts averaged (a step at the mean load would miss a mix of decode-only
+      // steps and steps with a prompt, each bound by a different part of the GPU).
+      b = series->mean_parts;
       expert_imbalance = step.expert_imbalance;
       if (steps) steps->emplace_back("typical " + phase + " step: its stages", step);
       const auto& g = load.busiest;
@@ -33,7 +35,7 @@ void ServingStudy::breakdown_rows(StudyResult& r, const serving::ServingResult* 
                " new tokens after " + format_number(g.prefill_context_tokens) + ", the unit's new tokens " + std::to_string(load.unit_tokens) +
                (load.mtp_drafts > 0 ? ", " + std::to_string(load.mtp_drafts) + " MTP drafts verified" : "") + ";";
     }
-    const std::string label = label_ + ": " + (disaggregated ? phase + " step" : std::string("step")) + " at its mean load";
+    const std::string label = label_ + ": " + (disaggregated ? phase + " step" : std::string("step")) + ", the measured steps' mean";
     auto row = [&](const std::string& id, const std::string& metric, double s) {
       r.rows.push_back({"breakdown/" + phase + "/" + id, label, metric, "ms", {}, s * 1e3, Basis::kSimulated});
     };
@@ -61,7 +63,8 @@ void ServingStudy::breakdown_rows(StudyResult& r, const serving::ServingResult* 
                         Basis::kSimulated});
   }
   if (!loads.empty())
-    r.notes.push_back("Step breakdown: one step at the gating DP rank's mean load over the measured steps;" + loads +
+    r.notes.push_back("Step breakdown: each measured step's parts (its gating DP rank's load) averaged over the steps, on the GPU (the engine's CPU "
+                      "work is in the engine rows); the mean load (the trace's typical step):" + loads +
                       " compute at the rate it runs beside communication, summed over layers and micro-batches; the compute, the head and "
                       "the exposed communication add up to the step.");
 }
@@ -123,28 +126,72 @@ void ServingStudy::throughput_mode_rows(StudyResult& r, const serving::ServingRe
   row("output_per_gpu", "output tokens/s per GPU over that time", "tokens/s", makespan_s > 0 ? output_tokens / makespan_s / gpus_of(c) : 0.0);
 }
 
-void ServingStudy::engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e) const {
+void ServingStudy::engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e, double window_s) const {
   auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
     r.rows.push_back({"engine/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
   };
   if (disaggregated) row("prefill_step_cpu", "prefill step: the engine's CPU work it waited for (mean)", "ms", result.prefill.engine_s * 1e3);
   row(disaggregated ? "decode_step_cpu" : "step_cpu", std::string(disaggregated ? "decode step" : "step") + ": the engine's CPU work it waited for (mean)",
       "ms", result.decode.engine_s * 1e3);
-  double way_in_s = 0;
-  long long measured = 0;
-  for (const auto& q : result.requests)
-    if (q.in_window) {
-      way_in_s += e.frontend_delay_s(q.input_tokens);
-      ++measured;
-    }
-  row("ttft_path", "TTFT: the request's way in (HTTP, tokenizer) and its first token's way out (mean)", "ms",
-      (measured > 0 ? way_in_s / double(measured) : e.frontend_s) * 1e3 + e.emit_s * 1e3);
-  r.notes.push_back("Engine " + e.name + ": " + format_number(e.step_cpu_s * 1e3) + " ms + " + format_number(e.step_cpu_per_sequence_s * 1e6) +
-                    " us a sequence of CPU work a step, " + (e.overlap_scheduling ? "overlapped with the GPU's previous step (a step takes the longer of the two)"
-                                                                                   : "between GPU steps (added to each)") +
-                    "; " + format_number(e.frontend_s * 1e3) + " ms + " + format_number(e.tokenize_s_per_token * 1e6) +
-                    " us a prompt token before a request reaches the engine, and " + format_number(e.emit_s * 1e3) +
+  row("ttft_path", "TTFT: the request's way in (HTTP, tokenizer, its queue) and its first token's way out (mean)", "ms",
+      (result.way_in_s > 0 ? result.way_in_s : e.frontend_s) * 1e3 + e.emit_s * 1e3);
+  // The front end's one process: its prompts' tokenizing and its streamed tokens' output work
+  // over the measured window (above 1: it could not keep up; the run does not queue the tokens).
+  if (window_s > 0 && e.stream_s_per_token + e.tokenize_s_per_token > 0) {
+    double input = 0, output = 0;
+    for (const auto& q : result.requests)
+      if (q.in_window) {
+        input += q.input_tokens;
+        output += q.output_tokens;
+      }
+    row("front_end_busy", "the front end's process: tokenizing and streaming, share of the window", "%",
+        100 * (input * e.tokenize_s_per_token + output * e.stream_s_per_token) / window_s);
+  }
+  std::string parts;
+  for (const auto& [name, part] : {std::pair{"schedule", e.schedule}, std::pair{"prepare", e.prepare}, std::pair{"sample", e.sample},
+                                   std::pair{"outputs", e.outputs}})
+    if (part.fixed_s > 0 || part.per_sequence_s > 0)
+      parts += std::string(parts.empty() ? "" : ", ") + name + " " + format_number(part.fixed_s * 1e3) + " ms + " + format_number(part.per_sequence_s * 1e6) + " us";
+  r.notes.push_back("Engine " + e.name + (e.version.empty() ? "" : " " + e.version) + ": " + format_number(e.step_cpu_s * 1e3) + " ms + " +
+                    format_number(e.step_cpu_per_sequence_s * 1e6) + " us a sequence of CPU work a step (" + parts + "), " +
+                    (e.overlap_scheduling ? "overlapped with the GPU's step (a step takes the longer of the two, and " + format_number(e.overlap_exposed_s * 1e3) +
+                                                " ms more it still waits for" + (e.tokens_a_step_later ? "; its tokens reach the client after the next step)" : ")")
+                                          : std::string("between GPU steps (added to each)")) +
+                    "; " + format_number(e.frontend_s * 1e3) + " ms and " + format_number(e.tokenize_s_per_token * 1e6) +
+                    " us a prompt token on the front end's one process before a request reaches the engine, " + format_number(e.stream_s_per_token * 1e6) +
+                    " us of its work a streamed token, and " + format_number(e.emit_s * 1e3) +
                     " ms from a step's end to the client holding its token (data/engines, each figure with its source).");
+}
+
+void ServingStudy::ttft_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const {
+  double queued = 0, prefill = 0, transfer = 0, first = 0, ttft = 0;
+  long long n = 0;
+  for (const auto& q : result.requests) {
+    if (!q.in_window || q.first_token_s < 0 || q.prefill_start_s < 0 || q.prefill_end_s < 0) continue;
+    const double ready_s = q.transfer_end_s >= 0 ? q.transfer_end_s : q.prefill_end_s;
+    queued += q.prefill_start_s - q.arrival_s;
+    prefill += q.prefill_end_s - q.prefill_start_s;
+    transfer += ready_s - q.prefill_end_s;
+    first += q.first_token_s - c.engine.emit_s - ready_s;
+    ttft += q.first_token_s - q.arrival_s;
+    ++n;
+  }
+  if (n == 0) return;  // (streamed records, or no measured first token)
+  const double k = 1e3 / double(n);
+  const serving::UnitSeries& computes = disaggregated ? result.prefill : result.decode;
+  const double cpu_share = computes.mean_step_s > 0 ? computes.engine_s / computes.mean_step_s : 0.0;
+  const std::string label = label_ + ": TTFT, mean";
+  auto row = [&](const std::string& id, const std::string& metric, double ms) {
+    r.rows.push_back({"ttft/" + id, label, metric, "ms", {}, ms, Basis::kSimulated});
+  };
+  row("front_end", "the engine's front end (HTTP, tokenizer, its queue)", result.way_in_s * 1e3);
+  row("queueing", "waiting for a prefill rank", std::max(0.0, queued * k - result.way_in_s * 1e3));  // (a rounding's negative zero)
+  row("prefill", "the prompt's steps", prefill * k);
+  row("engine_cpu", "of the above: the engine's CPU work the steps waited for", prefill * k * cpu_share);
+  if (disaggregated) row("kv_transfer", "the KV cache's transfer to decode and the wait for its pages", transfer * k);
+  row("first_decode", disaggregated ? "the first decode step (and the wait for it)" : "the token's wait for the next step (an overlapping engine's)", first * k);
+  row("emission", "the token's way out to the client", c.engine.emit_s * 1e3);
+  row("ttft", "TTFT", ttft * k);
 }
 
 void ServingStudy::add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const {

@@ -71,18 +71,20 @@ StudyResult ServingStudy::run(const RunOptions& options) const {
   for (std::size_t i = 0; i + 1 < client_levels.size(); ++i) client_rows(r, c, client_levels[i]);
   const int level = client_levels.empty() ? 0 : client_levels.back();
   const auto result = simulate(c, 1.0, "serving", level);
-  if (client_levels.size() > 1) client_rows(r, c, level, &result);
+  // Benchmark clients report means beside percentiles, one level or many.
+  if (!client_levels.empty()) client_rows(r, c, level, &result);
   if (!options.requests_out.empty()) write_requests_csv(options.requests_out, result);
   const auto m = serving::serving_metrics(result, c, slo);
   add_rows(r, "", m, result);
   std::vector<std::pair<std::string, workload::ServingStep>> typical;
   breakdown_rows(r, &result, &prefill_cost, &decode_cost, &typical);
+  ttft_rows(r, result, c);
   if (slo.ttft_s > 0 || slo.tpot_s > 0) {
     r.rows.push_back({"slo/goodput", label_, "goodput: requests/s within the SLO", "req/s", {}, m.goodput_requests_per_s, Basis::kSimulated});
     r.rows.push_back({"slo/attainment", label_, "requests within the SLO", "%", {}, 100 * m.slo_attainment, Basis::kSimulated});
   }
   if (generated && std::isinf(generated->arrivals.rate_per_s)) throughput_mode_rows(r, result, c);
-  if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine);
+  if (!c.engine.adds_nothing()) engine_rows(r, result, c.engine, c.duration_s - c.warmup_s);
   if (search) search_rows(r, c);
   if (plan) plan_rows(r, c);
   if (options.trace && !result.trace_json.empty()) r.trace_json = with_step_stages(result.trace_json, typical);
@@ -155,9 +157,11 @@ serving::ServingResult ServingStudy::simulate(const serving::ServingConfig& c, d
   return within_request_limit([&] {
     // The engine's front end before the simulation, its emission after.
     auto through_engine = [&](serving::RequestSource& sent) {
-      serving::EngineFrontEnd front(sent, c.engine);
+      serving::EngineFrontEnd front(sent, c.engine, c.warmup_s, c.duration_s);
       serving::ServingResult result = serving::simulate_serving(front, c, update);
       serving::apply_token_path(result, c.engine);
+      result.way_in_s = front.mean_way_in_s();
+      result.front_end_behind = front.behind();
       return result;
     };
     if (clients_count > 0 && capped) {

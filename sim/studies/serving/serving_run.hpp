@@ -103,8 +103,8 @@ class ServingStudy : public Study {
   double gpus_of(const serving::ServingConfig& c) const;
 
   // The report's rows (serving_rows.cpp).
-  // Where a typical step's time goes, per phase: one step at the gating DP rank's mean load over
-  // the measured steps (`result` null: the rows named only).
+  // Where a typical step's time goes, per phase: each measured step's parts averaged (`result`
+  // null: the rows named only).
   void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost, serving::StepCost* decode_cost,
                       std::vector<std::pair<std::string, workload::ServingStep>>* steps = nullptr) const;
   // Each request's times, as a benchmark client records them (Vidur's per-request metrics): one
@@ -117,7 +117,12 @@ class ServingStudy : public Study {
   void throughput_mode_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const;
   // What the engine's profile added to the GPU's times: the CPU work steps waited for, and the
   // request's way in (HTTP, tokenizer) and its tokens' way out (detokenize, stream).
-  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e) const;
+  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e, double window_s) const;
+  // Where the measured requests' time to first token goes (means, adding up to TTFT's mean): the
+  // engine's front end, the wait for a prefill rank, the prompt's steps (the engine's CPU work in
+  // them by its share of those steps), the KV cache's transfer, the first decode step (or, under
+  // an overlapping engine, the step after the prompt's) and the token's way out.
+  void ttft_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const;
   void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const;
 
   // The highest rate within the SLO (max_rate_search.cpp).

@@ -119,6 +119,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   c.disaggregated = s->disaggregated;
   s->label_ = s->disaggregated ? "disaggregated" : "colocated";
   c.engine = engine_by_name(dep.has("engine") ? dep.string("engine") : "bare", dep.pointer_of("engine"));
+  // The engine's release where its profiles differ by version (its latest where none is given).
+  if (dep.has("engine_version")) c.engine = engine_by_version(c.engine.name, dep.string("engine_version"), dep.pointer_of("engine_version"));
   if (s->disaggregated) {
     s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms, c.engine);
     s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms, c.engine);
@@ -149,7 +151,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->router_name_ = dep.one_of("router", serving::router_names(), "least-loaded");
   serving::router_policy_named(s->router_name_, c.router);
   c.preemption = dep.one_of("preemption", {"recompute", "swap"}, "recompute") == "swap" ? serving::Preemption::kSwap : serving::Preemption::kRecompute;
-  const std::string scheduler = dep.one_of("scheduler", serving::scheduler_names(), "chunked-prefill");
+  const std::string scheduler = dep.one_of("scheduler", serving::scheduler_names(), s->disaggregated ? "chunked-prefill" : c.engine.scheduler.value_or("chunked-prefill"));
   if (s->disaggregated && scheduler != "chunked-prefill")
     throw core::InputError(dep.pointer_of("scheduler"), "'" + scheduler + "' is for colocated units, which mix prompts and decoding; a disaggregated deployment keeps them apart");
   serving::scheduler_named(scheduler, c.scheduler);
@@ -418,6 +420,8 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     serving::MemoryInput in;
     in.max_step_tokens = decode_kind && s->disaggregated ? u.config.max_running * (1 + c.mtp_drafts) : u.config.max_batch_tokens;
     in.runtime_reserve_bytes = u.reserve_bytes;
+    in.kv_share_of_free = u.kv_share_of_free;
+    in.reserve_holds_activations = u.reserve_holds_activations;
     in.kv_bytes_per_element = kv_bytes_per_element;
     in.weights = s->compute.precision();
     in.mtp = c.mtp_drafts > 0 && decode_kind;

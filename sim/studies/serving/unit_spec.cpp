@@ -136,8 +136,15 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   const int default_tokens =
       decode_kind && !colocated ? 2 * s.config.max_running : engine.max_batch_tokens.value_or(colocated ? 8192 : 16384);
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
-  // vLLM's default gpu_memory_utilization of 0.9 leaves a tenth of HBM to the runtime.
-  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", 0.1 * cl.gpu->hbm_bytes);
+  // The runtime's reserve by the engine's rule (vLLM's default gpu_memory_utilization of 0.9
+  // leaves a tenth of HBM; TensorRT-LLM's KV takes a share of what the weights leave; SGLang
+  // keeps a fixed reserve); a reserve given is the runtime's own, and replaces the rule.
+  const bool reserve_given = u.has("runtime_reserve_bytes");
+  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", engine.kv_memory == serving::KvMemoryRule::kShareOfHbm ? (1 - engine.kv_memory_fraction) * cl.gpu->hbm_bytes
+                                                                : engine.kv_memory == serving::KvMemoryRule::kReserve  ? engine.kv_memory_reserve_bytes
+                                                                                                                        : 0.0);
+  if (!reserve_given && engine.kv_memory == serving::KvMemoryRule::kShareOfFree) s.kv_share_of_free = engine.kv_memory_fraction;
+  s.reserve_holds_activations = !reserve_given && engine.kv_memory == serving::KvMemoryRule::kReserve;
   u.finish();  // a misspelt key is an error, not a default
   return s;
 }

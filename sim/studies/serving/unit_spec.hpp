@@ -22,6 +22,8 @@ struct UnitSpec {
   double nodes = 1;  // GPUs / GPUs per node: a unit smaller than a node takes its share of one
   serving::UnitConfig config;
   double reserve_bytes = 0;
+  double kv_share_of_free = 0;            // the engine's KV share of what the weights leave (0: none)
+  bool reserve_holds_activations = false;  // the engine's reserve covers the activations
   serving::MemoryInput memory_input;  // what its memory plan was made from
 };
 
