@@ -1,6 +1,7 @@
 // Traffic by classes on Table 3's topologies (net/flow_classes, net/scale_fabric,
 // net/scale_traffic): the classes held to flow-level runs of the same traffic.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -107,6 +108,8 @@ TEST_CASE("scale traffic: the classes by symmetry equal every router pair's run"
   cases.push_back({"FT2 k=8 d-mod-k", net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kDModK)});
   cases.push_back({"FT3 k=8 d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK)});
   cases.push_back({"FT3 k=8 spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray)});
+  cases.push_back({"FT3 k=8, 3 of its 8 pods, d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK, "", 3)});
+  cases.push_back({"FT3 k=8, 5 of its 8 pods, spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray, "", 5)});
   cases.push_back({"SF q=5 minimal", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal)});
   cases.push_back({"SF q=5 Valiant", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kValiant)});
   cases.push_back({"DF 2,4,2,9 minimal", net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal)});
@@ -134,6 +137,7 @@ TEST_CASE("scale traffic: the classes by symmetry equal every router pair's run"
 TEST_CASE("scale traffic: EP all-to-all, pipeline shift and ring in one run, by symmetry and without", "[scale]") {
   std::vector<net::ScaleFabric> fabrics;
   fabrics.push_back(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK));
+  fabrics.push_back(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK, "", 4));  // a three-level MPFT's plane
   fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal));
   fabrics.push_back(net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kValiant));
   fabrics.push_back(net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal));
@@ -148,6 +152,11 @@ TEST_CASE("scale traffic: EP all-to-all, pipeline shift and ring in one run, by 
     const auto plain = net::simulate_scale_traffic(f, spec);
     CHECK(together.seconds == Approx(plain.seconds).epsilon(1e-9));
     CHECK(together.flows == Approx(plain.flows));
+    // Each part's end, the same by symmetry and without; the last is the run's.
+    REQUIRE(together.part_seconds.size() == 3);
+    REQUIRE(plain.part_seconds.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(together.part_seconds[i] == Approx(plain.part_seconds[i]).epsilon(1e-9));
+    CHECK(*std::max_element(together.part_seconds.begin(), together.part_seconds.end()) == Approx(together.seconds).epsilon(1e-12));
     // Sharing links, the three together take at least as long as the longest alone.
     spec.use_symmetry = true;
     spec.also.clear();

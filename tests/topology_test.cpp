@@ -38,6 +38,15 @@ TEST_CASE("built graphs count what the closed forms say", "[topology]") {
     CHECK(components(g) == 1);
     CHECK(max_degree(g) == k);
   }
+  // Fewer pods than the radix allows, and three-level planes (an MPFT past two levels).
+  for (auto [k, pods, planes] : {std::array{8, 3, 1}, std::array{8, 8, 1}, std::array{16, 4, 2}, std::array{64, 16, 1}}) {
+    const auto g = fat_tree_3(k, "", pods, planes);
+    CHECK(same(count(g), fat_tree_3_counts(k, pods, planes)));
+    CHECK(components(g) == planes);
+    CHECK(max_degree(g) == k);
+  }
+  CHECK(fat_tree_3_counts(64, 16, 8).endpoints == 131072);
+  CHECK_THROWS_AS(fat_tree_3(8, "/t/", 9), core::InputError);
   for (auto [p, a, h, groups] : {std::array{2, 4, 2, 9}, std::array{4, 8, 4, 33}, std::array{4, 8, 4, 31}}) {
     const auto g = dragonfly(p, a, h, groups);
     CHECK(same(count(g), dragonfly_counts(p, a, h, groups)));

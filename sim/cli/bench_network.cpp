@@ -321,6 +321,24 @@ ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry,
   });
 }
 
+// A training step's traffic at once (`spec` with its parts), on the fabric `build` makes.
+ScaleCase step_case(const Build& build, const net::ScaleTrafficSpec& spec) {
+  return in_child([&] {
+    const net::ScaleFabric f = build();
+    const net::ScaleRun run = net::simulate_scale_traffic(f, spec);
+    ScaleCase c;
+    c.simulated_s = run.seconds;
+    c.build_s = f.build_s();
+    c.classes_s = run.classes_s;
+    c.solve_s = run.solve_s;
+    c.flows = run.flows;
+    c.source_routers = run.source_routers;
+    c.link_classes = run.link_classes;
+    c.flow_classes = run.flow_classes;
+    return c;
+  });
+}
+
 std::string n(double x) { return studies::format_number(x); }
 
 }  // namespace
@@ -356,6 +374,30 @@ int bench_network_scale_command(const Args& args) {
     std::cout << "| " << t.name << " | " << t.routing << " | " << f.endpoints() << " | " << n(c.build_s) << " | " << c.source_routers << " | "
               << c.link_classes << " | " << c.flow_classes << " | " << n(c.flows) << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | "
               << n(c.wall_s) << " | " << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
+  }
+  // 131,072 GPUs: an MPFT of 8 planes, each a three-level fat tree of 16 pods (16,384 NICs, one
+  // a node's); one plane, each NIC carrying its GPU's sends, every flow class of the step at once.
+  std::cout << "\n| 131,072-GPU step traffic at once, one plane of a three-level MPFT (8 x 16,384 NICs) | build [s] | source routers | "
+               "link classes | flow classes | flows | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  {
+    const Build plane = [] { return net::ScaleFabric::fat_tree_3(64, R::kDModK, "", 16); };
+    net::ScaleTrafficSpec moe;  // DeepSeek-V3: EP all-to-all in groups of an edge switch, PP 1,024 GPUs on, a DP ring step
+    moe.group_endpoints = 32;
+    moe.bytes_per_pair = 121110528.0 / (256 - 1) * 8;
+    moe.also = {{net::ScaleTraffic::kShift, 128, 58720256}, {net::ScaleTraffic::kRingStep, 0, 8388608}};
+    net::ScaleTrafficSpec dense;  // 405B, TP 8 PP 16 DP 1,024: PP 8,192 GPUs on, a DP ring step
+    dense.kind = net::ScaleTraffic::kShift;
+    dense.group_endpoints = 1024;
+    dense.bytes_per_pair = 33554432;
+    dense.also = {{net::ScaleTraffic::kRingStep, 0, 12385971}};
+    for (const auto& [name, spec] : {std::pair{"DeepSeek-V3, EP 64: EP all-to-all, PP send, DP ring step", moe},
+                                     std::pair{"405B dense, TP 8 PP 16: PP send, DP ring step", dense}}) {
+      const ScaleCase c = step_case(plane, spec);
+      std::cout << "| " << name << " | " << n(c.build_s) << " | " << c.source_routers << " | " << c.link_classes << " | " << c.flow_classes
+                << " | " << n(c.flows) << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | "
+                << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
+    }
   }
   if (!exact) return 0;
   // The classes against runs without them: every router pair a class of its own (no symmetry),

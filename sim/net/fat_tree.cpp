@@ -1,7 +1,8 @@
 // Fat trees of k-port switches (Al-Fares et al.): two levels, k leaves with k/2 endpoints and
 // k/2 uplinks each under k/2 spines (k^2/2 endpoints); three levels, k pods of k/2 edge and k/2
-// aggregation switches under (k/2)^2 cores (k^3/4 endpoints). A multi-plane fat tree (MPFT,
-// ISCA'25 §5.1) is `planes` independent two-level trees, NIC i of every node in plane i.
+// aggregation switches under (k/2)^2 cores (k^3/4 endpoints; fewer pods, fewer endpoints). A
+// multi-plane fat tree (MPFT, ISCA'25 §5.1) is `planes` independent trees, two-level (up to k^2/2
+// NICs a plane) or three-level past that, NIC i of every node in plane i.
 #include <string>
 
 #include "core/input_error.hpp"
@@ -38,22 +39,30 @@ Graph fat_tree_2(int radix, int planes, const std::string& where) {
   return g;
 }
 
-Graph fat_tree_3(int radix, const std::string& where) {
+Graph fat_tree_3(int radix, const std::string& where, int pods, int planes) {
   check_radix(radix, where);
+  if (pods == 0) pods = radix;
+  if (pods < 1 || pods > radix)
+    throw core::InputError(where + "pods", std::to_string(pods) + " is not allowed; a three-level fat tree has from 1 to radix (" +
+                                               std::to_string(radix) + ") pods");
+  if (planes < 1 || planes > 64)
+    throw core::InputError(where + "planes", std::to_string(planes) + " is not allowed; from 1 to 64 planes");
   const int half = radix / 2;
   Graph g;
-  std::vector<VertexId> cores;
-  for (int c = 0; c < half * half; ++c) cores.push_back(add(g, VertexKind::kSwitch, 0, 2, 0));
-  for (int pod = 0; pod < radix; ++pod) {
-    std::vector<VertexId> aggregation;
-    for (int a = 0; a < half; ++a) {
-      aggregation.push_back(add(g, VertexKind::kSwitch, 0, 1, pod));
-      for (int c = 0; c < half; ++c) boost::add_edge(aggregation.back(), cores[a * half + c], g);  // core group a
-    }
-    for (int e = 0; e < half; ++e) {
-      const VertexId edge = add(g, VertexKind::kSwitch, 0, 0, pod);
-      for (VertexId agg : aggregation) boost::add_edge(edge, agg, g);
-      for (int h = 0; h < half; ++h) boost::add_edge(add(g, VertexKind::kEndpoint, 0, 0, pod), edge, g);
+  for (int p = 0; p < planes; ++p) {
+    std::vector<VertexId> cores;
+    for (int c = 0; c < half * half; ++c) cores.push_back(add(g, VertexKind::kSwitch, p, 2, 0));
+    for (int pod = 0; pod < pods; ++pod) {
+      std::vector<VertexId> aggregation;
+      for (int a = 0; a < half; ++a) {
+        aggregation.push_back(add(g, VertexKind::kSwitch, p, 1, pod));
+        for (int c = 0; c < half; ++c) boost::add_edge(aggregation.back(), cores[a * half + c], g);  // core group a
+      }
+      for (int e = 0; e < half; ++e) {
+        const VertexId edge = add(g, VertexKind::kSwitch, p, 0, pod);
+        for (VertexId agg : aggregation) boost::add_edge(edge, agg, g);
+        for (int h = 0; h < half; ++h) boost::add_edge(add(g, VertexKind::kEndpoint, p, 0, pod), edge, g);
+      }
     }
   }
   return g;

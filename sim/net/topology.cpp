@@ -22,7 +22,10 @@ TopologyCounts fat_tree_2_counts(long long k, long long planes) {
   return {planes * k * k / 2, planes * 3 * k / 2, planes * k * k / 2, planes * k * k / 2};
 }
 
-TopologyCounts fat_tree_3_counts(long long k) { return {k * k * k / 4, 5 * k * k / 4, k * k * k / 2, k * k * k / 4}; }
+TopologyCounts fat_tree_3_counts(long long k, long long pods, long long planes) {
+  const long long n = pods > 0 ? pods : k;
+  return {planes * n * k * k / 4, planes * (k * k / 4 + n * k), planes * n * k * k / 2, planes * n * k * k / 4};
+}
 
 TopologyCounts dragonfly_counts(long long p, long long a, long long h, long long groups) {
   return {groups * a * p, groups * a, groups * a * (a - 1) / 2 + groups * a * h / 2, groups * a * p};

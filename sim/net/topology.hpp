@@ -31,7 +31,10 @@ TopologyCounts count(const Graph& g);
 // Builders. Each throws core::InputError, naming `where` and the rule, for a topology that
 // cannot exist with the given parameters.
 Graph fat_tree_2(int radix, int planes, const std::string& where = "");  // planes > 1: MPFT
-Graph fat_tree_3(int radix, const std::string& where = "");
+// Three levels: `pods` of the radix's k at most (0: all k), under all (k/2)^2 cores, each core
+// with a link to each pod (its other ports free): k^2/4 endpoints a pod at full bisection;
+// planes > 1: a multi-plane fat tree of three-level planes, NIC i of every node in plane i.
+Graph fat_tree_3(int radix, const std::string& where = "", int pods = 0, int planes = 1);
 Graph dragonfly(int endpoints_per_router, int routers_per_group, int global_links_per_router, int groups,
                 const std::string& where = "");
 // Slim Fly MMS graph (Besta and Hoefler 2014) for a prime q = 4w +- 1: 2q^2 routers of network
@@ -41,7 +44,7 @@ Graph slim_fly(int q, const std::string& where = "");
 // Closed forms, for checking the builders and for sizes no graph exists for (a Slim Fly q that
 // is not a prime power, as ISCA'25 Table 3's q = 28).
 TopologyCounts fat_tree_2_counts(long long radix, long long planes);
-TopologyCounts fat_tree_3_counts(long long radix);
+TopologyCounts fat_tree_3_counts(long long radix, long long pods = 0, long long planes = 1);
 TopologyCounts dragonfly_counts(long long p, long long a, long long h, long long groups);
 TopologyCounts slim_fly_counts(long long q);
 

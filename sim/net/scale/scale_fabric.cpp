@@ -135,29 +135,30 @@ ScaleFabric ScaleFabric::fat_tree_2(int radix, ScaleRouting routing, const std::
 }
 
 // Three-level fat tree, as fat_tree_3 builds it: cores (group g, column c) at g k/2 + c, then
-// per pod its k/2 aggregation switches and k/2 edge switches.
-ScaleFabric ScaleFabric::fat_tree_3(int radix, ScaleRouting routing, const std::string& where) {
+// per pod its k/2 aggregation switches and k/2 edge switches (pods in a ring: any number of them).
+ScaleFabric ScaleFabric::fat_tree_3(int radix, ScaleRouting routing, const std::string& where, int pods) {
   check_routing(routing, true, where);
   const auto start = std::chrono::steady_clock::now();
-  ScaleFabric f(Kind::kFatTree3, routing, net::fat_tree_3(radix, where));
+  ScaleFabric f(Kind::kFatTree3, routing, net::fat_tree_3(radix, where, pods));
+  if (pods == 0) pods = radix;
   f.radix_ = radix;
   const int half = radix / 2, cores = half * half;
-  std::vector<int> pods(static_cast<std::size_t>(f.routers())), aggs(pods.size()), edges(pods.size());
+  std::vector<int> next_pod(static_cast<std::size_t>(f.routers())), aggs(next_pod.size()), edges(next_pod.size());
   for (int r = 0; r < f.routers(); ++r) {
     const auto i = static_cast<std::size_t>(r);
     if (r < cores) {
       const int g = r / half, c = r % half;
-      pods[i] = r;
+      next_pod[i] = r;
       aggs[i] = (g + 1) % half * half + c;
       edges[i] = g * half + (c + 1) % half;
       continue;
     }
     const int pod = (r - cores) / radix, at = (r - cores) % radix;  // at < half: aggregation
-    pods[i] = cores + (pod + 1) % radix * radix + at;
+    next_pod[i] = cores + (pod + 1) % pods * radix + at;
     aggs[i] = at < half ? cores + pod * radix + (at + 1) % half : r;
     edges[i] = at < half ? r : cores + pod * radix + half + (at - half + 1) % half;
   }
-  f.generators_ = {pods, aggs, edges};
+  f.generators_ = {next_pod, aggs, edges};
   f.check_generators();
   f.build_s_ = seconds_since(start);
   return f;

@@ -5,7 +5,8 @@
 // direction of every switch-to-switch edge, the routing as a split of a router pair's flows
 // over paths, and the automorphisms of the fabric that keep its routing (generators, checked
 // against the graph when built).
-//  - two-level fat tree (one plane of an MPFT; its planes are alike) and three-level fat tree:
+//  - two-level fat tree (one plane of an MPFT; its planes are alike) and three-level fat tree
+//    (whole, or of fewer pods: a plane of a three-level MPFT):
 //    d-mod-k (the up port is the destination's port modulo the up ports; a router pair's flows
 //    split evenly over them by the destinations' ports) or spraying (every up port evenly);
 //  - Slim Fly (MMS, prime q) and Dragonfly: minimal (split evenly over the minimal paths and
@@ -32,7 +33,8 @@ class ScaleFabric {
   // Throws core::InputError (naming `where`) for a topology that cannot be built, or a routing
   // it does not have (fat trees: d-mod-k, spray; Slim Fly and Dragonfly: minimal, Valiant).
   static ScaleFabric fat_tree_2(int radix, ScaleRouting routing, const std::string& where = "");
-  static ScaleFabric fat_tree_3(int radix, ScaleRouting routing, const std::string& where = "");
+  // pods: 0, all the radix allows (one plane of a three-level MPFT: fewer pods, as its NICs need).
+  static ScaleFabric fat_tree_3(int radix, ScaleRouting routing, const std::string& where = "", int pods = 0);
   static ScaleFabric slim_fly(int q, ScaleRouting routing, const std::string& where = "");
   static ScaleFabric dragonfly(int p, int a, int h, int groups, ScaleRouting routing, const std::string& where = "");
 

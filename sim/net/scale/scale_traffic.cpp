@@ -272,15 +272,18 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   std::vector<FlowClass> classes;
   std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index;  // (bytes, use): a class
   double bytes = 0;  // the part's, for add_class
+  std::vector<std::vector<std::size_t>> classes_of_part;
   auto add_class = [&](Use&& use, double flows) {
     run.flows += flows;
     const auto [it, fresh] = index.emplace(std::pair{bytes, std::move(use)}, classes.size());
     if (fresh) classes.push_back({flows, bytes, it->first.second});
     else classes[it->second].flows += flows;
+    classes_of_part.back().push_back(it->second);
   };
   std::vector<std::pair<int, double>> out;
   for (const Part& part : parts)
     for (int r : reps) {
+      if (r == reps.front()) classes_of_part.emplace_back();
       bytes = part.traffic.bytes_per_pair;
       const double copies = router_orbit_size[static_cast<std::size_t>(orbit_of_router[static_cast<std::size_t>(r)])];
       dests(part, r, out);
@@ -330,6 +333,10 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   run.solve_s = seconds_since(start);
   run.seconds = solved.makespan_s;
   run.rate_solves = solved.rate_solves;
+  for (const auto& of_part : classes_of_part) {
+    run.part_seconds.push_back(0);
+    for (std::size_t c : of_part) run.part_seconds.back() = std::max(run.part_seconds.back(), solved.finish_s[c]);
+  }
   run.method = kept.empty() ? "every router pair a class (no symmetry kept): exact at the routers' level"
                             : std::to_string(kept.size()) + " symmetries kept: " + std::to_string(reps.size()) + " source routers of " +
                                   std::to_string(hosts.size()) + ", " + std::to_string(links.size()) + " link orbits, " +

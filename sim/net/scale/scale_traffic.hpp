@@ -51,6 +51,7 @@ struct ScaleTrafficSpec {
 
 struct ScaleRun {
   double seconds = 0;
+  std::vector<double> part_seconds;  // when each part's last flow ends: the first traffic's, then `also`'s in order
   double flows = 0;              // endpoint to endpoint flows the run stands for
   std::size_t flow_classes = 0;  // simulated
   std::size_t link_classes = 0;

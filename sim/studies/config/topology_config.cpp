@@ -11,7 +11,12 @@ TopologyConfig parse_topology(core::JsonReader& t) {
   c.pointer = t.pointer();
   c.kind = t.one_of("kind", topology_kinds());
   if (c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3") c.radix = static_cast<int>(t.positive_integer("radix", 1024));
-  if (c.kind == "mpft") c.planes = static_cast<int>(t.positive_integer("planes", 64));
+  if (c.kind == "mpft") {
+    c.planes = static_cast<int>(t.positive_integer("planes", 64));
+    c.levels = static_cast<int>(t.positive_integer("levels", 2, 3));
+    if (c.levels < 2) throw core::InputError(c.pointer + "/levels", "1 is not allowed; an MPFT's planes have 2 or 3 levels");
+  }
+  if (c.kind == "ft3" || c.levels == 3) c.pods = static_cast<int>(t.positive_integer("pods", c.radix, c.radix));
   if (c.kind == "slim-fly") c.q = static_cast<int>(t.positive_integer("q", 1000));
   if (c.kind == "dragonfly") {
     c.p = static_cast<int>(t.positive_integer("endpoints_per_router", 1024));
@@ -24,8 +29,8 @@ TopologyConfig parse_topology(core::JsonReader& t) {
 
 net::Graph TopologyConfig::build() const {
   const std::string where = pointer + "/";
-  if (kind == "ft2" || kind == "mpft") return net::fat_tree_2(radix, planes, where);
-  if (kind == "ft3") return net::fat_tree_3(radix, where);
+  if (kind == "ft2" || (kind == "mpft" && levels == 2)) return net::fat_tree_2(radix, planes, where);
+  if (kind == "ft3" || kind == "mpft") return net::fat_tree_3(radix, where, pods, planes);
   if (kind == "dragonfly") return net::dragonfly(p, a, h, groups, where);
   return net::slim_fly(q, where);
 }

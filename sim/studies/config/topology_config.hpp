@@ -1,6 +1,7 @@
 #pragma once
 // A topology named in a scenario ({"kind": "ft2" | "mpft" | "ft3" | "slim-fly" | "dragonfly",
-// and its parameters}), validated and built as a graph.
+// and its parameters}), validated and built as a graph. An ft3 may have fewer pods than its
+// radix allows ("pods"), and an mpft three-level planes ("levels": 3, "pods").
 #include <string>
 
 #include "core/json_reader.hpp"
@@ -12,6 +13,8 @@ struct TopologyConfig {
   std::string kind;
   std::string pointer;  // for errors raised while building
   int radix = 64, planes = 1, q = 0, p = 0, a = 0, h = 0, groups = 0;
+  int levels = 2;  // mpft: its planes' levels (3: three-level planes of `pods` pods)
+  int pods = 0;    // ft3, and mpft of three levels: the pods (0: all the radix allows)
 
   net::Graph build() const;
   // From the built graph where one exists; from the closed forms for a Slim Fly whose q is not

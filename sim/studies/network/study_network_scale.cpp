@@ -20,6 +20,13 @@ struct ScaleTopology {
 
 std::string gib(double bytes) { return format_number(bytes / double(1LL << 30)) + " GiB"; }
 
+// When each part of a run ends, in ms: "a / b / c ms".
+std::string parts_ms(const net::ScaleRun& run) {
+  std::string out;
+  for (double s : run.part_seconds) out += (out.empty() ? "" : " / ") + format_number(s * 1e3);
+  return out + " ms";
+}
+
 class NetworkScaleStudy : public Study {
  public:
   std::vector<ScaleTopology> topologies;
@@ -33,13 +40,19 @@ class NetworkScaleStudy : public Study {
   // (pp_stage_gpus on) and a DP ring step over every GPU.
   double pp_bytes_per_gpu = 0, dp_ring_bytes_per_gpu = 0;
   int pp_stage_gpus = 0;
+  // A dense model's step traffic at once: each stage's send to the next and a DP ring step.
+  struct DenseStep {
+    std::string name;
+    double pp_bytes_per_gpu = 0, dp_ring_bytes_per_gpu = 0;
+    int pp_stage_gpus = 0;
+  } dense;
   double memory_bytes = 0;
 
   net::ScaleFabric build(const ScaleTopology& t) const {
     const TopologyConfig& c = t.topology;
     const std::string where = c.pointer + "/";
-    if (c.kind == "ft2" || c.kind == "mpft") return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
-    if (c.kind == "ft3") return net::ScaleFabric::fat_tree_3(c.radix, t.routing, where);
+    if (c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2)) return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
+    if (c.kind == "ft3" || c.kind == "mpft") return net::ScaleFabric::fat_tree_3(c.radix, t.routing, where, c.pods);
     if (c.kind == "slim-fly") return net::ScaleFabric::slim_fly(c.q, t.routing, where);
     return net::ScaleFabric::dragonfly(c.p, c.a, c.h, c.groups, t.routing, where);
   }
@@ -52,8 +65,9 @@ class NetworkScaleStudy : public Study {
       // An MPFT's planes carry alike: one plane, each of its NICs a node's, sending the node's
       // bytes (PXN); the NVLink stage beside it is not counted.
       const int planes = c.kind == "mpft" ? c.planes : 1;
-      const net::TopologyCounts closed = c.kind == "ft2" || c.kind == "mpft" ? net::fat_tree_2_counts(c.radix, 1)
-                                         : c.kind == "ft3"                    ? net::fat_tree_3_counts(c.radix)
+      const bool two_levels = c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2);
+      const net::TopologyCounts closed = two_levels                           ? net::fat_tree_2_counts(c.radix, 1)
+                                         : c.kind == "ft3" || c.kind == "mpft" ? net::fat_tree_3_counts(c.radix, c.pods)
                                          : c.kind == "slim-fly"               ? net::slim_fly_counts(c.q)
                                                                               : net::dragonfly_counts(c.p, c.a, c.h, c.groups);
       if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes)
@@ -66,7 +80,7 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/cost_per_endpoint", L, "cost per endpoint (Table 3 prices)", "k$", std::nullopt, cost.per_endpoint_usd / 1e3,
                         Basis::kClosedForm});
       if (!options.simulate) {
-        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s", "allreduce_s"})
+        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s", "dense_step_traffic_s", "allreduce_s"})
           r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
@@ -114,15 +128,31 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
                         ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9, Basis::kSimulated});
       // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
-      // stride a whole number of routers) and a DP ring step.
-      const long long stride = std::max<long long>(1, std::llround(double(pp_stage_gpus) / planes / double(per_router))) * per_router;
-      spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu / planes * 1.0},
+      // stride a whole number of routers) and a DP ring step. On an MPFT each NIC carries its
+      // GPU's sends: a node's GPUs each send through their own plane.
+      auto stride_of = [&](int stage_gpus) {
+        return std::max<long long>(1, std::llround(double(stage_gpus) / planes / double(per_router))) * per_router;
+      };
+      const long long stride = stride_of(pp_stage_gpus);
+      spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu},
                    {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
       const net::ScaleRun step = simulate(spec);
       spec.also.clear();
       r.rows.push_back({L + "/step_traffic_s", L, "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
                                                       " GPUs on) and DP ring step at once",
                         "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
+      // A dense step: PP sends and a DP ring step at once (the ring of each plane's NICs: a
+      // node's GPUs each in their own plane's ring).
+      const long long dense_stride = stride_of(dense.pp_stage_gpus);
+      spec.kind = net::ScaleTraffic::kShift;
+      spec.group_endpoints = dense_stride;
+      spec.bytes_per_pair = dense.pp_bytes_per_gpu;
+      spec.also = {{net::ScaleTraffic::kRingStep, 0, dense.dp_ring_bytes_per_gpu}};
+      const net::ScaleRun dense_step = simulate(spec);
+      spec.also.clear();
+      r.rows.push_back({L + "/dense_step_traffic_s", L, dense.name + ": PP send (" + format_number(double(dense_stride) * planes) +
+                                                            " GPUs on) and DP ring step at once",
+                        "ms", std::nullopt, dense_step.seconds * 1e3, Basis::kSimulated});
       // Ring all-reduce over every endpoint (of a plane: the planes run theirs side by side on
       // their share of the buffer): 2 (n - 1) steps of size / n each, every step alike.
       spec.kind = net::ScaleTraffic::kRingStep;
@@ -134,7 +164,8 @@ class NetworkScaleStudy : public Study {
       r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
                         std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") + ", routing " +
                         net::scale_routing_names()[static_cast<std::size_t>(t.routing)] + "). All-to-all: " + a2a.method + ", " +
-                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Step traffic: " + step.method + ". Ring step: " + ring.method + ".");
+                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Step traffic: " + step.method + "; its parts end at " + parts_ms(step) + ". Dense step traffic: " +
+                        dense_step.method + "; its parts end at " + parts_ms(dense_step) + ". Ring step: " + ring.method + ".");
     }
     return r;
   }
@@ -160,6 +191,12 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
   s->pp_stage_gpus = static_cast<int>(n.positive_integer("pp_stage_gpus", 1 << 20));
   s->dp_ring_bytes_per_gpu = n.number_in("dp_ring_bytes_per_gpu", 1, 1e15);
   s->memory_bytes = n.number_in("memory_limit_gb", 0.001, 1e6, 8) * double(1LL << 30);
+  core::JsonReader dense = n.object("dense_step");
+  s->dense.name = dense.string("name");
+  s->dense.pp_bytes_per_gpu = dense.number_in("pp_bytes_per_gpu", 1, 1e15);
+  s->dense.pp_stage_gpus = static_cast<int>(dense.positive_integer("pp_stage_gpus", 1 << 20));
+  s->dense.dp_ring_bytes_per_gpu = dense.number_in("dp_ring_bytes_per_gpu", 1, 1e15);
+  dense.finish();
   for (core::JsonReader& t : n.object_list("topologies", "topologies")) {
     ScaleTopology named;
     named.label = t.string("label");
