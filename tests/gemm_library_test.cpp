@@ -91,3 +91,24 @@ TEST_CASE("The memory-bound kernel model: one floor, a fraction of HBM per kind,
   }
   CHECK(m.rate(MemoryKernelKind::kCastTranspose).hbm_fraction < m.rate(MemoryKernelKind::kElementwise).hbm_fraction);
 }
+
+TEST_CASE("each precision takes the library measured for its GPU's generation", "[kernels][data]") {
+  CHECK(default_gemm_library(GemmPrecision::kFp8, "H100").name == "deepgemm-2025-05");
+  CHECK(default_gemm_library(GemmPrecision::kBf16, "H100").name == "cublas-bf16-h100-2026-11");
+  for (const std::string gpu : {"B200", "GB200"}) {
+    CHECK(default_gemm_library(GemmPrecision::kFp8, gpu).name == "cublaslt-fp8-gb200-azure");
+    const GemmLibrary& fp4 = default_gemm_library(GemmPrecision::kFp4, gpu);
+    CHECK(fp4.name == "cublaslt-nvfp4-gb200-azure");
+    CHECK(fp4.precision == GemmPrecision::kFp4);
+  }
+  // FP4 at its own rows: a large NVFP4 GEMM on the GB200 runs well past FP8's best.
+  const Gpu& gb200 = gpu_by_name("GB200");
+  GemmShape s;
+  s.m = s.n = s.k = 8192;
+  s.precision = GemmPrecision::kFp4;
+  const double fp4_tflops = s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp4, "GB200").constants) / 1e12;
+  s.precision = GemmPrecision::kFp8;
+  const double fp8_tflops = s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp8, "GB200").constants) / 1e12;
+  CHECK(fp4_tflops == Approx(7536).epsilon(0.15));  // Azure's cuBLASLt row
+  CHECK(fp8_tflops == Approx(2877).epsilon(0.15));
+}

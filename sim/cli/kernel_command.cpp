@@ -88,7 +88,7 @@ int kernel_command(const Args& args) {
   studies::KernelDefaults defaults;
   const std::vector<std::pair<std::string, std::string>> flags = {
       {"m", "gemm: rows (per group for the grouped kinds)"}, {"n", "gemm: columns"}, {"k", "gemm: the reduced dimension"},
-      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default), bf16 or fp4 (NVFP4; the FP8 library's constants)"},
+      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default), bf16 or fp4 (NVFP4; an FP4 library's constants)"},
       {"library", "gemm: the GEMM library (data/gemm_libraries/); default: the GPU's for the precision"},
       {"kind", "gemm: dense, grouped-contiguous, grouped-masked, weight-gradient; collective: all-to-all, all-reduce, all-gather, reduce-scatter"},
       {"sms", "the SMs the kernel runs on (default: all)"}, {"batch", "attention: sequences (1)"}, {"heads", "attention: query heads"},

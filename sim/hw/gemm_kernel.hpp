@@ -21,8 +21,8 @@ enum class GemmKind { kDense, kGroupedContiguous, kGroupedMasked, kWeightGradien
 // which BF16 kernels share, so BF16 GEMMs take them as they are: an assumption, as no BF16 GEMM
 // table is published beside DeepGEMM's.
 // FP4 (Blackwell's NVFP4: E2M1 elements with an FP8 scale per 16) runs the same tiles at the FP4
-// tensor-core rate, half a byte per element and its scales: the FP8 constants taken as they
-// are, an assumption until an FP4 GEMM table is published.
+// tensor-core rate, half a byte per element and its scales, with the constants of an FP4 library
+// (data/gemm_libraries/cublaslt-nvfp4-gb200-azure.json).
 enum class GemmPrecision { kFp8, kBf16, kFp4 };
 
 const std::vector<std::string>& gemm_precision_names();  // "fp8", "bf16", "fp4" in GemmPrecision's order

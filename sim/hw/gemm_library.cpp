@@ -21,6 +21,7 @@ GemmMeasurement read_row(core::JsonReader& r) {
   s.k = static_cast<double>(r.positive_integer("k", 1 << 24));
   s.groups = static_cast<int>(r.positive_integer("groups", 1, 4096));
   row.tflops = r.number_in("tflops", 1e-3, 1e5);  // a GFLOP/s to 100 PFLOP/s
+  r.optional_string("source");  // where a library gathers rows from several publications
   return row;
 }
 
@@ -68,7 +69,9 @@ const std::vector<GemmLibrary>& library_catalogue() {
       lib.measured_on = &gpu_by_name(r.string("measured_on"), r.pointer_of("measured_on"));
       lib.runs_on = r.string_list("runs_on", gpu_names());
       if (r.has("scaled_to")) lib.scaled_to = r.string_list("scaled_to", gpu_names());
-      lib.precision = r.one_of("precision", {"fp8", "bf16"}) == "fp8" ? GemmPrecision::kFp8 : GemmPrecision::kBf16;
+      const std::string precision = r.one_of("precision", gemm_precision_names());
+      lib.precision = static_cast<GemmPrecision>(std::find(gemm_precision_names().begin(), gemm_precision_names().end(), precision) -
+                                                 gemm_precision_names().begin());
       const int min_block_m = static_cast<int>(r.positive_integer("min_block_m", 64, 256));
       if (min_block_m != 64 && min_block_m != 128)
         throw core::InputError(r.pointer_of("min_block_m"), std::to_string(min_block_m) + " is not allowed; a library's smallest M tile is 64 or 128 rows");
@@ -124,9 +127,11 @@ const GemmLibrary& default_gemm_library() {
 }
 
 const GemmLibrary& default_gemm_library(GemmPrecision precision, const std::string& gpu) {
-  if (precision == GemmPrecision::kBf16)
-    for (const auto& lib : library_catalogue())
-      if (lib.precision == GemmPrecision::kBf16 && lib.runs_on_gpu(gpu)) return lib;
+  // FP8 on the GPUs DeepGEMM runs on is DeepGEMM; elsewhere, and in BF16 and FP4, the library of
+  // that precision measured for the GPU (or its generation).
+  if (precision == GemmPrecision::kFp8 && default_gemm_library().runs_on_gpu(gpu)) return default_gemm_library();
+  for (const auto& lib : library_catalogue())
+    if (lib.precision == precision && lib.runs_on_gpu(gpu)) return lib;
   return default_gemm_library();
 }
 

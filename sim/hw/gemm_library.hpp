@@ -39,8 +39,9 @@ std::vector<std::string> gemm_library_names();
 const GemmLibrary& gemm_library(const std::string& name, const std::string& where);
 // What a scenario that names none takes: DeepGEMM with its weight-gradient kernels.
 const GemmLibrary& default_gemm_library();
-// ... for a recipe of `precision` on `gpu`: BF16 recipes take a BF16 library measured for the GPU
-// where there is one, else DeepGEMM's constants (an assumption).
+// ... for a recipe of `precision` on `gpu`: FP8 on Hopper takes DeepGEMM; otherwise a library of
+// that precision whose kernels run on the GPU (cuBLAS BF16 per generation, Blackwell's cuBLASLt
+// FP8 and NVFP4) where there is one, else DeepGEMM's constants (an assumption).
 const GemmLibrary& default_gemm_library(GemmPrecision precision, const std::string& gpu);
 
 // InputError at `where` when `library` has no rows of one of `kinds` (its model has nothing to

@@ -35,7 +35,7 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
     out.fp8_gemms = true;  // the quantised recipe's casts and kernels, at FP4's rate and bytes
   }
   const int sm_count = gpu.sm_count;
-  out.gemm_library = &hw::default_gemm_library(out.precision() == hw::GemmPrecision::kBf16 ? hw::GemmPrecision::kBf16 : hw::GemmPrecision::kFp8, gpu.name);
+  out.gemm_library = &hw::default_gemm_library(out.precision(), gpu.name);
   auto fraction = [&](const char* key, double fallback) {
     const double v = c.positive_number(key, fallback);
     if (v > 1)
@@ -51,16 +51,17 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   if (const auto name = c.optional_string("gemm_library"); name && *name != "default") {
     const std::string where = c.pointer_of("gemm_library");
     const hw::GemmLibrary& lib = hw::gemm_library(*name, where);
-    if (out.fp4_gemms) throw core::InputError(where, "'" + lib.name + "' is not allowed; no FP4 GEMM library is published (\"default\" takes the default library's FP8 constants, an assumption)");
     if (!lib.runs_on_gpu(gpu.name)) {
       std::string gpus;
       for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;
       throw core::InputError(where, "'" + lib.name + "' is not allowed on the " + gpu.name + "; its kernels run on the " + gpus +
                                         " (\"default\" takes the default library's constants on any GPU, an assumption)");
     }
-    if ((lib.precision == hw::GemmPrecision::kFp8) != out.fp8_gemms)
-      throw core::InputError(where, "'" + lib.name + "' is not allowed; its rows are " + (out.fp8_gemms ? "BF16" : "FP8") + " GEMMs and this recipe runs " +
-                                        (out.fp8_gemms ? "FP8" : "BF16") + " (compute/fp8_gemms)");
+    if (lib.precision != out.precision()) {
+      auto upper = [](hw::GemmPrecision p) { return p == hw::GemmPrecision::kFp8 ? "FP8" : p == hw::GemmPrecision::kFp4 ? "FP4" : "BF16"; };
+      throw core::InputError(where, "'" + lib.name + "' is not allowed; its rows are " + upper(lib.precision) + " GEMMs and this recipe runs " +
+                                        upper(out.precision()) + (out.fp4_gemms ? " (compute/fp4_gemms)" : " (compute/fp8_gemms)"));
+    }
     hw::require_gemm_kinds(lib, gemm_kinds, where);
     out.gemm_library = &lib;
   }

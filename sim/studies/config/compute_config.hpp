@@ -24,8 +24,8 @@ struct ComputeConfig {
 // "channel_ib_bandwidth_Bps", "channel_nvlink_bandwidth_Bps", "gemm_library"}, all optional.
 // FP8 GEMMs by default where the GPU has FP8 tensor cores; refused where it has none. FP4 GEMMs
 // (NVFP4 weights and activations, "fp4_gemms": true) where the GPU has FP4 tensor cores, for
-// inference (a study that times weight gradients refuses them), with the default library's FP8
-// constants and FP8 efficiency (an assumption: no FP4 GEMM table is published). A named GEMM
+// inference (a study that times weight gradients refuses them). Without a named library a recipe
+// takes hw::default_gemm_library for its precision and GPU (Blackwell: cuBLASLt FP8 or NVFP4). A named GEMM
 // library must run on the GPU, in the recipe's precision, and have rows of every kind in
 // `gemm_kinds` (what the study times); without one, the default library's constants are taken
 // as they are on any GPU and precision (an assumption where it did not run); "default" says so.

@@ -94,12 +94,12 @@ KernelEstimate estimate_gemm(core::JsonReader& r, const KernelDefaults& d, Kerne
   if (s.precision == hw::GemmPrecision::kFp4 && std::fmod(s.k, 16) != 0)
     throw core::InputError(r.pointer_of("k"), integer(s.k) + " is not allowed; an NVFP4 GEMM with a scale per 16 elements needs K a multiple of 16");
   const std::string library_field = r.has("library") ? r.string("library") : d.library;
-  // FP4 (NVFP4) takes the default library's FP8 constants at FP4's rate and bytes, an assumption:
-  // no FP4 GEMM library is published.
-  if (s.precision == hw::GemmPrecision::kFp4 && !library_field.empty())
-    throw core::InputError(r.pointer_of("library"), "'" + library_field + "' is not allowed with fp4; no FP4 GEMM library is published (leave it out for the default library's FP8 constants, an assumption)");
   const hw::GemmLibrary& lib = library_field.empty() ? hw::default_gemm_library(s.precision, gpu.name)
                                                      : hw::gemm_library(library_field, r.pointer_of("library"));
+  // FP4 is timed by an FP4 library's constants: a named one of another precision is refused.
+  if (!library_field.empty() && (s.precision == hw::GemmPrecision::kFp4) != (lib.precision == hw::GemmPrecision::kFp4))
+    throw core::InputError(r.pointer_of("library"), "'" + lib.name + "' is not allowed with " + precision + "; its rows are " +
+                                                        hw::gemm_precision_names()[static_cast<int>(lib.precision)] + " GEMMs");
   // The default library's constants time any GPU (an assumption, as a scenario's "default" does);
   // a library named runs only where its kernels ran.
   if (!library_field.empty() && !lib.runs_on_gpu(gpu.name)) {

@@ -9,6 +9,10 @@ namespace studies {
 
 namespace {
 
+std::string precision_name(hw::GemmPrecision p) {
+  return p == hw::GemmPrecision::kFp8 ? "FP8" : p == hw::GemmPrecision::kFp4 ? "FP4" : "BF16";
+}
+
 // A published rate the library was not fitted to, predicted by its model on `gpu`.
 struct Check {
   hw::GemmShape shape;
@@ -30,7 +34,7 @@ class GemmKernelsStudy : public Study {
     }
     const hw::Gpu& gpu = *library->measured_on;
     const int sms = gpu.sm_count;
-    const std::string type = library->precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
+    const std::string type = precision_name(library->precision);
     for (const auto& row : library->rows) {
       const hw::GemmShape& s = row.shape;
       const auto t = hw::gemm_tiling(s, sms, library->constants.min_block_m);
@@ -63,7 +67,7 @@ class GemmKernelsStudy : public Study {
 
   void check_rows(StudyResult& r) const {
     const hw::Gpu& gpu = *check_gpu;
-    const std::string type = library->precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
+    const std::string type = precision_name(library->precision);
     for (const auto& c : checks) {
       const hw::GemmShape& s = c.shape;
       const auto t = hw::gemm_tiling(s, gpu.sm_count, library->constants.min_block_m);
