@@ -120,3 +120,39 @@ TEST_CASE("measured popularity: each MoE layer its own draw; EPLB's plan from ot
   CHECK(short_window.expert_imbalance > fresh.expert_imbalance * 1.02);
   CHECK(long_window.expert_imbalance < short_window.expert_imbalance);
 }
+
+TEST_CASE("measured popularity: steps from a cache kept over many token counts are those computed afresh", "[moe][popularity]") {
+  // The cache counts a routing's first tokens once and adds more tokens to the nearest fewer, and
+  // keeps the MoE layers' costs by tokens: each step as computed alone, to the bit, whichever
+  // counts came before, for DeepEP's normal kernels and its direct (low-latency) ones.
+  const auto served = std::make_shared<const ExpertPopularity>(small_counts());
+  for (bool direct : {false, true}) {
+    ServingDeployment d;
+    d.gpus = d.routed_gpus = 32;
+    d.gpus_per_node = 8;
+    d.attention_tp = 1;
+    d.dedicated_shared = false;
+    d.redundant_experts = 32;
+    d.direct_comm = direct;
+    d.popularity = served;
+    const Roofline roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, true);
+    AllToAllCache cache;
+    for (int sequences : {32 * 128, 32 * 9, 32 * 200, 32 * 128 + 40, 32 * 100, 5, 32 * 9}) {
+      ServingRequest q;
+      q.sequences = sequences;
+      q.context_tokens = 1000;
+      const ServingStep kept = serving_step(v3(), roofline, d, ServingLinks{}, q, nullptr, &cache);
+      const ServingStep alone = serving_step(v3(), roofline, d, ServingLinks{}, q, nullptr);
+      CAPTURE(direct, sequences);
+      CHECK(kept.step_s == alone.step_s);
+      CHECK(kept.expert_imbalance == alone.expert_imbalance);
+      CHECK(kept.ib_bytes_per_gpu == alone.ib_bytes_per_gpu);
+      REQUIRE(kept.layers.size() == alone.layers.size());
+      for (std::size_t l = 0; l < kept.layers.size(); ++l) {
+        CHECK(kept.layers[l].dispatch_s == alone.layers[l].dispatch_s);
+        CHECK(kept.layers[l].combine_s == alone.layers[l].combine_s);
+        CHECK(kept.layers[l].expert_s == alone.layers[l].expert_s);
+      }
+    }
+  }
+}

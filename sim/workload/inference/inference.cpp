@@ -88,17 +88,11 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
     if (d.popularity) extend_routing(r, d.popularity->layer(p), n, moe.active_routed_experts, layer_seed);
     else r = route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
   };
-  Routing routing;
+  Routing* kept = nullptr;
   if (cache) {
     if (cache->routings.size() < static_cast<std::size_t>(moe_profiles(d))) cache->routings.resize(static_cast<std::size_t>(moe_profiles(d)));
-    Routing& kept = cache->routings[static_cast<std::size_t>(p)];
-    if (kept.tokens < routed) route(kept, std::min(max_routed, std::max(routed, 2 * kept.tokens)));
-    routing.tokens = routed;
-    routing.top_k = kept.top_k;
-    const auto n = static_cast<std::ptrdiff_t>(routed) * routing.top_k;
-    routing.experts.assign(kept.experts.begin(), kept.experts.begin() + n);
-  } else {
-    route(routing, routed);
+    kept = &cache->routings[static_cast<std::size_t>(p)];
+    if (kept->tokens < routed) route(*kept, std::min(max_routed, std::max(routed, 2 * kept->tokens)));
   }
   // The placement answers the load seen over time (EPLB's estimate), not this batch: it is made
   // from another sample of the same gate, or from the popularity its plan saw. Each routed expert
@@ -106,16 +100,13 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
   const int slots = moe.routed_experts + d.redundant_experts;
   std::vector<double> slot_inclusion(static_cast<std::size_t>(slots));  // a token's chance of choosing each slot
   const std::vector<double> shares = expert_shares(moe, d, gate, q, p, cache);
+  const ReplicatedPlacement* placement = nullptr;
+  std::optional<ReplicatedPlacement> made;
   if (d.redundant_experts > 0) {
-    std::optional<ReplicatedPlacement> made;
     if (cache && cache->placements.size() < static_cast<std::size_t>(moe_profiles(d))) cache->placements.resize(static_cast<std::size_t>(moe_profiles(d)));
-    std::optional<ReplicatedPlacement>& placement = cache ? cache->placements[static_cast<std::size_t>(p)] : made;
-    if (!placement) placement = eplb_plan(moe, d, gate, q, p, cache);
-    for (int t = 0; t < routed; ++t)
-      for (int k = 0; k < routing.top_k; ++k) {
-        int& e = routing.experts[static_cast<std::size_t>(t) * routing.top_k + k];
-        e = placement->slot_for(e, t);
-      }
+    std::optional<ReplicatedPlacement>& plan = cache ? cache->placements[static_cast<std::size_t>(p)] : made;
+    if (!plan) plan = eplb_plan(moe, d, gate, q, p, cache);
+    placement = &*plan;
     for (int e = 0; e < moe.routed_experts; ++e)
       for (int s : placement->expert_slots[static_cast<std::size_t>(e)])
         slot_inclusion[static_cast<std::size_t>(s)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)] / placement->replicas(e);
@@ -123,32 +114,84 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
     for (int e = 0; e < moe.routed_experts; ++e) slot_inclusion[static_cast<std::size_t>(e)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)];
   }
   const int per_gpu = slots / d.routed_gpus;
-
-  RoutedLoad out;
-  std::vector<double> load(static_cast<std::size_t>(d.routed_gpus), 0.0);
-  for (int e : routing.experts) load[static_cast<std::size_t>(e / per_gpu)] += 1;
-  out.mean_copies = double(routing.experts.size()) / d.routed_gpus;
-  const auto busiest_gpu = static_cast<int>(std::max_element(load.begin(), load.end()) - load.begin());
-  out.busiest_copies = load[static_cast<std::size_t>(busiest_gpu)];
-  out.busiest_inclusion.assign(slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu) * per_gpu,
-                               slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu + 1) * per_gpu);
-
   // DeepEP's low-latency (direct) kernels add 16 bytes of metadata to each selection
   // (notes/kernels.md).
   const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
-  DispatchTraffic dispatch;
-  if (d.direct_comm) {
-    std::vector<std::vector<int>> destinations(static_cast<std::size_t>(routed));
-    for (int t = 0; t < routed; ++t) {
-      for (int k = 0; k < routing.top_k; ++k) destinations[t].push_back(routing.expert(t, k) / per_gpu);
-      if (d.dedicated_shared && d.shared_gpus() > 0) destinations[t].push_back(d.routed_gpus + t % d.shared_gpus());
+  const bool shared_destination = d.dedicated_shared && d.shared_gpus() > 0;
+
+  // Tokens [first, routed) of the routing (from token 0, expert ids) as slots, counted on the GPUs:
+  // copies on each expert GPU, and the dispatch's copies by link (directly or DeepEP's way).
+  Routing routing;
+  routing.top_k = kept ? kept->top_k : 0;
+  auto count = [&](const std::vector<int>& experts, int first, AllToAllCache::CountedTokens& c) {
+    routing.experts.resize(static_cast<std::size_t>(routed) * routing.top_k);
+    for (int t = first; t < routed; ++t)
+      for (int k = 0; k < routing.top_k; ++k) {
+        const std::size_t i = static_cast<std::size_t>(t) * routing.top_k + k;
+        const int slot = placement ? placement->slot_for(experts[i], t) : experts[i];
+        routing.experts[i] = slot;
+        ++c.load[static_cast<std::size_t>(slot / per_gpu)];
+      }
+    if (d.direct_comm) {
+      std::vector<int> destinations;
+      for (int t = first; t < routed; ++t) {
+        destinations.clear();
+        for (int k = 0; k < routing.top_k; ++k) destinations.push_back(routing.expert(t, k) / per_gpu);
+        if (shared_destination) destinations.push_back(d.routed_gpus + t % d.shared_gpus());
+        add_direct_copies(t, destinations.data(), destinations.data() + destinations.size(), d.gpus, d.gpus_per_node, c.copies);
+      }
+    } else {
+      add_dispatch_copies(routing.experts, routing.top_k, first, routed, ExpertPlacement{d.gpus, d.gpus_per_node, slots}, c.copies);
     }
-    dispatch = direct_traffic(destinations, d.gpus, d.gpus_per_node, dispatch_bytes);
+  };
+  AllToAllCache::CountedTokens counted{std::vector<long long>(static_cast<std::size_t>(d.routed_gpus), 0),
+                                       std::vector<GpuCopies>(static_cast<std::size_t>(d.gpus))};
+  if (cache && !matrices) {
+    // From the counts of the most tokens fewer than these, their tokens added.
+    if (cache->counted.size() < static_cast<std::size_t>(moe_profiles(d))) cache->counted.resize(static_cast<std::size_t>(moe_profiles(d)));
+    auto& by_count = cache->counted[static_cast<std::size_t>(p)];
+    int first = 0;
+    if (auto it = by_count.upper_bound(routed); it != by_count.begin()) {
+      --it;
+      first = it->first;
+      counted = it->second;
+    }
+    count(kept->experts, first, counted);
+    by_count[routed] = counted;
   } else {
-    dispatch = dispatch_traffic(routing, ExpertPlacement{d.gpus, d.gpus_per_node, slots}, dispatch_bytes);
+    if (kept) routing.experts.assign(kept->experts.begin(), kept->experts.begin() + static_cast<std::ptrdiff_t>(routed) * routing.top_k);
+    else route(routing, routed);
+    routing.tokens = routed;
+    const std::vector<int> experts = routing.experts;
+    count(experts, 0, counted);
   }
-  out.dispatched = per_gpu_traffic(dispatch);
-  if (matrices) out.dispatch = std::move(dispatch);
+
+  RoutedLoad out;
+  out.mean_copies = double(static_cast<long long>(routed) * routing.top_k) / d.routed_gpus;
+  const auto busiest_gpu = static_cast<int>(std::max_element(counted.load.begin(), counted.load.end()) - counted.load.begin());
+  out.busiest_copies = double(counted.load[static_cast<std::size_t>(busiest_gpu)]);
+  out.busiest_inclusion.assign(slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu) * per_gpu,
+                               slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu + 1) * per_gpu);
+  // Copies are whole numbers and a copy's bytes too: these are exactly the matrices' sums.
+  out.dispatched.resize(counted.copies.size());
+  for (std::size_t g = 0; g < counted.copies.size(); ++g) {
+    const GpuCopies& c = counted.copies[g];
+    out.dispatched[g] = {double(c.ib_sent) * dispatch_bytes, double(c.ib_received) * dispatch_bytes, double(c.nvlink_sent) * dispatch_bytes,
+                         double(c.nvlink_received) * dispatch_bytes};
+  }
+  if (matrices) {
+    routing.tokens = routed;
+    if (d.direct_comm) {
+      std::vector<std::vector<int>> destinations(static_cast<std::size_t>(routed));
+      for (int t = 0; t < routed; ++t) {
+        for (int k = 0; k < routing.top_k; ++k) destinations[t].push_back(routing.expert(t, k) / per_gpu);
+        if (shared_destination) destinations[t].push_back(d.routed_gpus + t % d.shared_gpus());
+      }
+      out.dispatch = direct_traffic(destinations, d.gpus, d.gpus_per_node, dispatch_bytes);
+    } else {
+      out.dispatch = dispatch_traffic(routing, ExpertPlacement{d.gpus, d.gpus_per_node, slots}, dispatch_bytes);
+    }
+  }
   return out;
 }
 
@@ -390,12 +433,19 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
   // The MoE layers' parts after attention: one set per routing profile (per MoE layer with a
   // measured popularity, else one for all).
-  struct MoeCosts {
-    double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
-  };
+  // They depend on the micro-batch's tokens and the phase alone, so they are kept by those.
+  using MoeCosts = AllToAllCache::MoeCosts;
   std::vector<MoeCosts> moe_costs(1);
   const auto expert_layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-  if (m.moe && d.expert_tp) {
+  const std::pair<long long, bool> moe_key{mb_tokens, q.prefill};
+  const auto kept_moe = cache ? cache->moe_parts.find(moe_key) : std::map<std::pair<long long, bool>, AllToAllCache::MoeParts>::iterator{};
+  if (m.moe && cache && kept_moe != cache->moe_parts.end()) {
+    moe_costs = kept_moe->second.costs;
+    out.expert_imbalance = kept_moe->second.expert_imbalance;
+    out.experts_touched = kept_moe->second.experts_touched;
+    out.ib_bytes_per_gpu = kept_moe->second.ib_bytes_per_gpu;
+    out.flow_simulated = kept_moe->second.flow_simulated;
+  } else if (m.moe && d.expert_tp) {
     // Every GPU computes its slice of every expert that a token chose, for all of the unit's
     // tokens (gathered to it first, the outputs reduce-scattered after, on NVLink within a node
     // and the NICs beyond). With TP x EP, a GPU holds its EP group's experts only, and the
@@ -484,6 +534,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       c.combine_s = traffic.combine_s;
     }
   }
+  if (m.moe && cache && kept_moe == cache->moe_parts.end())
+    cache->moe_parts[moe_key] = {moe_costs, out.expert_imbalance, out.experts_touched, out.ib_bytes_per_gpu, out.flow_simulated};
   auto layer_of = [&](bool moe, const AttentionTimes& t, std::size_t profile) -> MicroBatchCosts {
     if (!moe)
       return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s,

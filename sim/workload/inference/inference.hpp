@@ -177,6 +177,24 @@ struct AllToAllCache {
   std::vector<Routing> routings;                               // the most tokens routed yet (fewer take its start), per profile
   std::vector<double> gate_shares;                             // skewed synthetic affinities: the gate's share of each expert
   std::map<std::pair<int, int>, RoutedLoad> loads;             // by (profile, routed tokens)
+  // A routing's first tokens counted on the GPUs (token copies per GPU by expert and by link),
+  // per profile, by routed tokens: a new count adds its tokens past the nearest fewer.
+  struct CountedTokens {
+    std::vector<long long> load;
+    std::vector<GpuCopies> copies;
+  };
+  std::vector<std::map<int, CountedTokens>> counted;
+  // The MoE layers' parts after attention, one per profile, with the step's summaries of them,
+  // by (tokens per micro-batch, prefill): nothing else of a step changes them.
+  struct MoeCosts {
+    double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
+  };
+  struct MoeParts {
+    std::vector<MoeCosts> costs;
+    double expert_imbalance = 1, experts_touched = 0, ib_bytes_per_gpu = 0;
+    bool flow_simulated = false;
+  };
+  std::map<std::pair<long long, bool>, MoeParts> moe_parts;
 };
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,

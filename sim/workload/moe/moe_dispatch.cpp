@@ -92,6 +92,41 @@ std::vector<GpuTraffic> per_gpu_traffic(const DispatchTraffic& t) {
   return out;
 }
 
+void add_dispatch_copies(const std::vector<int>& experts, int top_k, int first, int last, const ExpertPlacement& p,
+                         std::vector<GpuCopies>& copies) {
+  // As dispatch_traffic, a token's repeats caught by stamping each GPU and node with it.
+  std::vector<int> gpu_seen(p.gpus, -1), node_seen(p.gpus / p.gpus_per_node + 1, -1);
+  const int per_gpu = p.experts_per_gpu();
+  for (int t = first; t < last; ++t) {
+    const int source = t % p.gpus, local = source % p.gpus_per_node, source_node = source / p.gpus_per_node;
+    for (int k = 0; k < top_k; ++k) {
+      const int gpu = experts[static_cast<std::size_t>(t) * top_k + k] / per_gpu;
+      if (gpu_seen[gpu] == t) continue;
+      gpu_seen[gpu] = t;
+      const int node = gpu / p.gpus_per_node, receiver = node * p.gpus_per_node + local;
+      if (node_seen[node] != t) {
+        node_seen[node] = t;
+        if (receiver != source) {
+          const bool ib = node != source_node;
+          ++(ib ? copies[source].ib_sent : copies[source].nvlink_sent);
+          ++(ib ? copies[receiver].ib_received : copies[receiver].nvlink_received);
+        }
+      }
+      if (gpu != receiver) ++copies[receiver].nvlink_sent, ++copies[gpu].nvlink_received;
+    }
+  }
+}
+
+void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node, std::vector<GpuCopies>& copies) {
+  const int source = token % gpus;
+  for (const int* g = first; g != last; ++g) {
+    if (*g == source) continue;
+    const bool nvlink = *g / gpus_per_node == source / gpus_per_node;
+    ++(nvlink ? copies[source].nvlink_sent : copies[source].ib_sent);
+    ++(nvlink ? copies[*g].nvlink_received : copies[*g].ib_received);
+  }
+}
+
 DispatchTraffic direct_traffic(const std::vector<std::vector<int>>& destinations, int gpus, int gpus_per_node,
                                double bytes) {
   DispatchTraffic d;

@@ -43,6 +43,18 @@ struct GpuTraffic {
 };
 std::vector<GpuTraffic> per_gpu_traffic(const DispatchTraffic& traffic);
 
+// The same sums in token copies (bytes: copies x bytes per copy), counted token by token: a
+// routing's first tokens are counted once and more of its tokens add to their counts.
+struct GpuCopies {
+  long long ib_sent = 0, ib_received = 0, nvlink_sent = 0, nvlink_received = 0;
+};
+// dispatch_traffic's copies of tokens [first, last), each token's experts given by `experts`
+// (tokens x top_k, from token 0), added to `copies` (one per GPU of the placement).
+void add_dispatch_copies(const std::vector<int>& experts, int top_k, int first, int last, const ExpertPlacement& placement,
+                         std::vector<GpuCopies>& copies);
+// direct_traffic's copies of one token starting on GPU token % gpus, sent to [first, last).
+void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node, std::vector<GpuCopies>& copies);
+
 // The direct form of low-latency decode kernels (IBGDA, no forwarding): each token goes straight
 // to the GPU of each of its experts, one message per (token, expert) selection as DeepEP's
 // low-latency kernels send it (two experts on one GPU get two copies), over NVLink inside its
