@@ -18,9 +18,6 @@ void check_routing(ScaleRouting routing, bool fat_tree, const std::string& where
                                                   (fat_tree ? "a fat tree routes d-mod-k or spray" : "minimal or valiant"));
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 //  - Slim Fly (MMS, prime q) and Dragonfly: minimal (split evenly over the minimal paths and
 //    parallel links) or Valiant (through an intermediate router drawn uniformly, in the fluid
 //    limit: every router evenly).
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@
 #include "net/topology.hpp"
 
 namespace net {
+
+// Seconds of wall time since `start`: a build's or a run's own time, reported beside its figures.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 enum class ScaleRouting { kDModK, kSpray, kMinimal, kValiant };
 const std::vector<std::string>& scale_routing_names();  // "d-mod-k", "spray", "minimal", "valiant"

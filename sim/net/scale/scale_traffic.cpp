@@ -15,10 +15,6 @@ namespace net {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Orbits of a set under permutations: union-find, each element to its smallest.
 class Orbits {
  public:
