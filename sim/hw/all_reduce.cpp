@@ -54,13 +54,13 @@ const std::vector<AllReduceFit>& catalogue() {
   return fits;
 }
 
-bool lists(const std::vector<std::string>& list, const std::string& name) { return std::find(list.begin(), list.end(), name) != list.end(); }
+bool names(const std::vector<std::string>& list, const std::string& name) { return std::find(list.begin(), list.end(), name) != list.end(); }
 
 }  // namespace
 
 const AllReduceFit* all_reduce_for(const std::string& node) {
   for (const auto& f : catalogue())
-    if (lists(f.nodes, node) || lists(f.scaled_to, node)) return &f;
+    if (names(f.nodes, node) || names(f.scaled_to, node)) return &f;
   return nullptr;
 }
 
