@@ -14,19 +14,6 @@
 using namespace serving;
 using namespace serving_fixtures;
 
-namespace {
-
-// A minute of prompts of 200 to 2,000 tokens and answers of 20 to 200, uniform.
-GeneratedWorkload a_minute_of_requests() {
-  GeneratedWorkload w;
-  w.duration_s = 60;
-  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
-  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
-  return w;
-}
-
-}  // namespace
-
 
 TEST_CASE("capped arrivals: each sent at its time or when a place frees, in order, never more in flight than the cap", "[serving]") {
   // Requests at 0, 1, 2 and 3 s through 2 places: the third waits for the first to finish (at

@@ -13,19 +13,6 @@
 using namespace serving;
 using namespace serving_fixtures;
 
-namespace {
-
-// A minute of prompts of 200 to 2,000 tokens and answers of 20 to 200, uniform.
-GeneratedWorkload a_minute_of_requests() {
-  GeneratedWorkload w;
-  w.duration_s = 60;
-  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
-  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
-  return w;
-}
-
-}  // namespace
-
 
 TEST_CASE("request sources: N closed-loop clients keep exactly N requests in flight", "[serving]") {
   workload::ServingRequest base;

@@ -1,6 +1,7 @@
 #pragma once
 // DeepSeek-V3's serving units on H800s, and configs of them, for the serving tests.
 #include "hw/gpu.hpp"
+#include "requests/request_generator.hpp"
 #include "serving/gpu_memory.hpp"
 #include "serving/serving_simulation.hpp"
 #include "workload/model/model.hpp"
@@ -76,6 +77,15 @@ inline ServingConfig prefill_and_decode(StepCost& prefill_cost, StepCost& decode
   c.prefill = unit_config(prefill_unit(), prefill_cost, 16, 16384);
   c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
   return c;
+}
+
+// A minute of prompts of 200 to 2,000 tokens and answers of 20 to 200, uniform.
+inline GeneratedWorkload a_minute_of_requests() {
+  GeneratedWorkload w;
+  w.duration_s = 60;
+  w.input = {LengthKind::kUniform, 0, 0, 200, 2000};
+  w.output = {LengthKind::kUniform, 0, 0, 20, 200};
+  return w;
 }
 
 }  // namespace serving_fixtures
