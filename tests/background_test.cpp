@@ -9,7 +9,7 @@
 #include "requests/prefetched_source.hpp"
 #include "requests/request_generator.hpp"
 
-using namespace serving;
+using namespace requests;
 
 TEST_CASE("a background sink consumes every item, in order, across batches", "[background]") {
   const int n = 3 * static_cast<int>(core::BackgroundSink<int>::kBatch) + 17;  // full batches and a part

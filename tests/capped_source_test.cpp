@@ -11,6 +11,7 @@
 
 #include "serving_fixtures.hpp"
 
+using namespace requests;
 using namespace serving;
 using namespace serving_fixtures;
 

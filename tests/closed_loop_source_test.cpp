@@ -10,6 +10,7 @@
 
 #include "serving_fixtures.hpp"
 
+using namespace requests;
 using namespace serving;
 using namespace serving_fixtures;
 

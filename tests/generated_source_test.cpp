@@ -5,7 +5,7 @@
 #include "requests/generated_source.hpp"
 #include "requests/request_generator.hpp"
 
-using namespace serving;
+using namespace requests;
 
 TEST_CASE("request sources: a drawn workload streams the generator's requests; a profile's hours get their rates", "[serving]") {
   GeneratedWorkload w;

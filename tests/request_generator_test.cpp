@@ -6,7 +6,7 @@
 #include "requests/generated_source.hpp"
 #include "requests/request_generator.hpp"
 
-using namespace serving;
+using namespace requests;
 
 TEST_CASE("request generator: Poisson arrivals at the rate, same seed same stream", "[serving]") {
   GeneratedWorkload w;

@@ -6,6 +6,7 @@
 #include "serving/serving_simulation.hpp"
 #include "workload/model/model.hpp"
 
+using namespace requests;
 using namespace serving;
 
 namespace serving_fixtures {

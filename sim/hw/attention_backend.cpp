@@ -77,8 +77,9 @@ const std::vector<AttentionBackend>& backend_catalogue() {
       const size_t before = files.size();
       for (auto it = files.begin(); it != files.end();) {
         const auto& [path, doc] = *it;
-        if (doc.contains("base") && doc["base"].is_string() &&
-            std::none_of(out.begin(), out.end(), [&](const auto& b) { return b.name == doc["base"].get<std::string>(); })) {
+        // (The base's name copied out: a lambda may not capture a structured binding before C++20's clang 16.)
+        const std::string base = doc.contains("base") && doc["base"].is_string() ? doc["base"].get<std::string>() : "";
+        if (!base.empty() && std::none_of(out.begin(), out.end(), [&](const auto& b) { return b.name == base; })) {
           ++it;
           continue;
         }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace serving {
+namespace requests {
 
 CappedSource::CappedSource(RequestSource& arrivals, int in_flight, double until_s) : arrivals_(arrivals), cap_(in_flight), until_s_(until_s) {}
 
@@ -31,4 +31,4 @@ bool CappedSource::finished(const Request& request, double t_s) {
   return true;
 }
 
-}  // namespace serving
+}  // namespace requests

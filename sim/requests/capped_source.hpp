@@ -7,7 +7,7 @@
 // are not sent.
 #include "requests/request_source.hpp"
 
-namespace serving {
+namespace requests {
 
 class CappedSource : public RequestSource {
  public:
@@ -27,4 +27,4 @@ class CappedSource : public RequestSource {
   double clock_s_ = 0;  // the latest send, or the finish that ended a wait: none is sent before it
 };
 
-}  // namespace serving
+}  // namespace requests

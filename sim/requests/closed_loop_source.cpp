@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace serving {
+namespace requests {
 
 ClosedLoopSource::ClosedLoopSource(const GeneratedWorkload& w, const ClientLoop& loop)
     : w_(w), loop_(loop), lengths_(w), think_(w.seed * 11 + 4) {
@@ -26,4 +26,4 @@ bool ClosedLoopSource::finished(const Request& request, double t_s) {
   return true;
 }
 
-}  // namespace serving
+}  // namespace requests

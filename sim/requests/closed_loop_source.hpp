@@ -9,7 +9,7 @@
 #include "requests/request_generator.hpp"
 #include "requests/request_source.hpp"
 
-namespace serving {
+namespace requests {
 
 struct ClientLoop {
   int clients = 1;
@@ -39,4 +39,4 @@ class ClosedLoopSource : public RequestSource {
   std::priority_queue<Send, std::vector<Send>, std::greater<Send>> sends_;  // clients ready to send, by when
 };
 
-}  // namespace serving
+}  // namespace requests

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace serving {
+namespace requests {
 
 GeneratedSource::GeneratedSource(const GeneratedWorkload& w) : w_(w), arrivals_(w.seed), lengths_(w) {}
 
@@ -32,4 +32,4 @@ long long GeneratedSource::expected_requests() const {
   return std::llround(a.profile.empty() ? a.rate_per_s * w_.duration_s : a.profile.expected(0, w_.duration_s));
 }
 
-}  // namespace serving
+}  // namespace requests

@@ -6,7 +6,7 @@
 #include "requests/request_generator.hpp"
 #include "requests/request_source.hpp"
 
-namespace serving {
+namespace requests {
 
 class GeneratedSource : public RequestSource {
  public:
@@ -26,4 +26,4 @@ class GeneratedSource : public RequestSource {
   long long given_ = 0;
 };
 
-}  // namespace serving
+}  // namespace requests

@@ -6,7 +6,7 @@
 
 #include "requests/request_source.hpp"
 
-namespace serving {
+namespace requests {
 
 class ListedSource : public RequestSource {
  public:
@@ -31,4 +31,4 @@ class ListedSource : public RequestSource {
   std::size_t at_ = 0;
 };
 
-}  // namespace serving
+}  // namespace requests

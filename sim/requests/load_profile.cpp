@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-namespace serving {
+namespace requests {
 
 LoadProfile::LoadProfile(std::vector<double> rates_per_s, double step_s) : rates_(std::move(rates_per_s)), step_s_(step_s) {}
 
@@ -57,4 +57,4 @@ double LoadProfile::advance(double t, double units) const {
   return std::numeric_limits<double>::infinity();
 }
 
-}  // namespace serving
+}  // namespace requests

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-namespace serving {
+namespace requests {
 
 class LoadProfile {
  public:
@@ -35,4 +35,4 @@ class LoadProfile {
   double step_s_ = 3600;
 };
 
-}  // namespace serving
+}  // namespace requests

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace serving {
+namespace requests {
 
 PrefetchedSource::PrefetchedSource(RequestSource& open_loop)
     : source_(open_loop), expected_(open_loop.expected_requests()), channel_(4) {
@@ -43,4 +43,4 @@ std::optional<Request> PrefetchedSource::next() {
   return std::move(batch_[at_++]);
 }
 
-}  // namespace serving
+}  // namespace requests

@@ -10,7 +10,7 @@
 #include "core/batch_channel.hpp"
 #include "requests/request_source.hpp"
 
-namespace serving {
+namespace requests {
 
 class PrefetchedSource : public RequestSource {
  public:
@@ -40,4 +40,4 @@ class PrefetchedSource : public RequestSource {
   std::thread thread_;
 };
 
-}  // namespace serving
+}  // namespace requests

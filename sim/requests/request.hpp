@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace serving {
+namespace requests {
 
 // The most requests a run holds (serving_simulation.hpp's bytes_per_request() each).
 inline constexpr long long kMaxRequests = 20'000'000;
@@ -36,4 +36,4 @@ struct Request {
   }
 };
 
-}  // namespace serving
+}  // namespace requests

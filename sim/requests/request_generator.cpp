@@ -6,7 +6,7 @@
 
 #include "requests/generated_source.hpp"
 
-namespace serving {
+namespace requests {
 
 double gamma_variate(core::FastNormal& random, double shape) {
   if (shape < 1) return gamma_variate(random, shape + 1) * std::pow(random.uniform(), 1.0 / shape);
@@ -85,4 +85,4 @@ std::vector<Request> generate_requests(const GeneratedWorkload& w, long long max
   return out;
 }
 
-}  // namespace serving
+}  // namespace requests

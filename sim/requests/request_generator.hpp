@@ -12,7 +12,7 @@
 #include "requests/load_profile.hpp"
 #include "requests/request.hpp"
 
-namespace serving {
+namespace requests {
 
 enum class LengthKind { kFixed, kUniform, kLognormal, kExponential };
 
@@ -80,4 +80,4 @@ std::vector<Request> generate_requests(const GeneratedWorkload& workload, long l
 // check that any arrives, without drawing them all.
 double first_arrival_s(const GeneratedWorkload& workload);
 
-}  // namespace serving
+}  // namespace requests

@@ -7,7 +7,7 @@
 
 #include "requests/request.hpp"
 
-namespace serving {
+namespace requests {
 
 class RequestSource {
  public:
@@ -27,4 +27,4 @@ class RequestSource {
   virtual long long expected_requests() const { return 0; }
 };
 
-}  // namespace serving
+}  // namespace requests

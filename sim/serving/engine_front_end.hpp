@@ -11,14 +11,14 @@
 
 namespace serving {
 
-class EngineFrontEnd : public RequestSource {
+class EngineFrontEnd : public requests::RequestSource {
  public:
   // `from_s`, `until_s`: the measured window, by the time a request is sent.
-  EngineFrontEnd(RequestSource& sent, const EngineProfile& engine, double from_s = 0, double until_s = 0)
+  EngineFrontEnd(requests::RequestSource& sent, const EngineProfile& engine, double from_s = 0, double until_s = 0)
       : sent_(sent), engine_(engine), from_s_(from_s), until_s_(until_s) {}
 
-  std::optional<Request> next() override {
-    std::optional<Request> q = sent_.next();
+  std::optional<requests::Request> next() override {
+    std::optional<requests::Request> q = sent_.next();
     if (!q) return q;
     q->sent_s = q->arrival_s;
     const double start_s = std::max(q->arrival_s + engine_.frontend_s, free_s_);
@@ -31,8 +31,8 @@ class EngineFrontEnd : public RequestSource {
     q->arrival_s = free_s_;
     return q;
   }
-  bool finished(const Request& request, double t_s) override {
-    Request as_sent = request;
+  bool finished(const requests::Request& request, double t_s) override {
+    requests::Request as_sent = request;
     as_sent.arrival_s = request.sent_s;
     return sent_.finished(as_sent, t_s + engine_.emit_s);
   }
@@ -45,7 +45,7 @@ class EngineFrontEnd : public RequestSource {
   bool behind() const { return behind_; }
 
  private:
-  RequestSource& sent_;
+  requests::RequestSource& sent_;
   const EngineProfile& engine_;
   double from_s_, until_s_;
   double free_s_ = 0;  // when the front end's process has tokenized every prompt so far

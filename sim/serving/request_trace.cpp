@@ -105,7 +105,7 @@ class Collector {
   explicit Collector(const TraceWindow& window) : window_(window) {}
 
   // False once a request arrives past the window: reading stops there.
-  bool add(Request r, double time_s, const std::string& where, const std::string& time_text) {
+  bool add(requests::Request r, double time_s, const std::string& where, const std::string& time_text) {
     if (out_.empty()) first_s_ = time_s;
     r.arrival_s = time_s - first_s_;
     if (!(r.arrival_s >= last_s_))
@@ -119,15 +119,15 @@ class Collector {
     out_.push_back(std::move(r));
     return true;
   }
-  std::vector<Request> take() { return std::move(out_); }
+  std::vector<requests::Request> take() { return std::move(out_); }
 
  private:
   const TraceWindow& window_;
-  std::vector<Request> out_;
+  std::vector<requests::Request> out_;
   double first_s_ = 0, last_s_ = 0;
 };
 
-std::vector<Request> parse_azure(std::istream& in, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> parse_azure(std::istream& in, const std::string& origin, const TraceWindow& window) {
   LineReader lines(in, origin, window.max_line_bytes);
   Collector requests(window);
   std::string line;
@@ -151,7 +151,7 @@ std::vector<Request> parse_azure(std::istream& in, const std::string& origin, co
     if (f.size() != header_fields)
       throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' has " + std::to_string(f.size()) + " fields; expected the header's " +
                                         std::to_string(header_fields));
-    Request r;
+    requests::Request r;
     double t = 0, input = 0, output = 0;
     try {
       t = parse_timestamp_s(f[time_col]);
@@ -173,7 +173,7 @@ std::vector<Request> parse_azure(std::istream& in, const std::string& origin, co
   return requests.take();
 }
 
-std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> parse_mooncake(std::istream& in, const std::string& origin, const TraceWindow& window) {
   LineReader lines(in, origin, window.max_line_bytes);
   Collector requests(window);
   std::string line;
@@ -191,7 +191,7 @@ std::vector<Request> parse_mooncake(std::istream& in, const std::string& origin,
         throw core::InputError(where, std::string("/") + key + ": missing or not a number; a Mooncake line has timestamp, input_length, output_length");
       return j[key].get<double>();
     };
-    Request r;
+    requests::Request r;
     const double t_ms = number_of("timestamp");
     r.input_tokens = token_count(number_of("input_length"), 1, where + ": /input_length");
     r.output_tokens = token_count(number_of("output_length"), 0, where + ": /output_length");
@@ -239,7 +239,7 @@ double parse_timestamp_s(const std::string& text) {
 
 namespace {
 
-std::vector<Request> read_requests(std::istream& in, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> read_requests(std::istream& in, TraceFormat format, const std::string& origin, const TraceWindow& window) {
   auto out = format == TraceFormat::kAzureCsv ? parse_azure(in, origin, window) : parse_mooncake(in, origin, window);
   if (out.empty()) throw core::InputError(origin, "holds no requests");
   return out;
@@ -247,12 +247,12 @@ std::vector<Request> read_requests(std::istream& in, TraceFormat format, const s
 
 }  // namespace
 
-std::vector<Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window) {
   std::istringstream in(text);
   return read_requests(in, format, origin, window);
 }
 
-std::vector<Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window) {
+std::vector<requests::Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::InputError(path, "cannot open the file");
   return read_requests(in, format, path, window);

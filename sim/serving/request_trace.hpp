@@ -22,12 +22,12 @@ inline constexpr int kMooncakeBlockTokens = 512;
 // `max_requests` of them (more is an InputError), lines of at most `max_line_bytes`.
 struct TraceWindow {
   double until_s = std::numeric_limits<double>::infinity();
-  long long max_requests = kMaxRequests;
+  long long max_requests = requests::kMaxRequests;
   std::size_t max_line_bytes = 1 << 20;
 };
 
-std::vector<Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window = {});
-std::vector<Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window = {});
+std::vector<requests::Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window = {});
+std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window = {});
 
 // Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC); throws std::invalid_argument.
 double parse_timestamp_s(const std::string& text);

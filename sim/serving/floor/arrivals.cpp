@@ -9,7 +9,7 @@
 namespace serving {
 
 void pull_next(Floor& f) {
-  std::optional<Request> q = f.source.next();
+  std::optional<requests::Request> q = f.source.next();
   if (!q) return;
   ++f.result.arrived;
   RequestRecord rec;
@@ -35,8 +35,8 @@ void pull_next(Floor& f) {
     id = f.free_ids.back();
     f.free_ids.pop_back();
   } else {
-    if (!f.on_record && static_cast<long long>(f.flights.size()) >= kMaxRequests)
-      throw TooManyRequests("more than " + std::to_string(kMaxRequests) + " requests arrive before " + std::to_string(f.c.duration_s) + " s");
+    if (!f.on_record && static_cast<long long>(f.flights.size()) >= requests::kMaxRequests)
+      throw requests::TooManyRequests("more than " + std::to_string(requests::kMaxRequests) + " requests arrive before " + std::to_string(f.c.duration_s) + " s");
     id = static_cast<int>(f.flights.size());
     f.flights.emplace_back();
   }
@@ -49,7 +49,7 @@ void arrive(Floor& f, int id) {
   ++f.waiting_first;
   if (f.c.interval_s > 0) ++f.interval(f.now).arrivals;
   RequestState& l = f.state(id);
-  Request& q = f.arriving[static_cast<std::size_t>(l.arriving)];
+  requests::Request& q = f.arriving[static_cast<std::size_t>(l.arriving)];
   int cached = std::max(0, q.cached_tokens);
   if (q.cached_tokens < 0 && f.c.prefix_cache_blocks > 0 && !q.block_hashes.empty())
     cached = f.prefix.lookup_and_insert(q.block_hashes) * f.c.prefix_block_tokens;
@@ -57,7 +57,7 @@ void arrive(Floor& f, int id) {
   l.cached = cached;
   l.prompt = q.input_tokens;
   f.record(id).cached_tokens = cached;
-  q = Request{};  // (its prefix blocks freed)
+  q = requests::Request{};  // (its prefix blocks freed)
   f.arriving_free.push_back(l.arriving);
   l.arriving = -1;
   // A hit held outside HBM is read in before the prompt can be scheduled.

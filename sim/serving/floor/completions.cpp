@@ -9,9 +9,9 @@ namespace {
 
 // The request as its source sent it, for its source at its finish (its lengths, its client and
 // when it was sent; its prefix blocks are gone by then).
-Request as_sent(const Floor& f, int id) {
+requests::Request as_sent(const Floor& f, int id) {
   const InFlight& x = f.flights[static_cast<std::size_t>(id)];
-  Request q;
+  requests::Request q;
   q.arrival_s = x.record.arrival_s;
   q.sent_s = x.state.sent ? x.record.arrival_s : -1;
   q.input_tokens = x.record.input_tokens;

@@ -19,14 +19,14 @@ std::vector<double> mtp_acceptance(const ServingConfig& c) {
 
 }  // namespace
 
-Floor::Floor(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
              const std::function<void(const RequestRecord&)>& on_record)
     : source(source), c(config), progress(progress), on_record(on_record), random(config.seed * 7 + 3), decode_steps(mtp_acceptance(config)),
       prefix(config.prefix_cache_blocks), scheduler(&scheduler_for(config.scheduler)) {
   series.interval_s = c.interval_s;
   // Room for about as many requests as the source expects, so the records are not moved as they grow.
   if (const long long n = source.expected_requests(); n > 0) {
-    const auto room = static_cast<std::size_t>(std::min<double>(double(kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
+    const auto room = static_cast<std::size_t>(std::min<double>(double(requests::kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
     flights.reserve(room);
   }
   BySide<std::vector<Router::Slot>> slots;

@@ -109,11 +109,11 @@ struct StepEndScratch {
 };
 
 struct Floor {
-  Floor(RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+  Floor(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
         const std::function<void(const RequestRecord&)>& on_record);
   ~Floor();
 
-  RequestSource& source;
+  requests::RequestSource& source;
   const ServingConfig& c;
   std::function<void(double)> progress;
   std::function<void(const RequestRecord&)> on_record;  // streamed records: a finished request's place is taken again
@@ -125,7 +125,7 @@ struct Floor {
   // Requests.
   std::vector<InFlight> flights;   // by request id (streamed: a finished request's place is taken again)
   std::vector<int> free_ids;       // streamed: finished requests' places
-  std::vector<Request> arriving;   // requests pulled, not yet arrived (RequestState::arriving), and free places
+  std::vector<requests::Request> arriving;   // requests pulled, not yet arrived (RequestState::arriving), and free places
   std::vector<int> arriving_free;
   long long waiting_first = 0;     // arrived, no first token yet
 

@@ -14,7 +14,7 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
     r.rows.push_back({"plan/" + id, label_, metric, unit, {}, v, Basis::kSimulated});
   };
-  const serving::LoadProfile& profile = generated->arrivals.profile;
+  const requests::LoadProfile& profile = generated->arrivals.profile;
   const double day_s = config.duration_s, step_s = fleet_config.interval_s;
   const std::size_t n = static_cast<std::size_t>(std::ceil(day_s / step_s - 1e-9));
   // Each interval's highest rate (the profile is a step function).

@@ -19,7 +19,7 @@ void ServingStudy::fleet_run(StudyResult& r, const serving::ServingConfig& c, se
   serving::RequestSeries series(c.interval_s, slo);
   // Done as the share of the load arrived, not of the time passed: under a load profile the
   // busy hours cost most (a day's estimate from its quiet night had been half the run).
-  const serving::LoadProfile* profile = generated && !generated->arrivals.profile.empty() ? &generated->arrivals.profile : nullptr;
+  const requests::LoadProfile* profile = generated && !generated->arrivals.profile.empty() ? &generated->arrivals.profile : nullptr;
   const auto done_at = [&](double t) { return profile ? profile->expected(0, std::min(t, c.duration_s)) : std::min(t, c.duration_s); };
   core::ProgressBar bar("serving", done_at(c.duration_s));
   const auto update = [&](double t) { bar.update(done_at(t)); };
@@ -29,11 +29,11 @@ void ServingStudy::fleet_run(StudyResult& r, const serving::ServingConfig& c, se
   const auto record = [&](const serving::RequestRecord& q) { records.push(q); };
   serving::ServingResult result;
   if (generated) {
-    serving::GeneratedSource drawn(*generated);
-    serving::PrefetchedSource source(drawn);
+    requests::GeneratedSource drawn(*generated);
+    requests::PrefetchedSource source(drawn);
     result = serving::simulate_serving(source, c, update, record);
   } else {
-    serving::ListedSource source(trace);
+    requests::ListedSource source(trace);
     result = serving::simulate_serving(source, c, update, record);
   }
   records.close();

@@ -121,7 +121,7 @@ void ServingStudy::plan_rows(StudyResult& r, const serving::ServingConfig& c) co
     for (int tries = 0; tries < 8; ++tries) {
       res = simulate(cc, scale);
       if (res.decode.mean_batch >= 0.9 * cap || res.decode.mean_queue >= ranks) break;
-      if (expected_requests(2 * scale) > double(serving::kMaxRequests)) break;
+      if (expected_requests(2 * scale) > double(requests::kMaxRequests)) break;
       scale *= 2;
     }
     const auto cm = serving::serving_metrics(res, cc, slo);

@@ -24,7 +24,7 @@ void check_run_interval(core::JsonReader& r, const std::string& key, double inte
 }
 
 double max_search_scale(double expected_requests) {
-  return std::min(kSearchMaxScale, 0.9 * double(serving::kMaxRequests) / expected_requests);
+  return std::min(kSearchMaxScale, 0.9 * double(requests::kMaxRequests) / expected_requests);
 }
 
 std::string short_number(double x) {
@@ -38,9 +38,9 @@ std::string bytes_text(double bytes) {
 }
 
 void check_request_count(const std::string& pointer, const std::string& what, double requests) {
-  if (requests <= double(serving::kMaxRequests)) return;
+  if (requests <= double(requests::kMaxRequests)) return;
   throw core::InputError(pointer, what + " is not allowed: " + short_number(requests) + " requests, " + bytes_text(requests * serving::bytes_per_request()) +
-                                      " of request records; at most " + short_number(double(serving::kMaxRequests)) + " requests in a run");
+                                      " of request records; at most " + short_number(double(requests::kMaxRequests)) + " requests in a run");
 }
 
 void check_rank_count(const std::string& pointer, const std::string& what, double ranks) {

@@ -21,7 +21,7 @@ void check_run_interval(core::JsonReader& r, const std::string& key, double inte
                         const std::string& counted, const std::string& past_run);
 
 // Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
-// trace is read that far, and the rates they try are held to serving::kMaxRequests a run.
+// trace is read that far, and the rates they try are held to requests::kMaxRequests a run.
 constexpr double kMaxReplayScale = 128;
 
 // serve-plan adds units one at a time while the whole misses the SLO, at most this many.

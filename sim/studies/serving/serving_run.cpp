@@ -27,11 +27,11 @@ template <class Run>
 serving::ServingResult within_request_limit(const Run& run, bool closed_loop) {
   try {
     return run();
-  } catch (const serving::TooManyRequests& e) {
+  } catch (const requests::TooManyRequests& e) {
     if (closed_loop)
-      throw core::InputError("/workload/duration_s", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
+      throw core::InputError("/workload/duration_s", std::string(e.what()) + ": at most " + short_number(double(requests::kMaxRequests)) +
                                                          " requests in a run; the clients sent them faster than that: shorten duration_s or lower clients");
-    throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(serving::kMaxRequests)) +
+    throw core::InputError("/workload/arrivals", std::string(e.what()) + ": at most " + short_number(double(requests::kMaxRequests)) +
                                                       " requests in a run; lower rate_per_s or duration_s, or raise burstiness");
   }
 }
@@ -141,8 +141,8 @@ std::string ServingStudy::with_step_stages(const std::string& trace, const std::
   return doc.dump();
 }
 
-std::vector<serving::Request> ServingStudy::requests_at(double scale, double duration_s) const {
-  std::vector<serving::Request> scaled;
+std::vector<requests::Request> ServingStudy::requests_at(double scale, double duration_s) const {
+  std::vector<requests::Request> scaled;
   for (auto q : whole_trace)
     if ((q.arrival_s /= scale) < duration_s) scaled.push_back(std::move(q));
   return scaled;
@@ -156,7 +156,7 @@ serving::ServingResult ServingStudy::simulate(const serving::ServingConfig& c, d
   };
   return within_request_limit([&] {
     // The engine's front end before the simulation, its emission after.
-    auto through_engine = [&](serving::RequestSource& sent) {
+    auto through_engine = [&](requests::RequestSource& sent) {
       serving::EngineFrontEnd front(sent, c.engine, c.warmup_s, c.duration_s);
       serving::ServingResult result = serving::simulate_serving(front, c, update);
       serving::apply_token_path(result, c.engine);
@@ -165,26 +165,26 @@ serving::ServingResult ServingStudy::simulate(const serving::ServingConfig& c, d
       return result;
     };
     if (clients_count > 0 && capped) {
-      serving::GeneratedSource arrivals(*generated);
-      serving::CappedSource source(arrivals, clients_count, c.duration_s);
+      requests::GeneratedSource arrivals(*generated);
+      requests::CappedSource source(arrivals, clients_count, c.duration_s);
       return through_engine(source);
     }
     if (clients_count > 0) {
-      serving::ClientLoop loop = clients;
+      requests::ClientLoop loop = clients;
       loop.clients = clients_count;
-      serving::ClosedLoopSource source(*generated, loop);
+      requests::ClosedLoopSource source(*generated, loop);
       return through_engine(source);
     }
     if (generated) {  // drawn as the run goes, at `scale` times the rate
-      serving::GeneratedWorkload g = *generated;
+      requests::GeneratedWorkload g = *generated;
       g.arrivals.rate_per_s *= scale;
       if (!g.arrivals.profile.empty()) g.arrivals.profile = g.arrivals.profile.scaled(scale);
-      serving::GeneratedSource drawn(g);
-      serving::PrefetchedSource source(drawn);  // drawn on the second core
+      requests::GeneratedSource drawn(g);
+      requests::PrefetchedSource source(drawn);  // drawn on the second core
       return through_engine(source);
     }
-    const std::vector<serving::Request> scaled = scale == 1 ? std::vector<serving::Request>{} : requests_at(scale, c.duration_s);
-    serving::ListedSource source(scale == 1 ? trace : scaled);
+    const std::vector<requests::Request> scaled = scale == 1 ? std::vector<requests::Request>{} : requests_at(scale, c.duration_s);
+    requests::ListedSource source(scale == 1 ? trace : scaled);
     return through_engine(source);
   }, clients_count > 0 && !capped);
 }

@@ -42,13 +42,13 @@ class ServingStudy : public Study {
   serving::ServingConfig config;
   workload::ServingRequest base;
   workload::ServingLinks links;
-  std::optional<serving::GeneratedWorkload> generated;  // drawn as each run goes (a fleet's hour is 10.8 million requests)
-  std::vector<serving::Request> trace;         // a trace's requests, as run, within duration_s
-  std::vector<serving::Request> whole_trace;   // to replay at another pace
+  std::optional<requests::GeneratedWorkload> generated;  // drawn as each run goes (a fleet's hour is 10.8 million requests)
+  std::vector<requests::Request> trace;         // a trace's requests, as run, within duration_s
+  std::vector<requests::Request> whole_trace;   // to replay at another pace
   std::string workload_text;                   // {requests}: where the number of requests goes
 
   std::string workload_note(std::size_t requests) const;
-  serving::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
+  requests::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
   bool capped = false;            // beside the workload's arrivals: the clients cap the requests in flight
   std::vector<int> client_levels;
   // A fleet over time (a load profile, autoscaling or a cost given): series by interval, the
@@ -96,7 +96,7 @@ class ServingStudy : public Study {
   // The typical steps' stage graphs, each a process of its own beside the requests in the trace.
   static std::string with_step_stages(const std::string& trace, const std::vector<std::pair<std::string, workload::ServingStep>>& steps);
   // A trace's requests replayed at `scale` (not 1) times its pace.
-  std::vector<serving::Request> requests_at(double scale, double duration_s) const;
+  std::vector<requests::Request> requests_at(double scale, double duration_s) const;
   // `clients`: closed-loop clients in place of the workload's arrivals (0: its arrivals).
   serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr, int clients_count = 0) const;
   double node_gpus() const { return cluster.cluster.gpus_per_node; }

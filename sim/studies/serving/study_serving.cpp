@@ -231,7 +231,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     s->trace = serving::read_trace(path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
     for (auto& q : s->trace) q.arrival_s /= speed;
     s->whole_trace = s->trace;
-    std::erase_if(s->trace, [&](const serving::Request& q) { return q.arrival_s >= c.duration_s; });
+    std::erase_if(s->trace, [&](const requests::Request& q) { return q.arrival_s >= c.duration_s; });
     if (w.has("prefix_hit_fraction")) {
       const double f = w.non_negative_number("prefix_hit_fraction");
       if (f >= 1) throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(f) + " is not allowed; a share below 1");
@@ -244,12 +244,12 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                std::to_string(q.input_tokens) + " + " + std::to_string(q.output_tokens) + " tokens is not allowed; " + m.display_name +
                                    "'s context is " + std::to_string(max_tokens) + " tokens");
     // A request that asked for no token still gets the one its prefill makes, as an engine's does.
-    const auto no_output = std::count_if(s->trace.begin(), s->trace.end(), [](const serving::Request& q) { return q.output_tokens == 0; });
+    const auto no_output = std::count_if(s->trace.begin(), s->trace.end(), [](const requests::Request& q) { return q.output_tokens == 0; });
     s->workload_text = "Workload: " + std::to_string(s->trace.size()) + " requests from the trace " + std::filesystem::path(path).filename().string() +
                        (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + "." +
                        (no_output > 0 ? " " + std::to_string(no_output) + " of them ask for 0 output tokens: each is served the one token its prefill makes." : "");
   } else {
-    serving::GeneratedWorkload g;
+    requests::GeneratedWorkload g;
     if (w.has("clients")) {
       if (s->fleet)
         throw core::InputError(w.pointer_of("clients"), "is not allowed in a fleet over time (a load profile, autoscaling, a cost or series): give arrivals");
@@ -294,14 +294,14 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
       throw core::InputError(w.pointer_of("prefix_hit_fraction"), format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
     if (w.has("hours"))
       for (auto& h : w.object_list("hours", "hours of the run, each with input_scale, output_scale or prefix_hit_fraction")) {
-        serving::WorkloadHour hour;
+        requests::WorkloadHour hour;
         hour.input_scale = h.positive_number("input_scale", 1.0);
         hour.output_scale = h.positive_number("output_scale", 1.0);
         if (h.has("prefix_hit_fraction")) hour.prefix_hit_fraction = h.non_negative_number("prefix_hit_fraction");
         if (hour.prefix_hit_fraction >= 1)
           throw core::InputError(h.pointer_of("prefix_hit_fraction"), format_number(hour.prefix_hit_fraction) + " is not allowed; a share below 1");
         // A scale stretches the lengths' bounds too: the longest request it makes must fit the context.
-        const long long longest_scaled = serving::longest_request_tokens(g, hour);
+        const long long longest_scaled = requests::longest_request_tokens(g, hour);
         if (longest_scaled > max_tokens)
           throw core::InputError(h.pointer_of(h.has("input_scale") ? "input_scale" : "output_scale"),
                                  "scales the longest request to " + std::to_string(longest_scaled) + " tokens; " + m.display_name + "'s context is " +
@@ -312,7 +312,7 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
     g.duration_s = c.duration_s;
     g.seed = c.seed;
     s->generated = g;
-    if ((s->client_levels.empty() || s->capped) && std::isfinite(g.arrivals.rate_per_s) && serving::first_arrival_s(g) >= g.duration_s)
+    if ((s->client_levels.empty() || s->capped) && std::isfinite(g.arrivals.rate_per_s) && requests::first_arrival_s(g) >= g.duration_s)
       throw core::InputError(w.pointer_of("arrivals"), "no request arrives within duration_s; raise rate_per_s or duration_s");
     const std::string arrivals =
         s->capped ? std::string(g.arrivals.burstiness == 1 ? "Poisson" : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") + " arrivals at " +
@@ -412,9 +412,9 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
 
   // Memory: the longest request must fit in one DP rank's KV cache: a trace's longest, or the
   // longest a generated workload may draw (its lengths' maxima), known without drawing it.
-  long long longest = s->generated ? serving::longest_request_tokens(*s->generated, {}) : 0;
+  long long longest = s->generated ? requests::longest_request_tokens(*s->generated, {}) : 0;
   if (s->generated)
-    for (const auto& hour : s->generated->hours) longest = std::max(longest, serving::longest_request_tokens(*s->generated, hour));
+    for (const auto& hour : s->generated->hours) longest = std::max(longest, requests::longest_request_tokens(*s->generated, hour));
   for (const auto& q : s->trace) longest = std::max<long long>(longest, q.input_tokens + q.output_tokens);
   auto plan = [&](UnitSpec& u, bool decode_kind) {
     serving::MemoryInput in;

@@ -16,15 +16,15 @@ namespace studies::serving_study {
 namespace {
 
 // A rate over the run: `hourly` requests/s for each hour, or a `diurnal` curve.
-serving::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
+requests::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
   if (r.has("hourly") == r.has("diurnal")) throw core::InputError(r.pointer(), "give hourly (requests/s for each hour) or diurnal (peak, trough, peak_hour), one of them");
-  serving::LoadProfile profile;
+  requests::LoadProfile profile;
   if (r.has("hourly")) {
     const auto rates = r.number_list("hourly", {0, 1e9});
     if (double(rates.size()) * 3600 < duration_s)
       throw core::InputError(r.pointer_of("hourly"), std::to_string(rates.size()) + " hours (" + format_number(double(rates.size()) * 3600) +
                                                           " s) do not cover duration_s (" + format_number(duration_s) + " s); give a rate for each hour of the run");
-    profile = serving::LoadProfile(rates, 3600);
+    profile = requests::LoadProfile(rates, 3600);
   } else {
     core::JsonReader d = r.object("diurnal");
     const double peak = d.number_in("peak", 1e-9, 1e9);  // as an hourly rate is bounded
@@ -34,7 +34,7 @@ serving::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
     const double peak_hour = d.non_negative_number("peak_hour", 14.0);
     if (peak_hour >= 24) throw core::InputError(d.pointer_of("peak_hour"), format_number(peak_hour) + " is not allowed; an hour from 0 to below 24");
     d.finish();
-    profile = serving::LoadProfile::diurnal(peak, trough, peak_hour, duration_s);
+    profile = requests::LoadProfile::diurnal(peak, trough, peak_hour, duration_s);
   }
   r.finish();
   return profile;
@@ -42,8 +42,8 @@ serving::LoadProfile parse_profile(core::JsonReader& r, double duration_s) {
 
 }  // namespace
 
-serving::LengthDistribution parse_length(core::JsonReader& w, const std::string& key, int min, int max_tokens) {
-  serving::LengthDistribution l;
+requests::LengthDistribution parse_length(core::JsonReader& w, const std::string& key, int min, int max_tokens) {
+  requests::LengthDistribution l;
   const nlohmann::json* raw = w.raw(key);
   if (raw && raw->is_number()) {
     l.mean = w.positive_integer(key, max_tokens);
@@ -53,27 +53,27 @@ serving::LengthDistribution parse_length(core::JsonReader& w, const std::string&
   }
   core::JsonReader d = w.object(key);
   const std::string kind = d.one_of("distribution", {"fixed", "uniform", "lognormal", "exponential"});
-  l.kind = kind == "fixed" ? serving::LengthKind::kFixed : kind == "uniform" ? serving::LengthKind::kUniform
-           : kind == "lognormal" ? serving::LengthKind::kLognormal : serving::LengthKind::kExponential;
+  l.kind = kind == "fixed" ? requests::LengthKind::kFixed : kind == "uniform" ? requests::LengthKind::kUniform
+           : kind == "lognormal" ? requests::LengthKind::kLognormal : requests::LengthKind::kExponential;
   l.min = static_cast<int>(d.positive_integer("min", min, max_tokens));
   l.max = static_cast<int>(d.positive_integer("max", max_tokens, max_tokens));
   if (l.max < l.min) throw core::InputError(d.pointer_of("max"), std::to_string(l.max) + " is not allowed; at least min (" + std::to_string(l.min) + ")");
-  if (l.kind != serving::LengthKind::kUniform) l.mean = d.positive_number("mean");
-  if (l.kind == serving::LengthKind::kFixed) l.min = l.max = static_cast<int>(std::llround(l.mean));
-  if (l.kind == serving::LengthKind::kLognormal) l.cv = d.positive_number("cv");
+  if (l.kind != requests::LengthKind::kUniform) l.mean = d.positive_number("mean");
+  if (l.kind == requests::LengthKind::kFixed) l.min = l.max = static_cast<int>(std::llround(l.mean));
+  if (l.kind == requests::LengthKind::kLognormal) l.cv = d.positive_number("cv");
   d.finish();
   return l;
 }
 
-serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, bool streamed) {
-  serving::ArrivalProcess p;
+requests::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, bool streamed) {
+  requests::ArrivalProcess p;
   core::JsonReader a = w.object("arrivals");
   if (a.has("rate_per_s") && a.raw("rate_per_s")->is_string()) {
     const std::string rate = a.string("rate_per_s");
     if (rate != "inf")
       throw core::InputError(a.pointer_of("rate_per_s"), "'" + rate.substr(0, 40) + "' is not allowed; a number of requests/s, or \"inf\" (every request at 0 s, with count)");
     p.rate_per_s = std::numeric_limits<double>::infinity();
-    p.count = a.positive_integer("count", serving::kMaxRequests);
+    p.count = a.positive_integer("count", requests::kMaxRequests);
     a.finish();
     return p;
   }
@@ -87,12 +87,12 @@ serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, b
     p.rate_per_s = a.positive_number("rate_per_s");  // a huge one is refused by its request count below
   }
   p.burstiness = a.positive_number("burstiness", 1.0);
-  if (p.burstiness < serving::kMinBurstiness)
+  if (p.burstiness < requests::kMinBurstiness)
     throw core::InputError(a.pointer_of("burstiness"), core::describe_number(p.burstiness) + " is not allowed; at least " +
-                                                          format_number(serving::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
+                                                          format_number(requests::kMinBurstiness) + " (below it the gaps between arrivals round to 0 s)");
   // The pointer of the outlier: the duration when the rate alone would fit in the default 60 s.
   if (!streamed)
-    check_request_count(p.rate_per_s * 60 <= double(serving::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
+    check_request_count(p.rate_per_s * 60 <= double(requests::kMaxRequests) ? w.pointer_of("duration_s") : a.pointer_of("rate_per_s"),
                         format_number(p.rate_per_s) + " req/s over duration_s " + format_number(duration_s) + " s", p.rate_per_s * duration_s);
   a.finish();
   return p;

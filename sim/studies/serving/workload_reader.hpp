@@ -12,12 +12,12 @@
 namespace studies::serving_study {
 
 // `key`: a number of tokens, or a distribution ({"distribution": "lognormal", "mean": ...}).
-serving::LengthDistribution parse_length(core::JsonReader& w, const std::string& key, int min, int max_tokens);
+requests::LengthDistribution parse_length(core::JsonReader& w, const std::string& key, int min, int max_tokens);
 
 // A generated workload's arrivals: a rate (Poisson, or gamma with a burstiness), or "inf": `count`
 // requests all at 0 s, as a benchmark's throughput mode sends them.
 // `streamed`: a fleet's records are streamed, so any number of requests is allowed.
-serving::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, bool streamed);
+requests::ArrivalProcess parse_arrivals(core::JsonReader& w, double duration_s, bool streamed);
 
 // Closed-loop clients: one number, or a list of them (a concurrency sweep, each level its own run).
 std::vector<int> parse_client_levels(core::JsonReader& w);
