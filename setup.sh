@@ -26,7 +26,8 @@ packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev lib
           libeigen3-dev nlohmann-json3-dev catch2)
 if ! $only_codesim; then
   packages+=(python3 python3-jsonschema python3-matplotlib pybind11-dev python3-dev python3-pandas python3-pytest
-             python3-venv python3-pip python3-setuptools python3-wheel)  # the last four: pip install . (setup.py)
+             python3-venv python3-pip python3-setuptools python3-wheel  # these four: pip install . (setup.py)
+             clang-format)  # tests/check_format.py
 fi
 missing=()
 for p in "${packages[@]}"; do

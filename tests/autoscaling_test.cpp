@@ -20,7 +20,7 @@ TEST_CASE("autoscaling policy: up above the threshold to the target, down below 
   CHECK(desired_units(p, {2, 0.0, 0, 0}) == 2);    // not below min
   CHECK(desired_units(p, {39, 1.0, 0, 0}) == 40);  // not above max
   p.max_queue_per_unit = 5;
-  CHECK(desired_units(p, {4, 0.6, 8, 0}) == 5);    // the queue adds one
+  CHECK(desired_units(p, {4, 0.6, 8, 0}) == 5);  // the queue adds one
   PhaseScaling l = p;
   l.on_latency = true;
   l.max_latency_p90_s = 2;

@@ -15,8 +15,8 @@ using namespace requests;
 using namespace serving;
 using namespace serving_fixtures;
 
-
-TEST_CASE("capped arrivals: each sent at its time or when a place frees, in order, never more in flight than the cap", "[serving]") {
+TEST_CASE("capped arrivals: each sent at its time or when a place frees, in order, never more in flight than the cap",
+          "[serving]") {
   // Requests at 0, 1, 2 and 3 s through 2 places: the third waits for the first to finish (at
   // 2.5 s), the fourth for the next finish (4 s); none is sent at or after 10 s.
   std::vector<Request> list(5);
@@ -25,14 +25,14 @@ TEST_CASE("capped arrivals: each sent at its time or when a place frees, in orde
   CappedSource capped(listed, 2, 10);
   CHECK(capped.next()->arrival_s == 0);
   CHECK(capped.next()->arrival_s == 1);
-  CHECK_FALSE(capped.next());               // two in flight: the third waits
-  CHECK(capped.finished(list[1], 0.5));    // a place frees: the waiting one may go
-  CHECK(capped.next()->arrival_s == 2);     // at its own time, the place free since 0.5 s
+  CHECK_FALSE(capped.next());            // two in flight: the third waits
+  CHECK(capped.finished(list[1], 0.5));  // a place frees: the waiting one may go
+  CHECK(capped.next()->arrival_s == 2);  // at its own time, the place free since 0.5 s
   CHECK_FALSE(capped.next());
   CHECK(capped.finished(list[0], 4.0));
-  CHECK(capped.next()->arrival_s == 4.0);   // sent when the place freed, after its 3 s
+  CHECK(capped.next()->arrival_s == 4.0);      // sent when the place freed, after its 3 s
   CHECK_FALSE(capped.finished(list[2], 5.0));  // none waits
-  CHECK_FALSE(capped.next());               // the last would be sent after until_s
+  CHECK_FALSE(capped.next());                  // the last would be sent after until_s
 }
 
 TEST_CASE("capped arrivals through a unit: the arrival rate below the cap, the cap's in flight above it", "[serving]") {
@@ -57,7 +57,9 @@ TEST_CASE("capped arrivals through a unit: the arrival rate below the cap, the c
     }
     CHECK(sent_late == 0);
     CHECK(most <= 16);
-    if (rate < 10) CHECK(double(r.requests.size()) == Approx(rate * c.duration_s).epsilon(0.2));  // every arrival sent
-    else CHECK(most == 16);  // the cap binds
+    if (rate < 10)
+      CHECK(double(r.requests.size()) == Approx(rate * c.duration_s).epsilon(0.2));  // every arrival sent
+    else
+      CHECK(most == 16);  // the cap binds
   }
 }

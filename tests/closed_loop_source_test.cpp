@@ -14,7 +14,6 @@ using namespace requests;
 using namespace serving;
 using namespace serving_fixtures;
 
-
 TEST_CASE("request sources: N closed-loop clients keep exactly N requests in flight", "[serving]") {
   workload::ServingRequest base;
   StepCost cost(v3(), roofline(), colocated_unit(), ib(), base, nullptr);

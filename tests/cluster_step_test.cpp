@@ -35,7 +35,8 @@ TrainingStep small_step(const TrainingParallelism& par) {
   ep.combine_forward_s = ep.combine_backward_s = ep.dispatch_backward_s = 4e-3;
   TrainingBatch batch;
   batch.global_sequences = 128;  // 8 micro-batches per pipeline
-  return TrainingStep(v3(), h800_roofline(), par, batch, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), ep, 132, 20);
+  return TrainingStep(v3(), h800_roofline(), par, batch, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), ep,
+                      132, 20);
 }
 
 net::FabricSpec cluster_fabric(const TrainingParallelism& par) {
@@ -49,7 +50,8 @@ net::FabricSpec cluster_fabric(const TrainingParallelism& par) {
 
 }  // namespace
 
-TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each rank's synchronisation as its own run", "[training][cluster]") {
+TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each rank's synchronisation as its own run",
+          "[training][cluster]") {
   const auto par = small_cluster();
   const auto step = small_step(par);
   const auto g = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
@@ -64,14 +66,18 @@ TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each ran
   // One pipeline alone on the fabric, its ranks on the same GPUs: d-mod-k gives the pipelines'
   // sends links of their own, so each runs as it does alone.
   core::TaskGraph alone;
-  const auto tasks = append_pipeline(alone, step.schedule(), compute_steps([&](const Step& s) { return step.step_seconds(s); }),
-                                     step.pp_transfer_bytes(), g.pipelines[5]).step_tasks;
+  const auto tasks =
+      append_pipeline(alone, step.schedule(), compute_steps([&](const Step& s) { return step.step_seconds(s); }),
+                      step.pp_transfer_bytes(), g.pipelines[5])
+          .step_tasks;
   const auto alone_timeline = core::simulate(platform, alone);
   for (std::size_t p = 0; p < g.pipelines.size(); ++p)
     for (std::size_t r = 0; r < tasks.size(); ++r)
       for (std::size_t i = 0; i < tasks[r].size(); ++i) {
-        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).start_s == Approx(alone_timeline.span(tasks[r][i]).start_s).epsilon(1e-9));
-        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).end_s == Approx(alone_timeline.span(tasks[r][i]).end_s).epsilon(1e-9));
+        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).start_s ==
+              Approx(alone_timeline.span(tasks[r][i]).start_s).epsilon(1e-9));
+        CHECK(timeline.span(g.steps[p].step_tasks[r][i]).end_s ==
+              Approx(alone_timeline.span(tasks[r][i]).end_s).epsilon(1e-9));
       }
   CHECK(run.pipeline_s == Approx(alone_timeline.makespan_s()).epsilon(1e-9));
 
@@ -104,7 +110,8 @@ TEST_CASE("a cluster's step in one run: each pipeline as it runs alone, each ran
   CHECK(pm.step_s == Approx(run.pipeline_s));
 }
 
-TEST_CASE("a cluster's step: thinned spines slow what crosses them, pipelines or rings, by placement", "[training][cluster]") {
+TEST_CASE("a cluster's step: thinned spines slow what crosses them, pipelines or rings, by placement",
+          "[training][cluster]") {
   auto run = [](const std::vector<std::string>& order, double spine_share) {
     auto par = small_cluster();
     par.order = order;
@@ -178,13 +185,15 @@ EpCluster ep_cluster(int pp, bool one_routing) {
 TrainingStep ep_step(const EpCluster& c) {
   TrainingBatch batch;
   batch.global_sequences = 8 * c.par.dp;  // 8 micro-batches per pipeline
-  return TrainingStep(v3(), h800_roofline(), c.par, batch, balanced_stage_layout(v3(), c.par.pp, false, 4096, "/pp"), c.times, 132, 20);
+  return TrainingStep(v3(), h800_roofline(), c.par, batch, balanced_stage_layout(v3(), c.par.pp, false, 4096, "/pp"),
+                      c.times, 132, 20);
 }
 
 }  // namespace
 
-TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric, each op as the per-micro-batch run times it",
-          "[training][cluster][ep]") {
+TEST_CASE(
+    "a cluster's step with its all-to-alls in the run: alone on the fabric, each op as the per-micro-batch run times it",
+    "[training][cluster][ep]") {
   // One stage: no PP sends, every group at the same op at once, as the per-micro-batch run has them.
   const auto c = ep_cluster(1, true);
   const auto step = ep_step(c);
@@ -192,7 +201,8 @@ TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric
   const auto timed = cluster_step_graph(step, OptimizerSetup{}, h800_roofline());
   const auto a = cluster_step_result(timed, step, core::simulate(platform, timed.graph));
   CHECK(c.times.dispatch_forward_s > 0);
-  CHECK(step.stages()[0].layers.back().backward.combine_cast_s > 0);  // combine(B) casts before it sends, in the run too
+  CHECK(step.stages()[0].layers.back().backward.combine_cast_s >
+        0);  // combine(B) casts before it sends, in the run too
   for (bool per_flow : {true, false}) {
     INFO((per_flow ? "every flow as routed" : "flows evened per group and op"));
     const EpInStep ep{c.traffic, c.times, per_flow};
@@ -209,8 +219,9 @@ TEST_CASE("a cluster's step with its all-to-alls in the run: alone on the fabric
   }
 }
 
-TEST_CASE("a cluster's step with its all-to-alls in the run: the run sets how long they take; evened flows hold to routed ones",
-          "[training][cluster][ep]") {
+TEST_CASE(
+    "a cluster's step with its all-to-alls in the run: the run sets how long they take; evened flows hold to routed ones",
+    "[training][cluster][ep]") {
   // Groups route differently (four routings) and the PP sends share the NICs with the
   // all-to-alls: each group takes its own time in the run, slowed by what crosses its links.
   const auto c = ep_cluster(4, false);

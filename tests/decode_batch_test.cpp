@@ -80,7 +80,8 @@ TEST_CASE("decode batch: without MTP its events are the walk over every sequence
     const int joins = static_cast<int>(random.uniform() * 3);
     for (int j = 0; j < joins; ++j) {
       const int generated = random.uniform() < 0.5 ? 0 : 1 + static_cast<int>(random.uniform() * 5);
-      const WalkSeq s = a_seq(next_id++, 10 + static_cast<int>(random.uniform() * 100), generated, generated + 1 + static_cast<int>(random.uniform() * 60));
+      const WalkSeq s = a_seq(next_id++, 10 + static_cast<int>(random.uniform() * 100), generated,
+                              generated + 1 + static_cast<int>(random.uniform() * 60));
       join(batch, calendar, unit_step, s, s.output - s.generated);
       walk.seqs.push_back(s);
     }
@@ -164,7 +165,8 @@ TEST_CASE("decode steps: without MTP a sequence takes a step a token", "[serving
   CHECK(steps.draw(517, random) == 517);
 }
 
-TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's mean and spread, short or long", "[serving]") {
+TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's mean and spread, short or long",
+          "[serving]") {
   for (const std::vector<double>& acceptance : {std::vector<double>{0.85}, std::vector<double>{0.8, 0.6}}) {
     const DecodeSteps steps(acceptance);
     core::FastNormal drawn(3), walked(4);
@@ -178,22 +180,28 @@ TEST_CASE("decode steps: with MTP the drawn steps have the step-by-step walk's m
         int made = 0, w = 0;
         for (; made < tokens; ++w) {  // each step: a token, and the drafts accepted in a row
           int produced = 1;
-          while (produced <= static_cast<int>(acceptance.size()) && walked.uniform() < acceptance[static_cast<std::size_t>(produced - 1)]) ++produced;
+          while (produced <= static_cast<int>(acceptance.size()) &&
+                 walked.uniform() < acceptance[static_cast<std::size_t>(produced - 1)])
+            ++produced;
           made += produced;
         }
         walk_sum += w;
         walk_square += double(w) * w;
       }
       const double mean = sum / n, walk_mean = walk_sum / n;
-      const double sd = std::sqrt(square / n - mean * mean), walk_sd = std::sqrt(walk_square / n - walk_mean * walk_mean);
-      INFO("acceptance " << acceptance[0] << " tokens " << tokens << ": mean " << mean << " vs " << walk_mean << ", sd " << sd << " vs " << walk_sd);
+      const double sd = std::sqrt(square / n - mean * mean),
+                   walk_sd = std::sqrt(walk_square / n - walk_mean * walk_mean);
+      INFO("acceptance " << acceptance[0] << " tokens " << tokens << ": mean " << mean << " vs " << walk_mean << ", sd "
+                         << sd << " vs " << walk_sd);
       CHECK(std::abs(mean - walk_mean) < 4 * walk_sd / std::sqrt(double(n)) + 0.02);
       CHECK(sd == Approx(walk_sd).epsilon(0.05));
     }
   }
 }
 
-TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and a finished sequence counts what it had left", "[serving]") {
+TEST_CASE(
+    "decode batch: with MTP the context grows by a step's mean tokens, and a finished sequence counts what it had left",
+    "[serving]") {
   const double mean = 1.85;
   DecodeBatch batch(mean, 2, kPage);
   PageCalendar calendar(mean, 2, kPage);
@@ -219,7 +227,9 @@ TEST_CASE("decode batch: with MTP the context grows by a step's mean tokens, and
   CHECK(batch.empty());
 }
 
-TEST_CASE("page calendar: a boundary comes at the step its tokens pass its room, a lap ahead waits, a cancelled one goes", "[serving]") {
+TEST_CASE(
+    "page calendar: a boundary comes at the step its tokens pass its room, a lap ahead waits, a cancelled one goes",
+    "[serving]") {
   PageCalendar calendar(1.0, 1);
   PageBoundary b;
   b.id = 7;

@@ -14,9 +14,11 @@ TEST_CASE("engine profiles: by version, the latest by default, each engine its o
   CHECK_FALSE(sync.overlap_scheduling);
   CHECK(sync.step_s(5e-3, 64) > latest.step_s(5e-3, 64));
   const auto& v0 = engine_by_version("vllm", "0.5", "/deployment/engine_version");
-  CHECK(v0.step_cpu_per_sequence_s > 10 * sync.step_cpu_per_sequence_s);  // V0's per-sequence work (engine-overhead.md #1)
-  CHECK_THROWS_WITH(engine_by_version("vllm", "0.7", "/deployment/engine_version"),
-                    "/deployment/engine_version: '0.7' is not allowed; vllm's versions in data/engines: 0.5, 0.13, 0.14");
+  CHECK(v0.step_cpu_per_sequence_s >
+        10 * sync.step_cpu_per_sequence_s);  // V0's per-sequence work (engine-overhead.md #1)
+  CHECK_THROWS_WITH(
+      engine_by_version("vllm", "0.7", "/deployment/engine_version"),
+      "/deployment/engine_version: '0.7' is not allowed; vllm's versions in data/engines: 0.5, 0.13, 0.14");
   // SGLang and TensorRT-LLM differ by their sourced defaults: the KV rule, the admission, the CPU work.
   const auto& sglang = engine_by_name("sglang", "/deployment/engine");
   const auto& trtllm = engine_by_name("trtllm", "/deployment/engine");

@@ -29,7 +29,8 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   // front end and one emission later than the bare engine's.
   workload::ServingRequest base;
   const workload::ServingDeployment p = prefill_unit();
-  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.duration_s = 10;
   const Request q = a_request(1, 4000, 100);
@@ -58,7 +59,8 @@ TEST_CASE("engine profile: overlap leaves its exposed part, and its tokens come 
   e.overlap_exposed_s = 1.6e-4;
   CHECK(e.step_s(5e-3, 10) == Approx(5.16e-3));  // hidden but for what still shows
   workload::ServingRequest base;
-  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.duration_s = 10;
   c.engine = e;

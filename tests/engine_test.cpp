@@ -108,5 +108,6 @@ TEST_CASE("a graph holds each name and stream once, as a label its tasks share",
 TEST_CASE("a graph larger than the cluster is an error, not a crash", "[engine]") {
   core::TaskGraph g;
   g.add_transfer("far", 0, "comm", {{0, 9, 1}}, {});
-  CHECK_THROWS_WITH(core::simulate(net::StarPlatform(two_nodes()), g), Catch::Contains("uses rank 9 but the cluster has 4 GPUs"));
+  CHECK_THROWS_WITH(core::simulate(net::StarPlatform(two_nodes()), g),
+                    Catch::Contains("uses rank 9 but the cluster has 4 GPUs"));
 }

@@ -28,7 +28,7 @@ TEST_CASE("an event queue's lanes give the order of one heap", "[event_queue]") 
     double now = 0, lane_t[2] = {0, 0};
     long long seq = 0;
     for (int op = 0; op < 200000; ++op) {
-      if (expected.empty() || u(random) < 0.52) {  // pushes a little ahead of pops: lanes rarely empty
+      if (expected.empty() || u(random) < 0.52) {             // pushes a little ahead of pops: lanes rarely empty
         const int lane = static_cast<int>(random() % 3) - 1;  // -1: the heap's alone
         double t = now + u(random);
         if (lane >= 0) {  // a lane's events mostly come in order, some at the same time

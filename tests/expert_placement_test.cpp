@@ -4,7 +4,6 @@
 
 #include "workload/moe/expert_placement.hpp"
 
-
 TEST_CASE("EPLB placement: replicas of the heaviest experts, every GPU the same count, load evened", "[serving]") {
   std::vector<double> load(256, 1.0);
   for (int e = 0; e < 16; ++e) load[static_cast<std::size_t>(e)] = 4.0;  // 16 hot experts
@@ -25,10 +24,11 @@ TEST_CASE("EPLB placement: replicas of the heaviest experts, every GPU the same 
   for (int n : on_gpu) CHECK(n == 2);
 }
 
-TEST_CASE("EPLB hierarchical placement: whole groups per node, nodes evened, replicas stay on their group's node", "[serving]") {
+TEST_CASE("EPLB hierarchical placement: whole groups per node, nodes evened, replicas stay on their group's node",
+          "[serving]") {
   std::vector<double> load(256, 1.0);
   for (int e = 0; e < 32; ++e) load[static_cast<std::size_t>(e)] = 3.0;  // group 0 hot
-  CHECK(workload::eplb_hierarchical(8, 32, 8));  // DeepSeek's prefill unit: EP32 over 4 nodes
+  CHECK(workload::eplb_hierarchical(8, 32, 8));                          // DeepSeek's prefill unit: EP32 over 4 nodes
   CHECK_FALSE(workload::eplb_hierarchical(8, 144, 8));  // its decode unit: 18 nodes do not divide 8 groups
   const auto p = workload::balance_experts_hierarchical(load, 32, 32, 8, 4);
   CHECK(p.slots_per_gpu == 9);

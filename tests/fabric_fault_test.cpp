@@ -39,17 +39,21 @@ net::Fault fault(net::FaultKind kind, const std::string& target, double at_s = 0
 
 TEST_CASE("fabric faults: components are named as the fabric lays them out", "[faults]") {
   auto spec = sixteen_nodes(net::FabricKind::kMultiPlane, net::Routing::kDModK);
-  const auto c = net::find_fabric_component(spec, net::FaultKind::kLink, "plane 3 / leaf 1 / port 9", "/faults/0/target");
+  const auto c =
+      net::find_fabric_component(spec, net::FaultKind::kLink, "plane 3 / leaf 1 / port 9", "/faults/0/target");
   CHECK(c.plane == 3);
   CHECK(c.leaf == 1);
   CHECK(c.spine == 1);  // ports past the 8 down to nodes go up to the spines
   CHECK(net::find_fabric_component(spec, net::FaultKind::kNic, "node 15 / nic 7", "").node == 15);
-  CHECK_THROWS_WITH(net::find_fabric_component(spec, net::FaultKind::kSwitch, "plane 8 / leaf 0", "/faults/0/target"),
-                    Catch::Contains("/faults/0/target: 'plane 8 / leaf 0' is not allowed; there are 8 planes, 0 to 7") &&
-                        Catch::Contains("plane 0..7 / leaf 0..1"));
-  CHECK_THROWS_AS(net::find_fabric_component(spec, net::FaultKind::kNic, "node 3 / nic 1 / port 1", ""), core::InputError);
+  CHECK_THROWS_WITH(
+      net::find_fabric_component(spec, net::FaultKind::kSwitch, "plane 8 / leaf 0", "/faults/0/target"),
+      Catch::Contains("/faults/0/target: 'plane 8 / leaf 0' is not allowed; there are 8 planes, 0 to 7") &&
+          Catch::Contains("plane 0..7 / leaf 0..1"));
+  CHECK_THROWS_AS(net::find_fabric_component(spec, net::FaultKind::kNic, "node 3 / nic 1 / port 1", ""),
+                  core::InputError);
   spec.kind = net::FabricKind::kMultiRail;
-  CHECK_THROWS_WITH(net::find_fabric_component(spec, net::FaultKind::kSwitch, "plane 1 / spine 0", ""), Catch::Contains("'spine 0..7'"));
+  CHECK_THROWS_WITH(net::find_fabric_component(spec, net::FaultKind::kSwitch, "plane 1 / spine 0", ""),
+                    Catch::Contains("'spine 0..7'"));
   CHECK(net::find_fabric_component(spec, net::FaultKind::kPlane, "rail 2", "").plane == 2);
   // Every name listed resolves.
   for (const auto* s : {&spec}) {
@@ -58,7 +62,8 @@ TEST_CASE("fabric faults: components are named as the fabric lays them out", "[f
     for (const auto& line : names) {
       const auto colon = line.find(": ");
       const auto& kinds = net::fault_kind_names();
-      const auto k = static_cast<net::FaultKind>(std::find(kinds.begin(), kinds.end(), line.substr(0, colon)) - kinds.begin());
+      const auto k =
+          static_cast<net::FaultKind>(std::find(kinds.begin(), kinds.end(), line.substr(0, colon)) - kinds.begin());
       CHECK_NOTHROW(net::find_fabric_component(*s, k, line.substr(colon + 2), ""));
     }
   }
@@ -97,7 +102,8 @@ TEST_CASE("fabric faults: an all-to-all loses what the failed part carried, and 
   }
 }
 
-TEST_CASE("fabric faults: switch tables send into a dead spine until the sweep, adaptive routing avoids it at once", "[faults]") {
+TEST_CASE("fabric faults: switch tables send into a dead spine until the sweep, adaptive routing avoids it at once",
+          "[faults]") {
   auto spec = sixteen_nodes(net::FabricKind::kMultiPlane, net::Routing::kDModK);
   spec.table_update_s = 0.5;
   const double healthy = alltoall_s(spec, 16 << 20);
@@ -132,7 +138,8 @@ TEST_CASE("fabric faults: a flap costs its time, and a multi-port NIC loses only
   spec.faults = {fault(net::FaultKind::kPlane, "plane 5")};
   CHECK(alltoall_s(spec, 16 << 20) == Approx(healthy * 4.0 / 3.0).epsilon(0.02));
   // Its switches down alone: the ports' flows move to the sibling planes at once.
-  spec.faults = {fault(net::FaultKind::kSwitch, "plane 5 / leaf 0"), fault(net::FaultKind::kSwitch, "plane 5 / leaf 1")};
+  spec.faults = {fault(net::FaultKind::kSwitch, "plane 5 / leaf 0"),
+                 fault(net::FaultKind::kSwitch, "plane 5 / leaf 1")};
   CHECK(alltoall_s(spec, 16 << 20) == Approx(healthy * 4.0 / 3.0).epsilon(0.02));
 }
 
@@ -143,5 +150,6 @@ TEST_CASE("fabric faults: present from the start, they are a network SimGrid run
   const net::AllToAllSpec a{spec.nodes, spec.gpus_per_node, 1 << 20, true, true, {}};
   const net::FabricPlatform platform(spec);
   const auto graph = net::alltoall_graph(a);
-  CHECK(core::simulate_fluid(platform, graph).makespan_s() == Approx(core::simulate_simgrid(platform, graph).makespan_s()).epsilon(1e-3));
+  CHECK(core::simulate_fluid(platform, graph).makespan_s() ==
+        Approx(core::simulate_simgrid(platform, graph).makespan_s()).epsilon(1e-3));
 }

@@ -37,13 +37,13 @@ TEST_CASE("MPFT keeps each NIC index on its own plane; MRFT puts rails under sha
   const FabricPlatform mpft(spec(FabricKind::kMultiPlane, 8));  // radix 8: 4 nodes per leaf, 2 leaves per plane
   const auto c = count(mpft.graph());
   CHECK(c.endpoints == 32);
-  CHECK(c.switches == 4 * (2 + 4));  // per plane: 2 leaves, 4 spines
+  CHECK(c.switches == 4 * (2 + 4));      // per plane: 2 leaves, 4 spines
   CHECK(mpft.route(0, 16).size() == 3);  // node 0 -> node 4: other leaf, via a spine of plane 0
   CHECK(mpft.route(0, 4).size() == 1);   // node 0 -> node 1, same leaf
   CHECK_THROWS_WITH(mpft.route(0, 17), Catch::Contains("different planes"));
   const FabricPlatform mrft(spec(FabricKind::kMultiRail, 8));
   CHECK(count(mrft.graph()).switches == 4 * 2 + 4);  // 8 rail leaves, 4 shared spines
-  CHECK(mrft.route(0, 17).size() == 3);  // across rails: leaf, spine, leaf
+  CHECK(mrft.route(0, 17).size() == 3);              // across rails: leaf, spine, leaf
 }
 
 TEST_CASE("routing policies choose spines as documented", "[fabric]") {
@@ -53,7 +53,7 @@ TEST_CASE("routing policies choose spines as documented", "[fabric]") {
   const FabricPlatform adaptive(spec(FabricKind::kMultiRail, 8, 8, Routing::kAdaptive));
   std::map<VertexId, int> uses;
   for (int dst : {17, 21, 25, 29}) ++uses[adaptive.route(0, dst)[1]];  // four routes out of one leaf
-  CHECK(uses.size() == 4);  // adaptive spreads them over the four spines
+  CHECK(uses.size() == 4);                                             // adaptive spreads them over the four spines
 }
 
 TEST_CASE("MPFT and MRFT give the same all-to-all with PXN", "[fabric]") {
@@ -148,9 +148,13 @@ TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
   // A multi-rail fat tree's rails are alike: 4 full leaves per rail, 2 and a partial third.
   const auto mpft = FabricKind::kMultiPlane, mrft = FabricKind::kMultiRail;
   for (auto routing : {Routing::kDModK, Routing::kSpray, Routing::kAdaptive, Routing::kEcmp, Routing::kStatic})
-    for (auto [kind, gpn, nodes, radix, spine_Bps] :
-         {std::tuple{mpft, 8, 16, 64, 50e9}, {mpft, 8, 32, 16, 50e9}, {mpft, 8, 48, 16, 50e9}, {mpft, 8, 36, 16, 50e9},
-          {mpft, 8, 36, 16, 25e9}, {mrft, 4, 32, 16, 50e9}, {mrft, 4, 20, 16, 25e9}}) {
+    for (auto [kind, gpn, nodes, radix, spine_Bps] : {std::tuple{mpft, 8, 16, 64, 50e9},
+                                                      {mpft, 8, 32, 16, 50e9},
+                                                      {mpft, 8, 48, 16, 50e9},
+                                                      {mpft, 8, 36, 16, 50e9},
+                                                      {mpft, 8, 36, 16, 25e9},
+                                                      {mrft, 4, 32, 16, 50e9},
+                                                      {mrft, 4, 20, 16, 25e9}}) {
       FabricSpec s;
       s.kind = kind;
       s.gpus_per_node = gpn;
@@ -160,13 +164,16 @@ TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
       s.switch_link_Bps = spine_Bps;
       s.nic_latency_s = 1e-6;
       s.switch_link_latency_s = 0.28e-6;
-      if (routing == Routing::kStatic && nodes > radix / 2)  // plane 1's traffic to node 3 through spine 0, plane 2's to node 9 from leaf 0 through spine 1
+      if (routing == Routing::kStatic &&
+          nodes >
+              radix /
+                  2)  // plane 1's traffic to node 3 through spine 0, plane 2's to node 9 from leaf 0 through spine 1
         s.static_routes = {{3 * gpn + 1, -1, 0}, {9 * gpn + 2, 0, 1}};
       const FabricPlatform full(s);
       const double S = 1e6;
       const double expected = core::simulate(full, alltoall_graph({nodes, gpn, S, true, true, {}})).makespan_s();
-      INFO((kind == mpft ? "MPFT " : "MRFT ") << nodes << " nodes, radix " << radix << ", spine links " << spine_Bps
-                                              << " B/s, routing " << int(routing));
+      INFO((kind == mpft ? "MPFT " : "MRFT ")
+           << nodes << " nodes, radix " << radix << ", spine links " << spine_Bps << " B/s, routing " << int(routing));
       CHECK(alltoall_symmetric(s, S).seconds == Approx(expected).epsilon(1e-9));
     }
 }
@@ -175,7 +182,8 @@ TEST_CASE("the symmetric all-to-all equals the full simulation", "[fabric]") {
 int spine_index(const FabricPlatform& f, net::VertexId spine) {
   int index = 0;
   for (net::VertexId v = 0; v < spine; ++v)
-    index += f.graph()[v].kind == net::VertexKind::kSwitch && f.graph()[v].level == 1 && f.graph()[v].plane == f.graph()[spine].plane;
+    index += f.graph()[v].kind == net::VertexKind::kSwitch && f.graph()[v].level == 1 &&
+             f.graph()[v].plane == f.graph()[spine].plane;
   return index;
 }
 
@@ -216,7 +224,8 @@ TEST_CASE("a plane alone routes as in the whole multi-plane fat tree", "[fabric]
       if (src != dst)
         for (int p = 0; p < s.gpus_per_node; ++p) flows.push_back({src * 4 + p, dst * 4 + p, 1e6});
   g.add_transfer("all", 0, "network", std::move(flows), {});
-  CHECK(core::simulate(full, g).makespan_s() == Approx(*std::max_element(plane_s.begin(), plane_s.end())).epsilon(1e-9));
+  CHECK(core::simulate(full, g).makespan_s() ==
+        Approx(*std::max_element(plane_s.begin(), plane_s.end())).epsilon(1e-9));
   CHECK_THROWS_AS(FabricPlatform(s, 4), std::logic_error);
 }
 
@@ -240,7 +249,8 @@ TEST_CASE("all-to-allv carries any byte matrix", "[fabric]") {
   CHECK_THROWS_AS(alltoall_graph(a), std::invalid_argument);
 }
 
-TEST_CASE("aggregated all-to-allv carries each (from, to) the per-pair graph's bytes, summed in its order", "[fabric]") {
+TEST_CASE("aggregated all-to-allv carries each (from, to) the per-pair graph's bytes, summed in its order",
+          "[fabric]") {
   // 3 nodes of 4 GPUs, uneven bytes (some zero) so that every sum's rounding shows.
   AllToAllSpec a{3, 4, 0, true, true, std::vector<std::vector<double>>(12, std::vector<double>(12, 0.0))};
   for (int s = 0; s < 12; ++s)
@@ -276,7 +286,8 @@ TEST_CASE("tree all-reduce pipelines chunks up and down the tree", "[fabric]") {
   // Root and two children: each chunk reaches the root over its shared incoming NIC link in 2 tau
   // and leaves over its shared outgoing one in 2 tau; the two directions overlap, so the whole
   // takes 2 tau per chunk plus the last chunk's way down.
-  CHECK(core::simulate(p, tree_allreduce_graph({{0, 4, 8}}, size, chunks)).makespan_s() == Approx(2 * tau * (chunks + 1)));
+  CHECK(core::simulate(p, tree_allreduce_graph({{0, 4, 8}}, size, chunks)).makespan_s() ==
+        Approx(2 * tau * (chunks + 1)));
   // One chunk: no pipelining, reduce then broadcast.
   CHECK(core::simulate(p, tree_allreduce_graph({{0, 4, 8}}, size, 1)).makespan_s() == Approx(4 * size / 50e9));
   // Seven ranks: an inner rank's outgoing link carries each chunk up once and down twice, 3 tau
@@ -287,7 +298,8 @@ TEST_CASE("tree all-reduce pipelines chunks up and down the tree", "[fabric]") {
   CHECK(seven <= 3 * tau * chunks + 8 * tau + 1e-12);
 }
 
-TEST_CASE("static routes: a table entry for a destination, per leaf or for every leaf; others take d-mod-k", "[fabric]") {
+TEST_CASE("static routes: a table entry for a destination, per leaf or for every leaf; others take d-mod-k",
+          "[fabric]") {
   FabricSpec s = spec(FabricKind::kMultiRail, 8);  // radix 8: 4 nodes per leaf, 2 leaves per rail, 4 spines
   s.routing = Routing::kStatic;
   s.static_routes = {{16, -1, 3},  // GPU 16 (node 4): spine 3 from every leaf
@@ -307,12 +319,13 @@ TEST_CASE("static routes: a table entry for a destination, per leaf or for every
     return i;
   };
   CHECK(spine_index(spine(fabric, 0, 16)) == 3);
-  CHECK(spine_index(spine(fabric, 4, 17)) == 2);  // GPU 4 = node 1, under leaf 0
+  CHECK(spine_index(spine(fabric, 4, 17)) == 2);                                 // GPU 4 = node 1, under leaf 0
   CHECK(spine_index(spine(fabric, 5, 21)) == spine_index(spine(dmodk, 5, 21)));  // not in the table
   FabricSpec mpft = spec(FabricKind::kMultiPlane, 8);
   mpft.routing = Routing::kStatic;
   mpft.static_routes = {{16, -1, 4}};
-  CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"), Catch::Contains("/fabric/static_routes/0/spine") && Catch::Contains("from 0 to 3"));
+  CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"),
+                    Catch::Contains("/fabric/static_routes/0/spine") && Catch::Contains("from 0 to 3"));
   mpft.static_routes = {{16, 2, 0}};
   CHECK_THROWS_WITH(check_fabric(mpft, "/fabric/"), Catch::Contains("/fabric/static_routes/0/from_leaf"));
 }

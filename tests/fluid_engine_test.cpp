@@ -56,8 +56,13 @@ std::vector<std::vector<double>> random_matrix(int gpus, unsigned seed) {
 }  // namespace
 
 TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "[fluid]") {
-  const net::Cluster c{.nodes = 2, .gpus_per_node = 2, .gpu_flops_per_s = 1e15, .scale_up_Bps = 100e9,
-                       .scale_up_latency_s = 1e-6, .scale_out_Bps = 10e9, .scale_out_latency_s = 3e-6};
+  const net::Cluster c{.nodes = 2,
+                       .gpus_per_node = 2,
+                       .gpu_flops_per_s = 1e15,
+                       .scale_up_Bps = 100e9,
+                       .scale_up_latency_s = 1e-6,
+                       .scale_out_Bps = 10e9,
+                       .scale_out_latency_s = 3e-6};
   core::TaskGraph g;
   const auto a = g.add_compute("a", 0, "compute", 1e-3, {});
   const auto t = g.add_transfer("t", 0, "comm", {{0, 2, 10e6}, {0, 3, 5e6}, {0, 1, 40e6}}, {a});
@@ -75,8 +80,13 @@ TEST_CASE("fluid engine: compute, transfers and streams as SimGrid runs them", "
 }
 
 TEST_CASE("a flow with a count is that many flows, each with its own share", "[fluid]") {
-  const net::Cluster c{.nodes = 2, .gpus_per_node = 2, .gpu_flops_per_s = 1e15, .scale_up_Bps = 100e9,
-                       .scale_up_latency_s = 1e-6, .scale_out_Bps = 10e9, .scale_out_latency_s = 3e-6};
+  const net::Cluster c{.nodes = 2,
+                       .gpus_per_node = 2,
+                       .gpu_flops_per_s = 1e15,
+                       .scale_up_Bps = 100e9,
+                       .scale_up_latency_s = 1e-6,
+                       .scale_out_Bps = 10e9,
+                       .scale_out_latency_s = 3e-6};
   const net::StarPlatform platform(c);
   // Three flows 0 -> 2 against one 1 -> 2 into GPU 2's NIC: 3/4 of it, not 1/2.
   core::TaskGraph counted, expanded;
@@ -96,8 +106,13 @@ TEST_CASE("a flow with a count is that many flows, each with its own share", "[f
 }
 
 TEST_CASE("fluid engine: random task graphs agree with SimGrid flow by flow", "[fluid]") {
-  const net::Cluster c{.nodes = 4, .gpus_per_node = 4, .gpu_flops_per_s = 1e15, .scale_up_Bps = 150e9,
-                       .scale_up_latency_s = 2e-6, .scale_out_Bps = 40e9, .scale_out_latency_s = 4e-6};
+  const net::Cluster c{.nodes = 4,
+                       .gpus_per_node = 4,
+                       .gpu_flops_per_s = 1e15,
+                       .scale_up_Bps = 150e9,
+                       .scale_up_latency_s = 2e-6,
+                       .scale_out_Bps = 40e9,
+                       .scale_out_latency_s = 4e-6};
   const net::StarPlatform platform(c);
   for (unsigned seed = 1; seed <= 5; ++seed) {
     std::mt19937 rng(seed);
@@ -135,7 +150,8 @@ TEST_CASE("fluid engine: all-to-all on MPFT and MRFT under every routing, 128 an
         for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted}) {
           if (sharing == core::Sharing::kLatencyWeighted && nodes == 32) continue;
           const auto spec = fabric(kind, nodes, routing, nodes == 16 ? 16 : 32, sharing);
-          INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes << " sharing " << int(sharing));
+          INFO("fabric " << int(kind) << " routing " << int(routing) << " nodes " << nodes << " sharing "
+                         << int(sharing));
           const net::FabricPlatform platform(spec);
           check_same_spans(platform, net::alltoall_graph({nodes, 8, 1 << 20, true, true, {}}), 1e-3);
         }
@@ -218,8 +234,10 @@ TEST_CASE("fluid engine on aggregated flows: within 1% of SimGrid with one flow 
   // fluid solve) against the plainest reference, SimGrid with every pair its own flow.
   for (auto routing : {net::Routing::kDModK, net::Routing::kEcmp}) {
     const net::FabricPlatform platform(fabric(net::FabricKind::kMultiPlane, 16, routing));
-    const double fluid = core::simulate_fluid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, true, {}})).makespan_s();
-    const double per_pair = core::simulate_simgrid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, false, {}})).makespan_s();
+    const double fluid =
+        core::simulate_fluid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, true, {}})).makespan_s();
+    const double per_pair =
+        core::simulate_simgrid(platform, net::alltoall_graph({16, 8, 4e6 / 128, true, false, {}})).makespan_s();
     INFO("routing " << int(routing));
     CHECK(fluid == Approx(per_pair).epsilon(0.01));
   }
@@ -238,6 +256,7 @@ TEST_CASE("fluid engine: re-rating from the ended flows' level gives the rates o
       INFO("sharing " << int(sharing) << " seed " << seed);
       CHECK(partial.solves == scratch.solves);
       CHECK(partial.solves > 100);
-      for (std::size_t i = 0; i < graph.tasks().size(); ++i) CHECK(a.spans()[i].end_s == Approx(b.spans()[i].end_s).epsilon(1e-9));
+      for (std::size_t i = 0; i < graph.tasks().size(); ++i)
+        CHECK(a.spans()[i].end_s == Approx(b.spans()[i].end_s).epsilon(1e-9));
     }
 }

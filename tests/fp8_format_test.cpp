@@ -68,8 +68,8 @@ TEST_CASE("halfway cases round to even", "[fp8]") {
 }
 
 TEST_CASE("overflow saturates or becomes NaN or Inf", "[fp8]") {
-  CHECK(round_to(e4m3(), 460) == 448);     // rounds down to max
-  CHECK(round_to(e4m3(), 464) == 448);     // halfway: max's mantissa is even
+  CHECK(round_to(e4m3(), 460) == 448);  // rounds down to max
+  CHECK(round_to(e4m3(), 464) == 448);  // halfway: max's mantissa is even
   CHECK(round_to(e4m3(), 470, Overflow::kSaturate) == 448);
   CHECK(std::isnan(round_to(e4m3(), 470, Overflow::kNonSaturate)));
   CHECK(std::isnan(round_to(e4m3(), INFINITY, Overflow::kNonSaturate)));

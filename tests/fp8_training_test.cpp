@@ -10,7 +10,7 @@ TEST_CASE("the FP8 recipe trains like BF16 on a small model", "[fp8][training]")
   c.steps = 20;
   const auto t = train_fp8_against_bf16(c);
   REQUIRE(t.fp8_loss.size() == 20);
-  CHECK(t.fp8_loss.back() < 0.8 * t.fp8_loss.front());    // it learns
+  CHECK(t.fp8_loss.back() < 0.8 * t.fp8_loss.front());  // it learns
   CHECK(t.bf16_loss.back() < 0.8 * t.bf16_loss.front());
   // Same data, same start: the curves differ only by the GEMMs' numerics.
   CHECK(t.final_relative_gap < 0.01);

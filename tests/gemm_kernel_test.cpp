@@ -93,11 +93,13 @@ TEST_CASE("FlashAttention-3's model: a causal mask halves long sequences' work, 
   // queries under the mask see 3.5 / 8 of the full square's pairs, as 4096 x 14,336 full ones.
   AttentionShape tail = causal;
   tail.queries = 4096;
-  CHECK(tail.forward_flops() == Approx(full.forward_flops() * (4096.0 * (16384 - 4096) + 4096.0 * 4097 / 2) / (16384.0 * 16384)));
+  CHECK(tail.forward_flops() ==
+        Approx(full.forward_flops() * (4096.0 * (16384 - 4096) + 4096.0 * 4097 / 2) / (16384.0 * 16384)));
   CHECK(flash_attention_forward_seconds(h100, tail, 132) < c);
 }
 
-TEST_CASE("FP4 GEMMs on Blackwell: twice FP8's rate where the tensor cores bind, half its bytes where HBM does", "[kernels]") {
+TEST_CASE("FP4 GEMMs on Blackwell: twice FP8's rate where the tensor cores bind, half its bytes where HBM does",
+          "[kernels]") {
   const auto& b200 = gpu_by_name("B200");
   const auto& c = default_gemm_library().constants;
   CHECK(dense_flops_per_s(b200, GemmPrecision::kFp4) == 9e15);  // HGX B200 datasheet: 72 PFLOPS dense over 8 GPUs
@@ -113,15 +115,19 @@ TEST_CASE("FP4 GEMMs on Blackwell: twice FP8's rate where the tensor cores bind,
   GemmShape decode{16, 7168, 7168};
   GemmShape decode_fp4 = decode;
   decode_fp4.precision = GemmPrecision::kFp4;
-  const double ratio = (gemm_seconds(b200, decode_fp4, b200.sm_count, c) - c.launch_s) / (gemm_seconds(b200, decode, b200.sm_count, c) - c.launch_s);
-  CHECK(ratio == Approx(operand_bytes_per_element(GemmPrecision::kFp4) / operand_bytes_per_element(GemmPrecision::kFp8)).epsilon(0.1));
+  const double ratio = (gemm_seconds(b200, decode_fp4, b200.sm_count, c) - c.launch_s) /
+                       (gemm_seconds(b200, decode, b200.sm_count, c) - c.launch_s);
+  CHECK(ratio == Approx(operand_bytes_per_element(GemmPrecision::kFp4) / operand_bytes_per_element(GemmPrecision::kFp8))
+                     .epsilon(0.1));
 }
 
 TEST_CASE("a precision the GPU's tensor cores lack is refused, naming the GPUs that have it", "[kernels]") {
   CHECK_NOTHROW(require_precision(gpu_by_name("B200"), GemmPrecision::kFp4, "/compute/fp4_gemms"));
-  CHECK_THROWS_WITH(require_precision(gpu_by_name("H100"), GemmPrecision::kFp4, "/compute/fp4_gemms"),
-                    "/compute/fp4_gemms: true is not allowed; the H100 has no FP4 tensor cores (GPUs that have: B200, GB200)");
-  CHECK_THROWS_WITH(require_precision(gpu_by_name("A10G"), GemmPrecision::kFp8, "/compute/fp8_gemms"),
-                    Catch::StartsWith("/compute/fp8_gemms: true is not allowed; the A10G has no FP8 tensor cores (GPUs that have: "));
+  CHECK_THROWS_WITH(
+      require_precision(gpu_by_name("H100"), GemmPrecision::kFp4, "/compute/fp4_gemms"),
+      "/compute/fp4_gemms: true is not allowed; the H100 has no FP4 tensor cores (GPUs that have: B200, GB200)");
+  CHECK_THROWS_WITH(
+      require_precision(gpu_by_name("A10G"), GemmPrecision::kFp8, "/compute/fp8_gemms"),
+      Catch::StartsWith("/compute/fp8_gemms: true is not allowed; the A10G has no FP8 tensor cores (GPUs that have: "));
   CHECK_NOTHROW(require_precision(gpu_by_name("A10G"), GemmPrecision::kBf16, "/compute"));
 }

@@ -67,7 +67,8 @@ TEST_CASE("A library whose smallest tile is 128 rows times 64 rows nearly as 128
 }
 
 TEST_CASE("A general-purpose library runs the kinds it has no kernel for as dense GEMMs", "[kernels]") {
-  for (const char* name : {"cublaslt-fp8-tensor-h100-2026-11", "cutlass-fp8-rowwise-h100-2026-11", "cublas-bf16-h100-2026-11"}) {
+  for (const char* name :
+       {"cublaslt-fp8-tensor-h100-2026-11", "cutlass-fp8-rowwise-h100-2026-11", "cublas-bf16-h100-2026-11"}) {
     INFO(name);
     const GemmLibrary& lib = gemm_library(name, "");
     CHECK_FALSE(lib.has(GemmKind::kGroupedMasked));
@@ -79,7 +80,8 @@ TEST_CASE("A general-purpose library runs the kinds it has no kernel for as dens
   CHECK(first.constants.weight_gradient_efficiency == 0);
 }
 
-TEST_CASE("The memory-bound kernel model: one floor, a fraction of HBM per kind, time growing with bytes", "[kernels]") {
+TEST_CASE("The memory-bound kernel model: one floor, a fraction of HBM per kind, time growing with bytes",
+          "[kernels]") {
   const MemoryKernelModel& m = hopper_memory_kernels();
   for (int k = 0; k < kMemoryKernelKinds; ++k) {
     INFO(memory_kernel_kind_names()[k]);
@@ -106,9 +108,13 @@ TEST_CASE("each precision takes the library measured for its GPU's generation", 
   GemmShape s;
   s.m = s.n = s.k = 8192;
   s.precision = GemmPrecision::kFp4;
-  const double fp4_tflops = s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp4, "GB200").constants) / 1e12;
+  const double fp4_tflops =
+      s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp4, "GB200").constants) /
+      1e12;
   s.precision = GemmPrecision::kFp8;
-  const double fp8_tflops = s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp8, "GB200").constants) / 1e12;
+  const double fp8_tflops =
+      s.flops() / gemm_seconds(gb200, s, gb200.sm_count, default_gemm_library(GemmPrecision::kFp8, "GB200").constants) /
+      1e12;
   CHECK(fp4_tflops == Approx(7536).epsilon(0.15));  // Azure's cuBLASLt row
   CHECK(fp8_tflops == Approx(2877).epsilon(0.15));
 }

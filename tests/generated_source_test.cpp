@@ -7,7 +7,8 @@
 
 using namespace requests;
 
-TEST_CASE("request sources: a drawn workload streams the generator's requests; a profile's hours get their rates", "[serving]") {
+TEST_CASE("request sources: a drawn workload streams the generator's requests; a profile's hours get their rates",
+          "[serving]") {
   GeneratedWorkload w;
   w.arrivals.rate_per_s = 40;
   w.arrivals.burstiness = 0.5;
@@ -62,9 +63,12 @@ TEST_CASE("request sources: a drawn workload streams the generator's requests; a
   long long unscaled = 0, scaled = 0, other = 0;
   while (auto q = fixed_hours.next()) {
     const bool third = q->arrival_s >= 2 * 3600;
-    if (!third && q->input_tokens == 1000 && q->output_tokens == 200) ++unscaled;
-    else if (third && q->input_tokens == 2000 && q->output_tokens == 100) ++scaled;
-    else ++other;
+    if (!third && q->input_tokens == 1000 && q->output_tokens == 200)
+      ++unscaled;
+    else if (third && q->input_tokens == 2000 && q->output_tokens == 100)
+      ++scaled;
+    else
+      ++other;
   }
   CHECK(unscaled > 0);
   CHECK(scaled > 0);

@@ -53,7 +53,8 @@ TEST_CASE("goodput: both methods account for every second, kept or lost by one c
   r.fail_slow = {0.2 / 3600, 30, 4 * 3600, 1.1, 2.0, 600};
   r.recovery.manual_fraction = 0.05;
   r.recovery.manual_s = 7200;
-  for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica, workload::RecoveryStrategy::kElastic})
+  for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica,
+                        workload::RecoveryStrategy::kElastic})
     for (int checkpoints : {0, 1, 2, 3}) {  // synchronous, asynchronous, in memory alone, copied to a peer
       r.recovery.strategy = strategy;
       r.recovery.replicas = 8;
@@ -143,7 +144,8 @@ TEST_CASE("goodput: an asynchronous checkpoint stalls less, and loses its write'
   CHECK(a.ettr == Approx(ca.ettr).epsilon(0.01));
 }
 
-TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot, unless the failure took the copy", "[goodput]") {
+TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot, unless the failure took the copy",
+          "[goodput]") {
   auto async = run(0.3, 64);
   async.checkpoint.write_s = 600;  // slow storage
   async.checkpoint.interval_s = 600;
@@ -164,7 +166,8 @@ TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot,
   for (const auto& [r, lost_s] : cases) {
     const auto closed = workload::goodput_closed_form(*r);
     const auto mc = workload::goodput_monte_carlo(*r, 400, 5);
-    INFO("lost per failure " << lost_s << " s: closed form " << closed.loss_s_per_day.lost_work << ", Monte-Carlo " << mc.loss_s_per_day.lost_work);
+    INFO("lost per failure " << lost_s << " s: closed form " << closed.loss_s_per_day.lost_work << ", Monte-Carlo "
+                             << mc.loss_s_per_day.lost_work);
     CHECK(closed.checkpoint_interval_s == 600);
     // To first order (a day of wall time holds 1 / (1 + X) of a day of training, X the losses a
     // second: ettr x cycle / interval); the renewal's exact figure a little above it.
@@ -179,7 +182,9 @@ TEST_CASE("goodput: checkpoints in memory lose the work since the last snapshot,
   auto hang = alone;
   hang.failures = {{"hang", 0.3 / 3600, 0, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true}};
   CHECK(workload::goodput_monte_carlo(hang, 400, 5).loss_s_per_day.lost_work ==
-        Approx(workload::goodput_monte_carlo(alone, 400, 5).loss_s_per_day.lost_work * (cycle / 2) / (4 * cycle / 2 + 600)).epsilon(0.15));
+        Approx(workload::goodput_monte_carlo(alone, 400, 5).loss_s_per_day.lost_work * (cycle / 2) /
+               (4 * cycle / 2 + 600))
+            .epsilon(0.15));
 }
 
 TEST_CASE("goodput: a hang costs its watchdog's timeout, a silent corruption the training since it", "[goodput]") {
@@ -187,7 +192,8 @@ TEST_CASE("goodput: a hang costs its watchdog's timeout, a silent corruption the
   r.failures = {{"hang", 0.1 / 3600, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true}};
   const auto hang = workload::goodput_monte_carlo(r, 200, 2);
   CHECK(hang.loss_s_per_day.detection == Approx(2.4 * 600).epsilon(0.05 * 1.5));
-  CHECK(hang.loss_s_per_day.detection == Approx(workload::goodput_closed_form(r).loss_s_per_day.detection).epsilon(0.1));
+  CHECK(hang.loss_s_per_day.detection ==
+        Approx(workload::goodput_closed_form(r).loss_s_per_day.detection).epsilon(0.1));
   r.failures = {{"sdc", 0.02 / 3600, 4 * 3600, RecoveryPath::kInPlace, Rollback::kBeforeCorruption, false}};
   const auto sdc = workload::goodput_monte_carlo(r, 400, 2), sdc_closed = workload::goodput_closed_form(r);
   CHECK(sdc.loss_s_per_day.detection == 0);
@@ -262,7 +268,8 @@ TEST_CASE("goodput: software fails only while the job runs; hardware fails whate
   CHECK(software.ettr > hardware.ettr);
 }
 
-TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusion and the episodes apart", "[goodput]") {
+TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusion and the episodes apart",
+          "[goodput]") {
   auto r = run(0.02, 4);  // rare enough that the job is seldom down (a hang, maintenance: only while it runs)
   r.failures.push_back({"hang", 0.05 / 3600, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true});
   r.failures.push_back({"maintenance", 1.0 / 168 / 3600, 0, RecoveryPath::kInPlace, Rollback::kNone, false});
@@ -281,11 +288,13 @@ TEST_CASE("goodput: interruptions are counted by process, a slow node's exclusio
   }
   CHECK(mc.exclusions_per_day == Approx(closed.exclusions_per_day).epsilon(0.1));
   // Episodes that end under the exclusion's 10 min stop nothing.
-  CHECK(closed.fail_slow_episodes_per_day == Approx(0.2 * 24 * (1 - workload::fail_slow_excluded_share(r.fail_slow))).epsilon(1e-12));
+  CHECK(closed.fail_slow_episodes_per_day ==
+        Approx(0.2 * 24 * (1 - workload::fail_slow_excluded_share(r.fail_slow))).epsilon(1e-12));
   CHECK(mc.fail_slow_episodes_per_day == Approx(closed.fail_slow_episodes_per_day).epsilon(0.1));
 }
 
-TEST_CASE("goodput: the restart's parts share its loss, the checkpoint read from memory where the copy survives", "[goodput]") {
+TEST_CASE("goodput: the restart's parts share its loss, the checkpoint read from memory where the copy survives",
+          "[goodput]") {
   auto r = run(0.3, 64);
   r.recovery.image_s = 180;
   r.recovery.comm_init_s = 40;
@@ -317,22 +326,25 @@ TEST_CASE("goodput: the restart's parts share its loss, the checkpoint read from
   CHECK(workload::restart_by_part(r, 1.0).whole == Approx(280.0 / 610));
 }
 
-TEST_CASE("goodput: the closed form holds with the Monte-Carlo from 1K to 128K GPUs, many stops an hour included", "[goodput]") {
+TEST_CASE("goodput: the closed form holds with the Monte-Carlo from 1K to 128K GPUs, many stops an hour included",
+          "[goodput]") {
   // An H100-like job: hardware at 4.2 and the network at 0.3 per 1,000 node-days, software and
   // hangs while it runs, weekly maintenance, fail-slow nodes excluded after 30 min, operators;
   // communicator initialisation growing with the job. At 128K GPUs it stops ~75 times a day for
   // ~10 min each: a first-order form, each stop's cost as if they never overlapped, puts its
   // ETTR several times too high.
-  for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica, workload::RecoveryStrategy::kElastic})
+  for (auto strategy : {workload::RecoveryStrategy::kRestart, workload::RecoveryStrategy::kPerReplica,
+                        workload::RecoveryStrategy::kElastic})
     for (int spares : {0, 32})
       for (double gpus : {1024.0, 4096.0, 16384.0, 65536.0, 131072.0}) {
         const double nodes = gpus / 8;
         workload::RunReliability r;
-        r.failures = {{"hardware", nodes * 4.2e-3 / 86400, 34, RecoveryPath::kSwap, Rollback::kLastCheckpoint, true},
-                      {"network", nodes * 0.3e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, false},
-                      {"software", nodes * 0.48e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
-                      {"hang", nodes * 0.24e-3 / 86400, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
-                      {"maintenance", 1.0 / 7 / 86400, 0, RecoveryPath::kInPlace, Rollback::kNone, false}};
+        r.failures = {
+            {"hardware", nodes * 4.2e-3 / 86400, 34, RecoveryPath::kSwap, Rollback::kLastCheckpoint, true},
+            {"network", nodes * 0.3e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, false},
+            {"software", nodes * 0.48e-3 / 86400, 34, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
+            {"hang", nodes * 0.24e-3 / 86400, 600, RecoveryPath::kInPlace, Rollback::kLastCheckpoint, true, true},
+            {"maintenance", 1.0 / 7 / 86400, 0, RecoveryPath::kInPlace, Rollback::kNone, false}};
         r.fail_slow = {nodes * 2e-5 / 3600, 30, 36000, 1.1, 2.0, 1800};
         r.checkpoint.write_s = 20;
         r.recovery = {strategy, 16, 300 + gpus * 0.00244};
@@ -347,11 +359,14 @@ TEST_CASE("goodput: the closed form holds with the Monte-Carlo from 1K to 128K G
         const auto closed = workload::goodput_closed_form(r);
         r.checkpoint.interval_s = closed.checkpoint_interval_s;
         const auto mc = workload::goodput_monte_carlo(r, 60, 4);
-        INFO(gpus << " GPUs, " << spares << " spares, strategy " << int(strategy) << ": closed form " << closed.ettr << ", Monte-Carlo " << mc.ettr);
+        INFO(gpus << " GPUs, " << spares << " spares, strategy " << int(strategy) << ": closed form " << closed.ettr
+                  << ", Monte-Carlo " << mc.ettr);
         CHECK(std::abs(closed.ettr - mc.ettr) < 0.03);
         // Counts within 3% or four Poisson standard deviations of the 60 x 30 days simulated.
         auto noise = [](double per_day) { return 4 * std::sqrt(per_day * 1800) / 1800; };
-        CHECK(closed.interruptions_per_day == Approx(mc.interruptions_per_day).epsilon(0.03).margin(noise(mc.interruptions_per_day)));
-        CHECK(closed.job_stops_per_day == Approx(mc.job_stops_per_day).epsilon(0.03).margin(noise(mc.job_stops_per_day)));
+        CHECK(closed.interruptions_per_day ==
+              Approx(mc.interruptions_per_day).epsilon(0.03).margin(noise(mc.interruptions_per_day)));
+        CHECK(closed.job_stops_per_day ==
+              Approx(mc.job_stops_per_day).epsilon(0.03).margin(noise(mc.job_stops_per_day)));
       }
 }

@@ -25,7 +25,8 @@ TEST_CASE("each GPU takes its own generation's kernels, or the nearest measured 
   const MemoryKernelModel& ampere = memory_kernels_for(gpu_by_name("A100"));
   CHECK(ampere.borrowed[static_cast<int>(MemoryKernelKind::kCast)]);
   CHECK_FALSE(ampere.borrowed[static_cast<int>(MemoryKernelKind::kRowReduction)]);
-  CHECK(ampere.rate(MemoryKernelKind::kCast).hbm_fraction == hopper_memory_kernels().rate(MemoryKernelKind::kCast).hbm_fraction);
+  CHECK(ampere.rate(MemoryKernelKind::kCast).hbm_fraction ==
+        hopper_memory_kernels().rate(MemoryKernelKind::kCast).hbm_fraction);
   CHECK(ampere.rate(MemoryKernelKind::kCast).floor_s == ampere.rate(MemoryKernelKind::kRowReduction).floor_s);
 
   CHECK(attention_backend_for(gpu_by_name("A100")).name == "fa2-ampere");
@@ -40,7 +41,8 @@ TEST_CASE("an engine picks the first backend of its list that runs on the GPU", 
   CHECK(attention_backend_for(gpu_by_name("A100"), vllm.attention_backends).name == "fa2-ampere");
   CHECK(attention_backend_for(gpu_by_name("H100"), vllm.attention_backends).name == "fa3");
   CHECK(attention_backend_for(gpu_by_name("B200"), vllm.attention_backends).name == "fa4-blackwell");
-  CHECK(attention_backend_for(gpu_by_name("A100"), {"fa3", "fa2-ampere"}).name == "fa2-ampere");  // FA3 does not run on Ampere
+  CHECK(attention_backend_for(gpu_by_name("A100"), {"fa3", "fa2-ampere"}).name ==
+        "fa2-ampere");  // FA3 does not run on Ampere
   CHECK(studies::engine_by_name("bare", "engine").attention_backends.empty());
 }
 
@@ -63,7 +65,8 @@ TEST_CASE("an attention fit recovers the constants that made its rows", "[kernel
   FlashAttentionCalibration overlapped = truth;
   overlapped.overlap_softmax = true;
   const AttentionShape shape{2, 16, 8192, 8192, 128, 128, false};
-  CHECK(flash_attention_forward_seconds(a100, shape, a100.sm_count, truth) > flash_attention_forward_seconds(a100, shape, a100.sm_count, overlapped));
+  CHECK(flash_attention_forward_seconds(a100, shape, a100.sm_count, truth) >
+        flash_attention_forward_seconds(a100, shape, a100.sm_count, overlapped));
 }
 
 TEST_CASE("a fabric's measured all-reduce times the nodes it names", "[kernels][generations]") {

@@ -27,14 +27,16 @@ TEST_CASE("memory: DeepSeek-V3 on a decode GPU of EP144, counted from the shapes
   CHECK_FALSE(plan_memory(v3(), h800(), one, in).fits());
 }
 
-TEST_CASE("memory: linear weights take their precision's bytes (NVFP4: half a byte and an FP8 scale per 16)", "[serving]") {
+TEST_CASE("memory: linear weights take their precision's bytes (NVFP4: half a byte and an FP8 scale per 16)",
+          "[serving]") {
   MemoryInput in;
   in.max_step_tokens = 256;
   const auto with = [&](hw::GemmPrecision weights) {
     in.weights = weights;
     return plan_memory(v3(), h800(), decode_unit(), in).weight_bytes;
   };
-  const double fp8 = with(hw::GemmPrecision::kFp8), bf16 = with(hw::GemmPrecision::kBf16), fp4 = with(hw::GemmPrecision::kFp4);
+  const double fp8 = with(hw::GemmPrecision::kFp8), bf16 = with(hw::GemmPrecision::kBf16),
+               fp4 = with(hw::GemmPrecision::kFp4);
   // The parts kept in BF16 (norms, gate, embedding, LM head) are the same in each: the linear
   // weights are bf16 - fp8 bytes at FP8, and 0.5625 of those at FP4.
   const double linear_fp8 = bf16 - fp8;
@@ -42,7 +44,8 @@ TEST_CASE("memory: linear weights take their precision's bytes (NVFP4: half a by
   CHECK(fp4 < 0.7 * fp8);
 }
 
-TEST_CASE("memory: an engine's KV rule (a share of HBM, of what the weights leave, or HBM less a reserve)", "[serving]") {
+TEST_CASE("memory: an engine's KV rule (a share of HBM, of what the weights leave, or HBM less a reserve)",
+          "[serving]") {
   MemoryInput in;
   in.max_step_tokens = 256;
   in.runtime_reserve_bytes = 0.1 * h800().hbm_bytes;  // vLLM: 0.9 of all HBM
@@ -55,7 +58,7 @@ TEST_CASE("memory: an engine's KV rule (a share of HBM, of what the weights leav
   CHECK(t.kv_bytes == Approx(0.9 * free));
   CHECK(t.reserve_bytes == Approx(0.1 * free));
   CHECK(t.kv_bytes > vllm.kv_bytes);  // a tenth of the free memory, not of all HBM, kept
-  MemoryInput sgl = in;  // SGLang: a reserve that holds the activations
+  MemoryInput sgl = in;               // SGLang: a reserve that holds the activations
   sgl.runtime_reserve_bytes = 14e9;
   sgl.reserve_holds_activations = true;
   const auto s = plan_memory(v3(), h800(), decode_unit(), sgl);

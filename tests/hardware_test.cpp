@@ -29,18 +29,18 @@ TEST_CASE("Hopper peaks follow from SMs, the boost clock and the tensor cores' r
 
 TEST_CASE("node link rates follow from their line rates", "[hw]") {
   const auto& n = hw::node_by_name("h800");
-  CHECK(n.nic_Bps * 8 == Approx(400e9));                 // ConnectX-7, 400 Gb/s
-  CHECK(n.scale_up_nominal_Bps * 2 == Approx(400e9));    // H800 NVLink: 400 GB/s both ways
+  CHECK(n.nic_Bps * 8 == Approx(400e9));               // ConnectX-7, 400 Gb/s
+  CHECK(n.scale_up_nominal_Bps * 2 == Approx(400e9));  // H800 NVLink: 400 GB/s both ways
   CHECK(n.scale_up_achieved_Bps < n.scale_up_nominal_Bps);
-  CHECK(n.nics == n.gpus);                               // one NIC per GPU, one plane or rail each
+  CHECK(n.nics == n.gpus);  // one NIC per GPU, one plane or rail each
   // PCIe Gen5 x16: 16 lanes at 32 GT/s with 128b/130b encoding.
   CHECK(n.pcie_Bps == Approx(16 * 32e9 / 8 * 128 / 130));
   CHECK(hw::node_by_name("h100").scale_up_nominal_Bps * 2 == Approx(900e9));  // NVLink 4
   CHECK(hw::node_by_name("gb200-nvl72").gpus == 72);
-  CHECK(hw::node_by_name("dgx-a100").nic_Bps * 8 == Approx(200e9));             // HDR InfiniBand
-  CHECK(hw::node_by_name("dgx-a100").scale_up_nominal_Bps * 2 == Approx(600e9));  // NVLink 3
+  CHECK(hw::node_by_name("dgx-a100").nic_Bps * 8 == Approx(200e9));                   // HDR InfiniBand
+  CHECK(hw::node_by_name("dgx-a100").scale_up_nominal_Bps * 2 == Approx(600e9));      // NVLink 3
   CHECK(hw::node_by_name("dgx-a100").pcie_Bps == Approx(16 * 16e9 / 8 * 128 / 130));  // Gen4 x16
-  CHECK(hw::node_by_name("hgx-b200").scale_up_nominal_Bps * 2 == Approx(1800e9));  // NVLink 5
+  CHECK(hw::node_by_name("hgx-b200").scale_up_nominal_Bps * 2 == Approx(1800e9));     // NVLink 5
   CHECK(&hw::default_node() == &hw::node_by_name("h800"));
 }
 
@@ -89,7 +89,8 @@ TEST_CASE("PCIe nodes scale up over PCIe, MI300X's over its Infinity Fabric mesh
   const auto& mi = hw::node_by_name("mi300x");
   CHECK(mi.scale_up_nominal_Bps == Approx(7 * 128e9 / 2));  // 7 links of 128 GB/s both ways
   CHECK(mi.gpu == "MI300X");
-  CHECK_THROWS_WITH(hw::gpu_by_name("L40", "/cluster/gpu"), Catch::Contains("did you mean 'L40S'?") || Catch::Contains("did you mean 'L4'?") ||
-                                                               Catch::Contains("did you mean 'A40'?"));
+  CHECK_THROWS_WITH(hw::gpu_by_name("L40", "/cluster/gpu"), Catch::Contains("did you mean 'L40S'?") ||
+                                                                Catch::Contains("did you mean 'L4'?") ||
+                                                                Catch::Contains("did you mean 'A40'?"));
   CHECK_THROWS_WITH(hw::gpu_by_name("MI300", "/cluster/gpu"), Catch::Contains("did you mean 'MI300X'?"));
 }

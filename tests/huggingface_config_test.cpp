@@ -19,9 +19,10 @@ TEST_CASE("the models in data/ have their published sizes", "[huggingface]") {
     const char* name;
     double total_B, active_B;
   };
-  for (const auto& p : {Published{"deepseek-v3", 671, 37}, Published{"deepseek-v2", 236, 21}, Published{"qwen2.5-72b", 72.7, 72.7},
-                        Published{"llama-3.1-405b", 405, 405}, Published{"mixtral-8x7b", 46.7, 12.9},
-                        Published{"qwen3-30b-a3b", 30.5, 3.3}, Published{"gpt-3-175b", 175, 175}}) {
+  for (const auto& p :
+       {Published{"deepseek-v3", 671, 37}, Published{"deepseek-v2", 236, 21}, Published{"qwen2.5-72b", 72.7, 72.7},
+        Published{"llama-3.1-405b", 405, 405}, Published{"mixtral-8x7b", 46.7, 12.9},
+        Published{"qwen3-30b-a3b", 30.5, 3.3}, Published{"gpt-3-175b", 175, 175}}) {
     INFO(p.name);
     const auto params = model_parameters(model_by_name(p.name));
     CHECK(params.total() / 1e9 == Approx(p.total_B).epsilon(0.01));
@@ -66,15 +67,20 @@ TEST_CASE("configs outside the supported families or missing a field are refused
   nlohmann::json gpt2 = {{"architectures", {"GPT2LMHeadModel"}}, {"n_layer", 12}};
   CHECK_THROWS_WITH(model_from_huggingface_config(gpt2, "c.json"),
                     Catch::StartsWith("c.json: /architectures/0: 'GPT2LMHeadModel' is not supported"));
-  nlohmann::json llama = {{"architectures", {"LlamaForCausalLM"}}, {"hidden_size", 4096}, {"vocab_size", 32000},
-                          {"intermediate_size", 11008}, {"num_attention_heads", 32}};
+  nlohmann::json llama = {{"architectures", {"LlamaForCausalLM"}},
+                          {"hidden_size", 4096},
+                          {"vocab_size", 32000},
+                          {"intermediate_size", 11008},
+                          {"num_attention_heads", 32}};
   CHECK_THROWS_WITH(model_from_huggingface_config(llama, "c.json"),
                     Catch::StartsWith("c.json: /num_hidden_layers: missing; a LlamaForCausalLM config has it"));
   llama["num_hidden_layers"] = "32";
-  CHECK_THROWS_WITH(model_from_huggingface_config(llama, "c.json"), Catch::StartsWith("c.json: /num_hidden_layers: \"32\""));
+  CHECK_THROWS_WITH(model_from_huggingface_config(llama, "c.json"),
+                    Catch::StartsWith("c.json: /num_hidden_layers: \"32\""));
   llama["num_hidden_layers"] = 32;
   llama["num_key_value_heads"] = 5;
-  CHECK_THROWS_WITH(model_from_huggingface_config(llama, "c.json"), Catch::StartsWith("c.json: /num_key_value_heads: 5 is not allowed"));
+  CHECK_THROWS_WITH(model_from_huggingface_config(llama, "c.json"),
+                    Catch::StartsWith("c.json: /num_key_value_heads: 5 is not allowed"));
   llama["num_key_value_heads"] = 32;
   CHECK(model_from_huggingface_config(llama, "c.json").attention.head_dim == 128);
 }

@@ -109,7 +109,8 @@ TEST_CASE("Mistral 7B: 7.24B parameters, every layer within a 4,096-token window
   // Attention FLOPs of a token stop at the window too; a short sequence is as without it.
   const auto layer = layer_costs(m).front();
   CHECK(layer.attention_flops_per_token(30000) == layer.attention_flops_per_token(4096));
-  CHECK(layer.mean_attended_tokens(2048, AttentionMask::kCausal) == Approx(mean_context_tokens(2048, AttentionMask::kCausal)));
+  CHECK(layer.mean_attended_tokens(2048, AttentionMask::kCausal) ==
+        Approx(mean_context_tokens(2048, AttentionMask::kCausal)));
   CHECK(layer.mean_attended_tokens(32768, AttentionMask::kCausal) < 4096);
   CHECK(layer.mean_attended_tokens(32768, AttentionMask::kCausal) > 3800);  // 4096 - 4096^2 / (2 x 32768), about
   // The same model with sliding_window null (v0.2 and later) sees the whole context.
@@ -118,7 +119,8 @@ TEST_CASE("Mistral 7B: 7.24B parameters, every layer within a 4,096-token window
   CHECK(model_from_huggingface_config(v02, "c.json").attention_window_tokens.empty());
 }
 
-TEST_CASE("Gemma 2 9B: 9.24B parameters, head_dim apart from hidden / heads, alternate sliding layers", "[huggingface]") {
+TEST_CASE("Gemma 2 9B: 9.24B parameters, head_dim apart from hidden / heads, alternate sliding layers",
+          "[huggingface]") {
   const Model m = model_from_huggingface_config(gemma2_9b(), "config.json");
   CHECK(m.attention.head_dim == 256);  // not 3584 / 16 = 224
   CHECK(m.tied_embeddings);            // Gemma's default, the file says nothing
@@ -149,10 +151,12 @@ TEST_CASE("Gemma 3 27B: its language model from text_config, five sliding layers
   CHECK(m.max_context_tokens == 131072);  // the default, absent from the file: the report's 128K
   json missing = gemma3_27b();
   missing["text_config"].erase("hidden_size");
-  CHECK_THROWS_WITH(model_from_huggingface_config(missing, "c.json"),
-                    Catch::StartsWith("c.json: /text_config/hidden_size: missing; a Gemma3ForConditionalGeneration config has it"));
+  CHECK_THROWS_WITH(
+      model_from_huggingface_config(missing, "c.json"),
+      Catch::StartsWith("c.json: /text_config/hidden_size: missing; a Gemma3ForConditionalGeneration config has it"));
   missing.erase("text_config");
-  CHECK_THROWS_WITH(model_from_huggingface_config(missing, "c.json"), Catch::StartsWith("c.json: /text_config: missing"));
+  CHECK_THROWS_WITH(model_from_huggingface_config(missing, "c.json"),
+                    Catch::StartsWith("c.json: /text_config: missing"));
 }
 
 TEST_CASE("Llama 4 Scout and Maverick: 17B active of 109B and 400B, dense layers between MoE ones", "[huggingface]") {
@@ -183,7 +187,8 @@ TEST_CASE("Llama 4 Scout and Maverick: 17B active of 109B and 400B, dense layers
   // A moe_layers list other than the interleave is refused.
   json odd = llama4(128, 2);
   odd["text_config"]["moe_layers"] = {0, 1};
-  CHECK_THROWS_WITH(model_from_huggingface_config(odd, "c.json"), Catch::StartsWith("c.json: /text_config/moe_layers: is not allowed"));
+  CHECK_THROWS_WITH(model_from_huggingface_config(odd, "c.json"),
+                    Catch::StartsWith("c.json: /text_config/moe_layers: is not allowed"));
 }
 
 TEST_CASE("gpt-oss 120b and 20b: 5.1B and 3.6B active of 117B and 21B, sliding layers of 128 tokens", "[huggingface]") {
@@ -209,10 +214,12 @@ TEST_CASE("gpt-oss 120b and 20b: 5.1B and 3.6B active of 117B and 21B, sliding l
   }
   json c = gpt_oss(36, 128);
   c["layer_types"][3] = "local_attention";
-  CHECK_THROWS_WITH(model_from_huggingface_config(c, "c.json"),
-                    Catch::StartsWith("c.json: /layer_types/3: 'local_attention' is not allowed; allowed: full_attention"));
+  CHECK_THROWS_WITH(
+      model_from_huggingface_config(c, "c.json"),
+      Catch::StartsWith("c.json: /layer_types/3: 'local_attention' is not allowed; allowed: full_attention"));
   c["layer_types"].erase(3);
-  CHECK_THROWS_WITH(model_from_huggingface_config(c, "c.json"), Catch::StartsWith("c.json: /layer_types: has 35 entries; expected one per layer (36)"));
+  CHECK_THROWS_WITH(model_from_huggingface_config(c, "c.json"),
+                    Catch::StartsWith("c.json: /layer_types: has 35 entries; expected one per layer (36)"));
 }
 
 TEST_CASE("sliding-window layers cost less attention in training than full ones", "[huggingface]") {
@@ -240,7 +247,9 @@ TEST_CASE("a model from a config is named by the config, not by its folder", "[h
 }
 
 TEST_CASE("a scenario may name the model it reads from a config", "[huggingface][scenario]") {
-  const json scenario = {{"model", {{"huggingface_config", "tests/data/huggingface/mixtral-8x7b/config.json"}, {"name", "Mixtral in hf/"}}}};
+  const json scenario = {
+      {"model",
+       {{"huggingface_config", "tests/data/huggingface/mixtral-8x7b/config.json"}, {"name", "Mixtral in hf/"}}}};
   core::JsonReader root(scenario, "");
   const Model& named = studies::read_model(root);
   CHECK(named.display_name == "Mixtral in hf/");
@@ -248,7 +257,8 @@ TEST_CASE("a scenario may name the model it reads from a config", "[huggingface]
   const json unnamed = {{"model", {{"huggingface_config", "tests/data/huggingface/mixtral-8x7b/config.json"}}}};
   core::JsonReader plain(unnamed, "");
   CHECK(studies::read_model(plain).name == "mixtral-46.7b-a12.9b");  // not the folder's name
-  const json empty = {{"model", {{"huggingface_config", "tests/data/huggingface/mixtral-8x7b/config.json"}, {"name", ""}}}};
+  const json empty = {
+      {"model", {{"huggingface_config", "tests/data/huggingface/mixtral-8x7b/config.json"}, {"name", ""}}}};
   core::JsonReader bad(empty, "");
   CHECK_THROWS_WITH(studies::read_model(bad), Catch::StartsWith("/model/name: is empty"));
 }

@@ -135,7 +135,7 @@ TEST_CASE("decode: the memory-bound kernels run between the GEMMs, each with its
   // router's nine), 2.2 us each, on top of what its GEMMs and FlashMLA take alone.
   const auto step = decode(160, 512);
   const auto& moe = step.moe_layer;
-  const auto dense = step.layers.front();  // DeepSeek-V3's first layers are dense
+  const auto dense = step.layers.front();                     // DeepSeek-V3's first layers are dense
   CHECK(moe.attention_s - dense.attention_s >= 10 * 2.2e-6);  // the router's nine and the MoE input's norm
   CHECK(moe.attention_s > 20 * 2.2e-6);
 }
@@ -153,12 +153,14 @@ ServingStep llama_decode(int tp, int sequences, int context, ServingLinks links 
   q.sequences = sequences * d.attention_dp();
   q.context_tokens = context;
   q.kv_bytes_per_element = 2;
-  return serving_step(model_by_name("llama-3.1-70b"), Roofline(hw::gpu_by_name("H800"), KernelEfficiency{}, false), d, links, q, nullptr);
+  return serving_step(model_by_name("llama-3.1-70b"), Roofline(hw::gpu_by_name("H800"), KernelEfficiency{}, false), d,
+                      links, q, nullptr);
 }
 
 }  // namespace
 
-TEST_CASE("decode attention: each GPU of a TP group reads its KV heads' share, copied past the KV heads", "[inference]") {
+TEST_CASE("decode attention: each GPU of a TP group reads its KV heads' share, copied past the KV heads",
+          "[inference]") {
   // At a long context the KV reads dominate attention. Eight KV heads over TP8 leave one per GPU,
   // an eighth of TP1's reads (with an eighth of the weights and FLOPs); TP16 copies them, so a
   // GPU still reads one head's KV.
@@ -179,10 +181,12 @@ TEST_CASE("decode: a dense model's TP FFN pays its all-gather and reduce-scatter
   const double bytes = (tp - 1.0) / tp * sequences * 8192 * 2;  // one collective's share per GPU, BF16 tokens
   CHECK(slow_ffn - fast_ffn == Approx(2 * (bytes / slow.nvlink_Bps - bytes / ib().nvlink_Bps)).epsilon(1e-6));
   // One TP1 GPU has no collective to pay.
-  CHECK(llama_decode(1, sequences, 1024).moe_layer.expert_s == Approx(llama_decode(1, sequences, 1024, slow).moe_layer.expert_s));
+  CHECK(llama_decode(1, sequences, 1024).moe_layer.expert_s ==
+        Approx(llama_decode(1, sequences, 1024, slow).moe_layer.expert_s));
 }
 
-TEST_CASE("decode all-to-all: DeepEP's low-latency kernels at their measured time, EP128 at 128 tokens per GPU", "[inference]") {
+TEST_CASE("decode all-to-all: DeepEP's low-latency kernels at their measured time, EP128 at 128 tokens per GPU",
+          "[inference]") {
   // DeepEP's README: 192 us to dispatch and 369 us to combine 128 tokens per GPU at EP128 (H800,
   // CX7). Our gate's routing of the same tokens onto 128 GPUs, two experts each, timed by the
   // kernel model fitted to those rows: the busiest GPU's messages, a few percent above the mean.
@@ -200,7 +204,8 @@ TEST_CASE("decode all-to-all: DeepEP's low-latency kernels at their measured tim
   CHECK(step.moe_layer.dispatch_s > 192e-6 * 0.97);  // never faster than measured: the busiest GPU gates
 }
 
-TEST_CASE("step breakdown: compute, head and exposed communication add up to the step; the rest of the all-to-alls hid", "[inference]") {
+TEST_CASE("step breakdown: compute, head and exposed communication add up to the step; the rest of the all-to-alls hid",
+          "[inference]") {
   for (const int sequences : {640, 20480}) {
     for (const bool mtp : {false, true}) {
       INFO(sequences << " sequences, MTP " << mtp);
@@ -219,7 +224,8 @@ TEST_CASE("step breakdown: compute, head and exposed communication add up to the
   CHECK(b.exposed_comm_s == Approx(b.dispatch_s + b.combine_s).epsilon(1e-9));
 }
 
-TEST_CASE("expert tensor parallelism: every GPU a slice of every expert, tokens gathered and scattered, no all-to-all", "[inference]") {
+TEST_CASE("expert tensor parallelism: every GPU a slice of every expert, tokens gathered and scattered, no all-to-all",
+          "[inference]") {
   const Model& mixtral = model_by_name("mixtral-8x7b");
   const Roofline h100(hw::gpu_by_name("H100"), KernelEfficiency{}, false);
   auto step = [&](int gpus) {
@@ -279,12 +285,14 @@ TEST_CASE("sliding-window layers read and attend over their window only", "[infe
   const auto short_w = config_decode(windowed, 64, 2048), short_f = config_decode(full, 64, 2048);
   CHECK(short_w.step_s == Approx(short_f.step_s));
   // Prefill of 16K-token prompts: the windowed layers attend over at most 4,096 keys each.
-  CHECK(config_decode(windowed, 1, 16384, true).layers[0].attention_s < config_decode(full, 1, 16384, true).layers[0].attention_s);
+  CHECK(config_decode(windowed, 1, 16384, true).layers[0].attention_s <
+        config_decode(full, 1, 16384, true).layers[0].attention_s);
 }
 
 TEST_CASE("FP4 linear layers on B200: twice FP8's rate, half its weight bytes", "[inference]") {
   const auto& b200 = hw::gpu_by_name("B200");
-  const Roofline fp4(b200, KernelEfficiency{}, hw::GemmPrecision::kFp4), fp8(b200, KernelEfficiency{}, hw::GemmPrecision::kFp8);
+  const Roofline fp4(b200, KernelEfficiency{}, hw::GemmPrecision::kFp4),
+      fp8(b200, KernelEfficiency{}, hw::GemmPrecision::kFp8);
   CHECK(fp4.linear_s(1e12) == Approx(fp8.linear_s(1e12) / 2));
   CHECK(fp4.weight_bytes() == 0.5);
   CHECK(fp4.fp8_gemms());  // the quantised recipe's casts
@@ -301,7 +309,8 @@ TEST_CASE("FP4 linear layers on B200: twice FP8's rate, half its weight bytes", 
   CHECK(serving_step(m, fp4, d, ib(), q, nullptr).step_s < serving_step(m, fp8, d, ib(), q, nullptr).step_s);
 }
 
-TEST_CASE("decode with pipeline stages: the layers' time once, plus each boundary's hand-off of the batch", "[inference]") {
+TEST_CASE("decode with pipeline stages: the layers' time once, plus each boundary's hand-off of the batch",
+          "[inference]") {
   // Llama-3.1-70B (80 layers) at TP8 in stages of 8 GPUs: a batch runs the stages one after
   // another, so its step is the whole model's on one stage's GPUs and the hand-offs: each TP rank
   // its eighth of 256 tokens' hidden states and residual in BF16, on the NICs between nodes.
@@ -352,8 +361,11 @@ TEST_CASE("a step's length timed without its graph is the graph's makespan, for 
     for (const int micro_batches : {1, 2, 3})
       for (const bool prefill : {false, true})
         for (const double slowdown : {1.0, 1.2}) {
-          INFO("overlap " << int(overlap) << ", " << micro_batches << " micro-batches, prefill " << prefill << ", slowdown " << slowdown);
-          const double graph = core::evaluate_analytically(serving_graph(layers, micro_batches, slowdown, overlap, prefill)).makespan_s();
+          INFO("overlap " << int(overlap) << ", " << micro_batches << " micro-batches, prefill " << prefill
+                          << ", slowdown " << slowdown);
+          const double graph =
+              core::evaluate_analytically(serving_graph(layers, micro_batches, slowdown, overlap, prefill))
+                  .makespan_s();
           CHECK(serving_makespan_s(layers, micro_batches, slowdown, overlap, prefill) == graph);
         }
 }
@@ -397,12 +409,14 @@ TEST_CASE("a MoE step reads the weights of the experts its tokens chose, not eve
   CHECK(tp_one.moe_layer.expert_s < 0.5 * tp_sixteen.moe_layer.expert_s);
 }
 
-TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the step, the routed experts within it", "[inference]") {
+TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the step, the routed experts within it",
+          "[inference]") {
   for (const bool prefill : {false, true})
     for (const int micro_batches : {1, 2})
       for (const Overlap overlap : {Overlap::kTwoStreams, Overlap::kDeployed})
         for (const int ep : {1, 4}) {
-          INFO("prefill " << prefill << ", " << micro_batches << " micro-batches, overlap " << int(overlap) << ", EP" << ep);
+          INFO("prefill " << prefill << ", " << micro_batches << " micro-batches, overlap " << int(overlap) << ", EP"
+                          << ep);
           ServingDeployment d;
           d.gpus = d.routed_gpus = 8;
           d.gpus_per_node = 8;
@@ -417,7 +431,8 @@ TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the ste
           q.sequences = prefill ? 4 : 64;
           q.tokens_per_sequence = prefill ? 2000 : 1;
           q.context_tokens = prefill ? 0 : 2000;
-          const ServingStep step = serving_step(v3(), Roofline(hw::gpu_by_name("H200"), KernelEfficiency{}, true), d, ib(), q, nullptr);
+          const ServingStep step =
+              serving_step(v3(), Roofline(hw::gpu_by_name("H200"), KernelEfficiency{}, true), d, ib(), q, nullptr);
           const ServingStepBreakdown b = step_breakdown(step);
           CHECK(b.routed_experts_s < b.step_s);
           const double compute = b.attention_s + b.routed_experts_s + b.shared_expert_s + b.gate_s + b.dense_ffn_s;
@@ -425,7 +440,8 @@ TEST_CASE("tensor-parallel experts: the step breakdown's parts add up to the ste
         }
 }
 
-TEST_CASE("expert TP x EP: each GPU a slice of its EP group's experts, the busiest group's tokens set the pace", "[inference]") {
+TEST_CASE("expert TP x EP: each GPU a slice of its EP group's experts, the busiest group's tokens set the pace",
+          "[inference]") {
   // DeepSeek-V3 on a TP8 unit of H200s: experts TP8 (each GPU 1/8 of all 256) and TP2 x EP4 (each
   // GPU 1/2 of its group's 64).
   auto step = [&](int ep, int sequences) {

@@ -20,17 +20,17 @@ TEST_CASE("reader errors name the pointer, the value and what is allowed", "[jso
   auto message = [](auto&& f) {
     try {
       f();
-    } catch (const core::InputError& e) {
-      return std::string(e.what());
-    }
+    } catch (const core::InputError& e) { return std::string(e.what()); }
     return std::string("no error");
   };
   CHECK(message([&] { a.positive_number("n"); }) == "/a/n: -1 (a number) is not allowed; expected a number > 0");
   CHECK(message([&] { a.string("s"); }) == "/a/s: 3 (a number) is not allowed; expected a string");
   CHECK(message([&] { a.positive_integer("i"); }).find("/a/i: 2.5") == 0);
-  CHECK(message([&] { a.positive_integer("big"); }).find("expected an integer from 1 to 1000000000") != std::string::npos);
-  CHECK(message([&] { a.one_of("k", {"h800", "h100"}); }) ==
-        "/a/k: 'h801' is unknown; allowed: h800, h100; did you mean 'h800'?");
+  CHECK(message([&] { a.positive_integer("big"); }).find("expected an integer from 1 to 1000000000") !=
+        std::string::npos);
+  CHECK(message([&] {
+          a.one_of("k", {"h800", "h100"});
+        }) == "/a/k: 'h801' is unknown; allowed: h800, h100; did you mean 'h800'?");
   CHECK(message([&] { a.number("missing"); }) == "/a/missing: missing; this field is required");
 }
 
@@ -47,5 +47,6 @@ TEST_CASE("unknown keys are rejected with a did-you-mean", "[json]") {
 }
 
 TEST_CASE("a non-object where an object is expected", "[json]") {
-  CHECK_THROWS_WITH(core::JsonReader(json::array(), "/decode"), "/decode: [] (an array) is not an object; expected a JSON object");
+  CHECK_THROWS_WITH(core::JsonReader(json::array(), "/decode"),
+                    "/decode: [] (an array) is not an object; expected a JSON object");
 }

@@ -14,16 +14,16 @@ using namespace studies;
 
 namespace {
 
-KernelRow ask(const std::string& kind, const nlohmann::json& fields, const KernelDefaults& d = {}) { return estimate_kernel(fields, "", kind, d); }
+KernelRow ask(const std::string& kind, const nlohmann::json& fields, const KernelDefaults& d = {}) {
+  return estimate_kernel(fields, "", kind, d);
+}
 
 double seconds(const std::string& kind, const nlohmann::json& fields) { return ask(kind, fields).estimate->seconds; }
 
 std::string error_of(const std::string& kind, const nlohmann::json& fields) {
   try {
     ask(kind, fields);
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
+  } catch (const core::InputError& e) { return e.what(); }
   return "";
 }
 
@@ -40,16 +40,22 @@ TEST_CASE("A GEMM query is the library's model at its fitted constants", "[kerne
   CHECK(row.estimate->rate == Approx(s.flops() / row.estimate->seconds / 1e12));
   CHECK(row.estimate->bound == "compute");  // 4096 rows: the tensor cores
   // Fewer SMs, more waves, more time.
-  CHECK(seconds("gemm", {{"m", 4096}, {"n", 7168}, {"k", 2048}, {"precision", "bf16"}, {"sms", 66}}) > row.estimate->seconds * 1.5);
+  CHECK(seconds("gemm", {{"m", 4096}, {"n", 7168}, {"k", 2048}, {"precision", "bf16"}, {"sms", 66}}) >
+        row.estimate->seconds * 1.5);
 }
 
 TEST_CASE("A GEMM query refuses what the library cannot run, naming the field", "[kernels][query]") {
   CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 100}}).rfind("/k: 100 is not allowed", 0) == 0);
-  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"groups", 4}}).rfind("/groups: 4 is not allowed for a dense GEMM", 0) == 0);
-  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"library", "cublas"}}).rfind("/library: GEMM library 'cublas' is unknown", 0) == 0);
-  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"gpu", "A100"}}).rfind("/precision: 'fp8' is not allowed on A100", 0) == 0);
-  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"gemm_kind", "weight-gradient"}, {"library", "deepgemm-2025-02"}})
-            .find("no published weight-gradient GEMMs") != std::string::npos);
+  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"groups", 4}})
+            .rfind("/groups: 4 is not allowed for a dense GEMM", 0) == 0);
+  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"library", "cublas"}})
+            .rfind("/library: GEMM library 'cublas' is unknown", 0) == 0);
+  CHECK(error_of("gemm", {{"m", 64}, {"n", 7168}, {"k", 2048}, {"gpu", "A100"}})
+            .rfind("/precision: 'fp8' is not allowed on A100", 0) == 0);
+  CHECK(
+      error_of("gemm",
+               {{"m", 64}, {"n", 7168}, {"k", 2048}, {"gemm_kind", "weight-gradient"}, {"library", "deepgemm-2025-02"}})
+          .find("no published weight-gradient GEMMs") != std::string::npos);
 }
 
 TEST_CASE("Attention queries: GQA, MLA's value dim, decode, forward and backward", "[kernels][query]") {
@@ -81,16 +87,22 @@ TEST_CASE("Attention queries: GQA, MLA's value dim, decode, forward and backward
   const hw::Gpu& h100 = hw::gpu_by_name("H100", "");
   const auto& fa3 = hw::flash_attention_3_on_hopper();
   const double kv_bytes = 2.0 * 64 * 8 * 8192 * 256;
-  CHECK(d.estimate->seconds == Approx(kv_bytes / (h100.hbm_bandwidth_Bps * fa3.hbm_Bps / fa3.measured_hbm_Bps)).epsilon(0.02));
+  CHECK(d.estimate->seconds ==
+        Approx(kv_bytes / (h100.hbm_bandwidth_Bps * fa3.hbm_Bps / fa3.measured_hbm_Bps)).epsilon(0.02));
 }
 
 TEST_CASE("Attention queries refuse what the backend cannot run", "[kernels][query]") {
   const nlohmann::json decode = {{"heads", 32}, {"kv_heads", 5}, {"q_len", 1}, {"kv_len", 64}, {"head_dim", 128}};
   CHECK(error_of("attention", decode).rfind("/kv_heads: 5 is not allowed", 0) == 0);
-  CHECK(error_of("attention", {{"heads", 8}, {"kv_len", 64}, {"head_dim", 128}, {"backend", "cudnn"}})
-            .rfind("/backend: attention backend 'cudnn' is unknown; allowed: fa2-ada, fa2-ampere, fa3, fa4-blackwell, flashmla", 0) == 0);
-  CHECK(error_of("attention", {{"heads", 8}, {"q_len", 128}, {"kv_len", 64}, {"head_dim", 128}, {"causal", true}}).rfind("/q_len: 128 is not allowed", 0) == 0);
-  CHECK(error_of("attention", {{"heads", 8}, {"kv_len", 64}, {"head_dim", 576}, {"backend", "flashmla"}, {"pass", "both"}})
+  CHECK(
+      error_of("attention", {{"heads", 8}, {"kv_len", 64}, {"head_dim", 128}, {"backend", "cudnn"}})
+          .rfind(
+              "/backend: attention backend 'cudnn' is unknown; allowed: fa2-ada, fa2-ampere, fa3, fa4-blackwell, flashmla",
+              0) == 0);
+  CHECK(error_of("attention", {{"heads", 8}, {"q_len", 128}, {"kv_len", 64}, {"head_dim", 128}, {"causal", true}})
+            .rfind("/q_len: 128 is not allowed", 0) == 0);
+  CHECK(error_of("attention",
+                 {{"heads", 8}, {"kv_len", 64}, {"head_dim", 576}, {"backend", "flashmla"}, {"pass", "both"}})
             .rfind("/pass: 'forward+backward' is not allowed", 0) == 0);
 }
 
@@ -131,5 +143,6 @@ TEST_CASE("A data folder that does not parse is refused, naming the file", "[ker
   CHECK_THROWS_WITH(core::add_data_dir(bad + "/nothing", "--data"), Catch::StartsWith("--data: '"));
   CHECK(core::added_data_dirs().empty());
   CHECK(core::builtin_data_dir() == std::string(CODESIM_SOURCE_DIR) + "/data");  // not installed: the source tree's
-  CHECK(hw::attention_backend_names() == std::vector<std::string>{"fa2-ada", "fa2-ampere", "fa3", "fa4-blackwell", "flashmla"});
+  CHECK(hw::attention_backend_names() ==
+        std::vector<std::string>{"fa2-ada", "fa2-ampere", "fa3", "fa4-blackwell", "flashmla"});
 }

@@ -65,7 +65,8 @@ TEST_CASE("kv pages: where every layer is windowed a sequence of any length fits
   CHECK(p.longest_tokens(256 * 16, 16) == 0);
 }
 
-TEST_CASE("kv pages: Gemma 3 27B on one H100 holds a sequence of about six times the tokens its bytes a token allow", "[serving]") {
+TEST_CASE("kv pages: Gemma 3 27B on one H100 holds a sequence of about six times the tokens its bytes a token allow",
+          "[serving]") {
   serving::MemoryInput in;
   in.max_step_tokens = 8192;
   in.weights = hw::GemmPrecision::kBf16;

@@ -56,7 +56,8 @@ TEST_CASE("Each switch and cable a route adds costs the model's per-hop latency"
   CHECK(route_latency_s(h, 3) - route_latency_s(h, 1) == Approx(2 * (100e-9 + 100e-9)));
 }
 
-TEST_CASE("Table 5 scenario: cross-leaf minus same-leaf is two switches and two leaf-to-spine cables", "[latency][scenario]") {
+TEST_CASE("Table 5 scenario: cross-leaf minus same-leaf is two switches and two leaf-to-spine cables",
+          "[latency][scenario]") {
   const auto report = studies::load_scenario("scenarios/paper/latency.json").run({});
   auto ours = [&](const std::string& id) {
     for (const auto& r : report.rows)

@@ -52,11 +52,13 @@ TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only 
   CHECK(find(dense.mlp_forward, "RMSNorm (FFN input)"));
   CHECK(find(moe.mlp_recompute, "RMSNorm recomputed (MoE input)"));
   // Recomputed up-projections: MLA rebuilds the attention's inputs as the forward built them.
-  for (const auto& [recomputed, forward] : {std::pair{"RoPE on queries and keys recomputed", "RoPE on queries and keys"},
-                                            {"MLA keys assembled per head, recomputed", "MLA keys assembled per head"},
-                                            {"FP8 cast of the MLA latents recomputed", "FP8 cast of the MLA latents"}}) {
+  for (const auto& [recomputed, forward] :
+       {std::pair{"RoPE on queries and keys recomputed", "RoPE on queries and keys"},
+        {"MLA keys assembled per head, recomputed", "MLA keys assembled per head"},
+        {"FP8 cast of the MLA latents recomputed", "FP8 cast of the MLA latents"}}) {
     REQUIRE(find(moe.attn_recompute, recomputed));
-    CHECK(find(moe.attn_recompute, recomputed)->bytes(4096, 0, 1, false) == find(moe.attn_forward, forward)->bytes(4096, 0, 1, false));
+    CHECK(find(moe.attn_recompute, recomputed)->bytes(4096, 0, 1, false) ==
+          find(moe.attn_forward, forward)->bytes(4096, 0, 1, false));
   }
   // GQA keeps its queries and keys: nothing of its attention is recomputed but the norm.
   CHECK(layer_memory_kernels(model_by_name("llama-3.1-405b"), false, false).attn_recompute.size() == 1);
@@ -72,7 +74,8 @@ TEST_CASE("memory-bound kernels: the router before the dispatch, FP8 casts only 
   CHECK(find(moe.mlp_backward, "cached SwiGLU inputs back to BF16"));
   CHECK_FALSE(find(bf16.attn_forward, "attention output cached in E5M6"));
   CHECK(moe.mlp_weight.size() == 1);
-  for (const auto* list : {&bf16.attn_forward, &bf16.attn_backward, &bf16.mlp_forward, &bf16.mlp_backward, &bf16.mlp_weight})
+  for (const auto* list :
+       {&bf16.attn_forward, &bf16.attn_backward, &bf16.mlp_forward, &bf16.mlp_backward, &bf16.mlp_weight})
     CHECK(fp8_kernels(*list) == 0);
   CHECK(bf16.mlp_weight.empty());
 }
@@ -86,13 +89,15 @@ TEST_CASE("memory-bound kernels: combine(B) sends the output gradients cast to F
   // under combine(B)), none per received row.
   REQUIRE(moe.combine_backward.size() == 1);
   CHECK(moe.combine_backward[0].bytes(4096, 32768, 1, false) == Approx(4096 * (2 + fp8) * h));
-  CHECK(find(moe.mlp_backward, "permute the output gradients into expert order")->routed_row_bytes == Approx(2 * fp8 * h));
-  CHECK(find(moe.mlp_backward, "FP8 casts of the output gradients")->routed_row_bytes == Approx((2 + fp8) * 2 * v3.moe->expert_ffn));
+  CHECK(find(moe.mlp_backward, "permute the output gradients into expert order")->routed_row_bytes ==
+        Approx(2 * fp8 * h));
+  CHECK(find(moe.mlp_backward, "FP8 casts of the output gradients")->routed_row_bytes ==
+        Approx((2 + fp8) * 2 * v3.moe->expert_ffn));
   CHECK(moe.mlp_weight[0].routed_row_bytes == Approx(2 * 2 * fp8 * h));  // both operands requantised per channel
   // BF16 recipes send BF16 gradients: nothing to cast; dense layers send nothing; no backward in serving.
   CHECK(layer_memory_kernels(v3, true, false).combine_backward.empty());
-  CHECK(find(layer_memory_kernels(v3, true, false).mlp_backward, "permute the output gradients into expert order")->routed_row_bytes ==
-        Approx(4 * h));
+  CHECK(find(layer_memory_kernels(v3, true, false).mlp_backward, "permute the output gradients into expert order")
+            ->routed_row_bytes == Approx(4 * h));
   CHECK(layer_memory_kernels(v3, false, true).combine_backward.empty());
   CHECK(layer_memory_kernels(v3, true, true, LayerPass::kPrefill).combine_backward.empty());
 }
@@ -111,7 +116,8 @@ TEST_CASE("memory-bound kernels: sequence parallelism cuts the hidden-sized work
   CHECK(find(k.attn_forward, "RoPE on queries and keys")->heads_bytes == 4.0 * (a.heads + a.kv_heads) * a.head_dim);
 }
 
-TEST_CASE("memory-bound kernels: prefill and decode run the forward alone, decode without permutes", "[memory-kernels]") {
+TEST_CASE("memory-bound kernels: prefill and decode run the forward alone, decode without permutes",
+          "[memory-kernels]") {
   const Model& v3 = model_by_name("deepseek-v3");
   const auto prefill = layer_memory_kernels(v3, true, true, LayerPass::kPrefill);
   const auto decode = layer_memory_kernels(v3, true, true, LayerPass::kDecode);

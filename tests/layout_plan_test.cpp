@@ -20,16 +20,17 @@ TEST_CASE("a plan's layouts multiply to the GPUs, divide what they cut and are a
   std::set<std::string> seen;
   for (const auto& p : sweep.points) {
     std::map<std::string, nlohmann::json> v(p.values.begin(), p.values.end());
-    const int tp = v["/parallel/tp"], cp = v["/parallel/cp"], pp = v["/parallel/pp"], dp = v["/parallel/dp"], ep = v["/parallel/ep"];
+    const int tp = v["/parallel/tp"], cp = v["/parallel/cp"], pp = v["/parallel/pp"], dp = v["/parallel/dp"],
+              ep = v["/parallel/ep"];
     const int etp = v["/parallel/etp"], vpp = v["/parallel/vpp"], mbs = v["/batch/micro_batch_sequences"];
     INFO(nlohmann::json(v).dump());
     CHECK(tp * cp * pp * dp == 16);
     CHECK(tp <= 8);
-    CHECK(32 % tp == 0);             // Mixtral's heads
+    CHECK(32 % tp == 0);                      // Mixtral's heads
     CHECK((tp * cp * dp) % (etp * ep) == 0);  // the experts fold over a stage's GPUs
-    CHECK(8 % ep == 0);              // its experts
+    CHECK(8 % ep == 0);                       // its experts
     CHECK((etp == 1 || etp == tp));
-    CHECK(256 % (dp * mbs) == 0);    // the scenario's 256 sequences into whole micro-batches per replica
+    CHECK(256 % (dp * mbs) == 0);  // the scenario's 256 sequences into whole micro-batches per replica
     if (vpp > 1) CHECK(v["/parallel/schedule"] == "interleaved");
     CHECK(seen.insert(nlohmann::json(v).dump()).second);
   }

@@ -6,7 +6,8 @@
 
 using namespace hw;
 
-TEST_CASE("DeepEP low-latency kernels: two constants per path fit the published rows; mixed rows predicted", "[kernels]") {
+TEST_CASE("DeepEP low-latency kernels: two constants per path fit the published rows; mixed rows predicted",
+          "[kernels]") {
   const LowLatencyAllToAll& ll = deepep_low_latency();
   REQUIRE(ll.rows.size() == 20);
   // The NIC path: a few microseconds per kernel and about four fifths of the 50 GB/s link, from
@@ -19,9 +20,12 @@ TEST_CASE("DeepEP low-latency kernels: two constants per path fit the published 
     INFO("EP" << row.ep << (row.combine ? " combine " : " dispatch ") << row.readme);
     const double ours = ll.seconds(row.nic_bytes, row.nvlink_bytes, ll.nic_Bps, ll.nvlink_Bps);
     const double delta = ours / row.seconds - 1;
-    if (!row.nvlink_in_node) CHECK(std::abs(delta) < 0.05);                     // fitted
-    else if (row.nic_bytes == 0) CHECK(std::abs(delta) < 0.01);                 // fitted (EP8, two rows, two constants)
-    else CHECK(std::abs(delta) < 0.2);                                          // predicted: both paths at once
+    if (!row.nvlink_in_node)
+      CHECK(std::abs(delta) < 0.05);  // fitted
+    else if (row.nic_bytes == 0)
+      CHECK(std::abs(delta) < 0.01);  // fitted (EP8, two rows, two constants)
+    else
+      CHECK(std::abs(delta) < 0.2);  // predicted: both paths at once
   }
   // Past the rows' 128 tokens the bytes stream at the fitted rate: twice the tokens, twice the
   // streaming time on top of the same fixed part.

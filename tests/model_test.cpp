@@ -57,8 +57,9 @@ TEST_CASE("training FLOPs per token (ISCA'25 Table 2)", "[model]") {
 }
 
 TEST_CASE("unknown model names are refused with a suggestion", "[model]") {
-  CHECK_THROWS_WITH(model_by_name("deepseek-v4", "/model"),
-                    "/model: model 'deepseek-v4' is unknown; allowed: deepseek-v2, deepseek-v3, gemma-2-9b, gemma-3-27b, gpt-3-175b, "
-                    "gpt-oss-120b, gpt-oss-20b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-4-maverick, llama-4-scout, mistral-7b, "
-                    "mixtral-8x7b, qwen2.5-72b, qwen3-235b-a22b, qwen3-30b-a3b; did you mean 'deepseek-v2'?");
+  CHECK_THROWS_WITH(
+      model_by_name("deepseek-v4", "/model"),
+      "/model: model 'deepseek-v4' is unknown; allowed: deepseek-v2, deepseek-v3, gemma-2-9b, gemma-3-27b, gpt-3-175b, "
+      "gpt-oss-120b, gpt-oss-20b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-4-maverick, llama-4-scout, mistral-7b, "
+      "mixtral-8x7b, qwen2.5-72b, qwen3-235b-a22b, qwen3-30b-a3b; did you mean 'deepseek-v2'?");
 }

@@ -81,7 +81,8 @@ TEST_CASE("a folded EP group spans TP and DP ranks: Mixtral's EP 8 on 4 DP repli
   CHECK(cut.expert_grid().group_of(0, {"tp"}) == std::vector<int>{0, 1});
 }
 
-TEST_CASE("folded grids: every order and layout agrees on pipelines and covers each stage's GPUs", "[layout][folding]") {
+TEST_CASE("folded grids: every order and layout agrees on pipelines and covers each stage's GPUs",
+          "[layout][folding]") {
   const std::vector<std::string> rest = {"cp", "dp", "ep", "pp"};
   std::vector<std::string> perm = rest;
   std::sort(perm.begin(), perm.end());
@@ -97,8 +98,8 @@ TEST_CASE("folded grids: every order and layout agrees on pipelines and covers e
               for (int ep = 1; ep * etp <= tp * cp * dp; ep *= 2) {
                 const auto par = layout(tp, cp, pp, dp, ep, etp, order);
                 if ((tp * cp * dp) % (ep * etp) != 0) continue;
-                INFO("order " << order[1] << order[2] << order[3] << order[4] << " tp " << tp << " cp " << cp << " dp " << dp << " pp " << pp
-                              << " ep " << ep << " etp " << etp);
+                INFO("order " << order[1] << order[2] << order[3] << order[4] << " tp " << tp << " cp " << cp << " dp "
+                              << dp << " pp " << pp << " ep " << ep << " etp " << etp);
                 REQUIRE(par.experts_fit_pipeline_stride());  // sizes that are powers of two always fit
                 const RankGrid a = par.attention_grid(), e = par.expert_grid();
                 REQUIRE(a.ranks() == par.gpus);
@@ -107,18 +108,23 @@ TEST_CASE("folded grids: every order and layout agrees on pipelines and covers e
                 REQUIRE(pipelines == e.groups({"pp"}));
                 std::vector<int> stage_of(static_cast<std::size_t>(par.gpus));
                 for (const auto& p : pipelines)
-                  for (std::size_t s = 0; s < p.size(); ++s) stage_of[static_cast<std::size_t>(p[s])] = static_cast<int>(s);
+                  for (std::size_t s = 0; s < p.size(); ++s)
+                    stage_of[static_cast<std::size_t>(p[s])] = static_cast<int>(s);
                 const auto eps = e.groups({"ep"});
                 CHECK(eps.size() == static_cast<std::size_t>(par.gpus / ep));
                 for (const auto& g : eps) {
                   CHECK(g.size() == static_cast<std::size_t>(ep));
                   // An all-to-all between GPUs of one pipeline stage.
-                  CHECK(std::all_of(g.begin(), g.end(), [&](int r) { return stage_of[static_cast<std::size_t>(r)] == stage_of[static_cast<std::size_t>(g[0])]; }));
+                  CHECK(std::all_of(g.begin(), g.end(), [&](int r) {
+                    return stage_of[static_cast<std::size_t>(r)] == stage_of[static_cast<std::size_t>(g[0])];
+                  }));
                 }
                 for (const auto& g : e.groups({"dp"})) CHECK(g.size() == static_cast<std::size_t>(par.expert_dp()));
-                for (const auto& g : a.groups(par.dense_dp_dims())) CHECK(g.size() == static_cast<std::size_t>(par.dense_dp()));
+                for (const auto& g : a.groups(par.dense_dp_dims()))
+                  CHECK(g.size() == static_cast<std::size_t>(par.dense_dp()));
                 // A shard of each expert on every GPU of a stage: etp x ep x expert DP of them.
-                for (const auto& g : e.groups({"tp", "ep", "dp"})) CHECK(g.size() == static_cast<std::size_t>(tp * cp * dp));
+                for (const auto& g : e.groups({"tp", "ep", "dp"}))
+                  CHECK(g.size() == static_cast<std::size_t>(tp * cp * dp));
                 ++checked;
               }
   } while (std::next_permutation(perm.begin(), perm.end()));
@@ -139,8 +145,9 @@ TEST_CASE("experts cut over their own TP group gather and scatter over it", "[la
   auto mlp_forward_s = [&](int etp, double etp_Bps) {
     const auto par = layout(4, 1, 4, 2, 8 / etp, etp, kPpLast);
     const TrainingBatch batch{par.dp * 4, 4096, 1};
-    const TrainingStep step(mixtral, roofline, par, batch, balanced_stage_layout(mixtral, par.stages(), false, 4096, "/pp"), {}, 108, 0,
-                            std::nullopt, GroupLinks{1e30, 1e30, etp_Bps});
+    const TrainingStep step(mixtral, roofline, par, batch,
+                            balanced_stage_layout(mixtral, par.stages(), false, 4096, "/pp"), {}, 108, 0, std::nullopt,
+                            GroupLinks{1e30, 1e30, etp_Bps});
     return step.stages()[1].layers[1].forward.mlp_s;
   };
   // ETP 2 under TP 4: the ETP group's two sequence shards (of 4096 / 4 tokens) gathered before the

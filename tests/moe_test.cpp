@@ -64,7 +64,8 @@ std::vector<int> reference_gate(const float* score, const GateConfig& g) {
 TEST_CASE("the fast gate chooses what the plain gate chooses, ties included", "[moe]") {
   std::mt19937 rng(11);
   for (const GateConfig g : {GateConfig{256, 8, 8, 4, 2.5}, GateConfig{64, 6, 8, 3, 1}, GateConfig{32, 4, 8, 1, 1},
-                             GateConfig{16, 4, 16, 4, 1}, GateConfig{16, 4, 16, 8, 1}, GateConfig{16, 3, 4, 2, 1}, GateConfig{24, 5, 1, 1, 1}}) {
+                             GateConfig{16, 4, 16, 4, 1}, GateConfig{16, 4, 16, 8, 1}, GateConfig{16, 3, 4, 2, 1},
+                             GateConfig{24, 5, 1, 1, 1}}) {
     const int tokens = 500;
     // Scores on a coarse grid, so that ties between experts and between groups are common.
     std::uniform_int_distribution<int> level(0, 12);
@@ -126,7 +127,8 @@ TEST_CASE("a kept synthetic routing is the draw's own, drawn once for the same i
   CHECK(first->experts == drawn.experts);
   CHECK(first->weights == drawn.weights);
   CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, no_bias) == first);  // the same object
-  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 12, g, no_bias) != first);  // another seed, another draw
+  CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 12, g, no_bias) !=
+        first);  // another seed, another draw
   std::vector<float> bias = no_bias;
   bias[3] = 0.5f;
   CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, bias)->experts != first->experts);
@@ -142,8 +144,8 @@ TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink",
   const ExpertPlacement p{16, 8, 32};
   const auto s = dispatch_stats(r, p);
   CHECK(s.nodes_per_token == 2);
-  CHECK(s.ib_copies_per_token == 1);       // to GPU 8 (same in-node index 0) on node 1
-  CHECK(s.nvlink_copies_per_token == 2);   // GPU 8 -> 9 on node 1; GPU 0 -> 1 on node 0
+  CHECK(s.ib_copies_per_token == 1);      // to GPU 8 (same in-node index 0) on node 1
+  CHECK(s.nvlink_copies_per_token == 2);  // GPU 8 -> 9 on node 1; GPU 0 -> 1 on node 0
   const auto d = dispatch_traffic(r, p, 100);
   CHECK(d.ib[0][8] == 100);
   CHECK(d.nvlink[8][9] == 100);
@@ -208,6 +210,6 @@ TEST_CASE("Dispatch bandwidth grows with the channels up to 20 SMs, then holds",
     return 0.0;
   };
   CHECK(bw(8) == Approx(bw(20) * 8 / 20).epsilon(1e-6));  // IB-bound: linear in the channels
-  CHECK(bw(24) == Approx(bw(20)));                         // the NIC is full
-  CHECK(bw(20) > 40);                                      // ISCA'25 Figure 7: above 40 GB/s
+  CHECK(bw(24) == Approx(bw(20)));                        // the NIC is full
+  CHECK(bw(20) > 40);                                     // ISCA'25 Figure 7: above 40 GB/s
 }

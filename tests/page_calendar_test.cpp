@@ -42,7 +42,7 @@ TEST_CASE("page calendar: a boundary falls at the first step whose tokens and lo
   calendar.schedule(b, 0, 0);
   const auto got = taken(calendar, 100);
   REQUIRE(got.size() == 1);
-  CHECK(got[0].first == 28);          // 100 + 28 tokens, and the step's one: 129 > 128
+  CHECK(got[0].first == 28);  // 100 + 28 tokens, and the step's one: 129 > 128
   CHECK(got[0].second.step == 28);
   CHECK(calendar.tokens(got[0].second, 27) + 1 <= 128);
   CHECK(calendar.tokens(got[0].second, 28) + 1 > 128);
@@ -83,9 +83,9 @@ TEST_CASE("page calendar: a sequence that finishes first has no boundary; a canc
 TEST_CASE("page calendar: pages longer than the ring wait among the far, and are taken at their step", "[serving]") {
   // Pages of 4,096 tokens at a token a step: the ring stops at 1,024 buckets.
   PageCalendar calendar(1.0, 1, 4096);
-  calendar.schedule(a_sequence(1, 100, 4096, 0, 100000), 0, 0);  // step 3,996
+  calendar.schedule(a_sequence(1, 100, 4096, 0, 100000), 0, 0);   // step 3,996
   calendar.schedule(a_sequence(2, 4000, 4096, 0, 100000), 0, 0);  // step 96, in the ring
-  calendar.schedule(a_sequence(3, 50, 4096, 0, 100000), 0, 0);  // step 4,046
+  calendar.schedule(a_sequence(3, 50, 4096, 0, 100000), 0, 0);    // step 4,046
   calendar.cancel(0, 3);
   const auto got = taken(calendar, 5000);
   REQUIRE(got.size() == 2);

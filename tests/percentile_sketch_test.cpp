@@ -34,7 +34,8 @@ TEST_CASE("percentile sketch: within its accuracy of the exact percentile, and t
   CHECK(none.percentile(50) == 0);
 }
 
-TEST_CASE("percentile sketch: a value's bucket from the table is the log's, at every bucket's edge and between", "[serving]") {
+TEST_CASE("percentile sketch: a value's bucket from the table is the log's, at every bucket's edge and between",
+          "[serving]") {
   const PercentileSketch sketch;
   const double gamma = (1 + PercentileSketch::kUsualAccuracy) / (1 - PercentileSketch::kUsualAccuracy);
   int edges = 0;
@@ -43,7 +44,8 @@ TEST_CASE("percentile sketch: a value's bucket from the table is the log's, at e
     double below = x, above = x * gamma;
     if (sketch.bucket_by_log(below) == sketch.bucket_by_log(above)) continue;
     while (std::nextafter(below, above) < above) {
-      const double mid = std::midpoint(below, above) > below ? std::midpoint(below, above) : std::nextafter(below, above);
+      const double mid =
+          std::midpoint(below, above) > below ? std::midpoint(below, above) : std::nextafter(below, above);
       (sketch.bucket_by_log(mid) == sketch.bucket_by_log(below) ? below : above) = mid;
     }
     ++edges;

@@ -148,14 +148,14 @@ TEST_CASE("schedule requests that cannot be served name the field and the rule",
   auto error = [](ScheduleRequest q) {
     try {
       schedule_for(q, "--");
-    } catch (const core::InputError& e) {
-      return std::string(e.what());
-    }
+    } catch (const core::InputError& e) { return std::string(e.what()); }
     return std::string("no error");
   };
   CHECK(error({"dualpipe", 7, 28, 1}) == "--pp: 7 is odd; DualPipe needs an even number of ranks");
-  CHECK(error({"dualpipe", 8, 21, 1}) == "--microbatches: 21 is odd; DualPipe splits micro-batches evenly over its two directions");
-  CHECK(error({"dualpipe", 8, 14, 1}) == "--microbatches: 14 is too few; DualPipe on 8 ranks needs at least 2 x pp = 16");
+  CHECK(error({"dualpipe", 8, 21, 1}) ==
+        "--microbatches: 21 is odd; DualPipe splits micro-batches evenly over its two directions");
+  CHECK(error({"dualpipe", 8, 14, 1}) ==
+        "--microbatches: 14 is too few; DualPipe on 8 ranks needs at least 2 x pp = 16");
   CHECK_THAT(error({"dualpipev", 4, 6, 1}), Catch::Contains("needs at least 2 x devices = 8"));
   CHECK_THAT(error({"1f1b", 0, 8, 1}), Catch::StartsWith("--pp: 0 is not allowed"));
   CHECK_THAT(error({"1f1b", 4, 0, 1}), Catch::StartsWith("--microbatches: 0 is not allowed"));

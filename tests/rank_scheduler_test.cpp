@@ -11,7 +11,8 @@ using namespace requests;
 using namespace serving;
 using namespace serving_fixtures;
 
-TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static batches wait for the last to finish", "[serving]") {
+TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static batches wait for the last to finish",
+          "[serving]") {
   const workload::Model& llama = workload::model_by_name("llama-3.1-70b");
   const hw::Gpu& h100 = hw::gpu_by_name("H100");
   workload::ServingDeployment d;
@@ -38,9 +39,7 @@ TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static b
   // One long answer decoding, then three long prompts at once.
   const Request first = a_request(0, 100, 200);
   std::vector<Request> requests{first};
-  for (int i = 0; i < 3; ++i) {
-    requests.push_back(a_request(0.2, 6000, 5));
-  }
+  for (int i = 0; i < 3; ++i) { requests.push_back(a_request(0.2, 6000, 5)); }
   const double alone_s = simulate_serving({first}, c).requests[0].finish_s;
   const auto chunked = simulate_serving(requests, c);
   ServingConfig first_c = c;
@@ -51,7 +50,8 @@ TEST_CASE("schedulers: prefill first pauses decoding for whole prompts; static b
   double prompt_steps_s = 0;
   for (int i = 1; i <= 3; ++i) {
     const auto& r = prefill_first.requests[static_cast<std::size_t>(i)];
-    CHECK(r.prefill_end_s - r.prefill_start_s == Approx(prefill_first.requests[1].prefill_end_s - prefill_first.requests[1].prefill_start_s));
+    CHECK(r.prefill_end_s - r.prefill_start_s ==
+          Approx(prefill_first.requests[1].prefill_end_s - prefill_first.requests[1].prefill_start_s));
     prompt_steps_s += r.prefill_end_s - r.prefill_start_s;
   }
   CHECK(prefill_first.requests[0].finish_s - alone_s >= 0.99 * prompt_steps_s);

@@ -16,7 +16,8 @@ TEST_CASE("numbers and deltas are formatted stably", "[report]") {
 
 TEST_CASE("tables merge by id and render in every format", "[report]") {
   studies::Report a{"t", "Title", "src A", {{"x", "X", "m", "us", 2.0, 2.2}}, {"note"}, std::nullopt, {}, {}};
-  studies::Report b{"t", "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"}, std::nullopt, {}, {}};
+  studies::Report b{"t",          "Title", "src B", {{"y", "Y", "m", "us", std::nullopt, 1.0}}, {"note", "other"},
+                    std::nullopt, {},      {}};
   const auto tables = studies::merge_by_table({a, b});
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].rows.size() == 2);
@@ -69,7 +70,8 @@ TEST_CASE("the checker passes a row within tolerance and fails one past it", "[r
   CHECK(check({one_row(10, 10.4)}).failures == 0);
   const auto past = check({one_row(10, 10.6)});
   CHECK(past.failures == 1);
-  CHECK_THAT(all_lines(past), Catch::Contains("FAILED t / row / metric: paper 10, ours 10.6 (+6.00%), tolerance 5.00%"));
+  CHECK_THAT(all_lines(past),
+             Catch::Contains("FAILED t / row / metric: paper 10, ours 10.6 (+6.00%), tolerance 5.00%"));
   CHECK(check({one_row(-10, -9.6)}).failures == 0);  // a negative paper figure keeps a sensible delta
 }
 
@@ -103,9 +105,10 @@ TEST_CASE("a known miss holds only at or below the delta it was recorded at", "[
   miss.known_miss = KnownMiss{"the roofline is short", -0.28};
   const auto same = check({one_row(20, 14.4, miss)});  // -28%
   CHECK(same.failures == 0);
-  CHECK_THAT(all_lines(same), Catch::Contains("known miss, t / row / metric: paper 20, ours 14.4 (-28.00%): the roofline is short"));
+  CHECK_THAT(all_lines(same),
+             Catch::Contains("known miss, t / row / metric: paper 20, ours 14.4 (-28.00%): the roofline is short"));
   CHECK(check({one_row(20, 16, miss)}).failures == 0);  // -20%: smaller, still past tolerance
-  const auto grown = check({one_row(20, 14, miss)});     // -30%
+  const auto grown = check({one_row(20, 14, miss)});    // -30%
   CHECK(grown.failures == 1);
   CHECK_THAT(all_lines(grown), Catch::Contains("recorded at -28.00% and is now past it"));
   const auto flipped = check({one_row(20, 25, miss)});  // +25%: smaller, but the other way

@@ -12,9 +12,11 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 }  // namespace
 
 TEST_CASE("a report read back from its bytes is the report, every number to the bit", "[report]") {
-  studies::Report r{"t", "Title \"quoted\"\nand a line", "src", {}, {"note", ""}, std::string("{\"traceEvents\": []}"), {}, {"warning"}};
+  studies::Report r{"t",          "Title \"quoted\"\nand a line",       "src", {},
+                    {"note", ""}, std::string("{\"traceEvents\": []}"), {},    {"warning"}};
   r.rows.push_back({"a", "A", "m", "us", 2.0, 0.1 + 0.2, studies::Basis::kSimulated});
-  r.rows.push_back({"b", "B, with \0 inside", "m", "GB/s", std::nullopt, std::numeric_limits<double>::quiet_NaN(), studies::Basis::kFit});
+  r.rows.push_back({"b", "B, with \0 inside", "m", "GB/s", std::nullopt, std::numeric_limits<double>::quiet_NaN(),
+                    studies::Basis::kFit});
   r.rows.push_back({"c", "C", "m", "s", -0.0, -std::numeric_limits<double>::infinity(), studies::Basis::kInput});
   r.checks.push_back({0.05, std::nullopt, std::nullopt, std::nullopt});
   r.checks.push_back({0.01, 1e-3, studies::KnownMiss{"why", -0.25}, std::string("the input")});

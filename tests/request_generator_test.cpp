@@ -16,7 +16,8 @@ TEST_CASE("request generator: Poisson arrivals at the rate, same seed same strea
   w.output = {LengthKind::kFixed, 300, 0, 300, 300};
   const auto a = generate_requests(w), b = generate_requests(w);
   REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) REQUIRE((a[i].arrival_s == b[i].arrival_s && a[i].input_tokens == b[i].input_tokens));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    REQUIRE((a[i].arrival_s == b[i].arrival_s && a[i].input_tokens == b[i].input_tokens));
   CHECK(double(a.size()) == Approx(50 * 200).epsilon(0.03));
   double input = 0;
   for (const auto& r : a) {

@@ -6,8 +6,8 @@ using namespace serving;
 
 TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines named", "[serving]") {
   const auto azure = parse_trace(
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n", TraceFormat::kAzureCsv,
-      "azure.csv");
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n",
+      TraceFormat::kAzureCsv, "azure.csv");
   REQUIRE(azure.size() == 2);
   CHECK(azure[0].arrival_s == 0);
   CHECK(azure[1].arrival_s == Approx(4.314579));
@@ -20,17 +20,23 @@ TEST_CASE("traces: Azure CSV and Mooncake JSON Lines as published; bad lines nam
   REQUIRE(mooncake.size() == 2);
   CHECK(mooncake[1].arrival_s == Approx(3.053));
   CHECK(mooncake[0].block_hashes == std::vector<std::uint64_t>{46, 47, 48});
-  CHECK_THROWS_WITH(parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,abc,4\n", TraceFormat::kAzureCsv, "a.csv"),
+  CHECK_THROWS_WITH(parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,abc,4\n",
+                                TraceFormat::kAzureCsv, "a.csv"),
                     Catch::Contains("a.csv: line 2: ") && Catch::Contains("must be numbers"));
-  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 3}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 3}\n",
+                                TraceFormat::kMooncakeJsonl, "m.jsonl"),
                     Catch::Contains("m.jsonl: line 1: /input_length: 0 is not allowed"));
-  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \n", TraceFormat::kMooncakeJsonl, "m.jsonl"), Catch::Contains("m.jsonl: line 1: malformed JSON"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 1, \n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+                    Catch::Contains("m.jsonl: line 1: malformed JSON"));
   // Found by fuzzing: a number past a double's range, and deep nesting, are malformed lines too.
-  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 21e308, \"input_length\": 3, \"output_length\": 3}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 21e308, \"input_length\": 3, \"output_length\": 3}\n",
+                                TraceFormat::kMooncakeJsonl, "m.jsonl"),
                     Catch::Contains("m.jsonl: line 1: malformed JSON: number overflow"));
-  CHECK_THROWS_WITH(parse_trace(std::string(100, '[') + std::string(100, ']') + "\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
-                    Catch::Contains("m.jsonl: line 1: JSON nested deeper than 64 levels is not allowed"));
-  CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"), Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
+  CHECK_THROWS_WITH(
+      parse_trace(std::string(100, '[') + std::string(100, ']') + "\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+      Catch::Contains("m.jsonl: line 1: JSON nested deeper than 64 levels is not allowed"));
+  CHECK_THROWS_WITH(parse_trace("time,in,out\n", TraceFormat::kAzureCsv, "b.csv"),
+                    Catch::Contains("b.csv: line 1: ") && Catch::Contains("expected the header"));
 }
 
 TEST_CASE("traces: read up to the window a run uses, at most so many requests, lines of bounded length", "[serving]") {
@@ -61,16 +67,21 @@ TEST_CASE("traces: CSV quoting honoured; hex, impossible dates and extra fields 
   const std::string header = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
   auto azure = [&](const std::string& rows) { return parse_trace(header + rows, TraceFormat::kAzureCsv, "a.csv"); };
   // A quoted field is one field: "1,000" is not a count of 1 with a stray field.
-  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,\"1,000\",4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1,000'"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,\"1,000\",4\n"),
+                    Catch::Contains("a.csv: line 2: ContextTokens '1,000'"));
   const auto quoted = azure("\"2023-11-16 18:15:46\",\"374\",\"44\"\n");
   REQUIRE(quoted.size() == 1);
   CHECK(quoted[0].input_tokens == 374);
   CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,0x10,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '0x10'"));
   CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,1e3,4\n"), Catch::Contains("a.csv: line 2: ContextTokens '1e3'"));
-  CHECK_THROWS_WITH(azure("2023-02-31 18:15:46,10,4\n"), Catch::Contains("a.csv: line 2: TIMESTAMP '2023-02-31 18:15:46' is not allowed"));
+  CHECK_THROWS_WITH(azure("2023-02-31 18:15:46,10,4\n"),
+                    Catch::Contains("a.csv: line 2: TIMESTAMP '2023-02-31 18:15:46' is not allowed"));
   CHECK(azure("2024-02-29 18:15:46,10,4\n").size() == 1);  // a leap day
-  CHECK_THROWS_WITH(azure("2023-11-16 18:15:0x1p3,10,4\n"), Catch::Contains("TIMESTAMP '2023-11-16 18:15:0x1p3' is not allowed"));
-  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,10,4,extra\n"), Catch::Contains("a.csv: line 2: ") && Catch::Contains("has 4 fields; expected the header's 3"));
-  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"input_lenght\": 5}\n", TraceFormat::kMooncakeJsonl, "m.jsonl"),
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:0x1p3,10,4\n"),
+                    Catch::Contains("TIMESTAMP '2023-11-16 18:15:0x1p3' is not allowed"));
+  CHECK_THROWS_WITH(azure("2023-11-16 18:15:46,10,4,extra\n"),
+                    Catch::Contains("a.csv: line 2: ") && Catch::Contains("has 4 fields; expected the header's 3"));
+  CHECK_THROWS_WITH(parse_trace("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"input_lenght\": 5}\n",
+                                TraceFormat::kMooncakeJsonl, "m.jsonl"),
                     Catch::Contains("m.jsonl: line 1: /input_lenght: unknown"));
 }

@@ -12,14 +12,13 @@
 
 namespace {
 
-
-
 // Every router pair of an all-to-all as its own class on every link, routed with add_route
 // (Valiant through every router, not split into halves): no symmetry, no shortcut.
 double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps) {
   std::vector<net::LinkClass> links(static_cast<std::size_t>(f.links()));
   for (int l = 0; l < f.links(); ++l)
-    links[static_cast<std::size_t>(l)] = {f.is_switch_link(l) ? Bps : Bps * f.endpoints_of((l - (f.links() - 2 * f.routers())) % f.routers()), 1};
+    links[static_cast<std::size_t>(l)] = {
+        f.is_switch_link(l) ? Bps : Bps * f.endpoints_of((l - (f.links() - 2 * f.routers())) % f.routers()), 1};
   std::vector<net::FlowClass> classes;
   for (int s = 0; s < f.routers(); ++s)
     for (int d = 0; d < f.routers(); ++d) {
@@ -30,8 +29,10 @@ double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps
       std::sort(c.use.begin(), c.use.end());
       std::vector<std::pair<int, double>> merged;
       for (const auto& u : c.use)
-        if (!merged.empty() && merged.back().first == u.first) merged.back().second += u.second;
-        else merged.push_back(u);
+        if (!merged.empty() && merged.back().first == u.first)
+          merged.back().second += u.second;
+        else
+          merged.push_back(u);
       c.use = merged;
       classes.push_back(std::move(c));
     }
@@ -93,7 +94,8 @@ TEST_CASE("flow classes: one link shared by two classes, the short one leaves it
   // An orbit of 4 links carries a class of 8 flows crossing one of them each: 2 a link.
   CHECK(net::simulate_classes({{1e6, 4}}, {{8, 1e6, {{0, 1.0}}}}).makespan_s == Approx(2.0));
   // A bottleneck elsewhere leaves the rest to the other class (max-min).
-  const auto two = net::simulate_classes({{1e6, 1}, {0.25e6, 1}}, {{1, 1e6, {{0, 1.0}, {1, 1.0}}}, {1, 1e6, {{0, 1.0}}}});
+  const auto two =
+      net::simulate_classes({{1e6, 1}, {0.25e6, 1}}, {{1, 1e6, {{0, 1.0}, {1, 1.0}}}, {1, 1e6, {{0, 1.0}}}});
   CHECK(two.finish_s[0] == Approx(4.0));
   CHECK(two.finish_s[1] == Approx(1.0 / 0.75));
 }
@@ -108,13 +110,16 @@ TEST_CASE("scale traffic: the classes by symmetry equal every router pair's run"
   cases.push_back({"FT2 k=8 d-mod-k", net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kDModK)});
   cases.push_back({"FT3 k=8 d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK)});
   cases.push_back({"FT3 k=8 spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray)});
-  cases.push_back({"FT3 k=8, 3 of its 8 pods, d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK, "", 3)});
-  cases.push_back({"FT3 k=8, 5 of its 8 pods, spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray, "", 5)});
+  cases.push_back(
+      {"FT3 k=8, 3 of its 8 pods, d-mod-k", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK, "", 3)});
+  cases.push_back(
+      {"FT3 k=8, 5 of its 8 pods, spray", net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray, "", 5)});
   cases.push_back({"SF q=5 minimal", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kMinimal)});
   cases.push_back({"SF q=5 Valiant", net::ScaleFabric::slim_fly(5, net::ScaleRouting::kValiant)});
   cases.push_back({"DF 2,4,2,9 minimal", net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal)});
   cases.push_back({"DF 2,4,2,7 Valiant", net::ScaleFabric::dragonfly(2, 4, 2, 7, net::ScaleRouting::kValiant)});
-  cases.push_back({"DF 2,4,2,8 minimal (parallel links)", net::ScaleFabric::dragonfly(2, 4, 2, 8, net::ScaleRouting::kMinimal)});
+  cases.push_back(
+      {"DF 2,4,2,8 minimal (parallel links)", net::ScaleFabric::dragonfly(2, 4, 2, 8, net::ScaleRouting::kMinimal)});
   for (const auto& [name, f] : cases) {
     INFO(name);
     net::ScaleTrafficSpec spec;
@@ -156,7 +161,8 @@ TEST_CASE("scale traffic: EP all-to-all, pipeline shift and ring in one run, by 
     REQUIRE(together.part_seconds.size() == 3);
     REQUIRE(plain.part_seconds.size() == 3);
     for (std::size_t i = 0; i < 3; ++i) CHECK(together.part_seconds[i] == Approx(plain.part_seconds[i]).epsilon(1e-9));
-    CHECK(*std::max_element(together.part_seconds.begin(), together.part_seconds.end()) == Approx(together.seconds).epsilon(1e-12));
+    CHECK(*std::max_element(together.part_seconds.begin(), together.part_seconds.end()) ==
+          Approx(together.seconds).epsilon(1e-12));
     // Sharing links, the three together take at least as long as the longest alone.
     spec.use_symmetry = true;
     spec.also.clear();
@@ -263,7 +269,8 @@ TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated e
       if (d != s) flows.push_back({s, d, S});
     g.add_transfer("a2a", s, "a2a", std::move(flows), {});
   }
-  CHECK(faulty.seconds == Approx(core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s()).epsilon(1e-6));
+  CHECK(faulty.seconds ==
+        Approx(core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s()).epsilon(1e-6));
   // Refused where merged endpoints cannot tell the routes apart, or the fraction is no fraction.
   const auto ft = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);
   CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);

@@ -27,9 +27,7 @@ std::string error_of(const json& doc) {
     studies::RunOptions dry;
     dry.simulate = false;
     studies::parse_scenario(doc, "test").run(dry);
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
+  } catch (const core::InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -71,11 +69,16 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
              StartsWith("/cluster/scale_out_bandwidth_Bps: \"fast\" (a string) is not allowed; expected a number"));
   CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=0")),
              StartsWith("/cluster/scale_out_bandwidth_Bps: 0 (a number) is not allowed; expected a number > 0"));
-  CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=-5e9")), StartsWith("/cluster/scale_out_bandwidth_Bps: -5"));
+  CHECK_THAT(error_of(with("/cluster/scale_out_bandwidth_Bps=-5e9")),
+             StartsWith("/cluster/scale_out_bandwidth_Bps: -5"));
   CHECK_THAT(error_of(with("/cluster/scale_out_latency_s=-1")),
              StartsWith("/cluster/scale_out_latency_s: -1 (a number) is not allowed; expected a number >= 0"));
-  CHECK_THAT(error_of(with("/cluster/node=h900")), StartsWith("/cluster/node: 'h900' is unknown; allowed: dgx-a100, dgx-h100, g5-a10g, g6-l4, g6e-l40s, gb200-nvl72, h100"));
-  CHECK_THAT(error_of(with("/cluster/gpu=B300")), StartsWith("/cluster/gpu: 'B300' is unknown; allowed: A100, A10G, A40, B200, GB200, H100"));
+  CHECK_THAT(
+      error_of(with("/cluster/node=h900")),
+      StartsWith(
+          "/cluster/node: 'h900' is unknown; allowed: dgx-a100, dgx-h100, g5-a10g, g6-l4, g6e-l40s, gb200-nvl72, h100"));
+  CHECK_THAT(error_of(with("/cluster/gpu=B300")),
+             StartsWith("/cluster/gpu: 'B300' is unknown; allowed: A100, A10G, A40, B200, GB200, H100"));
   CHECK_THAT(error_of(with("/cluster/nodes=0")), StartsWith("/cluster/nodes: 0 (a number) is not allowed"));
   CHECK_THAT(error_of(with("/model=deepseek-v4")), Catch::Contains("did you mean 'deepseek-v2'?"));
   CHECK_THAT(error_of(with("/model=llama-3.1-405b")), StartsWith("/model: 'llama-3.1-405b' is dense"));
@@ -84,7 +87,8 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
   CHECK_THAT(error_of(with("/decode/tokens_per_device=2.5")), StartsWith("/decode/tokens_per_device: 2.5"));
   CHECK_THAT(error_of(with("/decode/layers=1e12")), Catch::Contains("expected an integer from 1 to 100000"));
   CHECK_THAT(error_of(with("/decode/hidden=0")), StartsWith("/decode/hidden: 0"));
-  CHECK_THAT(error_of(with("/decode/path=rail")), StartsWith("/decode/path: 'rail' is unknown; allowed: scale-out, scale-up"));
+  CHECK_THAT(error_of(with("/decode/path=rail")),
+             StartsWith("/decode/path: 'rail' is unknown; allowed: scale-out, scale-up"));
   CHECK_THAT(error_of(with("/decode/compute=some")), StartsWith("/decode/compute: 'some' is unknown"));
   CHECK_THAT(error_of(with("/decode/flow/devices=72")),
              StartsWith("/decode/flow/devices: 72 is not allowed; on the scale-out path"));
@@ -92,9 +96,8 @@ TEST_CASE("each validation error names the pointer, the value and the rule", "[s
   CHECK_THAT(error_of(with("/decode/hiden=7000")),
              StartsWith("/decode/hiden: unknown key; allowed:") && Catch::Contains("did you mean 'hidden'?"));
   CHECK_THAT(error_of(with("/clustr=1")), Catch::Contains("did you mean 'cluster'?"));
-  CHECK_THAT(error_of(with("/expected/tpto=1")),
-             StartsWith("/expected/tpto: no row of this scenario has this id") &&
-                 Catch::Contains("did you mean 'tpot'?"));
+  CHECK_THAT(error_of(with("/expected/tpto=1")), StartsWith("/expected/tpto: no row of this scenario has this id") &&
+                                                     Catch::Contains("did you mean 'tpot'?"));
   CHECK_THAT(error_of(with("/expected/tpot=\"14\"")), StartsWith("/expected/tpot: \"14\" (a string)"));
   CHECK_THAT(error_of(with("/notes/0=3")), StartsWith("/notes/0: 3 (a number) is not allowed; expected a string"));
   CHECK_THAT(error_of(with("/title=[]")), StartsWith("/title: [] (an array) is not allowed; expected a string"));
@@ -156,7 +159,8 @@ TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipe
   CHECK_THAT(err("/pipeline/micro_batches=21"), StartsWith("/pipeline/microbatches: 21 is odd"));
   CHECK_THAT(err("/pipeline/micro_batches=10"), Catch::Contains("needs at least 2 x pp = 16"));
   CHECK_THAT(err("/pipeline/pp=0"), StartsWith("/pipeline/pp: 0 (a number) is not allowed"));
-  CHECK_THAT(err("/pipeline/weight_s=2"), StartsWith("/pipeline/weight_s: 2 is not allowed; the weight pass is part of the backward, so W < B (2)"));
+  CHECK_THAT(err("/pipeline/weight_s=2"),
+             StartsWith("/pipeline/weight_s: 2 is not allowed; the weight pass is part of the backward, so W < B (2)"));
   CHECK_THAT(err("/pipeline/forward_s=-1"), StartsWith("/pipeline/forward_s: -1"));
   CHECK_THAT(err("/pipeline/schedules=[\"gpipe\"]"), StartsWith("/pipeline/schedules/0: 'gpipe' is unknown"));
   CHECK_THAT(err("/pipeline/transfer_bytes=1e6"), StartsWith("/pipeline/transfer_bytes: needs a /cluster"));
@@ -165,7 +169,8 @@ TEST_CASE("pipeline scenarios refuse what no schedule can run", "[scenario][pipe
 TEST_CASE("chunk-overlap scenarios are validated", "[scenario]") {
   json doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
   studies::apply_override(doc, "/chunk_pair/comm_sms=132");
-  CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/comm_sms: 132 is not allowed; communication must leave SMs"));
+  CHECK_THAT(error_of(doc),
+             Catch::StartsWith("/chunk_pair/comm_sms: 132 is not allowed; communication must leave SMs"));
   doc = core::read_json_file(kScenarios + "/figures/dualpipe-figure4.json");
   studies::apply_override(doc, "/chunk_pair/forward/mlp_s=-1");
   CHECK_THAT(error_of(doc), Catch::StartsWith("/chunk_pair/forward/mlp_s: -1"));
@@ -177,16 +182,21 @@ TEST_CASE("fp8 scenarios are validated", "[scenario][fp8]") {
     studies::apply_override(doc, assignment);
     return error_of(doc);
   };
-  CHECK_THAT(err(gemm, "/fp8_gemm/k/2=1000"),
-             Catch::StartsWith("/fp8_gemm/k/2: 1000 (a number) is not allowed; expected an integer from 128 to 65536, a multiple of 128"));
-  CHECK_THAT(err(gemm, "/fp8_gemm/k=[]"), Catch::StartsWith("/fp8_gemm/k: [] (an array) is not allowed; expected a non-empty array"));
-  CHECK_THAT(err(gemm, "/fp8_gemm/accumulator_bits=50"), Catch::StartsWith("/fp8_gemm: accumulator bits: 50 is not supported"));
+  CHECK_THAT(
+      err(gemm, "/fp8_gemm/k/2=1000"),
+      Catch::StartsWith(
+          "/fp8_gemm/k/2: 1000 (a number) is not allowed; expected an integer from 128 to 65536, a multiple of 128"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/k=[]"),
+             Catch::StartsWith("/fp8_gemm/k: [] (an array) is not allowed; expected a non-empty array"));
+  CHECK_THAT(err(gemm, "/fp8_gemm/accumulator_bits=50"),
+             Catch::StartsWith("/fp8_gemm: accumulator bits: 50 is not supported"));
   CHECK_THAT(err(gemm, "/fp8_gemm/data=uniform"), Catch::StartsWith("/fp8_gemm/data: 'uniform' is unknown"));
   json big = gemm;
   studies::apply_override(big, "/fp8_gemm/n=4096");
   CHECK_THAT(err(big, "/fp8_gemm/m=4096"), Catch::Contains("too large to emulate"));
   json formats = core::read_json_file(kScenarios + "/paper/fp8-2-formats.json");
-  CHECK_THAT(err(formats, "/fp8_formats/formats/0=e4m4"), Catch::StartsWith("/fp8_formats/formats/0: 'e4m4' is unknown"));
+  CHECK_THAT(err(formats, "/fp8_formats/formats/0=e4m4"),
+             Catch::StartsWith("/fp8_formats/formats/0: 'e4m4' is unknown"));
   CHECK_THAT(err(formats, "/fp8_formats/elements=0"), Catch::StartsWith("/fp8_formats/elements: 0"));
 }
 
@@ -194,7 +204,8 @@ TEST_CASE("a simulation scenario can ask for the numerics of its GEMMs", "[scena
   studies::RunOptions dry;
   dry.simulate = false;
   auto accumulation_error = [&](const std::string& numerics) {
-    const auto rows = studies::load_scenario(kScenarios + "/paper/tpot-ib.json", {"/numerics=" + numerics}).run(dry).rows;
+    const auto rows =
+        studies::load_scenario(kScenarios + "/paper/tpot-ib.json", {"/numerics=" + numerics}).run(dry).rows;
     for (const auto& r : rows)
       if (r.id == "numerics/expert gate+up projection/accumulation") return r.ours;
     return -1.0;
@@ -219,10 +230,14 @@ TEST_CASE("network-cost scenarios refuse topologies that cannot exist", "[scenar
     return error_of(doc);
   };
   using Catch::StartsWith;
-  CHECK_THAT(err("/network_cost/topologies/0/radix=63"), StartsWith("/network_cost/topologies/0/radix: 63 is not allowed; a fat tree needs an even switch radix"));
-  CHECK_THAT(err("/network_cost/topologies/1/planes=0"), StartsWith("/network_cost/topologies/1/planes: 0 (a number) is not allowed"));
-  CHECK_THAT(err("/network_cost/topologies/4/groups=600"), StartsWith("/network_cost/topologies/4/groups: 600 is not allowed; from 2 to a x h + 1 = 513"));
-  CHECK_THAT(err("/network_cost/topologies/2/kind=ft4"), StartsWith("/network_cost/topologies/2/kind: 'ft4' is unknown"));
+  CHECK_THAT(err("/network_cost/topologies/0/radix=63"),
+             StartsWith("/network_cost/topologies/0/radix: 63 is not allowed; a fat tree needs an even switch radix"));
+  CHECK_THAT(err("/network_cost/topologies/1/planes=0"),
+             StartsWith("/network_cost/topologies/1/planes: 0 (a number) is not allowed"));
+  CHECK_THAT(err("/network_cost/topologies/4/groups=600"),
+             StartsWith("/network_cost/topologies/4/groups: 600 is not allowed; from 2 to a x h + 1 = 513"));
+  CHECK_THAT(err("/network_cost/topologies/2/kind=ft4"),
+             StartsWith("/network_cost/topologies/2/kind: 'ft4' is unknown"));
   CHECK_THAT(err("/network_cost/prices/switch_usd=-1"), StartsWith("/network_cost/prices/switch_usd: -1"));
   CHECK_THAT(err("/network_cost/topologies/0/planes=2"), Catch::Contains("unknown key"));
 }
@@ -235,8 +250,10 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
     return error_of(doc);
   };
   using Catch::StartsWith;
-  CHECK_THAT(err("/collective/pxn=false"), StartsWith("/collective/pxn: false is not allowed on a multi-plane fat tree"));
-  CHECK_THAT(err("/collective/pxn=1"), StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
+  CHECK_THAT(err("/collective/pxn=false"),
+             StartsWith("/collective/pxn: false is not allowed on a multi-plane fat tree"));
+  CHECK_THAT(err("/collective/pxn=1"),
+             StartsWith("/collective/pxn: 1 (a number) is not allowed; expected true or false"));
   json graph = core::read_json_file(kScenarios + "/figures/alltoall-topologies.json");
   studies::apply_override(graph, "/fabric/radix=64");
   CHECK_THAT(error_of(graph), Catch::StartsWith("/fabric/radix: unknown key"));
@@ -255,7 +272,8 @@ TEST_CASE("alltoall scenarios are validated", "[scenario][fabric]") {
   CHECK_THAT(error_of(big), StartsWith("/fabric/nodes: 1024 nodes is more than the full simulation handles"));
   CHECK_THAT(err("/fabric/kind=torus"), StartsWith("/fabric/kind: 'torus' is unknown"));
   CHECK_THAT(err("/fabric/routing=random"), StartsWith("/fabric/routing: 'random' is unknown"));
-  CHECK_THAT(err("/collective/sizes_bytes/0=0"), StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed; expected a number from 1 to 1e+12"));
+  CHECK_THAT(err("/collective/sizes_bytes/0=0"),
+             StartsWith("/collective/sizes_bytes/0: 0 (a number) is not allowed; expected a number from 1 to 1e+12"));
 }
 
 TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][graph-platform]") {
@@ -267,10 +285,14 @@ TEST_CASE("collective scenarios on topology graphs are validated", "[scenario][g
   };
   using Catch::StartsWith;
   CHECK_THAT(err("/fabric/topology/q=6"), StartsWith("/fabric/topology/q: 6 is not allowed"));
-  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":64}"), StartsWith("/fabric/topology: 65536 endpoints is more than"));
-  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":7}"), StartsWith("/fabric/topology/radix: 7 is not allowed"));
+  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":64}"),
+             StartsWith("/fabric/topology: 65536 endpoints is more than"));
+  CHECK_THAT(err("/fabric/topology={\"kind\":\"ft3\",\"radix\":7}"),
+             StartsWith("/fabric/topology/radix: 7 is not allowed"));
   CHECK_THAT(err("/fabric/nodes=4"), Catch::Contains("unknown key"));
-  CHECK(err("/fabric/topology={\"kind\":\"dragonfly\",\"endpoints_per_router\":2,\"routers_per_group\":4,\"global_links_per_router\":2,\"groups\":9}") == "no error");
+  CHECK(
+      err("/fabric/topology={\"kind\":\"dragonfly\",\"endpoints_per_router\":2,\"routers_per_group\":4,\"global_links_per_router\":2,\"groups\":9}") ==
+      "no error");
 }
 
 TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario][moe]") {
@@ -281,8 +303,11 @@ TEST_CASE("moe-routing scenarios refuse layouts the gate cannot use", "[scenario
     return error_of(doc);
   };
   using Catch::StartsWith;
-  CHECK_THAT(err("/moe_routing/ep_gpus=60"), StartsWith("/moe_routing/ep_gpus: 60 is not allowed; the EP group must be whole nodes"));
-  CHECK_THAT(err("/moe_routing/ep_gpus=32"), StartsWith("/moe_routing/ep_gpus: 32 is not allowed; node-limited routing maps each of the 8 expert groups"));
+  CHECK_THAT(err("/moe_routing/ep_gpus=60"),
+             StartsWith("/moe_routing/ep_gpus: 60 is not allowed; the EP group must be whole nodes"));
+  CHECK_THAT(
+      err("/moe_routing/ep_gpus=32"),
+      StartsWith("/moe_routing/ep_gpus: 32 is not allowed; node-limited routing maps each of the 8 expert groups"));
   CHECK_THAT(err("/model=qwen2.5-72b"), StartsWith("/model: 'qwen2.5-72b' is dense"));
   CHECK_THAT(err("/moe_routing/skew=pareto"), StartsWith("/moe_routing/skew: 'pareto' is unknown"));
   CHECK_THAT(err("/moe_routing/tokens=0"), StartsWith("/moe_routing/tokens: 0"));
@@ -295,18 +320,22 @@ TEST_CASE("moe-dispatch scenarios are validated", "[scenario][moe]") {
     studies::apply_override(doc, assignment);
     return error_of(doc);
   };
-  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=12"),
-             Catch::StartsWith("/moe_dispatch/ep_sizes/0: 12 (a number) is not allowed; expected an integer from 8 to 256, a multiple of 8"));
-  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=24"), Catch::StartsWith("/moe_dispatch/ep_sizes/0: 24 is not allowed; the EP size must divide the 256 experts"));
+  CHECK_THAT(
+      err("/moe_dispatch/ep_sizes/0=12"),
+      Catch::StartsWith(
+          "/moe_dispatch/ep_sizes/0: 12 (a number) is not allowed; expected an integer from 8 to 256, a multiple of 8"));
+  CHECK_THAT(err("/moe_dispatch/ep_sizes/0=24"),
+             Catch::StartsWith("/moe_dispatch/ep_sizes/0: 24 is not allowed; the EP size must divide the 256 experts"));
   CHECK_THAT(err("/model=llama-3.1-405b"), Catch::StartsWith("/model: 'llama-3.1-405b' is dense"));
 }
 
 TEST_CASE("dispatch on MPFT runs near IB line rate where NVLink keeps up", "[scenario][moe]") {
   studies::RunOptions run;
-  const auto rows = studies::load_scenario(kScenarios + "/paper/moe-2-dispatch-mpft.json", {"/moe_dispatch/ep_sizes=[16,64]",
-                                                                                       "/moe_dispatch/simulated_tokens_per_gpu=64"})
-                        .run(run)
-                        .rows;
+  const auto rows =
+      studies::load_scenario(kScenarios + "/paper/moe-2-dispatch-mpft.json",
+                             {"/moe_dispatch/ep_sizes=[16,64]", "/moe_dispatch/simulated_tokens_per_gpu=64"})
+          .run(run)
+          .rows;
   std::map<std::string, double> v;
   for (const auto& r : rows) v[r.id] = r.ours;
   CHECK(v["ep64/nvlink_per_ib"] < 3.2);
@@ -331,8 +360,10 @@ TEST_CASE("what a scenario says about its comparisons is validated", "[scenario]
   studies::apply_override(zero, "/tolerance_abs=0.5");
   CHECK(error_of(zero) == "no error");
   // A scenario may call a row a formula or an input, not simulated, and only a row it compares.
-  CHECK_THAT(error_of(with("/basis={\"tpot\":\"simulated\"}")), StartsWith("/basis/tpot: 'simulated' is unknown; allowed: formula, input"));
-  CHECK_THAT(error_of(with("/basis={\"nope\":\"input\"}")), StartsWith("/basis/nope: names no row with a paper figure"));
+  CHECK_THAT(error_of(with("/basis={\"tpot\":\"simulated\"}")),
+             StartsWith("/basis/tpot: 'simulated' is unknown; allowed: formula, input"));
+  CHECK_THAT(error_of(with("/basis={\"nope\":\"input\"}")),
+             StartsWith("/basis/nope: names no row with a paper figure"));
   const auto restated = studies::parse_scenario(with("/basis={\"tpot\":\"input\"}"), "test").run({});
   for (const auto& row : restated.rows)
     if (row.id == "tpot") CHECK(row.basis == studies::Basis::kInput);
@@ -343,8 +374,8 @@ TEST_CASE("what a scenario says about its comparisons is validated", "[scenario]
 }
 
 TEST_CASE("validation names every row and simulates nothing", "[scenario]") {
-  for (const char* file : {"/paper/routing-allgather-ecmp.json", "/paper/latency.json", "/paper/moe-2-dispatch-mpft.json",
-                           "/paper/fp8-1-gemm-accumulation.json"}) {
+  for (const char* file : {"/paper/routing-allgather-ecmp.json", "/paper/latency.json",
+                           "/paper/moe-2-dispatch-mpft.json", "/paper/fp8-1-gemm-accumulation.json"}) {
     INFO(file);
     const auto scenario = studies::load_scenario(kScenarios + file);
     studies::RunOptions dry;
@@ -388,13 +419,15 @@ int ops_filled_by_their_kernels(const std::string& trace_json, const std::string
   const bool by_layer = op_category == "op";
   for (const auto& e : events)
     if (e.value("cat", "") == "kernel")
-      kernels[{e["pid"].get<int>(), e["args"]["op"].get<std::string>(), by_layer ? e["args"]["layer"].get<int>() : -1}].push_back(&e);
+      kernels[{e["pid"].get<int>(), e["args"]["op"].get<std::string>(), by_layer ? e["args"]["layer"].get<int>() : -1}]
+          .push_back(&e);
   REQUIRE(!kernels.empty());
   int checked = 0;
   for (const auto& op : events) {
     static const std::set<std::string> compute = {"attn(F)", "mlp(F)", "attn(B)", "attn(W)", "mlp(B)", "mlp(W)"};
     if (op.value("cat", "") != op_category || compute.count(op["name"].get<std::string>()) == 0) continue;
-    const auto it = kernels.find({op["pid"].get<int>(), op["name"].get<std::string>(), by_layer ? op["args"]["layer"].get<int>() : -1});
+    const auto it = kernels.find(
+        {op["pid"].get<int>(), op["name"].get<std::string>(), by_layer ? op["args"]["layer"].get<int>() : -1});
     REQUIRE(it != kernels.end());
     // This instance's kernels: those that start inside it, one after the other, filling it.
     const double start = op["ts"].get<double>(), end = start + op["dur"].get<double>();
@@ -416,17 +449,21 @@ int ops_filled_by_their_kernels(const std::string& trace_json, const std::string
 TEST_CASE("a training step's trace shows each op's kernels inside it", "[scenario][training]") {
   studies::RunOptions options;
   options.trace = options.trace_kernels = true;
-  const auto report = studies::load_scenario(kScenarios + "/paper/table4-mpft.json", {"/mode=\"analytical\"", "/batch/global_sequences=4096"}).run(options);
+  const auto report = studies::load_scenario(kScenarios + "/paper/table4-mpft.json",
+                                             {"/mode=\"analytical\"", "/batch/global_sequences=4096"})
+                          .run(options);
   REQUIRE(report.trace_json);
   CHECK(ops_filled_by_their_kernels(*report.trace_json, "op") > 1000);
 }
 
-TEST_CASE("with its all-to-alls in the run, a step's trace puts each op's kernels under the task that ran it", "[scenario][training]") {
+TEST_CASE("with its all-to-alls in the run, a step's trace puts each op's kernels under the task that ran it",
+          "[scenario][training]") {
   studies::RunOptions options;
   options.trace = options.trace_kernels = true;
-  const auto report = studies::load_scenario(kScenarios + "/training/mixtral-8x7b-h100.json",
-                                             {"/mode=\"flow\"", "/moe/traffic=\"in-step\"", "/batch/global_sequences=64"})
-                          .run(options);
+  const auto report =
+      studies::load_scenario(kScenarios + "/training/mixtral-8x7b-h100.json",
+                             {"/mode=\"flow\"", "/moe/traffic=\"in-step\"", "/batch/global_sequences=64"})
+          .run(options);
   REQUIRE(report.trace_json);
   // The run's op tasks are compute events named as the ops; the model's layout is not drawn.
   CHECK(report.trace_json->find("\"cat\":\"op\"") == std::string::npos);

@@ -22,14 +22,15 @@ std::vector<std::string> bytes_of(const std::vector<studies::Report>& reports) {
 
 TEST_CASE("scenarios run by workers give the reports of a run one after another, in order", "[workers]") {
   std::vector<studies::Scenario> loaded;
-  for (const char* name : {"kv-cache", "tpot-ib", "train-flops", "kernels-memory", "latency", "pipeline-1-design-point"})
+  for (const char* name :
+       {"kv-cache", "tpot-ib", "train-flops", "kernels-memory", "latency", "pipeline-1-design-point"})
     loaded.push_back(studies::load_scenario(kPaper + name + ".json"));
   std::vector<const studies::Scenario*> scenarios;
   for (const auto& s : loaded) scenarios.push_back(&s);
   const auto alone = bytes_of(studies::run_scenarios(scenarios, 1, "test"));
   REQUIRE(alone.size() == loaded.size());
   CHECK(bytes_of(studies::run_scenarios(scenarios, 2, "test")) == alone);
-  CHECK(bytes_of(studies::run_scenarios(scenarios, 4, "test")) == alone);  // more workers than a few scenarios each
+  CHECK(bytes_of(studies::run_scenarios(scenarios, 4, "test")) == alone);   // more workers than a few scenarios each
   CHECK(bytes_of(studies::run_scenarios(scenarios, 64, "test")) == alone);  // more workers than scenarios
 }
 
@@ -45,9 +46,7 @@ TEST_CASE("a scenario that fails in a worker raises its own error, the first in 
   std::string expected;
   try {
     first.run({});
-  } catch (const core::InputError& e) {
-    expected = e.what();
-  }
+  } catch (const core::InputError& e) { expected = e.what(); }
   REQUIRE(!expected.empty());
   for (int workers : {1, 2, 3}) {
     CHECK_THROWS_WITH(studies::run_scenarios({&good, &first, &good, &second}, workers, "test"), expected);

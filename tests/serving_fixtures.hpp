@@ -36,7 +36,8 @@ inline Request a_request(double arrival_s, int input_tokens, int output_tokens) 
   return q;
 }
 
-inline UnitConfig unit_config(const workload::ServingDeployment& d, StepCost& cost, int max_running, int max_batch_tokens) {
+inline UnitConfig unit_config(const workload::ServingDeployment& d, StepCost& cost, int max_running,
+                              int max_batch_tokens) {
   UnitConfig u;
   u.deployment = d;
   u.max_running = max_running;

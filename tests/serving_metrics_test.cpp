@@ -13,7 +13,8 @@ TEST_CASE("metrics: percentiles interpolate", "[serving]") {
   CHECK(std::isnan(percentile({}, 90)));  // not defined, never 0
 }
 
-TEST_CASE("metrics: an overload is named, and unfinished requests count by their age when the run stopped", "[serving]") {
+TEST_CASE("metrics: an overload is named, and unfinished requests count by their age when the run stopped",
+          "[serving]") {
   ServingConfig c;
   c.warmup_s = 0;
   c.duration_s = 10;
@@ -57,7 +58,7 @@ TEST_CASE("metrics: the phase that binds is where requests wait longest, or deco
     r.prefill_end_s = prefill_wait_s + 0.2;
     r.transfer_end_s = r.prefill_end_s + decode_wait_s;  // admitted, then its KV sent
     r.first_token_s = r.transfer_end_s + 0.05;
-    r.finish_s = r.first_token_s + 0.5;                  // TPOT 50 ms
+    r.finish_s = r.first_token_s + 0.5;  // TPOT 50 ms
     r.in_window = true;
     return r;
   };
@@ -69,7 +70,8 @@ TEST_CASE("metrics: the phase that binds is where requests wait longest, or deco
   ServingConfig c;
   c.duration_s = 10;
   const Slo slo{2.0, 0.06};
-  CHECK(decode_binds(saturated_decode, serving_metrics(saturated_decode, c, slo), slo));  // TPOT within the SLO, decode saturated
+  CHECK(decode_binds(saturated_decode, serving_metrics(saturated_decode, c, slo),
+                     slo));  // TPOT within the SLO, decode saturated
   CHECK_FALSE(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, slo), slo));
   const Slo tight{2.0, 0.04};
   CHECK(decode_binds(saturated_prefill, serving_metrics(saturated_prefill, c, tight), tight));

@@ -22,7 +22,8 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   p.gpus = p.routed_gpus = 32;
   p.direct_comm = false;
   p.redundant_experts = 32;
-  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c;
   c.prefill = unit_config(p, prefill_cost, 16, 16384);
   c.decode = unit_config(decode_unit(), decode_cost, 128, 256);
@@ -156,7 +157,8 @@ TEST_CASE("simulation: tokens are conserved, load raises latency, deterministic,
   CHECK(swap_r.preemptions > 0);
 }
 
-TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joined ranks wait for the busiest", "[serving]") {
+TEST_CASE("simulation: a dense model's DP ranks step on their own clocks; EP-joined ranks wait for the busiest",
+          "[serving]") {
   // Llama-3.1-70B on one 8-GPU node at TP4: two replicas. A long prompt reaches the first, a
   // short one the second just after. No collective joins the replicas, so the short prompt's
   // first token does not wait for the long prompt's prefill; ranks joined by an all-to-all would.
@@ -226,7 +228,8 @@ TEST_CASE("simulation: KV caches come in ahead of a full batch and join it as pl
 TEST_CASE("simulation: a step across the window's end counts its tokens by its share inside", "[serving]") {
   workload::ServingRequest base;
   const workload::ServingDeployment p = prefill_unit();
-  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  StepCost prefill_cost(v3(), roofline(), p, ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.decode_units = 0;
   c.decode_unbounded = true;
@@ -278,7 +281,8 @@ TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscalin
     const auto& f = streamed.intervals[i];
     output += f.output_tokens;
     arrivals += double(f.arrivals);
-    if (double(i + 1) * c.interval_s <= streamed.end_s) CHECK(f.decode_unit_s == Approx(4 * c.interval_s));  // no autoscaling: all four units throughout
+    if (double(i + 1) * c.interval_s <= streamed.end_s)
+      CHECK(f.decode_unit_s == Approx(4 * c.interval_s));  // no autoscaling: all four units throughout
   }
   for (const auto& q : kept.requests) asked += q.output_tokens;
   REQUIRE(kept.unfinished == 0);
@@ -315,9 +319,11 @@ TEST_CASE("a fleet over time: streamed records tally as kept ones do; autoscalin
   CHECK(run.unfinished == 0);
 }
 
-TEST_CASE("inter-token latency: every decode step counts once for each sequence it streams a token to after its first", "[serving]") {
+TEST_CASE("inter-token latency: every decode step counts once for each sequence it streams a token to after its first",
+          "[serving]") {
   workload::ServingRequest base;
-  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr), decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
   ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
   c.duration_s = 10;
   c.mtp_drafts = 0;

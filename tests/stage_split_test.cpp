@@ -49,15 +49,18 @@ TEST_CASE("a layout string that is not one is refused with its position", "[stag
   auto refuse = [](const std::string& text, int stages, bool mtp) {
     return string_stage_layout(v3(), parse_pipeline_layout(text, "/x"), stages, mtp, "/x");
   };
-  CHECK_THROWS_WITH(refuse("Et*3|(tt|)*29,m|L", 16, true), Catch::Contains("32 stages is not allowed; the schedule runs 16"));
+  CHECK_THROWS_WITH(refuse("Et*3|(tt|)*29,m|L", 16, true),
+                    Catch::Contains("32 stages is not allowed; the schedule runs 16"));
   CHECK_THROWS_WITH(refuse("t*3|(tt|)*29,m|EL", 32, true), Catch::Contains("the first stage has no E"));
   CHECK_THROWS_WITH(refuse("Et*3|(tt|)*29,m|", 32, true), Catch::Contains("the last stage has no L"));
-  CHECK_THROWS_WITH(refuse("Et*3|(tt|)*28,t|m|L", 32, true), Catch::Contains("the stages hold 60 layers (t); DeepSeek-V3 has 61"));
+  CHECK_THROWS_WITH(refuse("Et*3|(tt|)*28,t|m|L", 32, true),
+                    Catch::Contains("the stages hold 60 layers (t); DeepSeek-V3 has 61"));
   CHECK_THROWS_WITH(refuse("Et*3|(tt|)*29,|L", 32, true), Catch::Contains("0 MTP layers (m) is not allowed"));
   CHECK_THROWS_WITH(refuse("Emt*3|(tt|)*29,|L", 32, true), Catch::Contains("an m before every t"));
 }
 
-TEST_CASE("Megatron-Core's first and last rank layer counts, the rest even, each rank's over its virtual stages", "[stages]") {
+TEST_CASE("Megatron-Core's first and last rank layer counts, the rest even, each rank's over its virtual stages",
+          "[stages]") {
   // 61 layers, PP 16: 1 on the first rank (with the embedding), 4 on each other.
   const auto first = megatron_stage_layout(v3(), 16, 1, {1, -1, "/first", "/last"}, true, "/pp");
   CHECK(first.layers.front() == 1);
@@ -66,15 +69,17 @@ TEST_CASE("Megatron-Core's first and last rank layer counts, the rest even, each
   // PP 4 x VPP 2 of LLaMA-3.1-405B's 126 layers: 30 on the first and last ranks, 33 on the others,
   // a rank's layers halved over its two virtual stages (stage s on rank s % 4).
   const Model& llama = model_by_name("llama-3.1-405b");
-  CHECK_THROWS_WITH(megatron_stage_layout(llama, 4, 2, {30, 30, "/first", "/last"}, false, "/pp"),
-                    Catch::Contains("33 layers on pipeline rank 1 is not allowed; they spread evenly over its 2 virtual stages"));
+  CHECK_THROWS_WITH(
+      megatron_stage_layout(llama, 4, 2, {30, 30, "/first", "/last"}, false, "/pp"),
+      Catch::Contains("33 layers on pipeline rank 1 is not allowed; they spread evenly over its 2 virtual stages"));
   const auto v = megatron_stage_layout(llama, 4, 2, {30, 32, "/first", "/last"}, false, "/pp");
   CHECK(layers_of(v) == std::vector<int>{15, 16, 16, 16, 15, 16, 16, 16});
   CHECK(std::accumulate(v.layers.begin(), v.layers.end(), 0) == 126);
   CHECK_THROWS_WITH(megatron_stage_layout(v3(), 16, 1, {5, -1, "/first", "/last"}, true, "/pp"),
                     Catch::Contains("leave 56 of DeepSeek-V3's 61 layers for 15 other ranks"));
   // Megatron's default: every stage the same, which 61 layers over 16 stages are not.
-  CHECK_THROWS_WITH(megatron_stage_layout(v3(), 16, 1, {}, true, "/pp"), Catch::Contains("16 stages is not allowed with an even split"));
+  CHECK_THROWS_WITH(megatron_stage_layout(v3(), 16, 1, {}, true, "/pp"),
+                    Catch::Contains("16 stages is not allowed with an even split"));
   CHECK(layers_of(megatron_stage_layout(llama, 6, 1, {}, false, "/pp")) == std::vector<int>(6, 21));
 }
 
@@ -102,7 +107,8 @@ TEST_CASE("equal stages: every schedule's simulated bubble is its closed form", 
       }
 }
 
-TEST_CASE("1F1B with the last stage slowest: it runs without a gap, the bubble is the rest's fill and drain", "[stages][property]") {
+TEST_CASE("1F1B with the last stage slowest: it runs without a gap, the bubble is the rest's fill and drain",
+          "[stages][property]") {
   for (int pp : {2, 4, 8})
     for (double extra : {0.1, 0.5, 2.0}) {
       const int m = 3 * pp;
@@ -111,7 +117,12 @@ TEST_CASE("1F1B with the last stage slowest: it runs without a gap, the bubble i
       auto B = [&](int s) { return 2.0 + 0.1 * s + (s == pp - 1 ? extra : 0.0); };
       const Schedule s = schedule_for({"1f1b", pp, m, 1});
       const auto pg = pipeline_graph(
-          s, [&](const Step& st) { const Chunk& c = st.chunks.front(); return c.pass == Pass::kForward ? F(c.position) : B(c.position); }, 0.0);
+          s,
+          [&](const Step& st) {
+            const Chunk& c = st.chunks.front();
+            return c.pass == Pass::kForward ? F(c.position) : B(c.position);
+          },
+          0.0);
       const double makespan = core::evaluate_analytically(pg.graph).makespan_s();
       double fill_and_drain = 0;
       for (int k = 0; k + 1 < pp; ++k) fill_and_drain += F(k) + B(k);

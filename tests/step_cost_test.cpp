@@ -37,7 +37,8 @@ TEST_CASE("step cost: a grid point equals the direct figure; nearby loads stay w
   CHECK(cost.seconds(load) > a);
 }
 
-TEST_CASE("step cost: fewer tokens' routing is the start of more tokens' (the cache takes it, the figure is the same)", "[serving]") {
+TEST_CASE("step cost: fewer tokens' routing is the start of more tokens' (the cache takes it, the figure is the same)",
+          "[serving]") {
   workload::ServingRequest q;
   q.busiest_group = workload::GroupLoad{20, 3000, 0, 0, 0};
   auto step = [&](long long tokens, workload::AllToAllCache* cache) {

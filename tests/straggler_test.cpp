@@ -47,9 +47,9 @@ Rounds rounds(int n, double compute_s) {
 TEST_CASE("compute slowdown: a task lasts its time before the instant and factor times it after", "[stragglers]") {
   core::ComputeSlowdowns s;
   s.add({2, 1.5, 1.0});
-  CHECK(s.end_s(0, 0.5, 1.0) == Approx(1.5));  // another rank
-  CHECK(s.end_s(2, 0.0, 0.5) == Approx(0.5));  // over before the slowdown
-  CHECK(s.end_s(2, 2.0, 1.0) == Approx(3.5));  // all after
+  CHECK(s.end_s(0, 0.5, 1.0) == Approx(1.5));              // another rank
+  CHECK(s.end_s(2, 0.0, 0.5) == Approx(0.5));              // over before the slowdown
+  CHECK(s.end_s(2, 2.0, 1.0) == Approx(3.5));              // all after
   CHECK(s.end_s(2, 0.5, 1.0) == Approx(1.0 + 0.5 * 1.5));  // half before, half after
   CHECK_THROWS_AS(s.add({2, 1.2, 0}), std::logic_error);
   CHECK_THROWS_AS(s.add({3, 0.9, 0}), std::logic_error);

@@ -39,7 +39,8 @@ TEST_CASE("built graphs count what the closed forms say", "[topology]") {
     CHECK(max_degree(g) == k);
   }
   // Fewer pods than the radix allows, and three-level planes (an MPFT past two levels).
-  for (auto [k, pods, planes] : {std::array{8, 3, 1}, std::array{8, 8, 1}, std::array{16, 4, 2}, std::array{64, 16, 1}}) {
+  for (auto [k, pods, planes] :
+       {std::array{8, 3, 1}, std::array{8, 8, 1}, std::array{16, 4, 2}, std::array{64, 16, 1}}) {
     const auto g = fat_tree_3(k, "", pods, planes);
     CHECK(same(count(g), fat_tree_3_counts(k, pods, planes)));
     CHECK(components(g) == planes);
@@ -90,8 +91,10 @@ TEST_CASE("ISCA'25 Table 3 counts with 64-port switches", "[topology]") {
 }
 
 TEST_CASE("topologies that cannot exist are refused with the rule", "[topology]") {
-  CHECK_THROWS_WITH(fat_tree_2(63, 1, "/network/"), Catch::StartsWith("/network/radix: 63 is not allowed; a fat tree needs an even switch radix"));
+  CHECK_THROWS_WITH(fat_tree_2(63, 1, "/network/"),
+                    Catch::StartsWith("/network/radix: 63 is not allowed; a fat tree needs an even switch radix"));
   CHECK_THROWS_WITH(fat_tree_2(64, 0, "/network/"), Catch::StartsWith("/network/planes: 0 is not allowed"));
-  CHECK_THROWS_WITH(dragonfly(16, 32, 16, 600, "/network/"), Catch::StartsWith("/network/groups: 600 is not allowed; from 2 to a x h + 1 = 513"));
+  CHECK_THROWS_WITH(dragonfly(16, 32, 16, 600, "/network/"),
+                    Catch::StartsWith("/network/groups: 600 is not allowed; from 2 to a x h + 1 = 513"));
   CHECK_THROWS_WITH(slim_fly(28, "/network/"), Catch::StartsWith("/network/q: 28 is not allowed"));
 }

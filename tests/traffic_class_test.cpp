@@ -29,7 +29,8 @@ core::TaskGraph two_flows(double bytes_a, double bytes_b) {
 
 }  // namespace
 
-TEST_CASE("traffic classes: weights share a link in proportion, a reserved share is the class's alone", "[traffic-class][fluid]") {
+TEST_CASE("traffic classes: weights share a link in proportion, a reserved share is the class's alone",
+          "[traffic-class][fluid]") {
   const OneBottleneck base;
   const auto g = two_flows(10e9, 10e9);
   // Plain sharing: 5 GB/s each, both end at 2 s.
@@ -46,7 +47,8 @@ TEST_CASE("traffic classes: weights share a link in proportion, a reserved share
   const auto r = core::simulate_fluid(reserved, g);
   CHECK(r.span(0).end_s == Approx(10.0 / 8));
   CHECK(r.span(1).end_s == Approx(10.0 / 2));
-  CHECK(core::simulate_fluid(reserved, two_flows(10e9, 0)).span(0).end_s == Approx(10.0 / 8));  // idle reservation is lost
+  CHECK(core::simulate_fluid(reserved, two_flows(10e9, 0)).span(0).end_s ==
+        Approx(10.0 / 8));  // idle reservation is lost
 
   // SimGrid weights no flow: refused, not silently unweighted.
   CHECK_THROWS_AS(core::simulate_simgrid(weighted, g), core::InputError);

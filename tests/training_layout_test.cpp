@@ -35,8 +35,8 @@ LayerChunks layer_of(const TrainingParallelism& par, GroupLinks links, Recompute
   p.recompute = recompute;
   TrainingBatch batch{p.dp * 4, 8192, 1};
   const Roofline roofline(hw::gpu_by_name(gpu), KernelEfficiency{}, false);
-  const TrainingStep step(llama(), roofline, p, batch, balanced_stage_layout(llama(), p.stages(), false, 8192, "/pp"), {}, 132, 0,
-                          std::nullopt, links);
+  const TrainingStep step(llama(), roofline, p, batch, balanced_stage_layout(llama(), p.stages(), false, 8192, "/pp"),
+                          {}, 132, 0, std::nullopt, links);
   return step.stages()[1].layers[1];
 }
 
@@ -85,7 +85,8 @@ TEST_CASE("TP's collectives move each block's activations twice per pass", "[lay
   const double block_s = 2 * 3.0 / 4 * 2.0 * llama().hidden * 8192 / link_Bps;
   CHECK(tp4.tp_forward_s == Approx(2 * block_s));
   CHECK(tp4.tp_backward_s == Approx(2 * block_s));
-  CHECK(tp4.forward.attention_s + tp4.forward.mlp_s == Approx(free.forward.attention_s + free.forward.mlp_s + 2 * block_s));
+  CHECK(tp4.forward.attention_s + tp4.forward.mlp_s ==
+        Approx(free.forward.attention_s + free.forward.mlp_s + 2 * block_s));
   // Overlapped with the GEMMs, only what outlasts them shows.
   auto overlapped = dense_layout(4, 1, 4, 1);
   overlapped.tp_comm_overlap = true;
@@ -139,13 +140,14 @@ namespace {
 TrainingStep dense_step(TrainingParallelism par, int micro_batches = 8) {
   static const Roofline roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, false);
   TrainingBatch batch{par.dp * micro_batches, 8192, 1};
-  return TrainingStep(llama(), roofline, par, batch, balanced_stage_layout(llama(), par.stages(), false, 8192, "/pp"), {}, 132, 0,
-                      std::nullopt, {kFree, kFree});
+  return TrainingStep(llama(), roofline, par, batch, balanced_stage_layout(llama(), par.stages(), false, 8192, "/pp"),
+                      {}, 132, 0, std::nullopt, {kFree, kFree});
 }
 
 }  // namespace
 
-TEST_CASE("sequence parallelism cuts every activation over TP; without it norms and residuals stay whole", "[layout][memory]") {
+TEST_CASE("sequence parallelism cuts every activation over TP; without it norms and residuals stay whole",
+          "[layout][memory]") {
   auto par = dense_layout(1, 1, 4, 1);
   par.recompute = Recompute::kNone;
   const double one = layer_activation_bytes(llama(), false, par, 8192, false).total();
@@ -156,12 +158,14 @@ TEST_CASE("sequence parallelism cuts every activation over TP; without it norms 
   // A GPT-shaped count: with TP and SP, 34 bytes per token and hidden unit over TP (Korthikanti
   // et al. 2022), 32 without dropout; LLaMA's GQA saves 3.5 of them, its 3.25h SwiGLU adds 3.5.
   par.sequence_parallel = true;
-  const double per_sbh = layer_activation_bytes(llama(), false, par, 8192, false).total() / (8192.0 * llama().hidden / 8);
+  const double per_sbh =
+      layer_activation_bytes(llama(), false, par, 8192, false).total() / (8192.0 * llama().hidden / 8);
   CHECK(per_sbh > 30);
   CHECK(per_sbh < 38);
 }
 
-TEST_CASE("1F1B holds pp micro-batches on its first rank; full recomputation keeps only layer inputs", "[layout][memory]") {
+TEST_CASE("1F1B holds pp micro-batches on its first rank; full recomputation keeps only layer inputs",
+          "[layout][memory]") {
   auto par = dense_layout(8, 1, 4, 2);
   const TrainingStep step = dense_step(par);
   const OptimizerSetup o;
@@ -192,7 +196,8 @@ TEST_CASE("ZeRO shards the optimizer states (1), then the gradients (2), then th
 
 TEST_CASE("a rank's group holds the ranks its grid's groups put with it", "[layout]") {
   const RankGrid grid({{"tp", 4}, {"cp", 2}, {"ep", 2}, {"dp", 3}, {"pp", 2}});
-  for (const std::vector<std::string>& varying : {std::vector<std::string>{"tp"}, {"cp", "ep", "dp"}, {"pp"}, {"cp", "dp"}})
+  for (const std::vector<std::string>& varying :
+       {std::vector<std::string>{"tp"}, {"cp", "ep", "dp"}, {"pp"}, {"cp", "dp"}})
     for (const auto& group : grid.groups(varying))
       for (int r : group) CHECK(grid.group_of(r, varying) == group);
 }

@@ -63,7 +63,8 @@ TEST_CASE("the analytical engine agrees with SimGrid when no flows share a link"
   net::Cluster c = net::ideal_cluster(4);
   c.scale_out_Bps = 1e8;  // 10 ms per transfer: visible in the step
   const double flow = core::simulate(net::StarPlatform(c), pg.graph).makespan_s();
-  const double analytic = core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / 1e8; }).makespan_s();
+  const double analytic =
+      core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / 1e8; }).makespan_s();
   CHECK(analytic == Approx(flow).epsilon(1e-9));
 }
 
@@ -179,10 +180,14 @@ TEST_CASE("the step breakdown classifies the critical rank's steps and picks the
     double forward = 0, backward = 0, weight = 0, overlapped = 0;
     for (const auto& s : step.schedule().steps[static_cast<std::size_t>(b.rank)]) {
       const double t = step.step_seconds(s);
-      if (s.chunks.size() == 2) overlapped += t;
-      else if (s.chunks[0].pass == Pass::kForward) forward += t;
-      else if (s.chunks[0].pass == Pass::kWeight) weight += t;
-      else backward += t;
+      if (s.chunks.size() == 2)
+        overlapped += t;
+      else if (s.chunks[0].pass == Pass::kForward)
+        forward += t;
+      else if (s.chunks[0].pass == Pass::kWeight)
+        weight += t;
+      else
+        backward += t;
     }
     CHECK(b.forward_s == Approx(forward));
     CHECK(b.backward_s == Approx(backward));
@@ -234,7 +239,8 @@ TEST_CASE("EP all-to-all: the analytical bound equals the flow simulation on an 
   CHECK(flow.expert_imbalance >= 1.0);
 }
 
-TEST_CASE("EP all-to-all: the backward retraces the forward, combine's gradient in the dispatch's precision", "[training]") {
+TEST_CASE("EP all-to-all: the backward retraces the forward, combine's gradient in the dispatch's precision",
+          "[training]") {
   EpCommSetup s = ep16_on_mpft();
   for (const bool fp8 : {true, false}) {
     s.fp8_dispatch = fp8;
@@ -243,7 +249,8 @@ TEST_CASE("EP all-to-all: the backward retraces the forward, combine's gradient 
     CHECK(t.combine_backward_s == t.dispatch_forward_s);
     CHECK(t.dispatch_backward_s == t.combine_forward_s);
     // FP8 tokens and gradients out, BF16 back: the dispatch's bytes per token are 7168 + 224 or 2 x 7168.
-    CHECK(t.combine_forward_s / t.dispatch_forward_s == Approx(fp8 ? 2 * 7168 / (7168 + 7168 / 128.0 * 4) : 1.0).epsilon(0.02));
+    CHECK(t.combine_forward_s / t.dispatch_forward_s ==
+          Approx(fp8 ? 2 * 7168 / (7168 + 7168 / 128.0 * 4) : 1.0).epsilon(0.02));
     for (int local : {0, 5}) {
       auto bytes = [&](EpOp op) {
         const auto f = ep_op_flows(traffic, 0, local, op, false);
@@ -264,8 +271,8 @@ TEST_CASE("EP all-to-all on the whole fabric: groups contend only where they sha
   s.ep = 16;  // 2 nodes a group
   s.simulated_tokens_per_gpu = 64;
   s.fabric.kind = net::FabricKind::kMultiPlane;
-  s.fabric.nodes = 8;  // 4 groups
-  s.fabric.radix = 8;  // 4 nodes a leaf: a group's two nodes under one leaf, or across two
+  s.fabric.nodes = 8;                        // 4 groups
+  s.fabric.radix = 8;                        // 4 nodes a leaf: a group's two nodes under one leaf, or across two
   const auto one = expert_parallel_comm(s);  // one group on a fabric of its own
   // Groups of consecutive nodes stay under their leaves: nothing is shared, the slowest of the
   // four routings sets the time, and the first group's routing is the single group's.
@@ -391,7 +398,8 @@ TEST_CASE("a calibration replaces each op by its measured time, scaled by the mo
   CHECK(moe.backward.combine_cast_s == 0);  // inside the measured op
   CHECK(moe.backward.dispatch_s == Approx(16e-3));
   CHECK(measured.stages()[0].layers.front().forward.dispatch_s == 0);
-  CHECK(scaled.stages()[8].layers.back().forward.dispatch_s == some_ep_comm().dispatch_forward_s);  // compute only: the model's
+  CHECK(scaled.stages()[8].layers.back().forward.dispatch_s ==
+        some_ep_comm().dispatch_forward_s);  // compute only: the model's
 }
 
 TEST_CASE("a step's ops carry DeepSeek's names and fill the step", "[training]") {
@@ -426,9 +434,9 @@ void check_kernels_add_up(const TrainingStep& step) {
   for (const auto& stage : step.stages())
     for (const auto& l : stage.layers) {
       const std::map<std::string, double> ops = {
-          {"attn(F)", l.forward.attention_s},          {"mlp(F)", l.forward.mlp_s},
-          {"attn(B)", l.backward.attention_input_s},   {"attn(W)", l.backward.attention_weight_s},
-          {"mlp(B)", l.backward.mlp_input_s},          {"mlp(W)", l.backward.mlp_weight_s}};
+          {"attn(F)", l.forward.attention_s},        {"mlp(F)", l.forward.mlp_s},
+          {"attn(B)", l.backward.attention_input_s}, {"attn(W)", l.backward.attention_weight_s},
+          {"mlp(B)", l.backward.mlp_input_s},        {"mlp(W)", l.backward.mlp_weight_s}};
       for (const auto& [name, seconds] : ops) {
         INFO(name);
         REQUIRE(l.kernels.count(name) == 1);
@@ -446,7 +454,9 @@ void check_kernels_add_up(const TrainingStep& step) {
 }  // namespace
 
 TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recompute, TP, calibrated", "[training]") {
-  SECTION("DeepSeek-V3, FP8 kernel model") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, true, true)); }
+  SECTION("DeepSeek-V3, FP8 kernel model") {
+    check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, true, true));
+  }
   SECTION("DeepSeek-V3 in BF16") { check_kernels_add_up(v3_step("dualpipe", some_ep_comm(), 20, 15360, false, true)); }
   SECTION("full recomputation, TP 2 with CP 2") {
     TrainingParallelism par;
@@ -455,8 +465,9 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
     par.dp = 32;
     par.ep = 32;
     par.recompute = Recompute::kFull;
-    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
-                            some_ep_comm(), 132, 20, std::nullopt, {}, true);
+    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{},
+                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 132, 20,
+                            std::nullopt, {}, true);
     check_kernels_add_up(step);
     const auto& attn_b = step.stages()[8].layers.back().kernels.at("attn(B)");
     CHECK(attn_b.front().name.rfind("recompute: ", 0) == 0);
@@ -464,7 +475,8 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
   SECTION("a GPU without a kernel model (roofline)") {
     TrainingParallelism par;
     const TrainingStep step(v3(), Roofline(hw::gpu_by_name("A100"), KernelEfficiency{}, false), par, TrainingBatch{},
-                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 108, 20, std::nullopt, {}, true);
+                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 108, 20,
+                            std::nullopt, {}, true);
     check_kernels_add_up(step);
   }
   SECTION("calibrated: the model's split of each measured op") {
@@ -473,8 +485,9 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
     cal.micro_batch_tokens = 4096;
     cal.communication_sms = 20;
     for (const auto& op : OpCalibration::op_names()) cal.op_s[op] = 5e-3;
-    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
-                            some_ep_comm(), 132, 20, cal, {}, true);
+    const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{},
+                            balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 132, 20, cal, {},
+                            true);
     check_kernels_add_up(step);
   }
   // The ops of a step point at them; a step that keeps none lists none, with the same times.
@@ -492,8 +505,9 @@ TEST_CASE("each op's kernels add up to it: kernel model, roofline, full recomput
 
 TEST_CASE("each kernel a step lists says what it does: GEMM, attention, memory-bound, communication", "[training]") {
   TrainingParallelism par;
-  const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{}, balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"),
-                          some_ep_comm(), 132, 20, std::nullopt, {}, true);
+  const TrainingStep step(v3(), h800_roofline(), par, TrainingBatch{},
+                          balanced_stage_layout(v3(), par.pp, true, 4096, "/pp"), some_ep_comm(), 132, 20, std::nullopt,
+                          {}, true);
   std::map<KernelClass, int> seen;
   for (const auto& [op, list] : step.stages()[8].layers.back().kernels)
     for (const auto& k : list) {
@@ -510,7 +524,8 @@ TEST_CASE("each kernel a step lists says what it does: GEMM, attention, memory-b
   CHECK(seen[KernelClass::kOther] > 20);
 }
 
-TEST_CASE("MLA's projections as DeepSeek's profile runs them: q_a and kv_a two GEMMs, whole on every TP rank", "[training]") {
+TEST_CASE("MLA's projections as DeepSeek's profile runs them: q_a and kv_a two GEMMs, whole on every TP rank",
+          "[training]") {
   const auto w = attention_weights(v3());
   REQUIRE(w.size() == 5);  // q_a, kv_a, q_b, kv_b, o
   CHECK(w[0].out == 1536);

@@ -41,7 +41,8 @@ std::string ms(double seconds) { return studies::format_number(seconds * 1e3); }
 }  // namespace
 
 int bench_command(const Args& args) {
-  if (!args.empty() && args[0] == "network-scale") return bench_network_scale_command(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "network-scale")
+    return bench_network_scale_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "network") return bench_network_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "moe") return bench_moe_command(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "goodput") return bench_goodput_command(Args(args.begin() + 1, args.end()));
@@ -51,19 +52,24 @@ int bench_command(const Args& args) {
   int jobs = studies::available_cores();
   options.add_options()("scenarios", po::value(&dir)->default_value("scenarios/paper"), "folder of scenarios to time")(
       "repeat", po::value(&repeat)->default_value(3), "runs per scenario; the fastest is reported")(
-      "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes for the tables' total, as `codesim tables --jobs`")(
-      "validate", po::value(&validate_dir)->default_value("scenarios"), "folder whose scenarios (and its folders') are validated and timed");
+      "jobs,j", po::value(&jobs)->default_value(jobs),
+      "worker processes for the tables' total, as `codesim tables --jobs`")(
+      "validate", po::value(&validate_dir)->default_value("scenarios"),
+      "folder whose scenarios (and its folders') are validated and timed");
   po::variables_map vm;
-  if (!parse_options(args, "usage: codesim bench [options]      time every shipped paper scenario, the tables and validation\n"
-                           "       codesim bench network [options]  fabric building and all-to-all at scale\n"
-                           "       codesim bench network-scale [options]  Table 3's topologies at full size: all-to-all by classes\n"
-                           "       codesim bench moe                routing 262,144 tokens and their dispatch matrices\n"
-                           "       codesim bench goodput            the goodput Monte-Carlo of a 100,000-GPU 90-day run, 1,000 runs",
-                     options, {}, vm))
+  if (!parse_options(
+          args,
+          "usage: codesim bench [options]      time every shipped paper scenario, the tables and validation\n"
+          "       codesim bench network [options]  fabric building and all-to-all at scale\n"
+          "       codesim bench network-scale [options]  Table 3's topologies at full size: all-to-all by classes\n"
+          "       codesim bench moe                routing 262,144 tokens and their dispatch matrices\n"
+          "       codesim bench goodput            the goodput Monte-Carlo of a 100,000-GPU 90-day run, 1,000 runs",
+          options, {}, vm))
     return 0;
   if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");
   if (!fs::is_directory(validate_dir)) throw core::InputError(validate_dir, "no such scenario folder");
-  if (repeat < 1 || repeat > 1000) throw core::InputError("--repeat", std::to_string(repeat) + " is not from 1 to 1000");
+  if (repeat < 1 || repeat > 1000)
+    throw core::InputError("--repeat", std::to_string(repeat) + " is not from 1 to 1000");
   studies::check_jobs(jobs);
 
   std::vector<std::string> files;
@@ -95,8 +101,8 @@ int bench_command(const Args& args) {
   }
   std::cout << "| all, one after another | " << ms(one_core_s) << " |\n";
   const double all_s = best_wall_s(repeat, [&] { studies::paper_tables(dir, "", "--only", jobs); });
-  std::cout << "\ntables, " << jobs << " worker process" << (jobs > 1 ? "es" : "") << " (as `codesim tables --jobs " << jobs
-            << "`): " << ms(all_s) << " ms, best of " << repeat << "\n";
+  std::cout << "\ntables, " << jobs << " worker process" << (jobs > 1 ? "es" : "") << " (as `codesim tables --jobs "
+            << jobs << "`): " << ms(all_s) << " ms, best of " << repeat << "\n";
 
   // Validation: every scenario below the folder, loaded and run without simulating.
   std::vector<std::pair<double, std::string>> validated;
@@ -104,11 +110,12 @@ int bench_command(const Args& args) {
     if (entry.path().extension() != ".json") continue;
     const std::string f = entry.path().string();
     try {
-      validated.push_back({best_wall_s(repeat, [&] {
-                             studies::RunOptions dry;
-                             dry.simulate = false;
-                             studies::load_scenario(f).run(dry);
-                           }),
+      validated.push_back({best_wall_s(repeat,
+                                       [&] {
+                                         studies::RunOptions dry;
+                                         dry.simulate = false;
+                                         studies::load_scenario(f).run(dry);
+                                       }),
                            f});
     } catch (const core::InputError&) {  // not a scenario (a sweep, a routing file): not timed
     }
@@ -116,7 +123,8 @@ int bench_command(const Args& args) {
   std::sort(validated.rbegin(), validated.rend());
   std::cout << "\nvalidate, " << validated.size() << " scenarios below " << validate_dir << ", slowest:";
   for (std::size_t i = 0; i < validated.size() && i < 3; ++i)
-    std::cout << (i ? ", " : " ") << fs::relative(validated[i].second, validate_dir).string() << " " << ms(validated[i].first) << " ms";
+    std::cout << (i ? ", " : " ") << fs::relative(validated[i].second, validate_dir).string() << " "
+              << ms(validated[i].first) << " ms";
   std::cout << "\n";
 
   // The build's phases, as setup.sh last timed them.

@@ -44,10 +44,12 @@ long peak_rss_mib() {
 int bench_moe_command(const Args& args) {
   po::options_description options("options");
   int repeat = 5;
-  options.add_options()("repeat", po::value(&repeat)->default_value(5), "runs of the gate and the matrices; the fastest is reported");
+  options.add_options()("repeat", po::value(&repeat)->default_value(5),
+                        "runs of the gate and the matrices; the fastest is reported");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench moe [options]", options, {}, vm)) return 0;
-  if (repeat < 1 || repeat > 1000) throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 1000");
+  if (repeat < 1 || repeat > 1000)
+    throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 1000");
   constexpr int kTokens = 4096 * 64, kExperts = 256;
   auto start = std::chrono::steady_clock::now();
   const auto affinities = workload::synthetic_affinities(kTokens, kExperts, workload::AffinitySkew::kUniform, 0, 1);
@@ -67,9 +69,10 @@ int bench_moe_command(const Args& args) {
   }
   std::cout << "| step | wall [s] |\n|---|---:|\n| synthetic affinities, 262,144 tokens x 256 experts | "
             << studies::format_number(generate) << " |\n| gate: group-limited top-8 (fastest of " << repeat << ") | "
-            << studies::format_number(route) << " |\n| dispatch byte matrices (IB and NVLink, 64 x 64; fastest of " << repeat
-            << ") | " << studies::format_number(matrices) << " |\n"
-            << "\ntotal for routing and matrices: " << studies::format_number(route + matrices) << " s (" << gpus << " GPUs)\n";
+            << studies::format_number(route) << " |\n| dispatch byte matrices (IB and NVLink, 64 x 64; fastest of "
+            << repeat << ") | " << studies::format_number(matrices) << " |\n"
+            << "\ntotal for routing and matrices: " << studies::format_number(route + matrices) << " s (" << gpus
+            << " GPUs)\n";
   return 0;
 }
 
@@ -101,7 +104,9 @@ AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu, bool
       const net::FabricPlatform fabric(spec);
       core::SimulationStats stats;
       r.simulated_s =
-          core::simulate(fabric, net::alltoall_graph({spec.nodes, spec.gpus_per_node, bytes_per_gpu / gpus, true, true, {}}), &stats)
+          core::simulate(fabric,
+                         net::alltoall_graph({spec.nodes, spec.gpus_per_node, bytes_per_gpu / gpus, true, true, {}}),
+                         &stats)
               .makespan_s();
       r.flows = stats.flows;
       r.solves = stats.solves;
@@ -117,7 +122,8 @@ AllToAllRun run_alltoall(const net::FabricSpec& spec, double bytes_per_gpu, bool
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("an all-to-all benchmark run failed");
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("an all-to-all benchmark run failed");
   r.peak_rss_mib = usage.ru_maxrss / 1024;
   return r;
 }
@@ -149,8 +155,9 @@ net::FabricSpec alltoall_fabric(net::FabricKind kind, net::Routing routing, int 
 
 // An all-to-all row's first cells: fabric, GPUs, bytes per GPU, routing.
 std::string row_start(const net::FabricSpec& spec, int gpus, double bytes, const char* routing_name) {
-  return std::string("| ") + (spec.kind == net::FabricKind::kMultiPlane ? "MPFT " : "MRFT ") + std::to_string(spec.radix) +
-         "-port | " + std::to_string(gpus) + " | " + (bytes < (64 << 20) ? "1 MiB" : "64 MiB") + " | " + routing_name + " | ";
+  return std::string("| ") + (spec.kind == net::FabricKind::kMultiPlane ? "MPFT " : "MRFT ") +
+         std::to_string(spec.radix) + "-port | " + std::to_string(gpus) + " | " +
+         (bytes < (64 << 20) ? "1 MiB" : "64 MiB") + " | " + routing_name + " | ";
 }
 
 }  // namespace
@@ -168,11 +175,13 @@ int bench_network_command(const Args& args) {
   if (!parse_options(args, "usage: codesim bench network [options]", options, {}, vm)) return 0;
   if (alltoall_gpus.empty()) alltoall_gpus = {1024, 2048};
   if (symmetric_gpus.empty()) symmetric_gpus = {16320, 16384};
-  for (const auto& [name, counts] : {std::pair{"--alltoall-gpus", &alltoall_gpus}, {"--symmetric-gpus", &symmetric_gpus}})
+  for (const auto& [name, counts] :
+       {std::pair{"--alltoall-gpus", &alltoall_gpus}, {"--symmetric-gpus", &symmetric_gpus}})
     for (int g : *counts)
       if (g < 16 || g % 8 != 0 || g > 16384)
         throw core::InputError(name, std::to_string(g) + " is not allowed; a multiple of 8 from 16 to 16384");
-  if (repeat < 1 || repeat > 100) throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 100");
+  if (repeat < 1 || repeat > 100)
+    throw core::InputError("--repeat", std::to_string(repeat) + " is not allowed; from 1 to 100");
 
   std::cout << "| fabric | GPUs | build [s] | routes | routes [s] | peak RSS [MiB] |\n|---|---:|---:|---:|---:|---:|\n";
   for (int nodes : {256, 2048}) {
@@ -193,14 +202,17 @@ int bench_network_command(const Args& args) {
           }
       routing = seconds_since(start);
     }
-    std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << studies::format_number(build) << " | " << routes << " | "
-              << studies::format_number(routing) << " | " << peak_rss_mib() << " |\n";
+    std::cout << "| MPFT 64-port | " << fabric.gpus() << " | " << studies::format_number(build) << " | " << routes
+              << " | " << studies::format_number(routing) << " | " << peak_rss_mib() << " |\n";
   }
 
-  std::cout << "\n| all-to-all with PXN, fluid engine | GPUs | per GPU | routing | flows | solves | simulated [ms] | wall [s] (median of "
-            << repeat << ") | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
-  const std::pair<net::Routing, const char*> routings[] = {
-      {net::Routing::kDModK, "d-mod-k"}, {net::Routing::kEcmp, "ECMP"}, {net::Routing::kAdaptive, "adaptive"}, {net::Routing::kSpray, "spray"}};
+  std::cout
+      << "\n| all-to-all with PXN, fluid engine | GPUs | per GPU | routing | flows | solves | simulated [ms] | wall [s] (median of "
+      << repeat << ") | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
+  const std::pair<net::Routing, const char*> routings[] = {{net::Routing::kDModK, "d-mod-k"},
+                                                           {net::Routing::kEcmp, "ECMP"},
+                                                           {net::Routing::kAdaptive, "adaptive"},
+                                                           {net::Routing::kSpray, "spray"}};
   for (int gpus : alltoall_gpus)
     for (double bytes : {double(1 << 20), 64.0 * (1 << 20)})
       for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
@@ -210,13 +222,15 @@ int bench_network_command(const Args& args) {
           for (int i = 0; i < repeat; ++i) runs.push_back(run_alltoall(spec, bytes));
           std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.wall_s < b.wall_s; });
           const AllToAllRun& median = runs[runs.size() / 2];
-          std::cout << row_start(spec, gpus, bytes, routing_name) << median.flows << " | " << median.solves << " | " << studies::format_number(median.simulated_s * 1e3) << " | "
+          std::cout << row_start(spec, gpus, bytes, routing_name) << median.flows << " | " << median.solves << " | "
+                    << studies::format_number(median.simulated_s * 1e3) << " | "
                     << studies::format_number(median.wall_s) << " | " << median.peak_rss_mib << " |" << std::endl;
         }
 
   // Max-min sharing for every routing; latency-weighted for ECMP too, whose collisions it spreads.
-  std::cout << "\n| all-to-all with PXN, fluid engine, the shipped scenario's hop latencies, one run | GPUs | per GPU | routing | "
-               "sharing | flows | solves | simulated [ms] | wall [s] | peak RSS [MiB] |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|\n";
+  std::cout
+      << "\n| all-to-all with PXN, fluid engine, the shipped scenario's hop latencies, one run | GPUs | per GPU | routing | "
+         "sharing | flows | solves | simulated [ms] | wall [s] | peak RSS [MiB] |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|\n";
   for (int gpus : alltoall_gpus)
     for (const auto& [routing, routing_name] : routings)
       for (auto sharing : {core::Sharing::kMaxMin, core::Sharing::kLatencyWeighted}) {
@@ -228,15 +242,16 @@ int bench_network_command(const Args& args) {
         set_shipped_latencies(spec);
         const AllToAllRun r = run_alltoall(spec, double(1 << 20));
         std::cout << "| MPFT " << spec.radix << "-port | " << gpus << " | 1 MiB | " << routing_name << " | "
-                  << (sharing == core::Sharing::kMaxMin ? "max-min" : "latency-weighted") << " | " << r.flows << " | " << r.solves
-                  << " | " << studies::format_number(r.simulated_s * 1e3) << " | " << studies::format_number(r.wall_s) << " | "
-                  << r.peak_rss_mib << " |" << std::endl;
+                  << (sharing == core::Sharing::kMaxMin ? "max-min" : "latency-weighted") << " | " << r.flows << " | "
+                  << r.solves << " | " << studies::format_number(r.simulated_s * 1e3) << " | "
+                  << studies::format_number(r.wall_s) << " | " << r.peak_rss_mib << " |" << std::endl;
       }
 
   // The cluster scale: every plane's (or rail's) all-to-all on its own (they share no link under
   // PXN), with the shipped scenario's hop latencies.
-  std::cout << "\n| all-to-all with PXN, symmetric method, the shipped scenario's hop latencies, one run | GPUs | per GPU | "
-               "routing | flows | simulated [ms] | wall [s] | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|\n";
+  std::cout
+      << "\n| all-to-all with PXN, symmetric method, the shipped scenario's hop latencies, one run | GPUs | per GPU | "
+         "routing | flows | simulated [ms] | wall [s] | peak RSS [MiB] |\n|---|---:|---:|---|---:|---:|---:|---:|\n";
   for (int gpus : symmetric_gpus)
     for (double bytes : {double(1 << 20), 64.0 * (1 << 20)})
       for (auto kind : {net::FabricKind::kMultiPlane, net::FabricKind::kMultiRail})
@@ -244,7 +259,8 @@ int bench_network_command(const Args& args) {
           net::FabricSpec spec = alltoall_fabric(kind, routing, gpus);
           set_shipped_latencies(spec);
           const AllToAllRun r = run_alltoall(spec, bytes, true);
-          std::cout << row_start(spec, gpus, bytes, routing_name) << r.flows << " | " << studies::format_number(r.simulated_s * 1e3) << " | " << studies::format_number(r.wall_s) << " | "
+          std::cout << row_start(spec, gpus, bytes, routing_name) << r.flows << " | "
+                    << studies::format_number(r.simulated_s * 1e3) << " | " << studies::format_number(r.wall_s) << " | "
                     << r.peak_rss_mib << " |" << std::endl;
         }
   return 0;
@@ -286,7 +302,8 @@ ScaleCase in_child(const std::function<ScaleCase()>& body) {
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("a network-scale benchmark run failed");
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("a network-scale benchmark run failed");
   r.peak_rss_mib = usage.ru_maxrss / 1024;
   return r;
 }
@@ -300,7 +317,8 @@ int first_global_link(const net::ScaleFabric& f, int routers_per_group) {
   throw std::logic_error("router 0 has no global link");
 }
 
-ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry, double fault_fraction = 1, int routers_per_group = 0) {
+ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry, double fault_fraction = 1,
+                        int routers_per_group = 0) {
   return in_child([&] {
     const net::ScaleFabric f = build();
     net::ScaleTrafficSpec spec;
@@ -346,7 +364,8 @@ std::string n(double x) { return studies::format_number(x); }
 int bench_network_scale_command(const Args& args) {
   po::options_description options("options");
   bool exact = true;
-  options.add_options()("no-exact", po::bool_switch()->notifier([&](bool v) { exact = !v; }), "leave out the exact runs");
+  options.add_options()("no-exact", po::bool_switch()->notifier([&](bool v) { exact = !v; }),
+                        "leave out the exact runs");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim bench network-scale [options]", options, {}, vm)) return 0;
   const double bytes = double(1 << 30);  // per GPU
@@ -362,27 +381,33 @@ int bench_network_scale_command(const Args& args) {
       {"FT3 64-port", "spray", [] { return net::ScaleFabric::fat_tree_3(64, R::kSpray); }},
       {"Slim Fly q=29", "minimal", [] { return net::ScaleFabric::slim_fly(29, R::kMinimal); }},
       {"Slim Fly q=29", "Valiant", [] { return net::ScaleFabric::slim_fly(29, R::kValiant); }},
-      {"Dragonfly 16/32/16, 511 groups", "minimal", [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kMinimal); }},
-      {"Dragonfly 16/32/16, 511 groups", "Valiant", [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kValiant); }},
+      {"Dragonfly 16/32/16, 511 groups", "minimal",
+       [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kMinimal); }},
+      {"Dragonfly 16/32/16, 511 groups", "Valiant",
+       [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kValiant); }},
   };
-  std::cout << "| all-to-all by classes, 1 GiB per GPU | routing | endpoints | build [s] | source routers | link classes | flow classes | "
-               "flows | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
-               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::cout
+      << "| all-to-all by classes, 1 GiB per GPU | routing | endpoints | build [s] | source routers | link classes | flow classes | "
+         "flows | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& t : full) {
     const ScaleCase c = alltoall_case(t.build, bytes, true);
     const net::ScaleFabric f = t.build();
-    std::cout << "| " << t.name << " | " << t.routing << " | " << f.endpoints() << " | " << n(c.build_s) << " | " << c.source_routers << " | "
-              << c.link_classes << " | " << c.flow_classes << " | " << n(c.flows) << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | "
-              << n(c.wall_s) << " | " << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
+    std::cout << "| " << t.name << " | " << t.routing << " | " << f.endpoints() << " | " << n(c.build_s) << " | "
+              << c.source_routers << " | " << c.link_classes << " | " << c.flow_classes << " | " << n(c.flows) << " | "
+              << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | " << c.peak_rss_mib << " | "
+              << n(c.simulated_s * 1e3) << " |" << std::endl;
   }
   // 131,072 GPUs: an MPFT of 8 planes, each a three-level fat tree of 16 pods (16,384 NICs, one
   // a node's); one plane, each NIC carrying its GPU's sends, every flow class of the step at once.
-  std::cout << "\n| 131,072-GPU step traffic at once, one plane of a three-level MPFT (8 x 16,384 NICs) | build [s] | source routers | "
-               "link classes | flow classes | flows | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
-               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::cout
+      << "\n| 131,072-GPU step traffic at once, one plane of a three-level MPFT (8 x 16,384 NICs) | build [s] | source routers | "
+         "link classes | flow classes | flows | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   {
     const Build plane = [] { return net::ScaleFabric::fat_tree_3(64, R::kDModK, "", 16); };
-    net::ScaleTrafficSpec moe;  // DeepSeek-V3: EP all-to-all in groups of an edge switch, PP 1,024 GPUs on, a DP ring step
+    net::ScaleTrafficSpec
+        moe;  // DeepSeek-V3: EP all-to-all in groups of an edge switch, PP 1,024 GPUs on, a DP ring step
     moe.group_endpoints = 32;
     moe.bytes_per_pair = 121110528.0 / (256 - 1) * 8;
     moe.also = {{net::ScaleTraffic::kShift, 128, 58720256}, {net::ScaleTraffic::kRingStep, 0, 8388608}};
@@ -394,37 +419,41 @@ int bench_network_scale_command(const Args& args) {
     for (const auto& [name, spec] : {std::pair{"DeepSeek-V3, EP 64: EP all-to-all, PP send, DP ring step", moe},
                                      std::pair{"405B dense, TP 8 PP 16: PP send, DP ring step", dense}}) {
       const ScaleCase c = step_case(plane, spec);
-      std::cout << "| " << name << " | " << n(c.build_s) << " | " << c.source_routers << " | " << c.link_classes << " | " << c.flow_classes
-                << " | " << n(c.flows) << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | "
-                << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
+      std::cout << "| " << name << " | " << n(c.build_s) << " | " << c.source_routers << " | " << c.link_classes
+                << " | " << c.flow_classes << " | " << n(c.flows) << " | " << n(c.classes_s) << " | " << n(c.solve_s)
+                << " | " << n(c.wall_s) << " | " << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " |"
+                << std::endl;
     }
   }
   if (!exact) return 0;
   // The classes against runs without them: every router pair a class of its own (no symmetry),
   // and the MPFT plane against net::alltoall_symmetric's fluid-engine run of the same fabric.
-  std::cout << "\n| classes against the exact run, 1 GiB per GPU | routing | GPUs | exact run | exact [ms] | classes [ms] | difference | "
-               "exact wall [s] | exact peak RSS [MiB] |\n|---|---|---:|---|---:|---:|---:|---:|---:|\n";
+  std::cout
+      << "\n| classes against the exact run, 1 GiB per GPU | routing | GPUs | exact run | exact [ms] | classes [ms] | difference | "
+         "exact wall [s] | exact peak RSS [MiB] |\n|---|---|---:|---|---:|---:|---:|---:|---:|\n";
   const std::vector<Topology> both = {
       {"FT3 40-port", "d-mod-k", [] { return net::ScaleFabric::fat_tree_3(40, R::kDModK); }},
       {"Slim Fly q=29", "minimal", [] { return net::ScaleFabric::slim_fly(29, R::kMinimal); }},
-      {"Dragonfly 8/16/8, 129 groups", "minimal", [] { return net::ScaleFabric::dragonfly(8, 16, 8, 129, R::kMinimal); }},
+      {"Dragonfly 8/16/8, 129 groups", "minimal",
+       [] { return net::ScaleFabric::dragonfly(8, 16, 8, 129, R::kMinimal); }},
   };
   for (const auto& t : both) {
     const ScaleCase c = alltoall_case(t.build, bytes, true);
     const ScaleCase e = alltoall_case(t.build, bytes, false);
     const net::ScaleFabric f = t.build();
     std::cout << "| " << t.name << " | " << t.routing << " | " << f.endpoints() << " | every router pair a class | "
-              << (e.refused ? std::string("refused") : n(e.simulated_s * 1e3)) << " | " << n(c.simulated_s * 1e3) << " | "
-              << (e.refused ? std::string("–") : n((c.simulated_s / e.simulated_s - 1) * 100) + "%") << " | " << n(e.wall_s) << " | "
-              << e.peak_rss_mib << " |" << std::endl;
+              << (e.refused ? std::string("refused") : n(e.simulated_s * 1e3)) << " | " << n(c.simulated_s * 1e3)
+              << " | " << (e.refused ? std::string("–") : n((c.simulated_s / e.simulated_s - 1) * 100) + "%") << " | "
+              << n(e.wall_s) << " | " << e.peak_rss_mib << " |" << std::endl;
   }
   {  // A degraded global link: no symmetry keeps it, so every router pair is a class.
     const Build df = [] { return net::ScaleFabric::dragonfly(8, 16, 8, 129, R::kMinimal); };
     const ScaleCase healthy = alltoall_case(df, bytes, true);
     const ScaleCase e = alltoall_case(df, bytes, true, 0.25, 16);
-    std::cout << "| Dragonfly 8/16/8, 129 groups, router 0's first global link at 25% | minimal | 16512 | the fault kept no symmetry: every router pair a class | "
-              << n(e.simulated_s * 1e3) << " | healthy: " << n(healthy.simulated_s * 1e3) << " | – | " << n(e.wall_s) << " | " << e.peak_rss_mib
-              << " |" << std::endl;
+    std::cout
+        << "| Dragonfly 8/16/8, 129 groups, router 0's first global link at 25% | minimal | 16512 | the fault kept no symmetry: every router pair a class | "
+        << n(e.simulated_s * 1e3) << " | healthy: " << n(healthy.simulated_s * 1e3) << " | – | " << n(e.wall_s) << " | "
+        << e.peak_rss_mib << " |" << std::endl;
   }
   {  // MPFT of 8 planes, 16,384 GPUs, d-mod-k: one plane by classes, against the symmetric fluid run
     const int planes = 8;
@@ -436,10 +465,13 @@ int bench_network_scale_command(const Args& args) {
       r.simulated_s = net::alltoall_symmetric(spec, per_pair).network_stage_s;
       return r;
     });
-    const ScaleCase k = alltoall_case([] { return net::ScaleFabric::fat_tree_2(64, R::kDModK); }, per_pair * planes * 2047, true);
-    std::cout << "| MPFT 64-port, 8 planes (network stage) | d-mod-k | 16384 | net::alltoall_symmetric (fluid engine) | " << n(e.simulated_s * 1e3)
-              << " | " << n(k.simulated_s * 1e3) << " | " << n((k.simulated_s / e.simulated_s - 1) * 100) << "% | " << n(e.wall_s) << " | "
-              << e.peak_rss_mib << " |" << std::endl;
+    const ScaleCase k =
+        alltoall_case([] { return net::ScaleFabric::fat_tree_2(64, R::kDModK); }, per_pair * planes * 2047, true);
+    std::cout
+        << "| MPFT 64-port, 8 planes (network stage) | d-mod-k | 16384 | net::alltoall_symmetric (fluid engine) | "
+        << n(e.simulated_s * 1e3) << " | " << n(k.simulated_s * 1e3) << " | "
+        << n((k.simulated_s / e.simulated_s - 1) * 100) << "% | " << n(e.wall_s) << " | " << e.peak_rss_mib << " |"
+        << std::endl;
   }
   return 0;
 }

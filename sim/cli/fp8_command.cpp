@@ -19,24 +19,26 @@ int fp8_gemm(const Args& args) {
   std::uint64_t seed = 1;
   std::string data;
   options.add_options()("m", po::value(&m)->default_value(64), "rows of A (tokens)")(
-      "n", po::value(&n)->default_value(64), "rows of B (output channels)")(
-      "k", po::value(&k)->default_value(4096), "inner dimension, a multiple of 128")(
+      "n", po::value(&n)->default_value(64), "rows of B (output channels)")("k", po::value(&k)->default_value(4096),
+                                                                            "inner dimension, a multiple of 128")(
       "accum-bits", po::value(&s.model.accumulator_bits)->default_value(22),
       "accumulator width: 1 sign + 8 exponent + the rest mantissa (22: Hopper's FP22, 32: FP32)")(
       "promote-every", po::value(&s.model.promote_every)->default_value(128),
       "K elements per promotion to FP32 on CUDA cores (N_c); 0 never promotes")(
       "product-bits", po::value(&s.model.product_fraction_bits)->default_value(13),
-      "fraction bits kept after aligning a group of products")(
-      "seed", po::value(&seed)->default_value(1), "seed of the synthetic data")(
+      "fraction bits kept after aligning a group of products")("seed", po::value(&seed)->default_value(1),
+                                                               "seed of the synthetic data")(
       "data", po::value(&data)->default_value("positive"), "normal or positive (|N(0,1)|)");
   po::variables_map vm;
-  if (!parse_options(args, "usage: codesim fp8 gemm [options]\n\nC = A x B^T with A in 1x128 E4M3 tiles and B in "
-                           "128x128 E4M3 blocks, accumulated as Hopper's tensor cores do.",
+  if (!parse_options(args,
+                     "usage: codesim fp8 gemm [options]\n\nC = A x B^T with A in 1x128 E4M3 tiles and B in "
+                     "128x128 E4M3 blocks, accumulated as Hopper's tensor cores do.",
                      options, {}, vm))
     return 0;
   for (auto [name, value] : {std::pair{"--m", m}, {"--n", n}, {"--k", k}})
     if (value < 1 || value > 65536) throw core::InputError(name, std::to_string(value) + " is not from 1 to 65536");
-  if (m * n * k > 1LL << 36) throw core::InputError("--m x --n x --k", "more than 2^36 multiply-adds; too large to emulate");
+  if (m * n * k > 1LL << 36)
+    throw core::InputError("--m x --n x --k", "more than 2^36 multiply-adds; too large to emulate");
   s.m = m;
   s.n = n;
   s.k = k;
@@ -45,7 +47,8 @@ int fp8_gemm(const Args& args) {
   const auto r = hw::fp8::run_gemm_study(s);
   std::cout << "gemm " << m << " x " << n << " x " << k << ", E4M3 operands (" << data << " data, seed " << seed
             << "), accumulator " << s.model.accumulator_bits << " bits, "
-            << (s.model.promote_every ? "promotion every " + std::to_string(s.model.promote_every) : std::string("no promotion"))
+            << (s.model.promote_every ? "promotion every " + std::to_string(s.model.promote_every)
+                                      : std::string("no promotion"))
             << "\n";
   auto line = [](const char* what, const hw::fp8::GemmError& e) {
     std::cout << what << ": max relative error " << studies::format_number(e.max_relative) << ", mean "
@@ -76,14 +79,13 @@ int fp8_cast(const Args& args) {
     std::size_t used = 0;
     try {
       std::stod(a, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
+    } catch (const std::exception&) { used = 0; }
     (used == a.size() && !a.empty() ? values : rest).push_back(a);
   }
   po::variables_map vm;
-  if (!parse_options(rest, "usage: codesim fp8 cast --to FORMAT [--saturate] VALUE...\n\nPrints, one line per value: "
-                           "the input, the code in hex and the decoded value (round to nearest even).",
+  if (!parse_options(rest,
+                     "usage: codesim fp8 cast --to FORMAT [--saturate] VALUE...\n\nPrints, one line per value: "
+                     "the input, the code in hex and the decoded value (round to nearest even).",
                      options, positional, vm))
     return 0;
   const auto& format = hw::fp8::format_by_name(to, "--to");
@@ -93,7 +95,8 @@ int fp8_cast(const Args& args) {
   const int hex_digits = (format.total_bits() + 3) / 4;
   for (const auto& text : values) {
     const double x = std::stod(text);  // checked above
-    const auto code = hw::fp8::encode(format, x, saturate ? hw::fp8::Overflow::kSaturate : hw::fp8::Overflow::kNonSaturate);
+    const auto code =
+        hw::fp8::encode(format, x, saturate ? hw::fp8::Overflow::kSaturate : hw::fp8::Overflow::kNonSaturate);
     char hex[16];
     std::snprintf(hex, sizeof hex, "0x%0*X", hex_digits, code);
     char decoded[64];
@@ -111,9 +114,10 @@ int fp8_train(const Args& args) {
       "seed", po::value(&seed)->default_value(1), "seed of the data and the initial weights")(
       "hidden", po::value(&c.hidden)->default_value(256), "hidden width, a multiple of 128");
   po::variables_map vm;
-  if (!parse_options(args, "usage: codesim fp8 train [options]\n\nTrains a two-layer MLP on a random teacher twice, "
-                           "with the FP8 recipe (E4M3 Fprop, Dgrad and Wgrad, fine-grained scales, FP32 promotion) and "
-                           "with BF16 GEMMs, and prints both loss curves and their final relative gap.",
+  if (!parse_options(args,
+                     "usage: codesim fp8 train [options]\n\nTrains a two-layer MLP on a random teacher twice, "
+                     "with the FP8 recipe (E4M3 Fprop, Dgrad and Wgrad, fine-grained scales, FP32 promotion) and "
+                     "with BF16 GEMMs, and prints both loss curves and their final relative gap.",
                      options, {}, vm))
     return 0;
   c.seed = seed;
@@ -121,8 +125,10 @@ int fp8_train(const Args& args) {
   std::cout << "step fp8_loss bf16_loss\n";
   const int every = std::max(1, c.steps / 20);
   for (int i = 0; i < c.steps; i += every)
-    std::cout << i << " " << studies::format_number(t.fp8_loss[i]) << " " << studies::format_number(t.bf16_loss[i]) << "\n";
-  std::cout << "relative loss gap over the last tenth of the steps: " << studies::format_number(100 * t.final_relative_gap)
+    std::cout << i << " " << studies::format_number(t.fp8_loss[i]) << " " << studies::format_number(t.bf16_loss[i])
+              << "\n";
+  std::cout << "relative loss gap over the last tenth of the steps: "
+            << studies::format_number(100 * t.final_relative_gap)
             << "% (the report keeps it below 0.25% when training DeepSeek-V3)\n";
   return 0;
 }

@@ -44,7 +44,8 @@ core::InputError as_flag_error(const core::InputError& e, const std::string& kin
   if (where.size() < 2 || where[0] != '/' || where.find_first_of("/: ", 1) != std::string::npos) return e;
   const std::string field = where.substr(1), message = std::string(e.what()).substr(where.size() + 2);
   for (const auto& [key, value] : kFieldOfFlag)
-    if (value == field && key.substr(key.find('/') + 1) == kind) return core::InputError("--" + key.substr(0, key.find('/')), message);
+    if (value == field && key.substr(key.find('/') + 1) == kind)
+      return core::InputError("--" + key.substr(0, key.find('/')), message);
   std::string flag = field;
   for (char& ch : flag)
     if (ch == '_') ch = '-';
@@ -52,15 +53,14 @@ core::InputError as_flag_error(const core::InputError& e, const std::string& kin
 }
 
 nlohmann::json flag_value(const std::string& flag, const std::string& text) {
-  static const std::vector<std::string> words = {"precision", "library", "kind", "backend", "pass", "op", "fabric", "gpu", "shape"};
+  static const std::vector<std::string> words = {"precision", "library", "kind", "backend", "pass",
+                                                 "op",        "fabric",  "gpu",  "shape"};
   if (std::find(words.begin(), words.end(), flag) != words.end()) return text;
   size_t used = 0;
   double x = 0;
   try {
     x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  } catch (const std::exception&) { used = 0; }
   if (used != text.size() || !std::isfinite(x)) throw core::InputError("--" + flag, "'" + text + "' is not a number");
   if (x == std::floor(x) && std::abs(x) < 9e15) return static_cast<long long>(x);
   return x;
@@ -87,30 +87,47 @@ int kernel_command(const Args& args) {
   bool causal = false, strict = false;
   studies::KernelDefaults defaults;
   const std::vector<std::pair<std::string, std::string>> flags = {
-      {"m", "gemm: rows (per group for the grouped kinds)"}, {"n", "gemm: columns"}, {"k", "gemm: the reduced dimension"},
-      {"groups", "gemm: groups of the grouped kinds"}, {"precision", "gemm: fp8 (default), bf16 or fp4 (NVFP4; an FP4 library's constants)"},
+      {"m", "gemm: rows (per group for the grouped kinds)"},
+      {"n", "gemm: columns"},
+      {"k", "gemm: the reduced dimension"},
+      {"groups", "gemm: groups of the grouped kinds"},
+      {"precision", "gemm: fp8 (default), bf16 or fp4 (NVFP4; an FP4 library's constants)"},
       {"library", "gemm: the GEMM library (data/gemm_libraries/); default: the GPU's for the precision"},
-      {"kind", "gemm: dense, grouped-contiguous, grouped-masked, weight-gradient; collective: all-to-all, all-reduce, all-gather, reduce-scatter"},
-      {"sms", "the SMs the kernel runs on (default: all)"}, {"batch", "attention: sequences (1)"}, {"heads", "attention: query heads"},
-      {"kv-heads", "attention: KV heads (GQA; default: as many as the query heads)"}, {"q-len", "attention: queries per sequence (default: kv-len)"},
-      {"kv-len", "attention: keys per sequence"}, {"head-dim", "attention: the query and key head dim"},
-      {"v-head-dim", "attention: the value head dim (MLA: 128 beside 192)"}, {"pass", "attention: forward (default), backward or both"},
+      {"kind",
+       "gemm: dense, grouped-contiguous, grouped-masked, weight-gradient; collective: all-to-all, all-reduce, all-gather, reduce-scatter"},
+      {"sms", "the SMs the kernel runs on (default: all)"},
+      {"batch", "attention: sequences (1)"},
+      {"heads", "attention: query heads"},
+      {"kv-heads", "attention: KV heads (GQA; default: as many as the query heads)"},
+      {"q-len", "attention: queries per sequence (default: kv-len)"},
+      {"kv-len", "attention: keys per sequence"},
+      {"head-dim", "attention: the query and key head dim"},
+      {"v-head-dim", "attention: the value head dim (MLA: 128 beside 192)"},
+      {"pass", "attention: forward (default), backward or both"},
       {"backend", "attention: fa3 (default), flashmla, or one a data folder adds"},
-      {"op", "memory: rmsnorm, layernorm, softmax, copy, silu-mul, silu-mul-eager, cast, cast-bf16-fp8, cast-transpose, permute"},
-      {"bytes", "memory: bytes moved; collective: what each rank sends in all"}, {"elements", "memory: elements of the op's input"},
-      {"shape", "memory: the op's input shape, as 4096x7168"}, {"tokens", "memory: rows (with --hidden)"}, {"hidden", "memory: columns"},
-      {"ranks", "collective: GPUs, whole nodes of the fabric"}, {"fabric", "collective: a scenario file with a fabric of nodes (mpft, mrft)"}};
+      {"op",
+       "memory: rmsnorm, layernorm, softmax, copy, silu-mul, silu-mul-eager, cast, cast-bf16-fp8, cast-transpose, permute"},
+      {"bytes", "memory: bytes moved; collective: what each rank sends in all"},
+      {"elements", "memory: elements of the op's input"},
+      {"shape", "memory: the op's input shape, as 4096x7168"},
+      {"tokens", "memory: rows (with --hidden)"},
+      {"hidden", "memory: columns"},
+      {"ranks", "collective: GPUs, whole nodes of the fabric"},
+      {"fabric", "collective: a scenario file with a fabric of nodes (mpft, mrft)"}};
   std::map<std::string, std::string> given;
   options.add_options()("what", po::value(&kind), "gemm, attention, memory or collective")(
       "gpu", po::value(&defaults.gpu)->default_value("H100"), "the GPU (data/gpus/)")(
       "in", po::value(&in), "a .jsonl file of cases, one JSON object a line")(
       "out", po::value(&out), "with --in: write the CSV here instead of to stdout")(
-      "format", po::value(&format)->default_value("text"), "one case: text or json")(
-      "causal", po::bool_switch(&causal), "attention: a causal mask")(
+      "format", po::value(&format)->default_value("text"), "one case: text or json")("causal", po::bool_switch(&causal),
+                                                                                     "attention: a causal mask")(
       "strict", po::bool_switch(&strict), "with --in: a case the models refuse is an error (exit 2), not a row")(
       "data", po::value(&data)->composing(), "a data folder searched before the built-in one (repeatable)");
   for (const auto& [flag, what] : flags)
-    options.add_options()(flag.c_str(), po::value<std::string>()->notifier([&given, flag = flag](const std::string& v) { given[flag] = v; }), what.c_str());
+    options.add_options()(flag.c_str(), po::value<std::string>()->notifier([&given, flag = flag](const std::string& v) {
+      given[flag] = v;
+    }),
+                          what.c_str());
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
@@ -120,7 +137,8 @@ int kernel_command(const Args& args) {
   if (!kind.empty()) check_choice("kernel", kind, {"gemm", "attention", "memory", "collective"});
   if (in.empty()) {  // flags of a file of cases, given for one
     for (const char* flag : {"out", "strict"})
-      if (vm.count(flag) && !vm[flag].defaulted()) throw core::InputError(std::string("--") + flag, "is for --in FILE; one case prints to standard output");
+      if (vm.count(flag) && !vm[flag].defaulted())
+        throw core::InputError(std::string("--") + flag, "is for --in FILE; one case prints to standard output");
   } else {
     if (!vm["format"].defaulted()) throw core::InputError("--format", "is for one case; --in writes CSV");
     check_path_given(vm, "out", out);
@@ -130,19 +148,24 @@ int kernel_command(const Args& args) {
     defaults.library = given.count("library") ? given["library"] : "";
     defaults.backend = given.count("backend") ? given["backend"] : "";
     for (const auto& [flag, value] : given)
-      if (flag != "library" && flag != "backend") throw core::InputError("--" + flag, "is not allowed with --in; the file gives each case's fields");
+      if (flag != "library" && flag != "backend")
+        throw core::InputError("--" + flag, "is not allowed with --in; the file gives each case's fields");
     studies::check_kernel_defaults(defaults, "--");
     const auto rows = studies::estimate_kernel_file(in, defaults, kind);
     const std::string refusals = studies::kernel_refusals(rows);
     if (strict && !refusals.empty()) throw core::InputError(in, refusals + " (--strict)");
     const std::string csv = studies::kernel_rows_csv(rows);
-    if (out.empty()) std::cout << csv;
-    else studies::write_file_atomically(out, csv);
+    if (out.empty())
+      std::cout << csv;
+    else
+      studies::write_file_atomically(out, csv);
     for (const auto& line : studies::kernel_family_summary(rows)) std::cerr << line << "\n";
     if (!refusals.empty()) std::cerr << "codesim kernel: " << refusals << "\n";
     return 0;
   }
-  if (kind.empty()) throw core::InputError("kernel", "is missing; name one of gemm, attention, memory, collective, or give --in FILE.jsonl");
+  if (kind.empty())
+    throw core::InputError("kernel",
+                           "is missing; name one of gemm, attention, memory, collective, or give --in FILE.jsonl");
   nlohmann::json object = nlohmann::json::object();
   for (const auto& [flag, value] : given) object[field_of(flag, kind)] = flag_value(flag, value);
   if (causal) object["causal"] = true;
@@ -150,11 +173,11 @@ int kernel_command(const Args& args) {
   studies::KernelRow row;
   try {
     row = studies::estimate_kernel(object, "", kind, defaults);
-  } catch (const core::InputError& e) {
-    throw as_flag_error(e, kind);
-  }
-  if (format == "json") std::cout << studies::kernel_rows_json({row})[0].dump(2) << "\n";
-  else print_estimate(row);
+  } catch (const core::InputError& e) { throw as_flag_error(e, kind); }
+  if (format == "json")
+    std::cout << studies::kernel_rows_json({row})[0].dump(2) << "\n";
+  else
+    print_estimate(row);
   return 0;
 }
 

@@ -100,8 +100,10 @@ int main(int argc, char** argv) {
   } catch (const core::InputError& e) {
     std::cerr << "codesim: " << e.what() << "\n";
     return core::kInputErrorExitCode;
-  } catch (const boost::program_options::error_with_option_name& e) {  // the flag first, as every bad input names its field
-    std::cerr << "codesim: " << (e.get_option_name().empty() ? all[0] : e.get_option_name()) << ": " << e.what() << " (see codesim " << all[0] << " --help)\n";
+  } catch (
+      const boost::program_options::error_with_option_name& e) {  // the flag first, as every bad input names its field
+    std::cerr << "codesim: " << (e.get_option_name().empty() ? all[0] : e.get_option_name()) << ": " << e.what()
+              << " (see codesim " << all[0] << " --help)\n";
     return core::kInputErrorExitCode;
   } catch (const boost::program_options::error& e) {
     std::cerr << "codesim " << all[0] << ": " << e.what() << " (see codesim " << all[0] << " --help)\n";

@@ -89,22 +89,23 @@ int plan_command(const Args& args) {
     return (*a)["metrics"]["memory_total"].get<double>() < (*b)["metrics"]["memory_total"].get<double>();
   });
   std::cout << "## plan: " << scenario_path << "\n\n"
-            << sweep.points.size() << " layouts: " << fit.size() << " fit in memory, " << too_big << " do not, " << refused
-            << " refused by the step's rules" << (out.empty() ? "" : "; all in " + out) << ".\n\n";
+            << sweep.points.size() << " layouts: " << fit.size() << " fit in memory, " << too_big << " do not, "
+            << refused << " refused by the step's rules" << (out.empty() ? "" : "; all in " + out) << ".\n\n";
   if (fit.empty()) {
     std::cout << "No layout fits in memory: more GPUs, GPUs with more memory, or a smaller model.\n";
     return 0;
   }
-  std::cout << "| # | tp | cp | pp | vpp | dp | ep | etp | micro-batch | schedule | recompute | zero | time/step (s) | tokens/s (M) | "
-               "TFLOPS/GPU (causal) | MFU % (causal) | memory (GB) |\n";
+  std::cout
+      << "| # | tp | cp | pp | vpp | dp | ep | etp | micro-batch | schedule | recompute | zero | time/step (s) | tokens/s (M) | "
+         "TFLOPS/GPU (causal) | MFU % (causal) | memory (GB) |\n";
   std::cout << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (std::size_t i = 0; i < fit.size() && i < static_cast<std::size_t>(top); ++i) {
     const auto& in = (*fit[i])["inputs"];
     const auto& m = (*fit[i])["metrics"];
     std::cout << "| " << i + 1;
-    for (const char* key : {"/parallel/tp", "/parallel/cp", "/parallel/pp", "/parallel/vpp", "/parallel/dp", "/parallel/ep",
-                            "/parallel/etp", "/batch/micro_batch_sequences", "/parallel/schedule", "/parallel/recompute",
-                            "/parallel/zero"})
+    for (const char* key : {"/parallel/tp", "/parallel/cp", "/parallel/pp", "/parallel/vpp", "/parallel/dp",
+                            "/parallel/ep", "/parallel/etp", "/batch/micro_batch_sequences", "/parallel/schedule",
+                            "/parallel/recompute", "/parallel/zero"})
       std::cout << " | " << text_of(in.at(key));
     for (const char* key : {"step", "tokens_per_s", "tflops_causal", "mfu_causal", "memory_total"})
       std::cout << " | " << studies::format_number(m.at(key).get<double>());

@@ -15,9 +15,11 @@ int schedule_command(const Args& args) {
   std::string format;
   const auto kinds = workload::schedule_kinds();
   std::string kind_names;
-  for (std::size_t i = 0; i < kinds.size(); ++i) kind_names += (i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + kinds[i];
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    kind_names += (i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + kinds[i];
   options.add_options()("kind", po::value(&q.kind)->required(), kind_names.c_str())(
-      "pp", po::value(&q.pp)->required(), "pipeline ranks (for dualpipev: devices, each holding 2 of the 2 x pp stages)")(
+      "pp", po::value(&q.pp)->required(),
+      "pipeline ranks (for dualpipev: devices, each holding 2 of the 2 x pp stages)")(
       "microbatches", po::value(&q.micro_batches)->required(),
       "micro-batches (for dualpipe: both directions together, 20 = 10 per direction)")(
       "virtual", po::value(&q.virtual_stages)->default_value(2), "virtual stages per rank (1f1b-interleaved)")(

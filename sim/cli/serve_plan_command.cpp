@@ -1,4 +1,5 @@
-// codesim serve-plan SCENARIO.json [--rate R] [--caps 1,2,4,...] [--set /ptr=VALUE ...] [--format json|csv|md] [--out DIR] [--series FILE]
+// codesim serve-plan SCENARIO.json [--rate R] [--caps 1,2,4,...] [--set /ptr=VALUE ...] [--format json|csv|md] [--out
+// DIR] [--series FILE]
 //
 // A serving scenario run with its plan (studies/serving/serve_plan.cpp, "plan"): what one prefill
 // and one decode unit serve within the SLO, the ratio that balances them, the units and nodes a
@@ -37,7 +38,8 @@ int serve_plan_command(const Args& args) {
   std::vector<std::string> sets;
   options.add_options()("scenario", po::value(&scenario_path)->required(), "serving scenario JSON file (with an slo)")(
       "rate", po::value(&rate), "the load to plan for, requests/s (default: the workload's rate)")(
-      "caps", po::value(&caps), "decode batch caps for the throughput curve, comma-separated (default: 1, 2, 4, ... up to max_running)")(
+      "caps", po::value(&caps),
+      "decode batch caps for the throughput curve, comma-separated (default: 1, 2, 4, ... up to max_running)")(
       "set", po::value(&sets)->composing(), "override a field: /json/pointer=VALUE (repeatable)")(
       "format", po::value(&format)->default_value("md"), "report format: json, csv or md")(
       "out", po::value(&out_dir), "write the report into this folder instead of standard output")(
@@ -49,7 +51,8 @@ int serve_plan_command(const Args& args) {
   nlohmann::json plan = scenario_plan(scenario_path);
   if (vm.count("rate")) {
     if (!(rate >= 1e-9 && std::isfinite(rate)))
-      throw core::InputError("--rate", studies::format_number(rate) + " is not allowed; a finite rate of at least 1e-9 requests/s");
+      throw core::InputError(
+          "--rate", studies::format_number(rate) + " is not allowed; a finite rate of at least 1e-9 requests/s");
     plan["rate_per_s"] = rate;
   }
   if (vm.count("caps")) {
@@ -61,11 +64,11 @@ int serve_plan_command(const Args& args) {
       long long v = 0;
       try {
         v = std::stoll(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
+      } catch (const std::exception&) { used = 0; }
       if (used != item.size() || item.empty() || v < 1)
-        throw core::InputError("--caps", "'" + item + "' is not allowed; whole numbers of sequences per DP rank, at least 1, comma-separated");
+        throw core::InputError(
+            "--caps",
+            "'" + item + "' is not allowed; whole numbers of sequences per DP rank, at least 1, comma-separated");
       list.push_back(v);
     }
     plan["batch_caps"] = list;

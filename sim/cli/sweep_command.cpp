@@ -15,7 +15,6 @@
 
 namespace cli {
 
-
 int sweep_command(const Args& args) {
   po::options_description options("options");
   std::string sweep_path, out, shard = "0/1";
@@ -31,8 +30,8 @@ int sweep_command(const Args& args) {
   if (!parse_options(args, "usage: codesim sweep SWEEP.json --out FILE [options]", options, positional, vm)) return 0;
   std::size_t shard_i = 0, shard_n = 1;
   int used = 0;
-  if (std::sscanf(shard.c_str(), "%zu/%zu%n", &shard_i, &shard_n, &used) != 2 || used != static_cast<int>(shard.size()) || shard_n == 0 ||
-      shard_i >= shard_n)
+  if (std::sscanf(shard.c_str(), "%zu/%zu%n", &shard_i, &shard_n, &used) != 2 ||
+      used != static_cast<int>(shard.size()) || shard_n == 0 || shard_i >= shard_n)
     throw core::InputError("--shard", "'" + shard + "' is not allowed; expected i/N with 0 <= i < N, e.g. 0/4");
   studies::check_jobs(jobs);
   studies::check_results_path(out);

@@ -14,9 +14,12 @@ int tables_command(const Args& args) {
   int jobs = studies::available_cores();
   options.add_options()("only", po::value(&only), "print one table, by id")(
       "format", po::value(&format)->default_value("md"), "md or json")(
-      "scenarios", po::value(&dir)->default_value(studies::default_paper_scenarios_dir()), "folder of the paper scenarios")(
-      "check", po::bool_switch(), "after the tables, check every paper figure against the tolerance its scenario states; exit 1 when one is past it")(
-      "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes that run the scenarios (the output does not depend on it)");
+      "scenarios", po::value(&dir)->default_value(studies::default_paper_scenarios_dir()),
+      "folder of the paper scenarios")(
+      "check", po::bool_switch(),
+      "after the tables, check every paper figure against the tolerance its scenario states; exit 1 when one is past it")(
+      "jobs,j", po::value(&jobs)->default_value(jobs),
+      "worker processes that run the scenarios (the output does not depend on it)");
   po::variables_map vm;
   if (!parse_options(args, "usage: codesim tables [options]", options, {}, vm)) return 0;
   check_choice("--format", format, {"md", "json"});

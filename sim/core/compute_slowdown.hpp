@@ -19,8 +19,10 @@ class ComputeSlowdowns {
  public:
   // One slowdown per rank.
   void add(const ComputeSlowdown& s) {
-    if (!(s.factor >= 1) || !(s.from_s >= 0)) throw std::logic_error("a compute slowdown needs factor >= 1 and from_s >= 0");
-    if (!by_rank_.emplace(s.rank, s).second) throw std::logic_error("rank " + std::to_string(s.rank) + " has two compute slowdowns");
+    if (!(s.factor >= 1) || !(s.from_s >= 0))
+      throw std::logic_error("a compute slowdown needs factor >= 1 and from_s >= 0");
+    if (!by_rank_.emplace(s.rank, s).second)
+      throw std::logic_error("rank " + std::to_string(s.rank) + " has two compute slowdowns");
     all_.push_back(s);
   }
   bool empty() const { return all_.empty(); }

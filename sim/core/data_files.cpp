@@ -53,7 +53,10 @@ const std::vector<std::string>& added_data_dirs() { return added(); }
 
 void add_data_dir(const std::string& dir, const std::string& where) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(where, "'" + dir + "' is not a folder; a data folder holds gpus/, models/, gemm_libraries/, ... of *.json files");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(
+        where,
+        "'" + dir + "' is not a folder; a data folder holds gpus/, models/, gemm_libraries/, ... of *.json files");
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.is_directory(ec))
       for (const auto& file : json_files(entry.path())) read_json_file(file.string());  // InputError naming the file
@@ -76,7 +79,8 @@ std::vector<std::pair<std::string, nlohmann::json>> read_data_folder(const std::
       if (names.insert(f.filename().string()).second) files.push_back(f.string());
   const fs::path builtin = fs::path(builtin_data_dir()) / folder;
   const auto shipped = json_files(builtin);
-  if (shipped.empty()) throw InputError(builtin.string(), "holds no data file (*.json); codesim's data/ folder is missing");
+  if (shipped.empty())
+    throw InputError(builtin.string(), "holds no data file (*.json); codesim's data/ folder is missing");
   for (const auto& f : shipped)
     if (!names.count(f.filename().string())) files.push_back(f.string());
   std::vector<std::pair<std::string, nlohmann::json>> out;
@@ -87,7 +91,8 @@ std::vector<std::pair<std::string, nlohmann::json>> read_data_folder(const std::
 void require_sources(JsonReader& file, const std::vector<std::string>& figures) {
   JsonReader sources = file.object("sources");
   for (const auto& figure : figures)
-    if (sources.string(figure).empty()) throw InputError(sources.pointer_of(figure), "is empty; every figure needs its source");
+    if (sources.string(figure).empty())
+      throw InputError(sources.pointer_of(figure), "is empty; every figure needs its source");
   sources.finish();
 }
 

@@ -42,7 +42,8 @@ double progress_units(const TaskGraph& graph) {
 }
 
 Timeline simulate(const Platform& platform, const TaskGraph& graph, SimulationStats* stats, EngineKind engine) {
-  return engine == EngineKind::kSimGrid ? simulate_simgrid(platform, graph, stats) : simulate_fluid(platform, graph, stats);
+  return engine == EngineKind::kSimGrid ? simulate_simgrid(platform, graph, stats)
+                                        : simulate_fluid(platform, graph, stats);
 }
 
 }  // namespace core

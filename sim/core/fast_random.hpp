@@ -40,17 +40,18 @@ class FastNormal {
   double normal() {
     const std::uint64_t bits = next_bits();
     const auto bin = static_cast<unsigned>(bits >> (64 - kTableBits));
-    if (bin < kExactBins || bin >= kBins - kExactBins) return inverse_normal_cdf((double(bits >> 11) + 0.5) * 0x1.0p-53);
+    if (bin < kExactBins || bin >= kBins - kExactBins)
+      return inverse_normal_cdf((double(bits >> 11) + 0.5) * 0x1.0p-53);
     const double frac = double(bits & ((1ull << (64 - kTableBits)) - 1)) * 0x1.0p-52;
     const auto& t = table();
     return t[bin] + (t[bin + 1] - t[bin]) * frac;
   }
 
   static double inverse_normal_cdf(double p) {
-    static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+    static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                                    1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
     static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                                   6.680131188771972e+01,  -1.328068155288572e+01};
+                                   6.680131188771972e+01, -1.328068155288572e+01};
     static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                                    -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
     static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,

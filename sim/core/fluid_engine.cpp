@@ -143,11 +143,11 @@ struct Part {
 // level order, brought up to date when they are re-rated, and their ends in a MinTree by position
 // in that order.
 struct Component {
-  HugeVector<Bundle> bundles;       // by slot
-  std::vector<std::uint32_t> free;  // slots of ended bundles, for bundles to come
-  HugeVector<Rated> order;          // the bundles rated, by level (as of the last solve)
-  HugeVector<Rated> fresh;          // the bundles entered since
-  MinTree ends;                     // by position in `order`
+  HugeVector<Bundle> bundles;                                   // by slot
+  std::vector<std::uint32_t> free;                              // slots of ended bundles, for bundles to come
+  HugeVector<Rated> order;                                      // the bundles rated, by level (as of the last solve)
+  HugeVector<Rated> fresh;                                      // the bundles entered since
+  MinTree ends;                                                 // by position in `order`
   double next_end_s = std::numeric_limits<double>::infinity();  // its first bundle's end at these rates
   // The latest entry among its bundles (an upper bound once some ended): it sets the window in
   // which a bundle may end late (see FluidRun::complete_bundles).
@@ -157,7 +157,7 @@ struct Component {
   // The earliest entry among its bundles (a lower bound once some ended: it sets the widest
   // window in which a bundle may end early, and each is then held to its own).
   double first_entered_s = std::numeric_limits<double>::infinity();
-  bool dirty = false;  // its flows changed since the last solve
+  bool dirty = false;              // its flows changed since the last solve
   bool ended_since_split = false;  // only an end can leave its bundles in groups that share no link
   // Whether flows entered since the last solve (a solve from scratch), and the lowest fill level
   // of those that ended since (a re-solve of the bundles from there up).
@@ -192,7 +192,7 @@ struct Scratch {
   HugeVector<std::uint32_t> link_bundles;  // indices into Part::bundles
   HugeVector<char> fixed;
   HugeVector<std::pair<double, std::uint32_t>> order;  // (level, index) of Part::bundles, in the order they were fixed
-  HugeVector<std::uint32_t> position;  // per slot in use: 1 + its place in `order` then `fresh`, else 0
+  HugeVector<std::uint32_t> position;                  // per slot in use: 1 + its place in `order` then `fresh`, else 0
 };
 
 // A solve takes a thread per this many bundles it re-rates (starting one costs about as much as
@@ -203,7 +203,9 @@ constexpr unsigned kMaxThreads = 16;
 class FluidRun {
  public:
   FluidRun(const Platform& platform, const TaskGraph& graph, FluidSolve solve)
-      : graph_(graph), slowdowns_(platform.compute_slowdowns()), from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
+      : graph_(graph),
+        slowdowns_(platform.compute_slowdowns()),
+        from_ended_level_(solve == FluidSolve::kFromEndedLevel) {
     const auto& tasks = graph.tasks();
     net_ = network_of(platform, graph);
     if (net_.routes() > std::numeric_limits<std::uint32_t>::max())
@@ -212,7 +214,8 @@ class FluidRun {
     first_flow_.reserve(tasks.size());
     for (const auto& t : tasks) {
       first_flow_.push_back(flow_route_.size());
-      for (const auto& f : t.flows) flow_route_.push_back(static_cast<std::uint32_t>(net_.route_of(f.src_rank, f.dst_rank)));
+      for (const auto& f : t.flows)
+        flow_route_.push_back(static_cast<std::uint32_t>(net_.route_of(f.src_rank, f.dst_rank)));
     }
     route_latency_s_.resize(net_.routes());
     for (std::size_t r = 0; r < net_.routes(); ++r) route_latency_s_[r] = net_.route_latency_s(r);
@@ -246,7 +249,8 @@ class FluidRun {
       deps_left_[i] = static_cast<int>(tasks[i].deps.size());
       for (TaskId dep : tasks[i].deps) successors_[placed[static_cast<std::size_t>(dep)]++] = static_cast<TaskId>(i);
       if (tasks[i].kind == TaskKind::kJoin) continue;
-      const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(tasks[i].rank)) << 32 | tasks[i].stream;
+      const std::uint64_t key =
+          static_cast<std::uint64_t>(static_cast<std::uint32_t>(tasks[i].rank)) << 32 | tasks[i].stream;
       const auto [it, added] = stream_ids.try_emplace(key, static_cast<int>(streams_.size()));
       if (added) streams_.emplace_back();
       stream_of_[i] = it->second;
@@ -257,7 +261,8 @@ class FluidRun {
     if (!net_.changes().empty()) {
       rerouted_.assign(net_.routes(), 0);
       route_override_.resize(net_.routes());
-      for (std::size_t c = 0; c < net_.changes().size(); ++c) events_.push({net_.changes()[c].at_s, kNetworkChange, static_cast<TaskId>(c), 0});
+      for (std::size_t c = 0; c < net_.changes().size(); ++c)
+        events_.push({net_.changes()[c].at_s, kNetworkChange, static_cast<TaskId>(c), 0});
     }
     local_of_.assign(net_.links().size(), -1);
     allocated_Bps_.assign(net_.links().size(), 0.0);
@@ -360,14 +365,15 @@ class FluidRun {
     }
   }
 
-  double flow_latency_s(TaskId task, std::size_t flow) const { return route_latency_s_[flow_route_[first_flow_[task] + flow]]; }
+  double flow_latency_s(TaskId task, std::size_t flow) const {
+    return route_latency_s_[flow_route_[first_flow_[task] + flow]];
+  }
 
   // The place, in the task's latency order, of the first flow past the k-th's latency.
   std::size_t latency_group_end(TaskId task, std::size_t k) const {
     const std::size_t flows = graph_.tasks()[task].flows.size();
     const double latency = flow_latency_s(task, flow_order_[first_flow_[task] + k]);
-    while (++k < flows && flow_latency_s(task, flow_order_[first_flow_[task] + k]) == latency) {
-    }
+    while (++k < flows && flow_latency_s(task, flow_order_[first_flow_[task] + k]) == latency) {}
     return k;
   }
 
@@ -386,7 +392,8 @@ class FluidRun {
       streams_[static_cast<std::size_t>(stream_of_[id])].busy = false;
       try_start(stream_of_[id]);
     }
-    for (auto k = first_successor_[static_cast<std::size_t>(id)]; k < first_successor_[static_cast<std::size_t>(id) + 1]; ++k) {
+    for (auto k = first_successor_[static_cast<std::size_t>(id)];
+         k < first_successor_[static_cast<std::size_t>(id) + 1]; ++k) {
       const TaskId next = successors_[k];
       if (--deps_left_[next] > 0) continue;
       if (graph_.tasks()[next].kind == TaskKind::kJoin) {
@@ -426,10 +433,12 @@ class FluidRun {
         Rated r;
         const auto [links, links_end] = route_links(route);
         const double latency = route_latency_s_[route];
-        r.weight = (net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0) * net_.route_weight(route);
+        r.weight =
+            (net_.sharing() == Sharing::kLatencyWeighted && latency > 0 ? 1 / latency : 1.0) * net_.route_weight(route);
         r.bytes_left = bytes;
         r.since_s = b.entered_s = now_;
-        if (members_.size() + (j - i) > std::numeric_limits<std::uint32_t>::max() || links_end - links > std::numeric_limits<std::uint16_t>::max())
+        if (members_.size() + (j - i) > std::numeric_limits<std::uint32_t>::max() ||
+            links_end - links > std::numeric_limits<std::uint16_t>::max())
           throw std::length_error("the fluid engine holds at most 2^32 flow entries and 65,535 links per route");
         b.first_member = static_cast<std::uint32_t>(members_.size());
         b.members = static_cast<std::uint32_t>(j - i);
@@ -661,7 +670,8 @@ class FluidRun {
     next_end_.set(i, std::max(end_s, component.quiet_until_s));
     // next_end - now <= f (now - first_entered) from now = (next_end + f first_entered) / (1 + f) on.
     const double merge_s = (end_s + kMergeFraction * component.first_entered_s) / (1 + kMergeFraction);
-    const double early_s = end_s == kInfinity ? kInfinity : std::min(end_s - 2 * kDoneWithin_s, merge_s) - 1e-9 * std::abs(end_s);
+    const double early_s =
+        end_s == kInfinity ? kInfinity : std::min(end_s - 2 * kDoneWithin_s, merge_s) - 1e-9 * std::abs(end_s);
     may_end_.set(i, std::max(early_s, component.quiet_until_s));
   }
 
@@ -706,7 +716,8 @@ class FluidRun {
       piece[i] = piece_of_root_[r];
       ++size[static_cast<std::size_t>(piece[i])];
     }
-    for (int link : touched_links_) link_root_[static_cast<std::size_t>(link)] = piece_of_root_[static_cast<std::size_t>(link)] = -1;
+    for (int link : touched_links_)
+      link_root_[static_cast<std::size_t>(link)] = piece_of_root_[static_cast<std::size_t>(link)] = -1;
     touched_links_.clear();
     if (size.size() <= 1) return;
     const int keep = static_cast<int>(std::max_element(size.begin(), size.end()) - size.begin());
@@ -749,7 +760,8 @@ class FluidRun {
       if (component.dirty && component.entered) split(dirty_[i]);
     }
     // Merged into others since they changed: nothing left to solve; released and formed anew: once.
-    dirty_.erase(std::remove_if(dirty_.begin(), dirty_.end(), [&](int c) { return !components_[static_cast<std::size_t>(c)].dirty; }),
+    dirty_.erase(std::remove_if(dirty_.begin(), dirty_.end(),
+                                [&](int c) { return !components_[static_cast<std::size_t>(c)].dirty; }),
                  dirty_.end());
     std::sort(dirty_.begin(), dirty_.end());
     dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
@@ -757,20 +769,25 @@ class FluidRun {
     for (int c : dirty_) bundles += components_[static_cast<std::size_t>(c)].bundles.size();
     // The largest first, so that threads finish together.
     std::sort(dirty_.begin(), dirty_.end(), [&](int a, int b) {
-      return components_[static_cast<std::size_t>(a)].bundles.size() > components_[static_cast<std::size_t>(b)].bundles.size();
+      return components_[static_cast<std::size_t>(a)].bundles.size() >
+             components_[static_cast<std::size_t>(b)].bundles.size();
     });
-    const std::size_t threads = std::min({dirty_.size(), scratch_.size(), std::max<std::size_t>(1, bundles / kBundlesPerThread)});
+    const std::size_t threads =
+        std::min({dirty_.size(), scratch_.size(), std::max<std::size_t>(1, bundles / kBundlesPerThread)});
     std::atomic<std::size_t> next{0};
     auto work = [&](Scratch& scratch) {
-      for (std::size_t i; (i = next.fetch_add(1)) < dirty_.size();) rate(components_[static_cast<std::size_t>(dirty_[i])], scratch);
+      for (std::size_t i; (i = next.fetch_add(1)) < dirty_.size();)
+        rate(components_[static_cast<std::size_t>(dirty_[i])], scratch);
     };
     std::vector<std::thread> workers;
     for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, std::ref(scratch_[t]));
     work(scratch_[0]);
     for (auto& w : workers) w.join();
     for (int c : dirty_) {
-      if (c != 0 && components_[static_cast<std::size_t>(c)].order.empty()) release(c);
-      else refresh(c);
+      if (c != 0 && components_[static_cast<std::size_t>(c)].order.empty())
+        release(c);
+      else
+        refresh(c);
     }
     dirty_.clear();
   }
@@ -790,7 +807,8 @@ class FluidRun {
     if (!part.from_scratch) {
       const double from_level = component.lowest_ended_level * (1 - 1e-9);
       first = static_cast<std::size_t>(
-          std::partition_point(order.begin(), order.end(), [&](const Rated& r) { return r.level < from_level; }) - order.begin());
+          std::partition_point(order.begin(), order.end(), [&](const Rated& r) { return r.level < from_level; }) -
+          order.begin());
     }
     // The ended bundles (all among those re-rated) leave; the others' bytes come up to now, and
     // they are copied with their links and what filling needs: filling visits them in the order
@@ -804,7 +822,8 @@ class FluidRun {
       Rated& r = part.rated.emplace_back(rated);
       r.bytes_left = r.bytes_at(now_);
       r.since_s = now_;
-      part.bundles.push_back({static_cast<double>(r.flows), r.weight, r.rate_Bps, static_cast<std::uint32_t>(part.links.size()), r.link_count});
+      part.bundles.push_back({static_cast<double>(r.flows), r.weight, r.rate_Bps,
+                              static_cast<std::uint32_t>(part.links.size()), r.link_count});
       const int* links = r.links();
       for (std::uint32_t j = 0; j < r.link_count; ++j) part.links.push_back(links[j]);  // a few: no memmove call
     };
@@ -847,7 +866,8 @@ class FluidRun {
       const Solving& solved = part.bundles[i];
       const double change_Bps = solved.flows * (solved.rate_Bps - (part.from_scratch ? 0.0 : part.rated[i].rate_Bps));
       for (std::uint32_t j = 0; j < solved.links; ++j)
-        allocated_Bps_[static_cast<std::size_t>(scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
+        allocated_Bps_[static_cast<std::size_t>(
+            scratch.touched[static_cast<std::size_t>(part.links[solved.first_link + j])])] += change_Bps;
     }
     // Level order again: the re-rated bundles follow in the order filling fixed them, which is
     // theirs (their levels made nondecreasing against rounding). Filling from the lowest ended
@@ -916,7 +936,8 @@ class FluidRun {
     scratch.link_bundles.resize(offset);
     for (std::uint32_t i = 0; i < part.bundles.size(); ++i)
       for (std::uint32_t j = 0; j < part.bundles[i].links; ++j)
-        scratch.link_bundles[scratch.local[static_cast<std::size_t>(part.links[part.bundles[i].first_link + j])].filled++] = i;
+        scratch.link_bundles[scratch.local[static_cast<std::size_t>(part.links[part.bundles[i].first_link + j])]
+                                 .filled++] = i;
 
     // Fill levels only rise as bundles are fixed, so a link's key in the heap is a lower bound
     // of its level: a link popped with a stale key goes back with its current level, and the
@@ -979,20 +1000,20 @@ class FluidRun {
   std::vector<Stream> streams_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   HugeVector<std::pair<TaskId, std::size_t>> entering_;
-  std::deque<Component> components_;  // 0: routes without links
-  std::vector<int> spare_;            // components holding no bundles, for the next to form
-  MinTree next_end_, may_end_;        // per component (see refresh)
-  std::size_t capacity_ = 0;          // of the trees
+  std::deque<Component> components_;     // 0: routes without links
+  std::vector<int> spare_;               // components holding no bundles, for the next to form
+  MinTree next_end_, may_end_;           // per component (see refresh)
+  std::size_t capacity_ = 0;             // of the trees
   std::vector<std::size_t> candidates_;  // complete_bundles' scratch
-  std::vector<int> owner_;            // per link: the component whose bundles cross it (or did: then any)
-  std::vector<int> crossing_;         // per link: the bundles that cross it, ended ones gone
-  std::vector<int> link_root_;        // per link: union-find while a component is split, else -1
-  std::vector<int> piece_of_root_;    // per link: the piece its root stands for, while split, else -1
-  std::vector<int> touched_links_;    // the links split() set
-  std::vector<int> dirty_;             // the components whose flows changed since the last solve
-  std::vector<std::size_t> due_;       // complete_bundles' scratch
+  std::vector<int> owner_;               // per link: the component whose bundles cross it (or did: then any)
+  std::vector<int> crossing_;            // per link: the bundles that cross it, ended ones gone
+  std::vector<int> link_root_;           // per link: union-find while a component is split, else -1
+  std::vector<int> piece_of_root_;       // per link: the piece its root stands for, while split, else -1
+  std::vector<int> touched_links_;       // the links split() set
+  std::vector<int> dirty_;               // the components whose flows changed since the last solve
+  std::vector<std::size_t> due_;         // complete_bundles' scratch
   HugeVector<TaskId> members_;
-  std::vector<int> local_of_;         // per link: its dense number in the filling of its component, or -1
+  std::vector<int> local_of_;          // per link: its dense number in the filling of its component, or -1
   std::vector<double> allocated_Bps_;  // per link: what its bundles take of it at their rates
   std::vector<double> link_Bps_;       // per link: its bandwidth as of now (network changes set it)
   std::vector<char> rerouted_;         // per route, when the network changes: whether a change moved it

@@ -18,9 +18,12 @@ namespace {
 std::string escape_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -59,19 +62,20 @@ std::string describe(const nlohmann::json& value) {
   std::string text;
   preview(value, text, 61);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
-  const char* type = value.is_string() ? "a string"
+  const char* type = value.is_string()    ? "a string"
                      : value.is_boolean() ? "a boolean"
-                     : value.is_number() ? "a number"
-                     : value.is_array()  ? "an array"
-                     : value.is_object() ? "an object"
-                                         : "null";
+                     : value.is_number()  ? "a number"
+                     : value.is_array()   ? "an array"
+                     : value.is_object()  ? "an object"
+                                          : "null";
   return text + " (" + type + ")";
 }
 
 JsonReader::JsonReader(const nlohmann::json& object, std::string pointer)
     : object_(object), pointer_(std::move(pointer)) {
   if (!object_.is_object())
-    throw InputError(pointer_.empty() ? "/" : pointer_, describe(object_) + " is not an object; expected a JSON object");
+    throw InputError(pointer_.empty() ? "/" : pointer_,
+                     describe(object_) + " is not an object; expected a JSON object");
 }
 
 std::string JsonReader::pointer_of(const std::string& key) const { return pointer_ + "/" + escape_pointer_token(key); }
@@ -107,7 +111,9 @@ std::string JsonReader::string(const std::string& key) {
 std::string JsonReader::unique_string(const std::string& key, std::set<std::string>& taken) {
   std::string value = string(key);
   if (!taken.insert(value).second)
-    throw InputError(pointer_of(key), "'" + value.substr(0, 200) + "' is not allowed twice; each item of the list needs its own (rows are named by it)");
+    throw InputError(pointer_of(key),
+                     "'" + value.substr(0, 200) +
+                         "' is not allowed twice; each item of the list needs its own (rows are named by it)");
   return value;
 }
 
@@ -156,7 +162,8 @@ double JsonReader::non_negative_number(const std::string& key) {
 
 double JsonReader::number_in(const std::string& key, double min, double max) {
   const double x = number(key);
-  if (!(x >= min && x <= max)) fail(key, object_.at(key), "a number from " + describe_number(min) + " to " + describe_number(max));
+  if (!(x >= min && x <= max))
+    fail(key, object_.at(key), "a number from " + describe_number(min) + " to " + describe_number(max));
   return x;
 }
 
@@ -173,7 +180,8 @@ long long JsonReader::positive_integer(const std::string& key, long long max_val
   const std::string expected = "an integer from 1 to " + std::to_string(max_value);
   if (!value.is_number()) fail(key, value, expected);
   const double x = value.get<double>();
-  if (!std::isfinite(x) || x != std::floor(x) || x < 1 || x > static_cast<double>(max_value)) fail(key, value, expected);
+  if (!std::isfinite(x) || x != std::floor(x) || x < 1 || x > static_cast<double>(max_value))
+    fail(key, value, expected);
   return static_cast<long long>(x);
 }
 
@@ -187,7 +195,8 @@ long long JsonReader::non_negative_integer(const std::string& key, long long fal
   const std::string expected = "an integer from 0 to " + std::to_string(max_value);
   if (!value->is_number()) fail(key, *value, expected);
   const double x = value->get<double>();
-  if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > static_cast<double>(max_value)) fail(key, *value, expected);
+  if (!std::isfinite(x) || x != std::floor(x) || x < 0 || x > static_cast<double>(max_value))
+    fail(key, *value, expected);
   return static_cast<long long>(x);
 }
 
@@ -217,7 +226,8 @@ std::vector<std::string> JsonReader::string_list(const std::string& key, const s
     for (const auto& a : allowed) ok = ok || a == text;
     if (!ok) throw InputError(at, "'" + text + "' is unknown; " + allowed_list(text, allowed));
     // Each item names rows or runs of its own: one given twice would give two of the same.
-    if (std::find(out.begin(), out.end(), text) != out.end()) throw InputError(at, "'" + text + "' is not allowed; it is given twice");
+    if (std::find(out.begin(), out.end(), text) != out.end())
+      throw InputError(at, "'" + text + "' is not allowed; it is given twice");
     out.push_back(text);
   }
   return out;
@@ -233,8 +243,8 @@ std::vector<double> JsonReader::number_list(const std::string& key, const Number
   for (std::size_t i = 0; i < value.size(); ++i) {
     const auto& v = value[i];
     const std::string at = pointer_of(key) + "/" + std::to_string(i);
-    const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= rule.min && v.get<double>() <= rule.max &&
-                    (!rule.integer || v.get<double>() == std::floor(v.get<double>())) &&
+    const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= rule.min &&
+                    v.get<double>() <= rule.max && (!rule.integer || v.get<double>() == std::floor(v.get<double>())) &&
                     (rule.multiple_of <= 0 || std::fmod(v.get<double>(), static_cast<double>(rule.multiple_of)) == 0);
     if (!ok) throw InputError(at, describe(v) + " is not allowed; expected " + expected);
     if (rule.distinct && std::find(out.begin(), out.end(), v.get<double>()) != out.end())
@@ -246,9 +256,11 @@ std::vector<double> JsonReader::number_list(const std::string& key, const Number
 
 std::vector<JsonReader> JsonReader::object_list(const std::string& key, const std::string& what) {
   const auto* list = find(key);
-  if (!list || !list->is_array() || list->empty()) throw InputError(pointer_of(key), "expected a non-empty array of " + what);
+  if (!list || !list->is_array() || list->empty())
+    throw InputError(pointer_of(key), "expected a non-empty array of " + what);
   std::vector<JsonReader> out;
-  for (std::size_t i = 0; i < list->size(); ++i) out.emplace_back((*list)[i], pointer_of(key) + "/" + std::to_string(i));
+  for (std::size_t i = 0; i < list->size(); ++i)
+    out.emplace_back((*list)[i], pointer_of(key) + "/" + std::to_string(i));
   return out;
 }
 
@@ -281,8 +293,8 @@ void check_json_text(const std::string& text, const std::string& origin) {
   struct Frame {
     bool object = false;
     bool expecting_key = false;
-    std::size_t index = 0;         // an array's element
-    std::string_view key;          // an object's latest key
+    std::size_t index = 0;  // an array's element
+    std::string_view key;   // an object's latest key
     std::set<std::string_view> keys;
   };
   std::vector<Frame> frames;
@@ -303,8 +315,8 @@ void check_json_text(const std::string& text, const std::string& origin) {
       f.expecting_key = false;
       if (!f.keys.insert(f.key).second) {
         const std::string where = pointer(frames.size());
-        throw InputError(origin, "malformed JSON: the key '" + std::string(f.key) + "' is given twice in " + (where.empty() ? "the top object" : where) +
-                                     "; give each key once");
+        throw InputError(origin, "malformed JSON: the key '" + std::string(f.key) + "' is given twice in " +
+                                     (where.empty() ? "the top object" : where) + "; give each key once");
       }
     } else if (c == '{' || c == '[') {
       if (static_cast<int>(frames.size()) >= kMaxJsonDepth)
@@ -314,8 +326,10 @@ void check_json_text(const std::string& text, const std::string& origin) {
       if (!frames.empty()) frames.pop_back();
     } else if (c == ',' && !frames.empty()) {
       Frame& f = frames.back();
-      if (f.object) f.expecting_key = true;
-      else ++f.index;
+      if (f.object)
+        f.expecting_key = true;
+      else
+        ++f.index;
     }
   }
 }

@@ -83,7 +83,8 @@ class Network {
   void set_sharing(Sharing sharing) { sharing_ = sharing; }
   // Changes, in time order; the fluid engine applies them (SimGrid's engine refuses them).
   void add_change(NetworkChange change) {
-    if (!changes_.empty() && change.at_s < changes_.back().at_s) throw std::logic_error("network changes must come in time order");
+    if (!changes_.empty() && change.at_s < changes_.back().at_s)
+      throw std::logic_error("network changes must come in time order");
     changes_.push_back(std::move(change));
   }
   const std::vector<NetworkChange>& changes() const { return changes_; }

@@ -54,10 +54,18 @@ bool silenced = false;  // in a forked worker
 
 void silence_progress_in_this_process() { silenced = true; }
 
-ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out, double log_every_s)
-    : what_(std::move(what)), total_(silenced ? 0 : total), delay_s_(delay_s), estimate_above_s_(estimate_above_s), out_(out),
-      terminal_(::isatty(::fileno(out)) != 0), log_every_s_(log_every_s), next_log_s_(log_every_s / 3),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {
+ProgressBar::ProgressBar(std::string what, double total, double delay_s, double estimate_above_s, std::FILE* out,
+                         double log_every_s)
+    : what_(std::move(what)),
+      total_(silenced ? 0 : total),
+      delay_s_(delay_s),
+      estimate_above_s_(estimate_above_s),
+      out_(out),
+      terminal_(::isatty(::fileno(out)) != 0),
+      log_every_s_(log_every_s),
+      next_log_s_(log_every_s / 3),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {
   if (outermost) {
     outer_ = outermost;
     const std::lock_guard<std::mutex> lock(outer_->mutex_);
@@ -139,7 +147,8 @@ void ProgressBar::show() {
 std::optional<double> ProgressBar::seconds_per_share() const {
   const Sample& last = samples_.back();
   if (last.share < kEstimateFromShare) return std::nullopt;
-  const auto half = std::find_if(samples_.rbegin(), samples_.rend(), [&](const Sample& s) { return s.share <= last.share / 2; });
+  const auto half =
+      std::find_if(samples_.rbegin(), samples_.rend(), [&](const Sample& s) { return s.share <= last.share / 2; });
   return (last.elapsed_s - half->elapsed_s) / (last.share - half->share);  // samples_ starts at share 0
 }
 

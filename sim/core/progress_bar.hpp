@@ -32,8 +32,8 @@ class ProgressBar {
  public:
   // Off a terminal (a pipe, a log), work past `log_every_s` / 3 prints a line of its progress,
   // then one every `log_every_s`: a long run piped to a file is not silent.
-  ProgressBar(std::string what, double total, double delay_s = 2.0, double estimate_above_s = 60.0, std::FILE* out = stderr,
-              double log_every_s = 30.0);
+  ProgressBar(std::string what, double total, double delay_s = 2.0, double estimate_above_s = 60.0,
+              std::FILE* out = stderr, double log_every_s = 30.0);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -74,7 +74,7 @@ class ProgressBar {
   int under_way_ = 0;             // inner bars alive
   ProgressBar* outer_ = nullptr;  // the bar this one reports into
   double reported_ = 0;           // this one's share, as reported to it
-  std::mutex mutex_;               // inner bars may report from several threads
+  std::mutex mutex_;              // inner bars may report from several threads
   double delay_s_;
   double estimate_above_s_;
   std::FILE* out_;
@@ -82,7 +82,7 @@ class ProgressBar {
   bool drawn_ = false;
   bool estimated_ = false;
   double log_every_s_;
-  double next_log_s_;  // elapsed seconds of the next progress line off a terminal
+  double next_log_s_;                    // elapsed seconds of the next progress line off a terminal
   std::vector<Sample> samples_{{0, 0}};  // share done over time, a step apart: the pace's record
   std::chrono::steady_clock::time_point start_, last_draw_;
 };

@@ -31,14 +31,23 @@ class Executor {
  public:
   // `delays`: under max-min sharing the links carry no latency (SimGrid would weight flows by
   // it), so each flow starts its route's latency after its task instead; null otherwise.
-  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts, const Network* delays, const ComputeSlowdowns& slowdowns)
-      : graph_(graph), hosts_(hosts), delays_(delays), slowdowns_(slowdowns), spans_(graph.tasks().size()), remaining_(graph.tasks().size()),
-        waiting_(graph.tasks().size(), false), done_(graph.tasks().size(), false), successors_(graph.tasks().size()) {
+  Executor(const TaskGraph& graph, const std::vector<sg4::Host*>& hosts, const Network* delays,
+           const ComputeSlowdowns& slowdowns)
+      : graph_(graph),
+        hosts_(hosts),
+        delays_(delays),
+        slowdowns_(slowdowns),
+        spans_(graph.tasks().size()),
+        remaining_(graph.tasks().size()),
+        waiting_(graph.tasks().size(), false),
+        done_(graph.tasks().size(), false),
+        successors_(graph.tasks().size()) {
     const auto& tasks = graph.tasks();
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       remaining_[i] = static_cast<int>(tasks[i].deps.size());
       for (TaskId dep : tasks[i].deps) successors_[dep].push_back(static_cast<TaskId>(i));
-      if (tasks[i].kind != TaskKind::kJoin) streams_[{tasks[i].rank, graph.stream(tasks[i])}].push_back(static_cast<TaskId>(i));
+      if (tasks[i].kind != TaskKind::kJoin)
+        streams_[{tasks[i].rank, graph.stream(tasks[i])}].push_back(static_cast<TaskId>(i));
     }
     semaphores_.resize(tasks.size());
   }
@@ -47,8 +56,7 @@ class Executor {
     for (const auto& [key, ids] : streams_) {
       const auto* queue = &ids;
       const std::string name = std::to_string(key.first) + "/" + key.second;
-      sg4::Actor::create(name, hosts_.at(key.first),
-                         [this, queue] { run_stream(*queue); });
+      sg4::Actor::create(name, hosts_.at(key.first), [this, queue] { run_stream(*queue); });
     }
     // Joins with no dependency are done at time zero.
     for (std::size_t i = 0; i < graph_.tasks().size(); ++i)
@@ -75,7 +83,8 @@ class Executor {
       const double start = sg4::Engine::get_clock();
       if (t.kind == TaskKind::kCompute || t.kind == TaskKind::kDelay) {
         if (t.seconds > 0)
-          sg4::this_actor::sleep_until(t.kind == TaskKind::kCompute ? slowdowns_.end_s(t.rank, start, t.seconds) : start + t.seconds);
+          sg4::this_actor::sleep_until(t.kind == TaskKind::kCompute ? slowdowns_.end_s(t.rank, start, t.seconds)
+                                                                    : start + t.seconds);
         advance();
       } else {
         // Each flow's copies, started in order of their delay.
@@ -87,13 +96,15 @@ class Executor {
         }
         std::vector<std::size_t> order(starts.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return starts[a].first < starts[b].first; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return starts[a].first < starts[b].first; });
         std::vector<sg4::CommPtr> comms(starts.size());
         for (std::size_t k : order) {
           const auto [delay, i] = starts[k];
           if (delay > 0 && sg4::Engine::get_clock() < start + delay) sg4::this_actor::sleep_until(start + delay);
           const auto& f = t.flows[i];
-          comms[k] = sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5));
+          comms[k] =
+              sg4::Comm::sendto_async(hosts_[f.src_rank], hosts_[f.dst_rank], static_cast<uint64_t>(f.bytes + 0.5));
         }
         std::size_t waited = 0;
         for (const auto& f : t.flows) {  // progress counts entries, as progress_units does
@@ -143,10 +154,12 @@ std::vector<sg4::Host*> build_zone(const Platform& platform, const Network& net)
   const bool weighted = net.sharing() == Sharing::kLatencyWeighted;
   auto* zone = sg4::create_full_zone("platform");
   std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < platform.gpus(); ++g) hosts.push_back(zone->create_host("gpu" + std::to_string(g), platform.gpu_flops_per_s()));
+  for (int g = 0; g < platform.gpus(); ++g)
+    hosts.push_back(zone->create_host("gpu" + std::to_string(g), platform.gpu_flops_per_s()));
   std::vector<sg4::Link*> links;
   for (std::size_t l = 0; l < net.links().size(); ++l)
-    links.push_back(zone->create_link("l" + std::to_string(l), net.links()[l].Bps)->set_latency(weighted ? net.links()[l].latency_s : 0.0));
+    links.push_back(zone->create_link("l" + std::to_string(l), net.links()[l].Bps)
+                        ->set_latency(weighted ? net.links()[l].latency_s : 0.0));
   for (std::size_t r = 0; r < net.routes(); ++r) {
     std::vector<sg4::LinkInRoute> path;
     for (auto [l, end] = net.route_links(r); l != end; ++l) path.emplace_back(links[static_cast<std::size_t>(*l)]);
@@ -163,8 +176,12 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
   // papers' bandwidth arithmetic assumes. TCP-gamma 0 removes the window limit. Full
   // optimisation re-solves every share at each change: the default lazy updates leave some
   // flows on stale rates (a flow of a 16-GPU random graph ended 10% early against max-min).
-  std::vector<std::string> args = {"codesim", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                   "--cfg=network/TCP-gamma:0", "--cfg=network/optim:Full", "--log=root.thresh:critical"};
+  std::vector<std::string> args = {"codesim",
+                                   "--cfg=network/model:CM02",
+                                   "--cfg=network/crosstraffic:0",
+                                   "--cfg=network/TCP-gamma:0",
+                                   "--cfg=network/optim:Full",
+                                   "--log=root.thresh:critical"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -172,10 +189,12 @@ std::vector<TaskSpan> run_simgrid(const Platform& platform, const TaskGraph& gra
 
   const Network net = network_of(platform, graph);
   if (!net.changes().empty())
-    throw InputError("--engine", "simgrid is not allowed for a network that changes during the run (faults); the fluid engine "
-                                 "applies such changes");
+    throw InputError("--engine",
+                     "simgrid is not allowed for a network that changes during the run (faults); the fluid engine "
+                     "applies such changes");
   if (net.weighted())
-    throw InputError("--engine", "simgrid is not allowed for traffic classes of different weights; the fluid engine weights flows");
+    throw InputError("--engine",
+                     "simgrid is not allowed for traffic classes of different weights; the fluid engine weights flows");
   const auto hosts = build_zone(platform, net);
 
   Executor executor(graph, hosts, net.sharing() == Sharing::kMaxMin ? &net : nullptr, platform.compute_slowdowns());

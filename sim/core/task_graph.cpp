@@ -27,12 +27,14 @@ TaskId TaskGraph::add(Task task) {
   return id;
 }
 
-TaskId TaskGraph::add_compute(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps) {
+TaskId TaskGraph::add_compute(const std::string& name, int rank, const std::string& stream, double seconds,
+                              std::vector<TaskId> deps) {
   if (!(seconds >= 0)) throw std::logic_error("compute task '" + name + "' has a negative duration");
   return add(Task{TaskKind::kCompute, rank, intern(name), intern(stream), seconds, {}, std::move(deps)});
 }
 
-TaskId TaskGraph::add_delay(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps) {
+TaskId TaskGraph::add_delay(const std::string& name, int rank, const std::string& stream, double seconds,
+                            std::vector<TaskId> deps) {
   if (!(seconds >= 0)) throw std::logic_error("delay '" + name + "' has a negative duration");
   return add(Task{TaskKind::kDelay, rank, intern(name), intern(stream), seconds, {}, std::move(deps)});
 }

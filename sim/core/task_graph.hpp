@@ -33,19 +33,22 @@ using Label = std::uint32_t;
 
 struct Task {
   TaskKind kind = TaskKind::kJoin;
-  int rank = -1;      // the GPU it runs on (the source of a transfer); -1 for a join
+  int rank = -1;  // the GPU it runs on (the source of a transfer); -1 for a join
   Label name = 0;
-  Label stream = 0;   // e.g. "compute", "comm": one track per rank and stream in a trace
-  double seconds = 0;  // compute and delay only
+  Label stream = 0;         // e.g. "compute", "comm": one track per rank and stream in a trace
+  double seconds = 0;       // compute and delay only
   std::vector<Flow> flows;  // transfer only
   std::vector<TaskId> deps;
 };
 
 class TaskGraph {
  public:
-  TaskId add_compute(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps);
-  TaskId add_delay(const std::string& name, int rank, const std::string& stream, double seconds, std::vector<TaskId> deps);
-  TaskId add_transfer(const std::string& name, int rank, const std::string& stream, std::vector<Flow> flows, std::vector<TaskId> deps);
+  TaskId add_compute(const std::string& name, int rank, const std::string& stream, double seconds,
+                     std::vector<TaskId> deps);
+  TaskId add_delay(const std::string& name, int rank, const std::string& stream, double seconds,
+                   std::vector<TaskId> deps);
+  TaskId add_transfer(const std::string& name, int rank, const std::string& stream, std::vector<Flow> flows,
+                      std::vector<TaskId> deps);
   TaskId add_join(const std::string& name, std::vector<TaskId> deps);
 
   // Adds `other`'s tasks, its ranks shifted by `rank_offset` (a collective built on GPUs 0..n-1,

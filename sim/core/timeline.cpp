@@ -49,7 +49,8 @@ std::vector<TaskId> Timeline::critical_path() const {
     const auto& t = tasks[static_cast<std::size_t>(at)];
     TaskId next = before[static_cast<std::size_t>(at)];
     for (TaskId d : t.deps)
-      if (next < 0 || spans_[static_cast<std::size_t>(d)].end_s > spans_[static_cast<std::size_t>(next)].end_s) next = d;
+      if (next < 0 || spans_[static_cast<std::size_t>(d)].end_s > spans_[static_cast<std::size_t>(next)].end_s)
+        next = d;
     at = next;
   }
   std::reverse(path.begin(), path.end());
@@ -69,12 +70,17 @@ std::string Timeline::chrome_trace_json(const std::vector<int>& only) const {
     if (!shown.empty() && !shown.count(t.rank)) continue;
     auto [it, inserted] = thread_ids.try_emplace({t.rank, t.stream}, static_cast<int>(thread_ids.size()));
     if (inserted) {
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", t.rank}, {"tid", it->second},
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", t.rank},
+                        {"tid", it->second},
                         {"args", {{"name", graph_->stream(t)}}}});
     }
     json e = {{"ph", "X"},
               {"name", graph_->name(t)},
-              {"cat", t.kind == TaskKind::kCompute ? "compute" : t.kind == TaskKind::kDelay ? "delay" : "transfer"},
+              {"cat", t.kind == TaskKind::kCompute ? "compute"
+                      : t.kind == TaskKind::kDelay ? "delay"
+                                                   : "transfer"},
               {"pid", t.rank},
               {"tid", it->second},
               {"ts", spans_[i].start_s * 1e6},
@@ -89,7 +95,8 @@ std::string Timeline::chrome_trace_json(const std::vector<int>& only) const {
   std::set<int> ranks;
   for (const auto& [key, tid] : thread_ids) ranks.insert(key.first);
   for (int rank : ranks)
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", rank}, {"args", {{"name", "GPU " + std::to_string(rank)}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", rank}, {"args", {{"name", "GPU " + std::to_string(rank)}}}});
   return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump();
 }
 

@@ -21,7 +21,8 @@ void fit(AllReduceFit& f) {
     a(row, 0) = 1 / r.seconds;
     a(row, 1) = 2.0 * (r.ranks - 1) / r.ranks * r.bytes / r.seconds;
   }
-  const Eigen::VectorXd x = a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(f.rows.size())));
+  const Eigen::VectorXd x =
+      a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(f.rows.size())));
   f.latency_s = std::max(0.0, x[0]);
   f.busbw_Bps = 1 / x[1];
 }
@@ -54,7 +55,9 @@ const std::vector<AllReduceFit>& catalogue() {
   return fits;
 }
 
-bool names(const std::vector<std::string>& list, const std::string& name) { return std::find(list.begin(), list.end(), name) != list.end(); }
+bool names(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
 
 }  // namespace
 

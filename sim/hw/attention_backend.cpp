@@ -11,7 +11,9 @@ namespace hw {
 
 namespace {
 
-bool lists(const std::vector<std::string>& list, const std::string& gpu) { return std::find(list.begin(), list.end(), gpu) != list.end(); }
+bool lists(const std::vector<std::string>& list, const std::string& gpu) {
+  return std::find(list.begin(), list.end(), gpu) != list.end();
+}
 
 AttentionMeasurement read_row(core::JsonReader& item) {
   AttentionMeasurement row;
@@ -43,10 +45,14 @@ void read_flash(core::JsonReader& r, AttentionBackend& b, const std::vector<Atte
   for (const auto& name : flash_attention_constant_names()) {
     if (based && !r.has(name)) continue;
     double& v = flash_attention_constant(c, name);
-    if (name == "mma_efficiency" || name == "backward_mma_efficiency") v = r.number_in(name, 1e-3, 1);  // a share of the tensor cores' peak
-    else if (name == "hbm_Bps") v = r.number_in(name, 1e10, 1e15);
-    else if (name == "softmax_s_per_score" || name == "mask_s_per_score") v = r.number_in(name, 0, 1e-6);
-    else v = r.number_in(name, 0, 1e-2);
+    if (name == "mma_efficiency" || name == "backward_mma_efficiency")
+      v = r.number_in(name, 1e-3, 1);  // a share of the tensor cores' peak
+    else if (name == "hbm_Bps")
+      v = r.number_in(name, 1e10, 1e15);
+    else if (name == "softmax_s_per_score" || name == "mask_s_per_score")
+      v = r.number_in(name, 0, 1e-6);
+    else
+      v = r.number_in(name, 0, 1e-2);
     given.push_back(name);
   }
   const std::string tiles = r.has("tiles") ? r.one_of("tiles", {"fa3", "fa2", "fa4"}) : "fa3";
@@ -71,7 +77,8 @@ const std::vector<AttentionBackend>& backend_catalogue() {
     std::vector<AttentionBackend> out;
     auto files = core::read_data_folder("attention_kernels");
     std::vector<std::string> order;  // the files' names, in the folder's order
-    for (const auto& [path, doc] : files) order.push_back(doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : "");
+    for (const auto& [path, doc] : files)
+      order.push_back(doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : "");
     // Backends built on another's constants after it: a pass takes those whose base is loaded.
     while (!files.empty()) {
       const size_t before = files.size();
@@ -105,10 +112,14 @@ const std::vector<AttentionBackend>& backend_catalogue() {
       }
       if (files.size() == before) {
         core::JsonReader r(files.begin()->second, files.begin()->first + ": ");
-        throw core::InputError(r.pointer_of("base"), "'" + r.string("base") + "' is not allowed; no attention backend of that name is loaded");
+        throw core::InputError(
+            r.pointer_of("base"),
+            "'" + r.string("base") + "' is not allowed; no attention backend of that name is loaded");
       }
     }
-    auto rank = [&](const AttentionBackend& b) { return std::find(order.begin(), order.end(), b.name) - order.begin(); };
+    auto rank = [&](const AttentionBackend& b) {
+      return std::find(order.begin(), order.end(), b.name) - order.begin();
+    };
     std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
     return out;
   }();

@@ -14,6 +14,7 @@ struct FlashMlaRates {
 };
 const FlashMlaRates& flash_mla_rates();  // FlashMLA's, from its data file
 
-double flash_mla_decode_seconds(const Gpu& gpu, double kv_bytes, double flops, const FlashMlaRates& rates = flash_mla_rates());
+double flash_mla_decode_seconds(const Gpu& gpu, double kv_bytes, double flops,
+                                const FlashMlaRates& rates = flash_mla_rates());
 
 }  // namespace hw

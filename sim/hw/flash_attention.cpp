@@ -32,11 +32,14 @@ double AttentionShape::forward_flops() const {
   return 2 * pairs * (qk_dim + v_dim) * batch * heads;
 }
 
-const FlashAttentionCalibration& flash_attention_3_on_hopper() { return attention_backend("fa3", "attention backend").flash; }
+const FlashAttentionCalibration& flash_attention_3_on_hopper() {
+  return attention_backend("fa3", "attention backend").flash;
+}
 
 // Per-tile and per-CTA costs of one pass; the backward's tensor-core work is 2.5 times the
 // forward's.
-AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int sms, bool backward, const FlashAttentionCalibration& c) {
+AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int sms, bool backward,
+                                   const FlashAttentionCalibration& c) {
   AttentionTime out;
   if (s.queries <= 0 || s.keys <= 0 || s.batch <= 0 || s.heads <= 0) return out;
   const double efficiency = backward ? c.backward_mma_efficiency : c.mma_efficiency;
@@ -55,19 +58,22 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
   const double query_tiles = std::ceil((out.packed_gqa ? s.queries * group : s.queries) / t.m);
   // A grid of one query tile per head smaller than the GPU: the keys split over the idle SMs.
   const double grid = s.batch * heads * query_tiles;
-  if (query_tiles == 1 && grid < sms) out.splits = static_cast<int>(std::max(1.0, std::min(std::floor(sms / grid), std::ceil(s.keys / t.n))));
+  if (query_tiles == 1 && grid < sms)
+    out.splits = static_cast<int>(std::max(1.0, std::min(std::floor(sms / grid), std::ceil(s.keys / t.n))));
   double total = 0, longest = 0;
   for (double q = 0; q < query_tiles; ++q) {
     double tiles = std::ceil(s.keys / t.n), diagonal = 0;
     if (s.causal) {
-      const double lo = offset + (out.packed_gqa ? 0 : q * t.m), hi = out.packed_gqa ? s.keys : std::min(s.keys, offset + (q + 1) * t.m);
+      const double lo = offset + (out.packed_gqa ? 0 : q * t.m),
+                   hi = out.packed_gqa ? s.keys : std::min(s.keys, offset + (q + 1) * t.m);
       tiles = std::ceil(hi / t.n);
       diagonal = tiles - std::floor(lo / t.n);
     }
     const double fixed = cta_s + tiles * tile_s + diagonal * t.m * t.n * c.mask_s_per_score;
     const double cta = cta_s + tiles * step_s + diagonal * t.m * t.n * c.mask_s_per_score;
     total += cta + (out.splits - 1) * cta_s;
-    longest = std::max(longest, cta_s + std::ceil(tiles / out.splits) * step_s + diagonal * t.m * t.n * c.mask_s_per_score);
+    longest =
+        std::max(longest, cta_s + std::ceil(tiles / out.splits) * step_s + diagonal * t.m * t.n * c.mask_s_per_score);
     out.key_tiles = std::max(out.key_tiles, tiles);
     if (c.overlap_softmax) {
       (mma_s >= softmax_s ? out.mma_s : out.softmax_s) += tiles * std::max(mma_s, softmax_s);
@@ -85,8 +91,11 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
   out.waves = std::ceil(out.ctas / sms);
   // Q, K and V read and the output written once; the backward reads them with the output's
   // gradient and writes the three gradients: about twice the bytes.
-  const double bytes = kBf16Bytes * s.batch * (s.heads * s.queries * (s.qk_dim + s.v_dim) + s.key_value_heads() * s.keys * (s.qk_dim + s.v_dim));
-  if (c.hbm_Bps > 0) out.hbm_floor_s = (backward ? 2 : 1) * bytes / (gpu.hbm_bandwidth_Bps * (c.hbm_Bps / c.measured_hbm_Bps));
+  const double bytes =
+      kBf16Bytes * s.batch *
+      (s.heads * s.queries * (s.qk_dim + s.v_dim) + s.key_value_heads() * s.keys * (s.qk_dim + s.v_dim));
+  if (c.hbm_Bps > 0)
+    out.hbm_floor_s = (backward ? 2 : 1) * bytes / (gpu.hbm_bandwidth_Bps * (c.hbm_Bps / c.measured_hbm_Bps));
   const double compute_s = std::max(total * s.batch * heads / sms, longest);
   out.hbm_floor_binds = out.hbm_floor_s > compute_s;
   out.seconds = std::max(compute_s, out.hbm_floor_s);
@@ -99,11 +108,13 @@ std::string AttentionTime::bound() const {
   return "compute";
 }
 
-double flash_attention_forward_seconds(const Gpu& gpu, const AttentionShape& s, int sms, const FlashAttentionCalibration& c) {
+double flash_attention_forward_seconds(const Gpu& gpu, const AttentionShape& s, int sms,
+                                       const FlashAttentionCalibration& c) {
   return flash_attention_time(gpu, s, sms, false, c).seconds;
 }
 
-double flash_attention_backward_seconds(const Gpu& gpu, const AttentionShape& s, int sms, const FlashAttentionCalibration& c) {
+double flash_attention_backward_seconds(const Gpu& gpu, const AttentionShape& s, int sms,
+                                        const FlashAttentionCalibration& c) {
   return flash_attention_time(gpu, s, sms, true, c).seconds;
 }
 

@@ -49,7 +49,7 @@ struct FlashAttentionCalibration {
   double backward_mma_efficiency = 0;
   double backward_tile_s = 0;
   double backward_cta_s = 0;
-  double hbm_Bps = 0;            // measured on `measured_hbm_Bps`: kept as its share
+  double hbm_Bps = 0;  // measured on `measured_hbm_Bps`: kept as its share
   double measured_hbm_Bps = 0;
 };
 // FlashAttention-3's constants, fitted once to its published forward table on H100 SXM5 (36

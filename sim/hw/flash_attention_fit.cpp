@@ -18,8 +18,9 @@ double attention_rate_tflops(const Gpu& gpu, const AttentionMeasurement& row, co
 }
 
 const std::vector<std::string>& flash_attention_constant_names() {
-  static const std::vector<std::string> names = {"mma_efficiency",          "softmax_s_per_score", "tile_s",         "cta_s", "mask_s_per_score",
-                                                 "backward_mma_efficiency", "backward_tile_s",     "backward_cta_s", "hbm_Bps"};
+  static const std::vector<std::string> names = {"mma_efficiency",  "softmax_s_per_score", "tile_s",
+                                                 "cta_s",           "mask_s_per_score",    "backward_mma_efficiency",
+                                                 "backward_tile_s", "backward_cta_s",      "hbm_Bps"};
   return names;
 }
 
@@ -55,7 +56,8 @@ struct Residuals {
 
   FlashAttentionCalibration constants(const Eigen::VectorXd& x) const {
     FlashAttentionCalibration c = start;
-    for (size_t i = 0; i < fitted.size(); ++i) flash_attention_constant(c, fitted[i]) = std::exp(x[static_cast<Eigen::Index>(i)]);
+    for (size_t i = 0; i < fitted.size(); ++i)
+      flash_attention_constant(c, fitted[i]) = std::exp(x[static_cast<Eigen::Index>(i)]);
     c.mma_efficiency = std::min(c.mma_efficiency, 1.0);
     c.backward_mma_efficiency = std::min(c.backward_mma_efficiency, 1.0);
     return c;
@@ -71,8 +73,8 @@ struct Residuals {
 
 }  // namespace
 
-FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows, const FlashAttentionCalibration& start,
-                                      const std::vector<std::string>& fitted) {
+FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows,
+                                      const FlashAttentionCalibration& start, const std::vector<std::string>& fitted) {
   Residuals residuals{&gpu, &rows, start, fitted};
   FlashAttentionFit fit{start, 0};
   if (rows.empty()) return fit;

@@ -29,7 +29,7 @@ struct FlashAttentionFit {
   FlashAttentionCalibration constants;
   double rms_log_error = 0;
 };
-FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows, const FlashAttentionCalibration& start,
-                                      const std::vector<std::string>& fitted);
+FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows,
+                                      const FlashAttentionCalibration& start, const std::vector<std::string>& fitted);
 
 }  // namespace hw

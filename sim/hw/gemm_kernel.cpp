@@ -12,8 +12,8 @@ namespace hw {
 
 namespace {
 
-constexpr double kBlockK = 128;            // the K step: one scale per 128 elements
-constexpr double kScaleBytesPerByte = 1.0 / 32;  // a 4-byte FP32 scale per 128 FP8 elements
+constexpr double kBlockK = 128;                         // the K step: one scale per 128 elements
+constexpr double kScaleBytesPerByte = 1.0 / 32;         // a 4-byte FP32 scale per 128 FP8 elements
 constexpr double kFp4BytesPerElement = 0.5 + 1.0 / 16;  // NVFP4: 4 bits, and a 1-byte FP8 scale per 16 elements
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
@@ -27,18 +27,24 @@ const std::vector<std::string>& gemm_precision_names() {
 
 double dense_flops_per_s(const Gpu& gpu, GemmPrecision precision) {
   switch (precision) {
-    case GemmPrecision::kFp8: return gpu.fp8_dense_flops_per_s;
-    case GemmPrecision::kFp4: return gpu.fp4_dense_flops_per_s;
-    case GemmPrecision::kBf16: break;
+    case GemmPrecision::kFp8:
+      return gpu.fp8_dense_flops_per_s;
+    case GemmPrecision::kFp4:
+      return gpu.fp4_dense_flops_per_s;
+    case GemmPrecision::kBf16:
+      break;
   }
   return gpu.bf16_dense_flops_per_s;
 }
 
 double operand_bytes_per_element(GemmPrecision precision) {
   switch (precision) {
-    case GemmPrecision::kFp8: return 1 + kScaleBytesPerByte;
-    case GemmPrecision::kFp4: return kFp4BytesPerElement;
-    case GemmPrecision::kBf16: break;
+    case GemmPrecision::kFp8:
+      return 1 + kScaleBytesPerByte;
+    case GemmPrecision::kFp4:
+      return kFp4BytesPerElement;
+    case GemmPrecision::kBf16:
+      break;
   }
   return 2;
 }
@@ -50,14 +56,16 @@ void require_precision(const Gpu& gpu, GemmPrecision precision, const std::strin
   for (const auto& other : gpu_names())
     if (dense_flops_per_s(gpu_by_name(other), precision) > 0) with += (with.empty() ? "" : ", ") + other;
   std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  throw core::InputError(where, "true is not allowed; the " + gpu.name + " has no " + upper + " tensor cores (GPUs that have: " + with + ")");
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  throw core::InputError(where, "true is not allowed; the " + gpu.name + " has no " + upper +
+                                    " tensor cores (GPUs that have: " + with + ")");
 }
 
 double GemmCalibration::efficiency(GemmKind kind) const {
-  return kind == GemmKind::kWeightGradient ? weight_gradient_efficiency
+  return kind == GemmKind::kWeightGradient  ? weight_gradient_efficiency
          : kind == GemmKind::kGroupedMasked ? masked_mma_efficiency
-                                             : mma_efficiency;
+                                            : mma_efficiency;
 }
 
 GemmTiling gemm_tiling(const GemmShape& s, int sms, int min_block_m) {
@@ -69,7 +77,9 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms, int min_block_m) {
   const bool contiguous = s.kind == GemmKind::kGroupedContiguous;
   const double rows = contiguous ? s.m * s.groups : s.m;
   const double groups = contiguous ? 1 : s.groups;
-  std::vector<int> block_ms = contiguous ? std::vector<int>{128} : rows <= 64 ? std::vector<int>{std::max(64, min_block_m)} : std::vector<int>{128, 256};
+  std::vector<int> block_ms = contiguous   ? std::vector<int>{128}
+                              : rows <= 64 ? std::vector<int>{std::max(64, min_block_m)}
+                                           : std::vector<int>{128, 256};
   auto tiles = [&](int bm, int bn) { return ceil_div(rows, bm) * ceil_div(s.n, bn) * groups; };
   auto waves = [&](int bm, int bn) { return ceil_div(tiles(bm, bn), sms); };
   auto last_wave = [&](int bm, int bn) {
@@ -83,7 +93,8 @@ GemmTiling gemm_tiling(const GemmShape& s, int sms, int min_block_m) {
       bool better = best_m == 0;
       if (!better) {
         const double w = waves(bm, bn), best_w = waves(best_m, best_n);
-        if (w < best_w) better = true;
+        if (w < best_w)
+          better = true;
         else if (w == best_w) {
           const double u = last_wave(bm, bn), best_u = last_wave(best_m, best_n);
           better = u > best_u;
@@ -110,7 +121,8 @@ double gemm_seconds(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalib
 double gemm_seconds(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.groups <= 0) return 0;
   const double efficiency = c.efficiency(s.kind);
-  if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
+  if (efficiency <= 0)
+    throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
   return gemm_time(gpu, s, t, sms, c).seconds;
 }
 
@@ -121,7 +133,8 @@ GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, int sms, const GemmCalibr
 
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& s, const GemmTiling& t, int sms, const GemmCalibration& c) {
   const double efficiency = c.efficiency(s.kind);
-  if (efficiency <= 0) throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
+  if (efficiency <= 0)
+    throw std::logic_error("GEMM library has no rows of this kind; require_gemm_kinds refuses it at parse");
   const double out_bytes = s.kind == GemmKind::kWeightGradient ? 4 : 2;  // FP32 gradients, BF16 activations
   const double sm_flops_per_s = dense_flops_per_s(gpu, s.precision) / gpu.sm_count * efficiency;
   const double operand_bytes = operand_bytes_per_element(s.precision);

@@ -88,6 +88,7 @@ GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCa
 GemmTime gemm_time(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);
 double gemm_seconds(const Gpu& gpu, const GemmShape& shape, int sms, const GemmCalibration& c);
 // With the tiling chosen beforehand (a fit times the same shapes many times).
-double gemm_seconds(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms, const GemmCalibration& c);
+double gemm_seconds(const Gpu& gpu, const GemmShape& shape, const GemmTiling& tiling, int sms,
+                    const GemmCalibration& c);
 
 }  // namespace hw

@@ -21,13 +21,14 @@ GemmMeasurement read_row(core::JsonReader& r) {
   s.k = static_cast<double>(r.positive_integer("k", 1 << 24));
   s.groups = static_cast<int>(r.positive_integer("groups", 1, 4096));
   row.tflops = r.number_in("tflops", 1e-3, 1e5);  // a GFLOP/s to 100 PFLOP/s
-  r.optional_string("source");  // where a library gathers rows from several publications
+  r.optional_string("source");                    // where a library gathers rows from several publications
   return row;
 }
 
 // A library whose rates are another's over a speedup: per row (the "speedup" its rows print) or
 // one figure for a kind of kernel.
-void derive_rows(GemmLibrary& lib, core::JsonReader& from, const std::map<std::string, const nlohmann::json*>& documents) {
+void derive_rows(GemmLibrary& lib, core::JsonReader& from,
+                 const std::map<std::string, const nlohmann::json*>& documents) {
   const std::string base = from.one_of("library", [&] {
     std::vector<std::string> names;
     for (const auto& [name, doc] : documents) names.push_back(name);
@@ -44,9 +45,11 @@ void derive_rows(GemmLibrary& lib, core::JsonReader& from, const std::map<std::s
   for (auto& item : doc.object_list("rows", "measured GEMMs")) {
     GemmMeasurement row = read_row(item);
     const double s = item.has("speedup") ? item.positive_number("speedup") : 0;
-    if (std::find(kinds.begin(), kinds.end(), gemm_kind_names()[static_cast<int>(row.shape.kind)]) == kinds.end()) continue;
+    if (std::find(kinds.begin(), kinds.end(), gemm_kind_names()[static_cast<int>(row.shape.kind)]) == kinds.end())
+      continue;
     const double over = per_row ? s : fixed;
-    if (over <= 0) throw core::InputError(item.pointer_of("speedup"), "is missing; " + lib.name + " takes each row's speedup");
+    if (over <= 0)
+      throw core::InputError(item.pointer_of("speedup"), "is missing; " + lib.name + " takes each row's speedup");
     row.tflops /= over;
     row.uncertainty = rounding / over;
     lib.rows.push_back(row);
@@ -70,13 +73,17 @@ const std::vector<GemmLibrary>& library_catalogue() {
       lib.runs_on = r.string_list("runs_on", gpu_names());
       if (r.has("scaled_to")) lib.scaled_to = r.string_list("scaled_to", gpu_names());
       const std::string precision = r.one_of("precision", gemm_precision_names());
-      lib.precision = static_cast<GemmPrecision>(std::find(gemm_precision_names().begin(), gemm_precision_names().end(), precision) -
-                                                 gemm_precision_names().begin());
+      lib.precision = static_cast<GemmPrecision>(
+          std::find(gemm_precision_names().begin(), gemm_precision_names().end(), precision) -
+          gemm_precision_names().begin());
       const int min_block_m = static_cast<int>(r.positive_integer("min_block_m", 64, 256));
       if (min_block_m != 64 && min_block_m != 128)
-        throw core::InputError(r.pointer_of("min_block_m"), std::to_string(min_block_m) + " is not allowed; a library's smallest M tile is 64 or 128 rows");
+        throw core::InputError(
+            r.pointer_of("min_block_m"),
+            std::to_string(min_block_m) + " is not allowed; a library's smallest M tile is 64 or 128 rows");
       if (r.has("derived_from")) {
-        for (auto& from : r.object_list("derived_from", "libraries it is derived from")) derive_rows(lib, from, documents);
+        for (auto& from : r.object_list("derived_from", "libraries it is derived from"))
+          derive_rows(lib, from, documents);
       } else {
         for (auto& item : r.object_list("rows", "measured GEMMs")) {
           GemmMeasurement row = read_row(item);
@@ -113,7 +120,9 @@ bool GemmLibrary::runs_on_gpu(const std::string& gpu) const {
   return std::find(runs_on.begin(), runs_on.end(), gpu) != runs_on.end() || scaled_for(gpu);
 }
 
-bool GemmLibrary::scaled_for(const std::string& gpu) const { return std::find(scaled_to.begin(), scaled_to.end(), gpu) != scaled_to.end(); }
+bool GemmLibrary::scaled_for(const std::string& gpu) const {
+  return std::find(scaled_to.begin(), scaled_to.end(), gpu) != scaled_to.end();
+}
 
 std::vector<std::string> gemm_library_names() { return core::names_of(library_catalogue()); }
 
@@ -141,7 +150,8 @@ void require_gemm_kinds(const GemmLibrary& library, const std::vector<GemmKind>&
     std::string with;
     for (const auto& other : library_catalogue())
       if (other.has(kind)) with += (with.empty() ? "" : ", ") + other.name;
-    throw core::InputError(where, "'" + library.name + "' is not allowed; it has no published " + gemm_kind_names()[static_cast<int>(kind)] +
+    throw core::InputError(where, "'" + library.name + "' is not allowed; it has no published " +
+                                      gemm_kind_names()[static_cast<int>(kind)] +
                                       " GEMMs to time them by (libraries that have: " + with + ")");
   }
 }

@@ -20,15 +20,19 @@ const std::vector<Gpu>& gpu_catalogue() {
       // memory), so that a slip of the exponent is refused, not timed.
       g.bf16_dense_flops_per_s = r.number_in("bf16_dense_flops_per_s", 1e12, 1e18);
       g.fp8_dense_flops_per_s = r.number_in("fp8_dense_flops_per_s", 0, 1e18);  // 0: no FP8 tensor cores
-      if (g.fp8_dense_flops_per_s > 0 && g.fp8_dense_flops_per_s < 1e12) r.number_in("fp8_dense_flops_per_s", 1e12, 1e18);
+      if (g.fp8_dense_flops_per_s > 0 && g.fp8_dense_flops_per_s < 1e12)
+        r.number_in("fp8_dense_flops_per_s", 1e12, 1e18);
       g.hbm_bytes = r.number_in("hbm_bytes", 1e9, 1e15);
       g.hbm_bandwidth_Bps = r.number_in("hbm_bandwidth_Bps", 1e10, 1e15);
       g.boost_clock_Hz = r.number_in("boost_clock_Hz", 0, 1e10);  // 0: not published
-      std::vector<std::string> figures = {"sm_count", "bf16_dense_flops_per_s", "fp8_dense_flops_per_s", "hbm_bytes", "hbm_bandwidth_Bps",
-                                          "boost_clock_Hz"};
+      std::vector<std::string> figures = {"sm_count",  "bf16_dense_flops_per_s", "fp8_dense_flops_per_s",
+                                          "hbm_bytes", "hbm_bandwidth_Bps",      "boost_clock_Hz"};
       // Optional figures, each with its source where given.
-      for (auto [key, value] : {std::pair{"fp4_dense_flops_per_s", &g.fp4_dense_flops_per_s}, {"fp16_dense_flops_per_s", &g.fp16_dense_flops_per_s},
-                                {"int8_dense_ops_per_s", &g.int8_dense_ops_per_s}, {"l2_bytes", &g.l2_bytes}, {"tdp_W", &g.tdp_W}}) {
+      for (auto [key, value] : {std::pair{"fp4_dense_flops_per_s", &g.fp4_dense_flops_per_s},
+                                {"fp16_dense_flops_per_s", &g.fp16_dense_flops_per_s},
+                                {"int8_dense_ops_per_s", &g.int8_dense_ops_per_s},
+                                {"l2_bytes", &g.l2_bytes},
+                                {"tdp_W", &g.tdp_W}}) {
         if (!r.has(key)) continue;
         *value = r.number_in(key, 0, 1e18);
         figures.push_back(key);

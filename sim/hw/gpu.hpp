@@ -10,9 +10,9 @@ struct Gpu {
   std::string name;
   int sm_count = 0;
   double bf16_dense_flops_per_s = 0;  // MFU denominator
-  double fp8_dense_flops_per_s = 0;  // 0: no FP8 tensor cores
-  double fp4_dense_flops_per_s = 0;  // NVFP4 / MXFP4; 0: no FP4 tensor cores
-  double hbm_bytes = 0;              // device memory (GDDR on the PCIe parts)
+  double fp8_dense_flops_per_s = 0;   // 0: no FP8 tensor cores
+  double fp4_dense_flops_per_s = 0;   // NVFP4 / MXFP4; 0: no FP4 tensor cores
+  double hbm_bytes = 0;               // device memory (GDDR on the PCIe parts)
   double hbm_bandwidth_Bps = 0;
   double boost_clock_Hz = 0;  // the clock the dense peaks are quoted at; 0 where not published
   // Datasheet figures the kernel models do not take (yet): 0 where the file does not give them.

@@ -20,13 +20,15 @@ LowLatencyPath fit(const std::vector<const LowLatencyMeasurement*>& rows, bool n
     a(row, 0) = 1 / rows[i]->seconds;
     a(row, 1) = (nvlink ? rows[i]->nvlink_bytes : rows[i]->nic_bytes) / link_Bps / rows[i]->seconds;
   }
-  const Eigen::VectorXd x = a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size())));
+  const Eigen::VectorXd x =
+      a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size())));
   return {std::max(0.0, x[0]), 1 / x[1]};
 }
 
 }  // namespace
 
-double LowLatencyAllToAll::seconds(double nic_bytes, double nvlink_bytes, double nic_link_Bps, double nvlink_link_Bps) const {
+double LowLatencyAllToAll::seconds(double nic_bytes, double nvlink_bytes, double nic_link_Bps,
+                                   double nvlink_link_Bps) const {
   return std::max(nic.seconds(nic_bytes, nic_link_Bps), nvlink.seconds(nvlink_bytes, nvlink_link_Bps));
 }
 
@@ -66,8 +68,10 @@ const LowLatencyAllToAll& deepep_low_latency() {
     }
     std::vector<const LowLatencyMeasurement*> nic_rows, nvlink_rows;
     for (const auto& row : m.rows) {
-      if (!row.nvlink_in_node) nic_rows.push_back(&row);
-      else if (row.nic_bytes == 0) nvlink_rows.push_back(&row);
+      if (!row.nvlink_in_node)
+        nic_rows.push_back(&row);
+      else if (row.nic_bytes == 0)
+        nvlink_rows.push_back(&row);
     }
     m.nic = fit(nic_rows, false, m.nic_Bps);
     m.nvlink = fit(nvlink_rows, true, m.nvlink_Bps);

@@ -16,7 +16,9 @@ namespace hw {
 struct LowLatencyPath {
   double latency_s = 0;      // per kernel
   double rate_fraction = 1;  // of the link's rate, once streaming
-  double seconds(double bytes, double link_Bps) const { return bytes > 0 ? latency_s + bytes / (rate_fraction * link_Bps) : 0.0; }
+  double seconds(double bytes, double link_Bps) const {
+    return bytes > 0 ? latency_s + bytes / (rate_fraction * link_Bps) : 0.0;
+  }
 };
 
 struct LowLatencyMeasurement {

@@ -27,7 +27,8 @@ std::array<MemoryKernelRate, kMemoryKernelKinds> fit(const std::vector<MemoryKer
     a(row, 0) = 1 / r.seconds;
     a(row, 1 + static_cast<int>(r.kind)) = r.bytes / r.hbm_Bps / r.seconds;
   }
-  const Eigen::VectorXd x = a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size())));
+  const Eigen::VectorXd x =
+      a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size())));
   std::array<MemoryKernelRate, kMemoryKernelKinds> rates{};
   for (int k = 0; k < kMemoryKernelKinds; ++k) rates[k] = {std::max(0.0, x[0]), has_kind(rows, k) ? 1 / x[1 + k] : 0.0};
   return rates;
@@ -55,8 +56,9 @@ const std::vector<MemoryKernelModel>& model_catalogue() {
         row.gpu = item.one_of("gpu", gpus);
         row.source = item.string("source");
         const std::string kind = item.one_of("kind", memory_kernel_kind_names());
-        row.kind = static_cast<MemoryKernelKind>(std::find(memory_kernel_kind_names().begin(), memory_kernel_kind_names().end(), kind) -
-                                                 memory_kernel_kind_names().begin());
+        row.kind = static_cast<MemoryKernelKind>(
+            std::find(memory_kernel_kind_names().begin(), memory_kernel_kind_names().end(), kind) -
+            memory_kernel_kind_names().begin());
         row.bytes = item.number_in("bytes", 1, 1e15);
         row.seconds = item.number_in("us", 1e-3, 1e9) * 1e-6;
         row.hbm_Bps = peaks.number_in(row.gpu, 1e10, 1e15);
@@ -72,7 +74,8 @@ const std::vector<MemoryKernelModel>& model_catalogue() {
     const auto hopper = std::find_if(out.begin(), out.end(), [](const auto& m) { return m.name == "hopper"; });
     if (hopper == out.end()) throw std::logic_error("data/memory_kernels has no hopper model");
     for (int k = 0; k < kMemoryKernelKinds; ++k)
-      if (!has_kind(hopper->rows, k)) throw std::logic_error("data/memory_kernels/hopper.json has no " + memory_kernel_kind_names()[k] + " rows");
+      if (!has_kind(hopper->rows, k))
+        throw std::logic_error("data/memory_kernels/hopper.json has no " + memory_kernel_kind_names()[k] + " rows");
     for (auto& m : out)
       for (int k = 0; k < kMemoryKernelKinds; ++k)
         if (!has_kind(m.rows, k)) {
@@ -84,7 +87,9 @@ const std::vector<MemoryKernelModel>& model_catalogue() {
   return models;
 }
 
-bool names(const std::vector<std::string>& list, const std::string& gpu) { return std::find(list.begin(), list.end(), gpu) != list.end(); }
+bool names(const std::vector<std::string>& list, const std::string& gpu) {
+  return std::find(list.begin(), list.end(), gpu) != list.end();
+}
 
 }  // namespace
 

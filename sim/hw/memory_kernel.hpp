@@ -2,9 +2,9 @@
 // Time of a memory-bound kernel on a GPU: a fixed floor per launch plus its bytes at a fraction of
 // the GPU's HBM bandwidth, both by kind of kernel, fitted once per GPU generation to its published
 // microbenchmarks (data/memory_kernels/: hopper.json, ampere.json, ...; `codesim tables --only
-// kernels` and `--only gpu-parts` show the fits row by row). Kinds differ in how near the HBM rate they come: a row reduction or an
-// element-wise kernel streams, a cast also reduces each row's scale, a transpose breaks
-// coalescing on one side, a permute gathers rows by index.
+// kernels` and `--only gpu-parts` show the fits row by row). Kinds differ in how near the HBM rate they come: a row
+// reduction or an element-wise kernel streams, a cast also reduces each row's scale, a transpose breaks coalescing on
+// one side, a permute gathers rows by index.
 #include <array>
 #include <string>
 #include <vector>

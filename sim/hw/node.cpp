@@ -24,8 +24,8 @@ const std::vector<Node>& node_catalogue() {
       n.nic_Bps = r.number_in("nic_Bps", 1e8, 1e14);
       n.scale_out_latency_s = r.number_in("scale_out_latency_s", 0, 1e-2);
       n.pcie_Bps = r.number_in("pcie_Bps", 1e8, 1e14);
-      core::require_sources(r, {"gpus", "scale_up_nominal_Bps", "scale_up_achieved_Bps", "scale_up_latency_s", "nics", "nic_Bps",
-                                "scale_out_latency_s", "pcie_Bps"});
+      core::require_sources(r, {"gpus", "scale_up_nominal_Bps", "scale_up_achieved_Bps", "scale_up_latency_s", "nics",
+                                "nic_Bps", "scale_out_latency_s", "pcie_Bps"});
       r.finish();
       out.push_back(n);
     }

@@ -11,15 +11,15 @@ namespace hw {
 
 struct Node {
   std::string name;
-  std::string gpu;                    // a name from gpu.hpp
-  int gpus = 0;                       // GPUs sharing the scale-up domain
-  double scale_up_nominal_Bps = 0;    // per GPU, per direction
-  double scale_up_achieved_Bps = 0;   // per GPU, per direction, what collectives reach
-  double scale_up_latency_s = 0;      // end-to-end, small message
-  int nics = 0;                       // scale-out NICs in the node
-  double nic_Bps = 0;                 // per NIC, per direction
-  double scale_out_latency_s = 0;     // end-to-end through the fabric, small message
-  double pcie_Bps = 0;                // per GPU, per direction
+  std::string gpu;                   // a name from gpu.hpp
+  int gpus = 0;                      // GPUs sharing the scale-up domain
+  double scale_up_nominal_Bps = 0;   // per GPU, per direction
+  double scale_up_achieved_Bps = 0;  // per GPU, per direction, what collectives reach
+  double scale_up_latency_s = 0;     // end-to-end, small message
+  int nics = 0;                      // scale-out NICs in the node
+  double nic_Bps = 0;                // per NIC, per direction
+  double scale_out_latency_s = 0;    // end-to-end through the fabric, small message
+  double pcie_Bps = 0;               // per GPU, per direction
 
   const Gpu& gpu_model() const { return gpu_by_name(gpu); }
 };

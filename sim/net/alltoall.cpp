@@ -58,7 +58,8 @@ core::TaskGraph aggregated_alltoall_graph(const AllToAllSpec& s) {
     const int node = sender / gpn;
     std::vector<core::Flow> flows;
     for (int dst = sender % gpn; dst < G; dst += gpn)
-      if (const double bytes = network[static_cast<std::size_t>(node) * G + dst]; bytes > 0) flows.push_back({sender, dst, bytes});
+      if (const double bytes = network[static_cast<std::size_t>(node) * G + dst]; bytes > 0)
+        flows.push_back({sender, dst, bytes});
     add("network", sender, std::move(flows));
   }
   g.add_join("all-to-all done", all);
@@ -94,7 +95,8 @@ core::TaskGraph per_pair_alltoall_graph(const AllToAllSpec& s) {
     for (const auto& [pair, sizes] : pairs) {
       std::vector<core::Flow> flows;
       for (double bytes : sizes) flows.push_back({pair.first, pair.second, bytes});
-      all.push_back(g.add_transfer(name, pair.first, std::string(name) + " " + std::to_string(pair.second), std::move(flows), {}));
+      all.push_back(g.add_transfer(name, pair.first, std::string(name) + " " + std::to_string(pair.second),
+                                   std::move(flows), {}));
     }
   };
   add(nvlink, "nvlink");
@@ -110,7 +112,8 @@ core::TaskGraph alltoall_graph(const AllToAllSpec& s) {
   if (!s.bytes.empty()) {
     bool square = static_cast<int>(s.bytes.size()) == G;
     for (const auto& row : s.bytes) square = square && static_cast<int>(row.size()) == G;
-    if (!square) throw std::invalid_argument("all-to-allv byte matrix is not " + std::to_string(G) + " x " + std::to_string(G));
+    if (!square)
+      throw std::invalid_argument("all-to-allv byte matrix is not " + std::to_string(G) + " x " + std::to_string(G));
   }
   return s.aggregate ? aggregated_alltoall_graph(s) : per_pair_alltoall_graph(s);
 }

@@ -25,7 +25,8 @@ constexpr int kPlanesAtOnce = 4;
 // keeps 1/positions of its uplink, its share of the class.
 class MergedPlanePlatform : public Platform {
  public:
-  MergedPlanePlatform(const FabricSpec& s, bool one_position) : s_(s), per_leaf_(s.radix / 2), one_position_(one_position) {
+  MergedPlanePlatform(const FabricSpec& s, bool one_position)
+      : s_(s), per_leaf_(s.radix / 2), one_position_(one_position) {
     leaves_ = (s.nodes + per_leaf_ - 1) / per_leaf_;
   }
   int leaves() const { return leaves_; }
@@ -113,14 +114,16 @@ SymmetricAllToAll alltoall_symmetric(const FabricSpec& s, double S) {
   // own (they share no link under PXN), a few at once.
   if (s.nodes > 1 && s.routing != Routing::kDModK && s.routing != Routing::kSpray) {
     const int planes = s.routing == Routing::kAdaptive ? 1 : gpn;
-    core::ProgressBar bar(std::string("simulating the all-to-all ") + (s.kind == FabricKind::kMultiPlane ? "plane" : "rail") +
-                              " by " + (s.kind == FabricKind::kMultiPlane ? "plane" : "rail"),
+    core::ProgressBar bar(std::string("simulating the all-to-all ") +
+                              (s.kind == FabricKind::kMultiPlane ? "plane" : "rail") + " by " +
+                              (s.kind == FabricKind::kMultiPlane ? "plane" : "rail"),
                           planes);  // each plane's simulation fills its part
     // Planes on threads of their own, a few at a time: each holds its flows (1.3 GB at 16,320
     // GPUs). SimGrid runs one simulation per process.
-    const int threads = core::default_engine() == core::EngineKind::kSimGrid
-                            ? 1
-                            : std::min({planes, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), kPlanesAtOnce});
+    const int threads =
+        core::default_engine() == core::EngineKind::kSimGrid
+            ? 1
+            : std::min({planes, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), kPlanesAtOnce});
     std::vector<double> plane_s(static_cast<std::size_t>(planes));
     std::atomic<int> next{0}, done{0};
     std::mutex progress;

@@ -7,10 +7,10 @@ namespace net {
 struct Cluster {
   int nodes = 1;
   int gpus_per_node = 8;
-  double gpu_flops_per_s = 0;   // speed of a GPU host; compute tasks are given in seconds
-  double scale_up_Bps = 0;      // per GPU, per direction
+  double gpu_flops_per_s = 0;      // speed of a GPU host; compute tasks are given in seconds
+  double scale_up_Bps = 0;         // per GPU, per direction
   double scale_up_latency_s = 0;   // end to end
-  double scale_out_Bps = 0;     // per NIC, per direction
+  double scale_out_Bps = 0;        // per NIC, per direction
   double scale_out_latency_s = 0;  // end to end
 
   int gpus() const { return nodes * gpus_per_node; }

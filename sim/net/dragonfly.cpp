@@ -17,7 +17,8 @@ Graph dragonfly(int p, int a, int h, int groups, const std::string& where) {
   if (a < 1 || a > 1024) refuse("routers_per_group", a, "from 1 to 1024");
   if (h < 1 || h > 1024) refuse("global_links_per_router", h, "from 1 to 1024");
   if (groups < 2 || groups > a * h + 1)
-    refuse("groups", groups, "from 2 to a x h + 1 = " + std::to_string(a * h + 1) + " (every group needs a global link to every other)");
+    refuse("groups", groups,
+           "from 2 to a x h + 1 = " + std::to_string(a * h + 1) + " (every group needs a global link to every other)");
   if ((static_cast<long long>(a) * h) % 2 != 0 && groups % 2 != 0)
     refuse("global_links_per_router", h, "a x h global ports per group must pair up: make a x h or the groups even");
   Graph g;
@@ -27,7 +28,8 @@ Graph dragonfly(int p, int a, int h, int groups, const std::string& where) {
       const VertexId router = boost::add_vertex(Vertex{VertexKind::kSwitch, 0, 0, grp}, g);
       for (VertexId other : routers[grp]) boost::add_edge(router, other, g);
       routers[grp].push_back(router);
-      for (int e = 0; e < p; ++e) boost::add_edge(boost::add_vertex(Vertex{VertexKind::kEndpoint, 0, 0, grp}, g), router, g);
+      for (int e = 0; e < p; ++e)
+        boost::add_edge(boost::add_vertex(Vertex{VertexKind::kEndpoint, 0, 0, grp}, g), router, g);
     }
   // Next free global port of each group: router (port / h).
   std::vector<int> next_port(groups, 0);
@@ -44,7 +46,8 @@ Graph dragonfly(int p, int a, int h, int groups, const std::string& where) {
       ++made;
     }
     idle_rounds = made == before ? idle_rounds + 1 : 0;
-    if (idle_rounds >= groups - 1) refuse("groups", groups, "the global ports cannot all be paired between distinct groups");
+    if (idle_rounds >= groups - 1)
+      refuse("groups", groups, "the global ports cannot all be paired between distinct groups");
   }
   return g;
 }

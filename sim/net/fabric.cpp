@@ -18,8 +18,12 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // One key for a pair of vertices, or of GPUs, for the hashed maps routing looks pairs up in.
-std::uint64_t vertex_pair(VertexId a, VertexId b) { return static_cast<std::uint64_t>(a) << 32 | static_cast<std::uint32_t>(b); }
-std::uint64_t gpu_pair(int a, int b) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b); }
+std::uint64_t vertex_pair(VertexId a, VertexId b) {
+  return static_cast<std::uint64_t>(a) << 32 | static_cast<std::uint32_t>(b);
+}
+std::uint64_t gpu_pair(int a, int b) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
+}
 
 // Leaves a plane (MPFT) or a rail (MRFT) needs for one NIC of every node.
 int leaves_per_group(const FabricSpec& s) { return ceil_div(s.nodes, s.radix / 2); }
@@ -41,26 +45,37 @@ void check_faults(const FabricSpec& s, const std::string& where) {
     const Fault& f = s.faults[i];
     const std::string at = where + "faults/" + std::to_string(i) + "/";
     const FabricComponent c = find_fabric_component(s, f.kind, f.target, at + "target");
-    const std::array<int, 8> key{static_cast<int>(c.kind), c.plane, c.leaf, c.spine, c.leaf_port, c.node, c.local, c.port};
+    const std::array<int, 8> key{
+        static_cast<int>(c.kind), c.plane, c.leaf, c.spine, c.leaf_port, c.node, c.local, c.port};
     for (const auto& [other_key, j] : components) {
       const Fault& g = s.faults[j];
       if (other_key == key && f.at_s < g.at_s + g.for_s && g.at_s < f.at_s + f.for_s)
-        throw core::InputError(at + "target", "'" + f.target + "' is not allowed twice at once (faults/" + std::to_string(j) +
+        throw core::InputError(at + "target", "'" + f.target + "' is not allowed twice at once (faults/" +
+                                                  std::to_string(j) +
                                                   " names it too); give a component one fault at a time");
     }
     components.emplace_back(key, i);
     if (!(f.at_s >= 0) || !std::isfinite(f.at_s))
       throw core::InputError(at + "at_s", std::to_string(f.at_s) + " is not allowed; a time from 0 s, within the run");
-    if (!(f.for_s > 0)) throw core::InputError(at + "for_s", std::to_string(f.for_s) + " is not allowed; a duration > 0 s (leave it out: to the end)");
+    if (!(f.for_s > 0))
+      throw core::InputError(at + "for_s",
+                             std::to_string(f.for_s) + " is not allowed; a duration > 0 s (leave it out: to the end)");
     if (!(f.bandwidth_fraction >= 0 && f.bandwidth_fraction < 1))
-      throw core::InputError(at + "bandwidth_fraction", std::to_string(f.bandwidth_fraction) +
-                                                            " is not allowed; the fraction of its bandwidth a faulty component keeps, from 0 (down) to below 1");
+      throw core::InputError(
+          at + "bandwidth_fraction",
+          std::to_string(f.bandwidth_fraction) +
+              " is not allowed; the fraction of its bandwidth a faulty component keeps, from 0 (down) to below 1");
     if ((f.kind == FaultKind::kGpu || f.kind == FaultKind::kNode) && f.bandwidth_fraction != 0)
-      throw core::InputError(at + "bandwidth_fraction", "is not allowed for a " + fault_kind_names()[static_cast<std::size_t>(f.kind)] +
-                                                            " fault; a GPU or node that fails stops the job (a slow GPU is a straggler)");
+      throw core::InputError(at + "bandwidth_fraction",
+                             "is not allowed for a " + fault_kind_names()[static_cast<std::size_t>(f.kind)] +
+                                 " fault; a GPU or node that fails stops the job (a slow GPU is a straggler)");
   }
-  if (!(s.table_update_s >= 0)) throw core::InputError(where + "table_update_s", std::to_string(s.table_update_s) + " is not allowed; a time >= 0 s");
-  if (!(s.pxn_failover_s >= 0)) throw core::InputError(where + "pxn_failover_s", std::to_string(s.pxn_failover_s) + " is not allowed; a time >= 0 s");
+  if (!(s.table_update_s >= 0))
+    throw core::InputError(where + "table_update_s",
+                           std::to_string(s.table_update_s) + " is not allowed; a time >= 0 s");
+  if (!(s.pxn_failover_s >= 0))
+    throw core::InputError(where + "pxn_failover_s",
+                           std::to_string(s.pxn_failover_s) + " is not allowed; a time >= 0 s");
 }
 
 void check_static_route(const FabricSpec& s, const StaticRoute& r, const std::string& where) {
@@ -75,32 +90,40 @@ void check_static_route(const FabricSpec& s, const StaticRoute& r, const std::st
            spines == 0 ? std::string("this fabric has one leaf per plane and no spines to route through")
                        : "a spine index from 0 to " + std::to_string(spines - 1));
   if (r.from_leaf < -1 || r.from_leaf >= leaves_per_group(s))
-    refuse("from_leaf", r.from_leaf, "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
+    refuse("from_leaf", r.from_leaf,
+           "a leaf index in its plane or rail, from 0 to " + std::to_string(leaves_per_group(s) - 1));
 }
 
 void check_fabric(const FabricSpec& s, const std::string& where) {
   auto refuse = [&](const std::string& field, long long value, const std::string& rule) {
     throw core::InputError(where + field, std::to_string(value) + " is not allowed; " + rule);
   };
-  if (s.radix < 4 || s.radix % 2 != 0 || s.radix > 1024) refuse("radix", s.radix, "an even switch radix from 4 to 1024");
+  if (s.radix < 4 || s.radix % 2 != 0 || s.radix > 1024)
+    refuse("radix", s.radix, "an even switch radix from 4 to 1024");
   if (s.gpus_per_node < 1 || s.gpus_per_node > 72) refuse("gpus_per_node", s.gpus_per_node, "from 1 to 72");
   if (s.nodes < 1) refuse("nodes", s.nodes, "at least 1");
   const int half = s.radix / 2;
   if (s.kind == FabricKind::kMultiPlane && s.nodes > half * s.radix)
-    refuse("nodes", s.nodes, "a two-level fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
-                                 std::to_string(half * s.radix) + " nodes per plane");
+    refuse("nodes", s.nodes,
+           "a two-level fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
+               std::to_string(half * s.radix) + " nodes per plane");
   if (s.kind == FabricKind::kMultiRail && leaves_per_group(s) * s.gpus_per_node > s.radix)
-    refuse("nodes", s.nodes, "a multi-rail fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
-                                 std::to_string(s.radix / s.gpus_per_node * half) + " nodes of " +
-                                 std::to_string(s.gpus_per_node) + " GPUs");
+    refuse("nodes", s.nodes,
+           "a multi-rail fat tree of " + std::to_string(s.radix) + "-port switches has room for " +
+               std::to_string(s.radix / s.gpus_per_node * half) + " nodes of " + std::to_string(s.gpus_per_node) +
+               " GPUs");
   for (std::size_t i = 0; i < s.static_routes.size(); ++i)
     check_static_route(s, s.static_routes[i], where + "static_routes/" + std::to_string(i) + "/");
-  if (!(s.pcie_Bps >= 0)) throw core::InputError(where + "pcie_bandwidth_Bps", std::to_string(s.pcie_Bps) + " is not allowed; a bandwidth >= 0 (0: not modelled)");
+  if (!(s.pcie_Bps >= 0))
+    throw core::InputError(where + "pcie_bandwidth_Bps",
+                           std::to_string(s.pcie_Bps) + " is not allowed; a bandwidth >= 0 (0: not modelled)");
   if (s.nic_ports < 1 || s.gpus_per_node % s.nic_ports != 0 || (s.nic_ports > 1 && s.kind != FabricKind::kMultiPlane))
-    refuse("nic_ports", s.nic_ports, "ports per NIC that divide the " + std::to_string(s.gpus_per_node) +
-                                         " planes of a multi-plane fat tree (1 on a multi-rail one)");
+    refuse("nic_ports", s.nic_ports,
+           "ports per NIC that divide the " + std::to_string(s.gpus_per_node) +
+               " planes of a multi-plane fat tree (1 on a multi-rail one)");
   check_faults(s, where);
-  for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps}, {"nic_bandwidth_Bps", s.nic_Bps},
+  for (auto [name, v] : {std::pair{"nvlink_bandwidth_Bps", s.nvlink_Bps},
+                         {"nic_bandwidth_Bps", s.nic_Bps},
                          {"switch_link_bandwidth_Bps", s.switch_link_Bps}})
     if (!(v > 0)) throw core::InputError(where + name, std::to_string(v) + " is not allowed; a bandwidth > 0");
 }
@@ -110,7 +133,8 @@ FabricPlatform::FabricPlatform(FabricSpec spec) : FabricPlatform(spec, -1) {}
 FabricPlatform::FabricPlatform(FabricSpec spec, int plane) : spec_(spec), plane_(plane) {
   check_fabric(spec_, "");
   if (plane_ >= spec_.gpus_per_node) throw std::logic_error("a plane or rail alone is one of the fabric's");
-  if (plane_ >= 0 && !spec_.faults.empty()) throw std::logic_error("a plane or rail alone has no faults: they break its symmetry");
+  if (plane_ >= 0 && !spec_.faults.empty())
+    throw std::logic_error("a plane or rail alone has no faults: they break its symmetry");
   const int half = spec_.radix / 2;
   const int groups = spec_.gpus_per_node;  // planes or rails
   const int leaves = leaves_per_group(spec_);
@@ -158,12 +182,12 @@ struct FabricPlatform::Links {
   struct Ports {
     int nvlink_out, nvlink_in, nic_out, nic_in, pcie_out = -1, pcie_in = -1;
   };
-  std::vector<Ports> ports;                            // per GPU
+  std::vector<Ports> ports;  // per GPU
   // Switch to switch, each direction, by vertex_pair(from, to): hashed, as every route of a
   // 2,048-GPU all-to-all looks two up (a tree map of them was a tenth of a fault case's time).
   std::unordered_map<std::uint64_t, int> edges;
   int edge(VertexId from, VertexId to) const { return edges.at(vertex_pair(from, to)); }
-  std::map<VertexId, std::pair<int, int>> trunks;      // spraying: leaf -> (uplinks, downlinks)
+  std::map<VertexId, std::pair<int, int>> trunks;  // spraying: leaf -> (uplinks, downlinks)
 };
 
 std::vector<VertexId> FabricPlatform::route(int src_gpu, int dst_gpu) const {
@@ -171,14 +195,18 @@ std::vector<VertexId> FabricPlatform::route(int src_gpu, int dst_gpu) const {
   if (a == b) return {a};
   const bool planes = spec_.kind == FabricKind::kMultiPlane;
   if (planes && graph_[a].plane != graph_[b].plane)
-    throw std::logic_error("GPUs " + std::to_string(fabric_gpu(src_gpu)) + " and " + std::to_string(fabric_gpu(dst_gpu)) +
+    throw std::logic_error("GPUs " + std::to_string(fabric_gpu(src_gpu)) + " and " +
+                           std::to_string(fabric_gpu(dst_gpu)) +
                            " sit in different planes of the multi-plane fat tree, which no path joins; send "
                            "through PXN (NVLink to the GPU of the destination's plane)");
   if (spec_.routing == Routing::kSpray) return {a, b};
-  return {a, static_cast<VertexId>(pick_spine(a, b, fabric_gpu(src_gpu), fabric_gpu(dst_gpu), nullptr, nullptr, adaptive_)), b};
+  return {
+      a, static_cast<VertexId>(pick_spine(a, b, fabric_gpu(src_gpu), fabric_gpu(dst_gpu), nullptr, nullptr, adaptive_)),
+      b};
 }
 
-long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const {
+long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links,
+                                AdaptiveState& state) const {
   const auto& spines = spines_[spec_.kind == FabricKind::kMultiPlane ? graph_[a].plane : 0];
   const std::size_t S = spines.size();
   // The spines a route may take: all, or, with a view, those whose two links routing knows to be up.
@@ -258,7 +286,8 @@ long FabricPlatform::pick_spine(VertexId a, VertexId b, int src, int dst, const 
   return static_cast<long>(spines[spine]);
 }
 
-void FabricPlatform::add_switch_links(std::vector<int>& path, VertexId a, VertexId b, long spine, const Links& links) const {
+void FabricPlatform::add_switch_links(std::vector<int>& path, VertexId a, VertexId b, long spine,
+                                      const Links& links) const {
   if (a == b) return;
   if (spine < 0) {  // spraying
     path.push_back(links.trunks.at(a).first);
@@ -269,7 +298,8 @@ void FabricPlatform::add_switch_links(std::vector<int>& path, VertexId a, Vertex
   path.push_back(links.edge(static_cast<VertexId>(spine), b));
 }
 
-std::vector<int> FabricPlatform::path(int src, int dst, const Links& links, const View* view, AdaptiveState& state) const {
+std::vector<int> FabricPlatform::path(int src, int dst, const Links& links, const View* view,
+                                      AdaptiveState& state) const {
   const auto& p = links.ports;
   if (node_of(src) == node_of(dst)) return {p[src].nvlink_out, p[dst].nvlink_in};
   const int G = spec_.gpus_per_node;
@@ -277,10 +307,12 @@ std::vector<int> FabricPlatform::path(int src, int dst, const Links& links, cons
   // where routing knows a NIC, port or every spine between them to be down.
   auto direct = [&](int s, int d, int plane_s, int plane_d) -> std::vector<int> {
     const int fs = fabric_gpu(s), fd = fabric_gpu(d);
-    if (view && (view->host_Bps[static_cast<std::size_t>(p[s].nic_out)] <= 0 || view->host_Bps[static_cast<std::size_t>(p[d].nic_in)] <= 0))
+    if (view && (view->host_Bps[static_cast<std::size_t>(p[s].nic_out)] <= 0 ||
+                 view->host_Bps[static_cast<std::size_t>(p[d].nic_in)] <= 0))
       return {};
     if (view && (view->dead_ports.count({fs, plane_s}) || view->dead_ports.count({fd, plane_d}))) return {};
-    const VertexId a = leaf_[plane_ >= 0 ? s : node_of(s) * G + plane_s], b = leaf_[plane_ >= 0 ? d : node_of(d) * G + plane_d];
+    const VertexId a = leaf_[plane_ >= 0 ? s : node_of(s) * G + plane_s],
+                   b = leaf_[plane_ >= 0 ? d : node_of(d) * G + plane_d];
     long spine = -1;
     if (a != b && spec_.routing == Routing::kSpray) {
       if (view && (view->switch_Bps[static_cast<std::size_t>(links.trunks.at(a).first)] <= 0 ||
@@ -314,7 +346,8 @@ std::vector<int> FabricPlatform::path(int src, int dst, const Links& links, cons
   const int P = spec_.nic_ports;
   std::vector<std::vector<int>> alternatives;
   for (int sibling = local_s / P * P; P > 1 && local_s / P == local_d / P && sibling < local_s / P * P + P; ++sibling)
-    if (sibling != local_s && !(route = direct(src, dst, sibling, sibling)).empty()) alternatives.push_back(std::move(route));
+    if (sibling != local_s && !(route = direct(src, dst, sibling, sibling)).empty())
+      alternatives.push_back(std::move(route));
   if (!alternatives.empty()) return first_of(alternatives);
   // PXN: over NVLink to a GPU of the source's node whose NIC works, across its plane, and over
   // NVLink from the GPU of that plane on the destination's node.
@@ -336,7 +369,8 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
   Links links;
   // Per GPU, each direction: NVLink, NIC, PCIe (only where modelled).
   for (int g = 0; g < gpus(); ++g) {
-    Links::Ports p{net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s), net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s),
+    Links::Ports p{net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s),
+                   net.add_link(spec_.nvlink_Bps, spec_.nvlink_latency_s),
                    net.add_link(spec_.nic_Bps, spec_.nic_latency_s), net.add_link(spec_.nic_Bps, spec_.nic_latency_s)};
     if (spec_.pcie_Bps > 0) {
       p.pcie_out = net.add_link(spec_.pcie_Bps, 0);
@@ -356,9 +390,11 @@ core::Network FabricPlatform::network(const RoutePairs& pairs) const {
     for (VertexId leaf : std::set<VertexId>(leaf_.begin(), leaf_.end())) {
       const auto& spines = spines_[spec_.kind == FabricKind::kMultiPlane ? graph_[leaf].plane : 0];
       const double Bps = spec_.switch_link_Bps * double(spines.size());
-      links.trunks[leaf] = {net.add_link(Bps, spec_.switch_link_latency_s), net.add_link(Bps, spec_.switch_link_latency_s)};
+      links.trunks[leaf] = {net.add_link(Bps, spec_.switch_link_latency_s),
+                            net.add_link(Bps, spec_.switch_link_latency_s)};
     }
-  if (std::none_of(spec_.faults.begin(), spec_.faults.end(), [](const Fault& f) { return f.kind != FaultKind::kGpu && f.kind != FaultKind::kNode; })) {
+  if (std::none_of(spec_.faults.begin(), spec_.faults.end(),
+                   [](const Fault& f) { return f.kind != FaultKind::kGpu && f.kind != FaultKind::kNode; })) {
     for (const auto& [src, dst] : pairs) net.add_route(src, dst, path(src, dst, links, nullptr, adaptive_));
   } else {
     add_faults(net, pairs, links);
@@ -375,11 +411,16 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
     std::vector<std::pair<int, double>> link_share;  // (link, share of its bandwidth the fault takes the loss of)
     std::vector<std::pair<int, int>> ports;          // (GPU, plane)
   };
-  auto leaf_vertex = [&](int plane, int leaf) { return leaf_[static_cast<std::size_t>(std::min(leaf * half, spec_.nodes - 1) * G + plane)]; };
-  auto spine_vertex = [&](int plane, int spine) { return spines_[planes ? static_cast<std::size_t>(plane) : 0][static_cast<std::size_t>(spine)]; };
+  auto leaf_vertex = [&](int plane, int leaf) {
+    return leaf_[static_cast<std::size_t>(std::min(leaf * half, spec_.nodes - 1) * G + plane)];
+  };
+  auto spine_vertex = [&](int plane, int spine) {
+    return spines_[planes ? static_cast<std::size_t>(plane) : 0][static_cast<std::size_t>(spine)];
+  };
   auto vertex_edges = [&](VertexId v, Effect& e) {
     for (auto [a, end] = boost::adjacent_vertices(v, graph_); a != end; ++a)
-      if (graph_[*a].kind == VertexKind::kSwitch) e.link_share.insert(e.link_share.end(), {{links.edge(v, *a), 1.0}, {links.edge(*a, v), 1.0}});
+      if (graph_[*a].kind == VertexKind::kSwitch)
+        e.link_share.insert(e.link_share.end(), {{links.edge(v, *a), 1.0}, {links.edge(*a, v), 1.0}});
   };
   // The NIC port of GPU `gpu` in plane `plane` (its only port, or one of a multi-port NIC's).
   auto nic_port = [&](int gpu, int plane, Effect& e) {
@@ -403,7 +444,8 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
           const VertexId a = leaf_vertex(c.plane, c.leaf), s = spine_vertex(c.plane, c.spine);
           e.link_share = {{links.edge(a, s), 1.0}, {links.edge(s, a), 1.0}};
         } else {
-          nic_port((c.leaf * half + c.leaf_port) * G + c.plane, c.plane, e);  // the cable to the NIC of that plane's index
+          nic_port((c.leaf * half + c.leaf_port) * G + c.plane, c.plane,
+                   e);  // the cable to the NIC of that plane's index
         }
         break;
       case FaultKind::kNic:
@@ -418,14 +460,16 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
       case FaultKind::kSwitch:
         if (c.leaf >= 0) {
           vertex_edges(leaf_vertex(c.plane, c.leaf), e);
-          for (int n = c.leaf * half; n < std::min(spec_.nodes, (c.leaf + 1) * half); ++n) ports_in_plane(n, c.plane, e);
+          for (int n = c.leaf * half; n < std::min(spec_.nodes, (c.leaf + 1) * half); ++n)
+            ports_in_plane(n, c.plane, e);
         } else {
           vertex_edges(spine_vertex(c.plane, c.spine), e);
         }
         break;
       case FaultKind::kPlane:  // a plane's switches and NIC ports; a rail's leaves (its spines are shared)
         for (int l = 0; l < leaves_per_group(spec_); ++l) vertex_edges(leaf_vertex(c.plane, l), e);
-        for (int s = 0; planes && s < static_cast<int>(spines_[static_cast<std::size_t>(c.plane)].size()); ++s) vertex_edges(spine_vertex(c.plane, s), e);
+        for (int s = 0; planes && s < static_cast<int>(spines_[static_cast<std::size_t>(c.plane)].size()); ++s)
+          vertex_edges(spine_vertex(c.plane, s), e);
         for (int n = 0; n < spec_.nodes; ++n) ports_in_plane(n, c.plane, e);
         break;
       case FaultKind::kGpu:
@@ -435,7 +479,8 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
     effects.push_back(std::move(e));
   }
   // Instants at which something changes: faults start and end, and routing learns of it.
-  const double table_s = spec_.routing == Routing::kAdaptive || spec_.routing == Routing::kSpray ? 0.0 : spec_.table_update_s;
+  const double table_s =
+      spec_.routing == Routing::kAdaptive || spec_.routing == Routing::kSpray ? 0.0 : spec_.table_update_s;
   std::set<double> instants{0.0};
   for (const Fault& f : spec_.faults)
     for (double delay : {0.0, table_s, spec_.pxn_failover_s})
@@ -474,7 +519,8 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
     view.host_Bps = bandwidths(t, spec_.pxn_failover_s);
     for (std::size_t i = 0; i < spec_.faults.size(); ++i) {
       const Fault& f = spec_.faults[i];
-      if (f.bandwidth_fraction == 0 && f.at_s <= t && t < f.at_s + f.for_s) view.dead_ports.insert(effects[i].ports.begin(), effects[i].ports.end());
+      if (f.bandwidth_fraction == 0 && f.at_s <= t && t < f.at_s + f.for_s)
+        view.dead_ports.insert(effects[i].ports.begin(), effects[i].ports.end());
     }
     AdaptiveState state;
     const std::vector<double> now_Bps = bandwidths(t, 0);
@@ -483,8 +529,9 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
     for (const auto& [src, dst] : pairs) {
       std::vector<int> route = path(src, dst, links, &view, state);
       if (route.empty())
-        throw core::InputError("faults", "leave GPU " + std::to_string(fabric_gpu(src)) + " no path to GPU " + std::to_string(fabric_gpu(dst)) +
-                                             " at " + std::to_string(t) + " s: every NIC, plane or spine between their nodes is down");
+        throw core::InputError("faults", "leave GPU " + std::to_string(fabric_gpu(src)) + " no path to GPU " +
+                                             std::to_string(fabric_gpu(dst)) + " at " + std::to_string(t) +
+                                             " s: every NIC, plane or spine between their nodes is down");
       if (t == 0) {
         net.add_route(src, dst, route);
         last_routes.push_back(std::move(route));
@@ -495,8 +542,10 @@ void FabricPlatform::add_faults(core::Network& net, const RoutePairs& pairs, con
       ++k;
     }
     for (std::size_t l = 0; l < now_Bps.size(); ++l) {
-      if (t == 0) net.set_link_Bps(static_cast<int>(l), now_Bps[l]);
-      else if (now_Bps[l] != last_Bps[l]) change.link_Bps.push_back({static_cast<int>(l), now_Bps[l]});
+      if (t == 0)
+        net.set_link_Bps(static_cast<int>(l), now_Bps[l]);
+      else if (now_Bps[l] != last_Bps[l])
+        change.link_Bps.push_back({static_cast<int>(l), now_Bps[l]});
     }
     last_Bps = now_Bps;
     if (t > 0 && (!change.link_Bps.empty() || !change.routes.empty())) net.add_change(std::move(change));

@@ -124,7 +124,8 @@ class FabricPlatform : public Platform {
     std::unordered_map<std::uint64_t, std::size_t> chosen_spine;  // (GPU, GPU) as one key: the spine's index
   };
   // The spine from leaf `a` to leaf `b` for the pair, among those the view has alive; -1: none.
-  long pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links, AdaptiveState& state) const;
+  long pick_spine(VertexId a, VertexId b, int src, int dst, const View* view, const Links* links,
+                  AdaptiveState& state) const;
   // The links of a pair's route as the view sees the fabric; empty: no path is left.
   std::vector<int> path(int src, int dst, const Links& links, const View* view, AdaptiveState& state) const;
   // The switch links a route takes between two leaves of one plane or rail, through `spine`
@@ -141,10 +142,10 @@ class FabricPlatform : public Platform {
   FabricSpec spec_;
   int plane_ = -1;  // >= 0: that plane or rail alone
   Graph graph_;
-  std::vector<VertexId> nic_;    // per GPU: its NIC (endpoint vertex)
-  std::vector<VertexId> leaf_;   // per GPU: its leaf switch
-  std::vector<std::vector<VertexId>> spines_;  // per plane (MPFT) or one list (MRFT)
-  mutable AdaptiveState adaptive_;  // adaptive routing's choices, in the order routes were asked for
+  std::vector<VertexId> nic_;                        // per GPU: its NIC (endpoint vertex)
+  std::vector<VertexId> leaf_;                       // per GPU: its leaf switch
+  std::vector<std::vector<VertexId>> spines_;        // per plane (MPFT) or one list (MRFT)
+  mutable AdaptiveState adaptive_;                   // adaptive routing's choices, in the order routes were asked for
   std::map<std::pair<int, int>, int> static_spine_;  // (from leaf or -1, destination GPU) -> spine index
 };
 

@@ -10,15 +10,22 @@ namespace net {
 namespace {
 
 struct Layout {
-  bool planes;          // MPFT: planes; MRFT: rails under shared spines
-  std::string group;    // "plane" or "rail"
+  bool planes;        // MPFT: planes; MRFT: rails under shared spines
+  std::string group;  // "plane" or "rail"
   int groups, leaves, spines, half, nodes, gpus_per_node, nic_ports;
 };
 
 Layout layout_of(const FabricSpec& s) {
   const bool planes = s.kind == FabricKind::kMultiPlane;
-  return {planes, planes ? "plane" : "rail", s.gpus_per_node, fabric_leaves_per_group(s), fabric_spines_per_group(s), s.radix / 2,
-          s.nodes, s.gpus_per_node, s.nic_ports};
+  return {planes,
+          planes ? "plane" : "rail",
+          s.gpus_per_node,
+          fabric_leaves_per_group(s),
+          fabric_spines_per_group(s),
+          s.radix / 2,
+          s.nodes,
+          s.gpus_per_node,
+          s.nic_ports};
 }
 
 std::string range(const std::string& word, int n) { return word + " 0.." + std::to_string(n - 1); }
@@ -29,16 +36,20 @@ std::string forms(const Layout& l, FaultKind kind) {
   const std::string spine = l.planes ? g + " / " + range("spine", l.spines) : range("spine", l.spines);
   switch (kind) {
     case FaultKind::kLink:
-      return "'" + g + " / " + range("leaf", l.leaves) + " / " + (l.spines > 0 ? range("spine", l.spines) + "' or '" + g + " / " + range("leaf", l.leaves) + " / " : "") +
+      return "'" + g + " / " + range("leaf", l.leaves) + " / " +
+             (l.spines > 0 ? range("spine", l.spines) + "' or '" + g + " / " + range("leaf", l.leaves) + " / " : "") +
              range("port", l.spines > 0 ? 2 * l.half : l.half) + "'";
     case FaultKind::kNic:
       return "'" + range("node", l.nodes) + " / " + range("nic", l.gpus_per_node) + "'" +
              (l.nic_ports > 1 ? " or '... / " + range("port", l.nic_ports) + "'" : "");
     case FaultKind::kSwitch:
       return "'" + g + " / " + range("leaf", l.leaves) + "'" + (l.spines > 0 ? " or '" + spine + "'" : "");
-    case FaultKind::kPlane: return "'" + g + "'";
-    case FaultKind::kGpu: return "'" + range("node", l.nodes) + " / " + range("gpu", l.gpus_per_node) + "'";
-    case FaultKind::kNode: return "'" + range("node", l.nodes) + "'";
+    case FaultKind::kPlane:
+      return "'" + g + "'";
+    case FaultKind::kGpu:
+      return "'" + range("node", l.nodes) + " / " + range("gpu", l.gpus_per_node) + "'";
+    case FaultKind::kNode:
+      return "'" + range("node", l.nodes) + "'";
   }
   return "";
 }
@@ -50,11 +61,13 @@ const std::vector<std::string>& fault_kind_names() {
   return names;
 }
 
-FabricComponent find_fabric_component(const FabricSpec& spec, FaultKind kind, const std::string& target, const std::string& where) {
+FabricComponent find_fabric_component(const FabricSpec& spec, FaultKind kind, const std::string& target,
+                                      const std::string& where) {
   const Layout l = layout_of(spec);
   const std::string kind_name = fault_kind_names()[static_cast<std::size_t>(kind)];
   auto refuse = [&](const std::string& why) {
-    throw core::InputError(where, "'" + target + "' is not allowed; " + why + "; a " + kind_name + " of this fabric is " + forms(l, kind));
+    throw core::InputError(
+        where, "'" + target + "' is not allowed; " + why + "; a " + kind_name + " of this fabric is " + forms(l, kind));
   };
   // "word n / word n ...": the words in order, each with its number.
   std::vector<std::pair<std::string, int>> parts;
@@ -73,7 +86,9 @@ FabricComponent find_fabric_component(const FabricSpec& spec, FaultKind kind, co
     return true;
   };
   auto within = [&](int value, int count, const std::string& word) {
-    if (value >= count) refuse(count == 0 ? "this fabric has no " + word + "s" : "there are " + std::to_string(count) + " " + word + "s, 0 to " + std::to_string(count - 1));
+    if (value >= count)
+      refuse(count == 0 ? "this fabric has no " + word + "s"
+                        : "there are " + std::to_string(count) + " " + word + "s, 0 to " + std::to_string(count - 1));
     return value;
   };
   const char* g = l.planes ? "plane" : "rail";
@@ -139,7 +154,8 @@ std::vector<std::string> fabric_component_names(const FabricSpec& spec) {
   const std::string g = l.group + " ";
   for (int p = 0; p < l.groups; ++p)
     for (int leaf = 0; leaf < l.leaves; ++leaf) {
-      for (int s = 0; s < l.spines; ++s) add("link", g + std::to_string(p) + " / leaf " + std::to_string(leaf) + " / spine " + std::to_string(s));
+      for (int s = 0; s < l.spines; ++s)
+        add("link", g + std::to_string(p) + " / leaf " + std::to_string(leaf) + " / spine " + std::to_string(s));
       for (int k = 0; k < l.half && leaf * l.half + k < l.nodes; ++k)
         add("link", g + std::to_string(p) + " / leaf " + std::to_string(leaf) + " / port " + std::to_string(k));
     }
@@ -150,8 +166,10 @@ std::vector<std::string> fabric_component_names(const FabricSpec& spec) {
         add("nic", "node " + std::to_string(n) + " / nic " + std::to_string(i) + " / port " + std::to_string(j));
     }
   for (int p = 0; p < l.groups; ++p) {
-    for (int leaf = 0; leaf < l.leaves; ++leaf) add("switch", g + std::to_string(p) + " / leaf " + std::to_string(leaf));
-    for (int s = 0; l.planes && s < l.spines; ++s) add("switch", g + std::to_string(p) + " / spine " + std::to_string(s));
+    for (int leaf = 0; leaf < l.leaves; ++leaf)
+      add("switch", g + std::to_string(p) + " / leaf " + std::to_string(leaf));
+    for (int s = 0; l.planes && s < l.spines; ++s)
+      add("switch", g + std::to_string(p) + " / spine " + std::to_string(s));
   }
   for (int s = 0; !l.planes && s < l.spines; ++s) add("switch", "spine " + std::to_string(s));
   for (int p = 0; p < l.groups; ++p) add("plane", g + std::to_string(p));

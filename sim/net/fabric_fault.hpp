@@ -21,7 +21,7 @@ struct Fault {
   std::string target;
   double at_s = 0;
   double for_s = std::numeric_limits<double>::infinity();  // then it is back
-  double bandwidth_fraction = 0;  // what it keeps of its bandwidth meanwhile (0: down)
+  double bandwidth_fraction = 0;                           // what it keeps of its bandwidth meanwhile (0: down)
 };
 
 // A named component, resolved: the indices its name gives (-1: not part of it).
@@ -38,7 +38,8 @@ struct FabricComponent {
 
 // The component `target` names, of the fault's kind; throws core::InputError naming `where` and
 // saying what the fabric has, for a name it does not have.
-FabricComponent find_fabric_component(const FabricSpec& spec, FaultKind kind, const std::string& target, const std::string& where);
+FabricComponent find_fabric_component(const FabricSpec& spec, FaultKind kind, const std::string& target,
+                                      const std::string& where);
 
 // Every component a fault may name, as "kind: name", in the order of fault_kind_names.
 std::vector<std::string> fabric_component_names(const FabricSpec& spec);

@@ -14,10 +14,14 @@ namespace {
 
 void check_radix(int radix, const std::string& where) {
   if (radix < 2 || radix % 2 != 0 || radix > 1024)
-    throw core::InputError(where + "radix", std::to_string(radix) + " is not allowed; a fat tree needs an even switch radix from 2 to 1024");
+    throw core::InputError(
+        where + "radix",
+        std::to_string(radix) + " is not allowed; a fat tree needs an even switch radix from 2 to 1024");
 }
 
-VertexId add(Graph& g, VertexKind kind, int plane, int level, int group) { return boost::add_vertex(Vertex{kind, plane, level, group}, g); }
+VertexId add(Graph& g, VertexKind kind, int plane, int level, int group) {
+  return boost::add_vertex(Vertex{kind, plane, level, group}, g);
+}
 
 }  // namespace
 
@@ -43,7 +47,8 @@ Graph fat_tree_3(int radix, const std::string& where, int pods, int planes) {
   check_radix(radix, where);
   if (pods == 0) pods = radix;
   if (pods < 1 || pods > radix)
-    throw core::InputError(where + "pods", std::to_string(pods) + " is not allowed; a three-level fat tree has from 1 to radix (" +
+    throw core::InputError(where + "pods", std::to_string(pods) +
+                                               " is not allowed; a three-level fat tree has from 1 to radix (" +
                                                std::to_string(radix) + ") pods");
   if (planes < 1 || planes > 64)
     throw core::InputError(where + "planes", std::to_string(planes) + " is not allowed; from 1 to 64 planes");

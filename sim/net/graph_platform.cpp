@@ -41,14 +41,15 @@ std::vector<VertexId> GraphPlatform::route(int src, int dst) const {
     std::vector<VertexId> next;
     for (auto [a, end] = boost::adjacent_vertices(at, graph_); a != end; ++a)
       if (d[*a] >= 0 && d[*a] == d[at] - 1 && (graph_[*a].kind == VertexKind::kSwitch || *a == to)) next.push_back(*a);
-    if (next.empty()) throw std::logic_error("no path from GPU " + std::to_string(src) + " to GPU " + std::to_string(dst));
+    if (next.empty())
+      throw std::logic_error("no path from GPU " + std::to_string(src) + " to GPU " + std::to_string(dst));
     std::sort(next.begin(), next.end());
     VertexId choice = next[0];
     if (routing_ == Routing::kDModK) {
       choice = next[static_cast<std::size_t>(dst) % next.size()];
     } else if (routing_ == Routing::kEcmp) {
-      const std::uint64_t x =
-          flow_hash((static_cast<std::uint64_t>(src) << 40) ^ (static_cast<std::uint64_t>(dst) << 8) ^ static_cast<std::uint64_t>(hop));
+      const std::uint64_t x = flow_hash((static_cast<std::uint64_t>(src) << 40) ^
+                                        (static_cast<std::uint64_t>(dst) << 8) ^ static_cast<std::uint64_t>(hop));
       choice = next[x % next.size()];
     } else {
       int best = -1;

@@ -6,11 +6,11 @@
 namespace net {
 
 struct HopLatencies {
-  double endpoint_s = 0;             // one side
-  double switch_s = 0;               // port to port, per switch crossed
+  double endpoint_s = 0;              // one side
+  double switch_s = 0;                // port to port, per switch crossed
   double propagation_s_per_m = 5e-9;  // light in fibre (refractive index ~1.47) or twinax copper
-  double endpoint_cable_m = 0;       // NIC (or GPU) to its first switch
-  double switch_cable_m = 0;         // between two switches
+  double endpoint_cable_m = 0;        // NIC (or GPU) to its first switch
+  double switch_cable_m = 0;          // between two switches
 };
 
 // What each link of a route carries so that a route's links add up to the model: an endpoint

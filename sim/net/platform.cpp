@@ -11,12 +11,15 @@ core::Network StarPlatform::network(const RoutePairs& routes) const {
   };
   std::vector<Ports> ports;
   for (int g = 0; g < c.gpus(); ++g)
-    ports.push_back({net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2), net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2),
-                     net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2), net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2)});
+    ports.push_back({net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2),
+                     net.add_link(c.scale_up_Bps, c.scale_up_latency_s / 2),
+                     net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2),
+                     net.add_link(c.scale_out_Bps, c.scale_out_latency_s / 2)});
   for (const auto& [src, dst] : routes) {
     const bool same_node = c.node_of(src) == c.node_of(dst);
-    net.add_route(src, dst, same_node ? std::vector<int>{ports[src].up_out, ports[dst].up_in}
-                                      : std::vector<int>{ports[src].nic_out, ports[dst].nic_in});
+    net.add_route(src, dst,
+                  same_node ? std::vector<int>{ports[src].up_out, ports[dst].up_in}
+                            : std::vector<int>{ports[src].nic_out, ports[dst].nic_in});
   }
   return net;
 }

@@ -44,7 +44,9 @@ TopologyCounts slim_fly_counts(long long q) {
 
 Graph slim_fly(int q, const std::string& where) {
   if (!is_prime(q) || q % 4 == 2 || q < 5 || q > 97)
-    throw core::InputError(where + "q", std::to_string(q) + " is not allowed; the MMS Slim Fly is built here for a prime q = 4w +- 1 from 5 to 97");
+    throw core::InputError(
+        where + "q",
+        std::to_string(q) + " is not allowed; the MMS Slim Fly is built here for a prime q = 4w +- 1 from 5 to 97");
   const int delta = delta_of(q);
   const int w = (q - delta) / 4;
   const int xi = primitive_root(q);

@@ -7,8 +7,8 @@ TopologyCounts count(const Graph& g) {
   for (auto [v, end] = boost::vertices(g); v != end; ++v)
     (g[*v].kind == VertexKind::kEndpoint ? c.endpoints : c.switches) += 1;
   for (auto [e, end] = boost::edges(g); e != end; ++e) {
-    const bool endpoint = g[boost::source(*e, g)].kind == VertexKind::kEndpoint ||
-                          g[boost::target(*e, g)].kind == VertexKind::kEndpoint;
+    const bool endpoint =
+        g[boost::source(*e, g)].kind == VertexKind::kEndpoint || g[boost::target(*e, g)].kind == VertexKind::kEndpoint;
     (endpoint ? c.endpoint_links : c.inter_switch_links) += 1;
   }
   return c;

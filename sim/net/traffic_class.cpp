@@ -4,15 +4,18 @@
 
 namespace net {
 
-TrafficClassPlatform::TrafficClassPlatform(const core::Platform& base, std::vector<TrafficClass> classes, std::vector<int> class_of_gpu)
+TrafficClassPlatform::TrafficClassPlatform(const core::Platform& base, std::vector<TrafficClass> classes,
+                                           std::vector<int> class_of_gpu)
     : base_(base), classes_(std::move(classes)), class_of_gpu_(std::move(class_of_gpu)) {
   double reserved = 0;
   for (const auto& c : classes_) {
-    if (!(c.weight > 0) || !(c.reserved_share >= 0)) throw std::logic_error("traffic class '" + c.name + "' needs a weight > 0 and a share >= 0");
+    if (!(c.weight > 0) || !(c.reserved_share >= 0))
+      throw std::logic_error("traffic class '" + c.name + "' needs a weight > 0 and a share >= 0");
     reserved += c.reserved_share;
   }
   if (!(reserved < 1)) throw std::logic_error("traffic classes reserve all of a link");
-  if (static_cast<int>(class_of_gpu_.size()) != base_.gpus()) throw std::logic_error("a traffic class per GPU is needed");
+  if (static_cast<int>(class_of_gpu_.size()) != base_.gpus())
+    throw std::logic_error("a traffic class per GPU is needed");
   set_compute_slowdowns(base_.compute_slowdowns());
 }
 
@@ -27,7 +30,8 @@ core::Network TrafficClassPlatform::network(const core::RoutePairs& pairs) const
     if (classes_[c].reserved_share <= 0) continue;
     reserved += classes_[c].reserved_share;
     first_copy[c] = static_cast<int>(net.links().size());
-    for (std::size_t l = 0; l < links; ++l) net.add_link(net.links()[l].Bps * classes_[c].reserved_share, net.links()[l].latency_s);
+    for (std::size_t l = 0; l < links; ++l)
+      net.add_link(net.links()[l].Bps * classes_[c].reserved_share, net.links()[l].latency_s);
   }
   for (std::size_t l = 0; l < links; ++l) net.set_link_Bps(static_cast<int>(l), net.links()[l].Bps * (1 - reserved));
   for (std::size_t r = 0; r < net.routes(); ++r) {

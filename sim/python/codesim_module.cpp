@@ -48,13 +48,17 @@ std::shared_ptr<studies::Scenario> load(const std::string& source, bool is_path,
 // (Ctrl-C, or the callback's own): the run unwinds, and the exception is raised in Python.
 struct Interrupted {};
 
-std::string run(const studies::Scenario& scenario, const std::string& engine, const std::string& trace_path, py::object progress) {
-  if (engine != "fluid" && engine != "simgrid") throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
+std::string run(const studies::Scenario& scenario, const std::string& engine, const std::string& trace_path,
+                py::object progress) {
+  if (engine != "fluid" && engine != "simgrid")
+    throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
   if (!trace_path.empty()) studies::check_writable_file(trace_path);
   // The engine choice and the progress observer are the process's: one run at a time (checked
   // with the GIL held, so a second thread is told rather than left waiting on the first).
   static std::atomic<bool> running{false};
-  if (running.exchange(true)) throw std::runtime_error("a scenario is already running in this process; codesim runs one at a time (codesim.sweep runs many)");
+  if (running.exchange(true))
+    throw std::runtime_error(
+        "a scenario is already running in this process; codesim runs one at a time (codesim.sweep runs many)");
   struct Forget {
     ~Forget() {
       core::set_progress_observer({});
@@ -80,9 +84,7 @@ std::string run(const studies::Scenario& scenario, const std::string& engine, co
     studies::RunOptions options;
     options.trace = !trace_path.empty();
     report = scenario.run(options);
-  } catch (const Interrupted&) {
-    throw py::error_already_set();
-  }
+  } catch (const Interrupted&) { throw py::error_already_set(); }
   if (!trace_path.empty()) {
     if (!report.trace_json) throw core::InputError("trace", "scenario kind '" + scenario.kind + "' writes no trace");
     studies::write_file_atomically(trace_path, *report.trace_json);
@@ -94,7 +96,8 @@ std::string run(const studies::Scenario& scenario, const std::string& engine, co
 
 // A scenario's step breakdown alone (Scenario::step), as the JSON of a report.
 std::string step(const studies::Scenario& scenario, const std::string& engine) {
-  if (engine != "fluid" && engine != "simgrid") throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
+  if (engine != "fluid" && engine != "simgrid")
+    throw core::InputError("engine", "'" + engine + "' is unknown; allowed: fluid, simgrid");
   studies::Report report;
   {
     py::gil_scoped_release release;
@@ -145,7 +148,8 @@ void check_workers(const std::string& log, int jobs) {
 // A sweep from a document as a sweep file holds it (a base given as a path is relative to `base_dir`).
 std::string sweep(const std::string& document, const std::string& base_dir, const std::string& log, int jobs) {
   check_workers(log, jobs);
-  return run_in_workers(studies::parse_sweep(core::parse_json_text(document, "sweep"), "sweep", base_dir), log, jobs, "sweep");
+  return run_in_workers(studies::parse_sweep(core::parse_json_text(document, "sweep"), "sweep", base_dir), log, jobs,
+                        "sweep");
 }
 
 // Every layout of a training-step scenario, as `codesim plan` runs them.
@@ -156,7 +160,8 @@ std::string plan(const std::string& path, const std::vector<std::string>& sets, 
 
 // A PyTorch profiler trace read as `codesim calibrate` reads it: per op and instance, and the
 // calibration document a training-step scenario takes.
-std::string calibrate(const std::string& trace_path, std::optional<int> device, double micro_batch_tokens, int communication_sms) {
+std::string calibrate(const std::string& trace_path, std::optional<int> device, double micro_batch_tokens,
+                      int communication_sms) {
   auto profile = workload::read_profile_trace(trace_path, device);
   profile.workload.micro_batch_tokens = micro_batch_tokens;
   profile.workload.communication_sms = communication_sms;
@@ -165,11 +170,21 @@ std::string calibrate(const std::string& trace_path, std::optional<int> device, 
     nlohmann::json classes = nlohmann::json::object(), streams = nlohmann::json::object();
     for (const auto& [c, ms] : op.class_ms) classes[workload::kernel_class_name(c)] = ms;
     for (const auto& [stream, ms] : op.stream_ms) streams[std::to_string(stream)] = ms;
-    ops.push_back({{"op", name}, {"instances", op.instances}, {"kernels", op.kernels}, {"busy_ms", op.busy_ms}, {"span_ms", op.span_ms},
-                   {"stream_ms", streams}, {"class_ms", classes}});
+    ops.push_back({{"op", name},
+                   {"instances", op.instances},
+                   {"kernels", op.kernels},
+                   {"busy_ms", op.busy_ms},
+                   {"span_ms", op.span_ms},
+                   {"stream_ms", streams},
+                   {"class_ms", classes}});
   }
-  return nlohmann::json{{"device", profile.device}, {"device_id", profile.device_id}, {"sms", profile.sms}, {"kernels", profile.kernels},
-                        {"unattributed", profile.unattributed}, {"span_ms", profile.span_ms}, {"ops", ops},
+  return nlohmann::json{{"device", profile.device},
+                        {"device_id", profile.device_id},
+                        {"sms", profile.sms},
+                        {"kernels", profile.kernels},
+                        {"unattributed", profile.unattributed},
+                        {"span_ms", profile.span_ms},
+                        {"ops", ops},
                         {"calibration", workload::calibration_json(profile)}}
       .dump();
 }
@@ -177,7 +192,8 @@ std::string calibrate(const std::string& trace_path, std::optional<int> device, 
 // A pipeline schedule's op order per rank, in `codesim schedule`'s tokens; checked sound.
 py::dict schedule(const std::string& kind, long long pp, long long micro_batches, long long virtual_stages) {
   const auto s = workload::schedule_for({kind, pp, micro_batches, virtual_stages}, "");
-  if (const auto problems = workload::check_schedule(s); !problems.empty()) throw std::logic_error("generated schedule is unsound: " + problems.front());
+  if (const auto problems = workload::check_schedule(s); !problems.empty())
+    throw std::logic_error("generated schedule is unsound: " + problems.front());
   std::vector<std::vector<std::string>> ranks;
   for (const auto& steps : s.steps) {
     ranks.emplace_back();
@@ -192,7 +208,8 @@ py::dict schedule(const std::string& kind, long long pp, long long micro_batches
 
 // Round-to-nearest-even codes of `values` in `format`, and what they decode to: the CLI's
 // `codesim fp8 cast`, element by element.
-py::tuple fp8_cast(const py::array_t<double, py::array::c_style | py::array::forcecast>& values, const std::string& format, bool saturate) {
+py::tuple fp8_cast(const py::array_t<double, py::array::c_style | py::array::forcecast>& values,
+                   const std::string& format, bool saturate) {
   const auto& f = hw::fp8::format_by_name(format, "to");
   py::array_t<std::uint32_t> codes(values.request().shape);
   py::array_t<double> decoded(values.request().shape);
@@ -209,12 +226,14 @@ py::tuple fp8_cast(const py::array_t<double, py::array::c_style | py::array::for
 
 hw::fp8::Tiling tiling(const std::pair<int, int>& tile) {
   if (tile.first < 1 || tile.second < 1)
-    throw core::InputError("tile", "(" + std::to_string(tile.first) + ", " + std::to_string(tile.second) + ") is not allowed; rows and columns at least 1");
+    throw core::InputError("tile", "(" + std::to_string(tile.first) + ", " + std::to_string(tile.second) +
+                                       ") is not allowed; rows and columns at least 1");
   return {tile.first, tile.second};
 }
 
 // Fine-grained quantisation: the values on the format's grid and one scale per tile.
-py::tuple fp8_quantize(const hw::fp8::Matrix& x, const std::string& format, const std::pair<int, int>& tile, bool power_of_two_scales) {
+py::tuple fp8_quantize(const hw::fp8::Matrix& x, const std::string& format, const std::pair<int, int>& tile,
+                       bool power_of_two_scales) {
   hw::fp8::QuantizeOptions options;
   options.power_of_two_scales = power_of_two_scales;
   const auto q = hw::fp8::quantize(x, tiling(tile), hw::fp8::format_by_name(format, "format"), options);
@@ -223,10 +242,12 @@ py::tuple fp8_quantize(const hw::fp8::Matrix& x, const std::string& format, cons
 
 // C = A B^T with A in 1x128 tiles and B in 128x128 blocks, accumulated as Hopper's tensor cores
 // do (hw/fp8/gemm.hpp), promoted to FP32 every `promote_every` (0: never).
-hw::fp8::Matrix fp8_gemm(const hw::fp8::Matrix& a, const hw::fp8::Matrix& b, const std::string& format, int accumulator_bits,
-                         int product_fraction_bits, int group, int promote_every, bool power_of_two_scales) {
+hw::fp8::Matrix fp8_gemm(const hw::fp8::Matrix& a, const hw::fp8::Matrix& b, const std::string& format,
+                         int accumulator_bits, int product_fraction_bits, int group, int promote_every,
+                         bool power_of_two_scales) {
   if (a.cols() != b.cols())
-    throw core::InputError("b", "has " + std::to_string(b.cols()) + " columns; A x B^T needs A's " + std::to_string(a.cols()));
+    throw core::InputError(
+        "b", "has " + std::to_string(b.cols()) + " columns; A x B^T needs A's " + std::to_string(a.cols()));
   hw::fp8::AccumulatorModel model{accumulator_bits, product_fraction_bits, group, promote_every};
   hw::fp8::check_model(model, a.cols());
   hw::fp8::QuantizeOptions options;
@@ -235,14 +256,16 @@ hw::fp8::Matrix fp8_gemm(const hw::fp8::Matrix& a, const hw::fp8::Matrix& b, con
   hw::fp8::Matrix c;
   {
     py::gil_scoped_release release;
-    c = hw::fp8::gemm_limited(hw::fp8::quantize(a, hw::fp8::kActivationTiles, f, options), hw::fp8::quantize(b, hw::fp8::kWeightBlocks, f, options), model);
+    c = hw::fp8::gemm_limited(hw::fp8::quantize(a, hw::fp8::kActivationTiles, f, options),
+                              hw::fp8::quantize(b, hw::fp8::kWeightBlocks, f, options), model);
   }
   return c;
 }
 
 // Kernel cases (a JSON array, or a .jsonl file) timed by the models, as `codesim kernel --in`
 // times them: the rows as JSON.
-studies::KernelDefaults kernel_defaults(const std::string& gpu, const std::string& library, const std::string& backend) {
+studies::KernelDefaults kernel_defaults(const std::string& gpu, const std::string& library,
+                                        const std::string& backend) {
   studies::KernelDefaults d;
   d.gpu = gpu;
   d.library = library;
@@ -250,8 +273,8 @@ studies::KernelDefaults kernel_defaults(const std::string& gpu, const std::strin
   return d;
 }
 
-std::string kernel_cases(const std::string& cases, const std::string& kind, const std::string& gpu, const std::string& library,
-                         const std::string& backend) {
+std::string kernel_cases(const std::string& cases, const std::string& kind, const std::string& gpu,
+                         const std::string& library, const std::string& backend) {
   const auto document = core::parse_json_text(cases, "cases");
   std::vector<studies::KernelRow> rows;
   {
@@ -261,7 +284,8 @@ std::string kernel_cases(const std::string& cases, const std::string& kind, cons
   return studies::kernel_rows_json(rows).dump();
 }
 
-std::string kernel_file(const std::string& path, const std::string& gpu, const std::string& library, const std::string& backend) {
+std::string kernel_file(const std::string& path, const std::string& gpu, const std::string& library,
+                        const std::string& backend) {
   std::vector<studies::KernelRow> rows;
   {
     py::gil_scoped_release release;
@@ -302,16 +326,20 @@ PYBIND11_MODULE(_codesim, m) {
   m.def("run", &run, py::arg("scenario"), py::arg("engine"), py::arg("trace_path"), py::arg("progress"));
   m.def("tables", &tables, py::arg("only"), py::arg("check"));
   m.def("plan", &plan, py::arg("path"), py::arg("sets"), py::arg("log"), py::arg("jobs"));
-  m.def("calibrate", &calibrate, py::arg("trace_path"), py::arg("device"), py::arg("micro_batch_tokens"), py::arg("communication_sms"));
+  m.def("calibrate", &calibrate, py::arg("trace_path"), py::arg("device"), py::arg("micro_batch_tokens"),
+        py::arg("communication_sms"));
   m.def("schedule", &schedule, py::arg("kind"), py::arg("pp"), py::arg("micro_batches"), py::arg("virtual_stages"));
   m.def("fp8_cast", &fp8_cast, py::arg("values"), py::arg("format"), py::arg("saturate"));
-  m.def("fp8_quantize", &fp8_quantize, py::arg("x"), py::arg("format"), py::arg("tile"), py::arg("power_of_two_scales"));
-  m.def("fp8_gemm", &fp8_gemm, py::arg("a"), py::arg("b"), py::arg("format"), py::arg("accumulator_bits"), py::arg("product_fraction_bits"),
-        py::arg("group"), py::arg("promote_every"), py::arg("power_of_two_scales"));
+  m.def("fp8_quantize", &fp8_quantize, py::arg("x"), py::arg("format"), py::arg("tile"),
+        py::arg("power_of_two_scales"));
+  m.def("fp8_gemm", &fp8_gemm, py::arg("a"), py::arg("b"), py::arg("format"), py::arg("accumulator_bits"),
+        py::arg("product_fraction_bits"), py::arg("group"), py::arg("promote_every"), py::arg("power_of_two_scales"));
   m.def("step", &step, py::arg("scenario"), py::arg("engine"));
-  m.def("kernel_cases", &kernel_cases, py::arg("cases"), py::arg("kind"), py::arg("gpu"), py::arg("library"), py::arg("backend"));
+  m.def("kernel_cases", &kernel_cases, py::arg("cases"), py::arg("kind"), py::arg("gpu"), py::arg("library"),
+        py::arg("backend"));
   m.def("kernel_file", &kernel_file, py::arg("path"), py::arg("gpu"), py::arg("library"), py::arg("backend"));
-  m.def("add_data_dir", [](const std::string& dir) { core::add_data_dir(dir, "data"); }, py::arg("dir"));
+  m.def(
+      "add_data_dir", [](const std::string& dir) { core::add_data_dir(dir, "data"); }, py::arg("dir"));
   m.def("add_data_dirs_from_environment", &core::add_data_dirs_from_environment);
   m.def("set_install_prefix", &core::set_install_prefix, py::arg("prefix"));
   m.def("data_files", &data_files, py::arg("folder"));

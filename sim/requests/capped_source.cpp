@@ -4,7 +4,8 @@
 
 namespace requests {
 
-CappedSource::CappedSource(RequestSource& arrivals, int in_flight, double until_s) : arrivals_(arrivals), cap_(in_flight), until_s_(until_s) {}
+CappedSource::CappedSource(RequestSource& arrivals, int in_flight, double until_s)
+    : arrivals_(arrivals), cap_(in_flight), until_s_(until_s) {}
 
 std::optional<Request> CappedSource::next() {
   if (in_flight_ >= cap_) {

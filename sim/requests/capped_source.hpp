@@ -22,9 +22,9 @@ class CappedSource : public RequestSource {
   RequestSource& arrivals_;
   int cap_;
   double until_s_;
-  int in_flight_ = 0;   // sent, or returned to be sent at their time
+  int in_flight_ = 0;     // sent, or returned to be sent at their time
   bool waiting_ = false;  // a request waits for a place: the next finish sends it
-  double clock_s_ = 0;  // the latest send, or the finish that ended a wait: none is sent before it
+  double clock_s_ = 0;    // the latest send, or the finish that ended a wait: none is sent before it
 };
 
 }  // namespace requests

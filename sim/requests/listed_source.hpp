@@ -15,7 +15,8 @@ class ListedSource : public RequestSource {
     if (std::is_sorted(requests.begin(), requests.end(), earlier)) return;  // a trace is: no order to keep
     order_.resize(requests.size());
     for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int>(i);
-    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return earlier(requests[std::size_t(a)], requests[std::size_t(b)]); });
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](int a, int b) { return earlier(requests[std::size_t(a)], requests[std::size_t(b)]); });
   }
 
   std::optional<Request> next() override {

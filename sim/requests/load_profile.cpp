@@ -6,9 +6,11 @@
 
 namespace requests {
 
-LoadProfile::LoadProfile(std::vector<double> rates_per_s, double step_s) : rates_(std::move(rates_per_s)), step_s_(step_s) {}
+LoadProfile::LoadProfile(std::vector<double> rates_per_s, double step_s)
+    : rates_(std::move(rates_per_s)), step_s_(step_s) {}
 
-LoadProfile LoadProfile::diurnal(double peak_per_s, double trough_per_s, double peak_hour, double duration_s, double step_s) {
+LoadProfile LoadProfile::diurnal(double peak_per_s, double trough_per_s, double peak_hour, double duration_s,
+                                 double step_s) {
   std::vector<double> rates;
   for (double t = 0; t < duration_s; t += step_s) {
     const double hours = (t + step_s / 2) / 3600 - peak_hour;

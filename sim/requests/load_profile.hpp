@@ -14,7 +14,8 @@ class LoadProfile {
 
   // A day's curve: `peak_per_s` at `peak_hour` (0-24), `trough_per_s` twelve hours away, a
   // cosine between them, sampled at the middle of each `step_s` over `duration_s`.
-  static LoadProfile diurnal(double peak_per_s, double trough_per_s, double peak_hour, double duration_s, double step_s = 60);
+  static LoadProfile diurnal(double peak_per_s, double trough_per_s, double peak_hour, double duration_s,
+                             double step_s = 60);
 
   bool empty() const { return rates_.empty(); }
   double step_s() const { return step_s_; }

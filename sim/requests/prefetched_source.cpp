@@ -20,8 +20,10 @@ void PrefetchedSource::draw() {
     batch.reserve(kBatch);
     try {
       while (batch.size() < kBatch && !out)
-        if (std::optional<Request> q = source_.next()) batch.push_back(std::move(*q));
-        else out = true;
+        if (std::optional<Request> q = source_.next())
+          batch.push_back(std::move(*q));
+        else
+          out = true;
     } catch (...) {  // the requests before it are given first
       error_ = std::current_exception();
       out = true;

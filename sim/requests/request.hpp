@@ -24,7 +24,7 @@ struct Request {
   // Prompt tokens a prefix cache already holds, when the workload states them as a hit fraction
   // (-1: ask the prefix cache, from `block_hashes`).
   int cached_tokens = -1;
-  int client = -1;  // the closed-loop client that sent it (-1: none)
+  int client = -1;     // the closed-loop client that sent it (-1: none)
   double sent_s = -1;  // when the client sent it, where an engine's front end delays its arrival (-1: at arrival_s)
   std::vector<std::uint64_t> block_hashes;  // one per block of the prompt; equal hashes are a shared prefix
   int source_line = 0;                      // a trace's line, for messages

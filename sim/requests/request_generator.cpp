@@ -25,11 +25,13 @@ double gamma_variate(core::FastNormal& random, double shape) {
 
 std::pair<long long, long long> scaled_bounds(const LengthDistribution& lengths, double scale) {
   const double most = 1 << 30;
-  return {std::max(1LL, std::llround(std::min(most, lengths.min * scale))), std::max(1LL, std::llround(std::min(most, lengths.max * scale)))};
+  return {std::max(1LL, std::llround(std::min(most, lengths.min * scale))),
+          std::max(1LL, std::llround(std::min(most, lengths.max * scale)))};
 }
 
 long long longest_request_tokens(const GeneratedWorkload& workload, const WorkloadHour& hour) {
-  return scaled_bounds(workload.input, hour.input_scale).second + scaled_bounds(workload.output, hour.output_scale).second;
+  return scaled_bounds(workload.input, hour.input_scale).second +
+         scaled_bounds(workload.output, hour.output_scale).second;
 }
 
 namespace {
@@ -37,14 +39,19 @@ namespace {
 int draw_length(core::FastNormal& random, const LengthDistribution& l, double scale) {
   double x = l.mean;
   switch (l.kind) {
-    case LengthKind::kFixed: break;
-    case LengthKind::kUniform: x = l.min + random.uniform() * (l.max - l.min + 1) - 0.5; break;
+    case LengthKind::kFixed:
+      break;
+    case LengthKind::kUniform:
+      x = l.min + random.uniform() * (l.max - l.min + 1) - 0.5;
+      break;
     case LengthKind::kLognormal: {
       const double sigma2 = std::log1p(l.cv * l.cv);
       x = std::exp(std::log(l.mean) - sigma2 / 2 + std::sqrt(sigma2) * random.normal());
       break;
     }
-    case LengthKind::kExponential: x = -l.mean * std::log(random.uniform()); break;
+    case LengthKind::kExponential:
+      x = -l.mean * std::log(random.uniform());
+      break;
   }
   // An hour's scale stretches the whole distribution, its bounds too (a fixed length is its own
   // bounds: kept to them, it would not scale).
@@ -79,7 +86,8 @@ std::vector<Request> generate_requests(const GeneratedWorkload& w, long long max
   std::vector<Request> out;
   while (auto r = source.next()) {
     if (static_cast<long long>(out.size()) >= max_requests)
-      throw TooManyRequests("more than " + std::to_string(max_requests) + " requests drawn before " + std::to_string(w.duration_s) + " s");
+      throw TooManyRequests("more than " + std::to_string(max_requests) + " requests drawn before " +
+                            std::to_string(w.duration_s) + " s");
     out.push_back(std::move(*r));
   }
   return out;

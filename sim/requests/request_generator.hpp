@@ -43,7 +43,7 @@ struct WorkloadHour {
 struct GeneratedWorkload {
   ArrivalProcess arrivals;
   LengthDistribution input, output;
-  double prefix_hit_fraction = 0;  // of each prompt's tokens, served from the prefix cache
+  double prefix_hit_fraction = 0;   // of each prompt's tokens, served from the prefix cache
   std::vector<WorkloadHour> hours;  // hour i of the run (from 0 s); past the last, the workload's own
   double duration_s = 60;
   std::uint64_t seed = 1;

@@ -16,12 +16,16 @@ int desired_units(const PhaseScaling& p, const PhaseObservation& o) {
   int units = o.units;
   if (p.on_latency) {
     const bool low = !(o.latency_p90_s > p.latency_down_below * p.max_latency_p90_s) && !queue_high;  // no request: low
-    if (latency_high || queue_high) units = o.units + std::max(1, static_cast<int>(std::ceil(0.1 * o.units)));
-    else if (low) units = o.units - 1;
+    if (latency_high || queue_high)
+      units = o.units + std::max(1, static_cast<int>(std::ceil(0.1 * o.units)));
+    else if (low)
+      units = o.units - 1;
     return std::clamp(units, p.min_units, p.max_units);
   }
-  if (o.utilisation > p.scale_up_above || queue_high || latency_high) units = std::max(o.units + 1, at_target);
-  else if (o.utilisation < p.scale_down_below) units = std::min(o.units, std::max(at_target, o.units - step_down));
+  if (o.utilisation > p.scale_up_above || queue_high || latency_high)
+    units = std::max(o.units + 1, at_target);
+  else if (o.utilisation < p.scale_down_below)
+    units = std::min(o.units, std::max(at_target, o.units - step_down));
   return std::clamp(units, p.min_units, p.max_units);
 }
 

@@ -3,10 +3,10 @@
 // `interval_s` the policy looks at the last interval and sets how many units the phase should
 // have. Utilisation above `scale_up_above` (or a queue or latency beyond its limit) adds units,
 // enough to bring it to `target_utilisation`; below `scale_down_below` removes them, towards the
-// same target but at most a tenth of them (at least one) a look. A unit added serves after its `startup_s` (boot, weight load, warm-up); a unit removed
-// first drains: it takes no new requests and is off once its last one has left. After a phase
-// changes, it holds for `cooldown_s`. A prefill unit steps whenever it holds a prompt, however
-// few, so its time stepping says little of its headroom: it may scale on its latency instead.
+// same target but at most a tenth of them (at least one) a look. A unit added serves after its `startup_s` (boot,
+// weight load, warm-up); a unit removed first drains: it takes no new requests and is off once its last one has left.
+// After a phase changes, it holds for `cooldown_s`. A prefill unit steps whenever it holds a prompt, however few, so
+// its time stepping says little of its headroom: it may scale on its latency instead.
 namespace serving {
 
 struct PhaseScaling {
@@ -21,7 +21,7 @@ struct PhaseScaling {
   // passes max_latency_p90_s or the queue its limit, one fewer while the p90 is below this share of it.
   bool on_latency = false;
   double latency_down_below = 0.5;
-  double startup_s = 0;           // from the decision to a unit serving
+  double startup_s = 0;  // from the decision to a unit serving
 };
 
 struct Autoscaling {
@@ -33,10 +33,11 @@ struct Autoscaling {
 
 // What the policy saw of a phase over its last interval.
 struct PhaseObservation {
-  int units = 0;             // serving or starting (the capacity already decided)
-  double utilisation = 0;    // of the units serving: prefill, the share of time stepping; decode, of sequence slots and KV pages in use
-  double queue_per_unit = 0; // requests waiting, per unit serving
-  double latency_p90_s = 0;  // NaN where no request gave one
+  int units = 0;  // serving or starting (the capacity already decided)
+  double utilisation =
+      0;  // of the units serving: prefill, the share of time stepping; decode, of sequence slots and KV pages in use
+  double queue_per_unit = 0;  // requests waiting, per unit serving
+  double latency_p90_s = 0;   // NaN where no request gave one
 };
 
 // The units the phase should have.

@@ -29,7 +29,7 @@ struct CpuPart {
 
 struct EngineProfile {
   std::string name = "bare";
-  std::string version;                 // the engine's release the figures hold for ("": the only one)
+  std::string version;  // the engine's release the figures hold for ("": the only one)
   // A step's CPU work by part, as the sources split it (one part where they do not).
   CpuPart schedule, prepare, sample, outputs;
   double step_cpu_s = 0;               // per step, fixed: the parts' sum
@@ -46,7 +46,8 @@ struct EngineProfile {
   std::vector<std::string> attention_backends;
   // Defaults the engine gives a deployment (absent: the deployment's own).
   std::optional<int> page_tokens, max_running, max_batch_tokens, micro_batches;
-  std::optional<std::string> scheduler;  // its colocated units' scheduler (schedulers/), where the deployment names none
+  std::optional<std::string>
+      scheduler;  // its colocated units' scheduler (schedulers/), where the deployment names none
   KvMemoryRule kv_memory = KvMemoryRule::kShareOfHbm;
   double kv_memory_fraction = 0.9;     // kShareOfHbm, kShareOfFree: the share
   double kv_memory_reserve_bytes = 0;  // kReserve: what the runtime keeps, activations included

@@ -7,9 +7,12 @@
 
 namespace serving {
 
-MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workload::ServingDeployment& d, const MemoryInput& in) {
+MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workload::ServingDeployment& d,
+                       const MemoryInput& in) {
   const double bf16 = 2.0;
-  const double linear = in.weights == hw::GemmPrecision::kBf16 ? bf16 : in.weights == hw::GemmPrecision::kFp8 ? 1.0 : hw::operand_bytes_per_element(in.weights);
+  const double linear = in.weights == hw::GemmPrecision::kBf16  ? bf16
+                        : in.weights == hw::GemmPrecision::kFp8 ? 1.0
+                                                                : hw::operand_bytes_per_element(in.weights);
   const double h = m.hidden;
   const int tp = d.attention_tp;
   const auto& a = m.attention;
@@ -34,8 +37,10 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
     const double slots = double(e.routed_experts + d.redundant_experts) / d.routed_gpus;
     double moe_layer = slots * expert + h * e.routed_experts * bf16;  // routed experts and the gate
     const double shared = e.shared_experts * expert;
-    if (d.dedicated_shared && d.shared_gpus() > 0) moe_layer = std::max(moe_layer, shared);
-    else moe_layer += shared;
+    if (d.dedicated_shared && d.shared_gpus() > 0)
+      moe_layer = std::max(moe_layer, shared);
+    else
+      moe_layer += shared;
     w += moe_layer * (m.moe_layer_count() + (in.mtp ? 1 : 0));
   }
   w *= stage_share;
@@ -54,7 +59,8 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
   widest = std::max(widest, 2.0 * m.dense_ffn / tp);
   if (m.moe) widest = std::max(widest, double(m.moe->active_routed_experts) * 2.0 * m.moe->expert_ffn);
   p.activation_bytes = t * (4 * h + widest) * bf16 + t * double(m.vocab) / tp * 4;
-  p.reserve_bytes = in.reserve_holds_activations ? std::max(0.0, in.runtime_reserve_bytes - p.activation_bytes) : in.runtime_reserve_bytes;
+  p.reserve_bytes = in.reserve_holds_activations ? std::max(0.0, in.runtime_reserve_bytes - p.activation_bytes)
+                                                 : in.runtime_reserve_bytes;
 
   // KV per token: MLA's latent is whole on every GPU of a TP group; GQA's heads are split over
   // the group (copied where TP exceeds the KV heads).
@@ -71,7 +77,8 @@ MemoryPlan plan_memory(const workload::Model& m, const hw::Gpu& gpu, const workl
     p.kv_bytes *= in.kv_share_of_free;
   }
   p.kv_pages = kv_pages(m, in.mtp, in.kv_bytes_per_element, workload::kv_share_per_gpu(a, tp));
-  p.kv_group_tokens = p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_pages.group_bytes_per_token_gpu)) : 0;
+  p.kv_group_tokens =
+      p.kv_bytes > 0 ? static_cast<long long>(std::floor(p.kv_bytes / p.kv_pages.group_bytes_per_token_gpu)) : 0;
   p.kv_tokens = p.kv_pages.longest_tokens(p.kv_group_tokens, in.page_tokens);
   return p;
 }

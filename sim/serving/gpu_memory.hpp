@@ -12,16 +12,17 @@
 namespace serving {
 
 struct MemoryInput {
-  int max_step_tokens = 8192;       // the most new tokens one DP rank computes in a step
-  double runtime_reserve_bytes = 0; // CUDA context, communication buffers, fragmentation
+  int max_step_tokens = 8192;        // the most new tokens one DP rank computes in a step
+  double runtime_reserve_bytes = 0;  // CUDA context, communication buffers, fragmentation
   // Above 0: the KV cache takes this share of what weights, activations and the reserve leave,
   // the rest kept by the runtime (TensorRT-LLM's free_gpu_memory_fraction).
   double kv_share_of_free = 0;
   bool reserve_holds_activations = false;  // the reserve covers the activations (SGLang's)
   double kv_bytes_per_element = 2;
-  hw::GemmPrecision weights = hw::GemmPrecision::kFp8;  // linear layers' weights: FP8 (a byte), FP4 (NVFP4: half a byte and its scales) or BF16
-  bool mtp = false;                 // the MTP module's layer is loaded and keeps a KV cache
-  int page_tokens = 64;             // KV pages' tokens (windowed layers free theirs by the page)
+  hw::GemmPrecision weights =
+      hw::GemmPrecision::kFp8;  // linear layers' weights: FP8 (a byte), FP4 (NVFP4: half a byte and its scales) or BF16
+  bool mtp = false;             // the MTP module's layer is loaded and keeps a KV cache
+  int page_tokens = 64;         // KV pages' tokens (windowed layers free theirs by the page)
 };
 
 struct MemoryPlan {

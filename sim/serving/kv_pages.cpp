@@ -12,7 +12,8 @@ namespace serving {
 
 long long KvPages::windowed_pages(long long full, int page_tokens) const {
   long long p = 0;
-  for (const auto& w : windowed) p += w.groups * std::min(full, (w.window_tokens + page_tokens - 1) / page_tokens + 1LL);
+  for (const auto& w : windowed)
+    p += w.groups * std::min(full, (w.window_tokens + page_tokens - 1) / page_tokens + 1LL);
   return p;
 }
 
@@ -20,7 +21,9 @@ long long KvPages::longest_tokens(long long group_tokens, int page_tokens) const
   if (windowed.empty()) return group_tokens;  // a token takes a page group's bytes, page by page
   const long long pages_total = group_tokens / page_tokens;
   if (full_groups == 0)  // every layer windowed: past the widest window a sequence takes no more
-    return pages(windowed.back().window_tokens + 2LL * page_tokens, page_tokens) <= pages_total ? std::numeric_limits<int>::max() : 0;
+    return pages(windowed.back().window_tokens + 2LL * page_tokens, page_tokens) <= pages_total
+               ? std::numeric_limits<int>::max()
+               : 0;
   // The most whole pages of context whose sequence fits (pages grow with the context).
   long long lo = 0, hi = pages_total / full_groups + 1;
   while (hi - lo > 1) {

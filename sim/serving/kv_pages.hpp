@@ -16,15 +16,15 @@ namespace serving {
 struct KvPages {
   struct Windowed {
     int window_tokens = 0;
-    int groups = 0;                // page groups of layers with this window
-    double bytes_per_token = 0;    // their KV per token, the whole model's share (all GPUs)
+    int groups = 0;              // page groups of layers with this window
+    double bytes_per_token = 0;  // their KV per token, the whole model's share (all GPUs)
   };
-  int full_groups = 1;                  // page groups of layers over the whole context
-  std::vector<Windowed> windowed;       // by window, ascending
-  double group_bytes_per_token_gpu = 0; // one page group's KV per token on one GPU: a page is page_tokens of it
-  double full_bytes_per_token = 0;      // layers over the whole context, per token (all GPUs)
-  double full_bytes_per_token_gpu = 0;  // ... on one GPU
-  double gpu_share = 1;                 // of a sequence's KV, what one GPU of its DP rank holds
+  int full_groups = 1;                   // page groups of layers over the whole context
+  std::vector<Windowed> windowed;        // by window, ascending
+  double group_bytes_per_token_gpu = 0;  // one page group's KV per token on one GPU: a page is page_tokens of it
+  double full_bytes_per_token = 0;       // layers over the whole context, per token (all GPUs)
+  double full_bytes_per_token_gpu = 0;   // ... on one GPU
+  double gpu_share = 1;                  // of a sequence's KV, what one GPU of its DP rank holds
 
   // Pages a sequence of `tokens` holds. (Inline where no layer is windowed: a fleet's decode
   // ranks ask at each page boundary, over a billion times a day.)
@@ -34,7 +34,9 @@ struct KvPages {
   }
   // KV bytes of a sequence of `tokens`: the whole (what a transfer moves), or one GPU's share.
   double bytes(double tokens) const { return tokens * full_bytes_per_token + windowed_bytes(tokens); }
-  double bytes_gpu(double tokens) const { return tokens * full_bytes_per_token_gpu + windowed_bytes(tokens) * gpu_share; }
+  double bytes_gpu(double tokens) const {
+    return tokens * full_bytes_per_token_gpu + windowed_bytes(tokens) * gpu_share;
+  }
   // The longest sequence a DP rank holds, its KV cache `group_tokens` tokens of one page group:
   // that many where no layer is windowed; else in whole pages (a large number where all are).
   long long longest_tokens(long long group_tokens, int page_tokens) const;

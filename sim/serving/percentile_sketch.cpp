@@ -8,7 +8,9 @@
 namespace serving {
 
 PercentileSketch::PercentileSketch(ByLog, double relative_accuracy, double min_value, double max_value)
-    : gamma_((1 + relative_accuracy) / (1 - relative_accuracy)), log_gamma_(std::log(gamma_)), min_value_(min_value),
+    : gamma_((1 + relative_accuracy) / (1 - relative_accuracy)),
+      log_gamma_(std::log(gamma_)),
+      min_value_(min_value),
       buckets_(static_cast<int>(std::ceil(std::log(max_value / min_value) / log_gamma_)) + 1) {}
 
 PercentileSketch::PercentileSketch(double relative_accuracy, double min_value, double max_value)
@@ -40,7 +42,9 @@ const PercentileSketch::Table& PercentileSketch::usual_table() {
     std::uint64_t below = bits(by_log.min_value_);  // a value in a lower bucket than the one sought
     for (std::size_t i = 1; i < n; ++i) {
       std::uint64_t at = bits(std::numeric_limits<double>::infinity());  // one in it or above
-      if (const double guess = value(below) * by_log.gamma_ * by_log.gamma_; by_log.bucket_by_log(guess) >= static_cast<int>(i)) at = bits(guess);
+      if (const double guess = value(below) * by_log.gamma_ * by_log.gamma_;
+          by_log.bucket_by_log(guess) >= static_cast<int>(i))
+        at = bits(guess);
       while (at - below > 1) {
         const std::uint64_t mid = below + (at - below) / 2;
         (by_log.bucket_by_log(value(mid)) >= static_cast<int>(i) ? at : below) = mid;
@@ -116,6 +120,8 @@ double PercentileSketch::percentile(double p) const {
   return max_;
 }
 
-double PercentileSketch::mean() const { return count_ > 0 ? sum_ / double(count_) : std::numeric_limits<double>::quiet_NaN(); }
+double PercentileSketch::mean() const {
+  return count_ > 0 ? sum_ / double(count_) : std::numeric_limits<double>::quiet_NaN();
+}
 
 }  // namespace serving

@@ -13,7 +13,8 @@ class PercentileSketch {
   // Values from `min_value` to `max_value` are within `relative_accuracy`; beyond, they count in
   // the end buckets (the exact minimum and maximum are kept).
   static constexpr double kUsualAccuracy = 0.005, kUsualMin = 1e-6, kUsualMax = 1e7;
-  explicit PercentileSketch(double relative_accuracy = kUsualAccuracy, double min_value = kUsualMin, double max_value = kUsualMax);
+  explicit PercentileSketch(double relative_accuracy = kUsualAccuracy, double min_value = kUsualMin,
+                            double max_value = kUsualMax);
 
   void add(double value, long long times = 1);  // `times` values alike
   void merge(const PercentileSketch& other);

@@ -17,8 +17,10 @@ void RequestTally::merge(const RequestTally& o) {
 }
 
 void RequestSeries::add(const RequestRecord& r) {
-  if (r.finish_s < 0) unfinished_.push_back(r);
-  else count(r, r.finish_s);
+  if (r.finish_s < 0)
+    unfinished_.push_back(r);
+  else
+    count(r, r.finish_s);
 }
 
 void RequestSeries::finish(double stopped_s) {
@@ -82,7 +84,8 @@ ServingMetrics streamed_metrics(const RequestSeries& series, const ServingResult
   };
   long long arrived = 0;
   for (std::size_t i = 0; i < iv.size(); ++i)
-    if (double(i) * c.interval_s >= mid_s - 1e-9 && double(i + 1) * c.interval_s <= c.duration_s + 1e-9) arrived += iv[i].arrivals;
+    if (double(i) * c.interval_s >= mid_s - 1e-9 && double(i + 1) * c.interval_s <= c.duration_s + 1e-9)
+      arrived += iv[i].arrivals;
   const double half_s = c.duration_s - mid_s;
   const double growth = at(c.duration_s) - at(mid_s);
   m.offered_per_s = double(arrived) / half_s;

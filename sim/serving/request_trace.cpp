@@ -32,9 +32,12 @@ std::vector<std::string> split_csv(const std::string& line, const std::string& w
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c != '"') fields.back() += c;
-      else if (i + 1 < line.size() && line[i + 1] == '"') fields.back() += line[++i];
-      else quoted = false;
+      if (c != '"')
+        fields.back() += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"')
+        fields.back() += line[++i];
+      else
+        quoted = false;
     } else if (c == '"' && trim(fields.back()).empty() && !was_quoted) {
       fields.back().clear();
       quoted = was_quoted = true;
@@ -55,8 +58,9 @@ std::vector<std::string> split_csv(const std::string& line, const std::string& w
 // A token count of a trace: a whole number from 0 (outputs) or 1 (prompts) to 10 million.
 int token_count(double value, int min, const std::string& where) {
   if (!std::isfinite(value) || value != std::floor(value) || value < min || value > 1e7)
-    throw core::InputError(where, core::describe_number(value) + " is not allowed; expected a whole number of tokens from " +
-                                      std::to_string(min) + " to 10000000");
+    throw core::InputError(where, core::describe_number(value) +
+                                      " is not allowed; expected a whole number of tokens from " + std::to_string(min) +
+                                      " to 10000000");
   return static_cast<int>(value);
 }
 
@@ -65,7 +69,8 @@ int token_count(double value, int min, const std::string& where) {
 double to_number(const std::string& text) {
   const auto digits = text.find_first_not_of("0123456789");
   const bool plain = !text.empty() && digits != 0 &&
-                     (digits == std::string::npos || (text[digits] == '.' && text.find_first_not_of("0123456789", digits + 1) == std::string::npos));
+                     (digits == std::string::npos ||
+                      (text[digits] == '.' && text.find_first_not_of("0123456789", digits + 1) == std::string::npos));
   if (!plain) throw std::invalid_argument(text);
   return std::stod(text);
 }
@@ -74,14 +79,16 @@ double to_number(const std::string& text) {
 // before it is held whole).
 class LineReader {
  public:
-  LineReader(std::istream& in, const std::string& origin, std::size_t max_bytes) : in_(in), origin_(origin), buffer_(max_bytes + 2) {}
+  LineReader(std::istream& in, const std::string& origin, std::size_t max_bytes)
+      : in_(in), origin_(origin), buffer_(max_bytes + 2) {}
 
   bool next(std::string& line) {
     in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     const auto got = static_cast<std::size_t>(in_.gcount());
     if (in_.fail()) {
       if (got == 0) return false;
-      throw core::InputError(where_of(number_ + 1), "a line longer than " + std::to_string(buffer_.size() - 2) + " bytes is not allowed");
+      throw core::InputError(where_of(number_ + 1),
+                             "a line longer than " + std::to_string(buffer_.size() - 2) + " bytes is not allowed");
     }
     ++number_;
     line.assign(buffer_.data(), in_.eof() ? got : got - 1);
@@ -113,9 +120,11 @@ class Collector {
     last_s_ = r.arrival_s;
     if (r.arrival_s >= window_.until_s) return false;
     if (static_cast<long long>(out_.size()) >= window_.max_requests)
-      throw core::InputError(where, "more than " + std::to_string(window_.max_requests) + " requests within the " + core::describe_number(window_.until_s) +
-                                        " s a run reads (" + core::describe_number(bytes_per_request() * double(window_.max_requests) / 1e9) +
-                                        " GB of request records) are not allowed; shorten duration_s or the trace");
+      throw core::InputError(where,
+                             "more than " + std::to_string(window_.max_requests) + " requests within the " +
+                                 core::describe_number(window_.until_s) + " s a run reads (" +
+                                 core::describe_number(bytes_per_request() * double(window_.max_requests) / 1e9) +
+                                 " GB of request records) are not allowed; shorten duration_s or the trace");
     out_.push_back(std::move(r));
     return true;
   }
@@ -145,24 +154,28 @@ std::vector<requests::Request> parse_azure(std::istream& in, const std::string& 
         if (f[i] == "GeneratedTokens") out_col = i;
       }
       if (time_col < 0 || in_col < 0 || out_col < 0)
-        throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' is not allowed; expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
+        throw core::InputError(where,
+                               "'" + trim(line).substr(0, 60) +
+                                   "' is not allowed; expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
       continue;
     }
     if (f.size() != header_fields)
-      throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' has " + std::to_string(f.size()) + " fields; expected the header's " +
-                                        std::to_string(header_fields));
+      throw core::InputError(where, "'" + trim(line).substr(0, 60) + "' has " + std::to_string(f.size()) +
+                                        " fields; expected the header's " + std::to_string(header_fields));
     requests::Request r;
     double t = 0, input = 0, output = 0;
     try {
       t = parse_timestamp_s(f[time_col]);
     } catch (const std::exception&) {
-      throw core::InputError(where, "TIMESTAMP '" + f[time_col] + "' is not allowed; expected YYYY-MM-DD HH:MM:SS[.ffffff]");
+      throw core::InputError(where,
+                             "TIMESTAMP '" + f[time_col] + "' is not allowed; expected YYYY-MM-DD HH:MM:SS[.ffffff]");
     }
     try {
       input = to_number(f[in_col]);
       output = to_number(f[out_col]);
     } catch (const std::exception&) {
-      throw core::InputError(where, "ContextTokens '" + f[in_col].substr(0, 60) + "' and GeneratedTokens '" + f[out_col].substr(0, 60) +
+      throw core::InputError(where, "ContextTokens '" + f[in_col].substr(0, 60) + "' and GeneratedTokens '" +
+                                        f[out_col].substr(0, 60) +
                                         "': not allowed; token counts must be numbers in decimal digits");
     }
     r.input_tokens = token_count(input, 1, where + ": ContextTokens");
@@ -185,10 +198,14 @@ std::vector<requests::Request> parse_mooncake(std::istream& in, const std::strin
     if (j.is_object())
       for (const auto& [key, value] : j.items())
         if (key != "timestamp" && key != "input_length" && key != "output_length" && key != "hash_ids")
-          throw core::InputError(where, "/" + key.substr(0, 60) + ": unknown; a Mooncake line has timestamp, input_length, output_length and hash_ids");
+          throw core::InputError(
+              where, "/" + key.substr(0, 60) +
+                         ": unknown; a Mooncake line has timestamp, input_length, output_length and hash_ids");
     auto number_of = [&](const char* key) {
       if (!j.is_object() || !j.contains(key) || !j[key].is_number())
-        throw core::InputError(where, std::string("/") + key + ": missing or not a number; a Mooncake line has timestamp, input_length, output_length");
+        throw core::InputError(
+            where, std::string("/") + key +
+                       ": missing or not a number; a Mooncake line has timestamp, input_length, output_length");
       return j[key].get<double>();
     };
     requests::Request r;
@@ -199,11 +216,14 @@ std::vector<requests::Request> parse_mooncake(std::istream& in, const std::strin
     if (j.contains("hash_ids")) {
       if (!j["hash_ids"].is_array()) throw core::InputError(where, "/hash_ids: expected an array of integers");
       for (const auto& h : j["hash_ids"]) {
-        if (!h.is_number_integer()) throw core::InputError(where, "/hash_ids: " + core::describe(h) + " is not allowed; expected integers");
+        if (!h.is_number_integer())
+          throw core::InputError(where, "/hash_ids: " + core::describe(h) + " is not allowed; expected integers");
         r.block_hashes.push_back(static_cast<std::uint64_t>(h.get<long long>()));
       }
     }
-    if (!std::isfinite(t_ms)) throw core::InputError(where, "/timestamp: " + core::describe_number(t_ms) + " is not allowed; expected milliseconds");
+    if (!std::isfinite(t_ms))
+      throw core::InputError(where,
+                             "/timestamp: " + core::describe_number(t_ms) + " is not allowed; expected milliseconds");
     if (!requests.add(std::move(r), t_ms / 1000.0, where, "/timestamp: " + core::describe_number(t_ms))) break;
   }
   return requests.take();
@@ -231,15 +251,16 @@ double parse_timestamp_s(const std::string& text) {
   double sec = 0;
   // "2023-11-16 18:15:46.6805900" (the Azure traces; a 'T' also accepted)
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d%*1[ T]%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
-      n != static_cast<int>(text.size()) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-      !(sec >= 0 && sec < 61) || text.find_first_of("xX+eEinINaA") != std::string::npos)
+      n != static_cast<int>(text.size()) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h < 0 || h > 23 ||
+      mi < 0 || mi > 59 || !(sec >= 0 && sec < 61) || text.find_first_of("xX+eEinINaA") != std::string::npos)
     throw std::invalid_argument(text);
   return double(days_from_civil(y, mo, d)) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
 }
 
 namespace {
 
-std::vector<requests::Request> read_requests(std::istream& in, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> read_requests(std::istream& in, TraceFormat format, const std::string& origin,
+                                             const TraceWindow& window) {
   auto out = format == TraceFormat::kAzureCsv ? parse_azure(in, origin, window) : parse_mooncake(in, origin, window);
   if (out.empty()) throw core::InputError(origin, "holds no requests");
   return out;
@@ -247,7 +268,8 @@ std::vector<requests::Request> read_requests(std::istream& in, TraceFormat forma
 
 }  // namespace
 
-std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window) {
+std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin,
+                                           const TraceWindow& window) {
   std::istringstream in(text);
   return read_requests(in, format, origin, window);
 }

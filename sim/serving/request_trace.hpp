@@ -27,7 +27,8 @@ struct TraceWindow {
 };
 
 std::vector<requests::Request> read_trace(const std::string& path, TraceFormat format, const TraceWindow& window = {});
-std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin, const TraceWindow& window = {});
+std::vector<requests::Request> parse_trace(const std::string& text, TraceFormat format, const std::string& origin,
+                                           const TraceWindow& window = {});
 
 // Seconds since 1970 of "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC); throws std::invalid_argument.
 double parse_timestamp_s(const std::string& text);

@@ -31,8 +31,8 @@ bool scheduler_named(const std::string& name, Scheduler& kind);
 
 struct UnitConfig {
   workload::ServingDeployment deployment;
-  int max_running = 256;         // per DP rank: sequences in one step
-  int max_batch_tokens = 8192;   // per DP rank: new tokens in one step (prefill, or chunk and decode when colocated)
+  int max_running = 256;        // per DP rank: sequences in one step
+  int max_batch_tokens = 8192;  // per DP rank: new tokens in one step (prefill, or chunk and decode when colocated)
   MemoryPlan memory;
   StepCost* cost = nullptr;
   // An MoE layer's all-to-all joins the DP ranks, so they step together; without one (a dense
@@ -74,13 +74,13 @@ struct ServingConfig {
   // once their KV cache has left prefill (no decode units).
   bool prefill_unbounded = false;
   bool decode_unbounded = false;
-  double warmup_s = 0;        // requests arriving earlier are served but not measured
-  double duration_s = 60;     // arrivals stop; throughput is measured from warmup to here
-  double drain_limit_s = 0;   // the run stops here even if requests remain (0: 10 x duration)
-  double interval_s = 0;      // > 0: the fleet and its load per interval of this length (ServingResult::intervals)
-  Autoscaling autoscaling;    // units per phase changed as the load goes (prefill_units, decode_units the most)
+  double warmup_s = 0;       // requests arriving earlier are served but not measured
+  double duration_s = 60;    // arrivals stop; throughput is measured from warmup to here
+  double drain_limit_s = 0;  // the run stops here even if requests remain (0: 10 x duration)
+  double interval_s = 0;     // > 0: the fleet and its load per interval of this length (ServingResult::intervals)
+  Autoscaling autoscaling;   // units per phase changed as the load goes (prefill_units, decode_units the most)
   std::uint64_t seed = 1;
-  double trace_until_s = 0;   // Chrome trace of requests and unit counters up to here (0: none)
+  double trace_until_s = 0;  // Chrome trace of requests and unit counters up to here (0: none)
   // The engine's CPU work between steps. (A request's way in through the engine's front end and
   // out to its client is the caller's: an `EngineFrontEnd` in front of the source.)
   EngineProfile engine;

@@ -23,7 +23,8 @@ Percentiles summarise(std::vector<double>& v) {
   p.p50 = sorted_percentile(v, 50);
   p.p90 = sorted_percentile(v, 90);
   p.p99 = sorted_percentile(v, 99);
-  p.mean = v.empty() ? std::numeric_limits<double>::quiet_NaN() : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  p.mean = v.empty() ? std::numeric_limits<double>::quiet_NaN()
+                     : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
   return p;
 }
 
@@ -51,8 +52,10 @@ ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig&
     if (!r.in_window) continue;
     ++m.measured;
     const bool done = r.finish_s >= 0;
-    if (done) ++m.finished;
-    else ++m.unfinished;
+    if (done)
+      ++m.finished;
+    else
+      ++m.unfinished;
     // An unfinished request's figures run to when the run stopped: each is at least that.
     const double end_s = done ? r.finish_s : m.stopped_s;
     const double first = (r.first_token_s >= 0 ? r.first_token_s : end_s) - r.arrival_s;
@@ -88,7 +91,8 @@ ServingMetrics serving_metrics(const ServingResult& result, const ServingConfig&
   // window's requests never finished (closed-loop clients beyond what the units hold: their
   // queue cannot grow, it only never drains).
   // An engine's front end that fell behind by half the window is overloaded too.
-  m.overloaded = growth > 0.1 * double(arrived) || (m.measured > 0 && 2 * m.finished < m.measured) || result.front_end_behind;
+  m.overloaded =
+      growth > 0.1 * double(arrived) || (m.measured > 0 && 2 * m.finished < m.measured) || result.front_end_behind;
   return m;
 }
 
@@ -98,7 +102,8 @@ bool decode_binds(const ServingResult& result, const ServingMetrics& m, const Sl
   for (const auto& q : result.requests) {
     if (!q.in_window) continue;
     prefill_wait_s += (q.prefill_start_s >= 0 ? q.prefill_start_s : result.end_s) - q.arrival_s;
-    if (q.prefill_end_s >= 0) decode_wait_s += (q.first_token_s >= 0 ? q.first_token_s : result.end_s) - q.prefill_end_s;
+    if (q.prefill_end_s >= 0)
+      decode_wait_s += (q.first_token_s >= 0 ? q.first_token_s : result.end_s) - q.prefill_end_s;
   }
   return decode_wait_s > prefill_wait_s;
 }

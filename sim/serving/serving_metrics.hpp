@@ -21,21 +21,21 @@ struct Slo {
 };
 
 struct ServingMetrics {
-  long long measured = 0;   // requests that arrived in the window
-  long long finished = 0;   // ... and finished
-  long long unfinished = 0; // ... and were still in the system when the run stopped
-  double stopped_s = 0;     // when the run stopped
+  long long measured = 0;    // requests that arrived in the window
+  long long finished = 0;    // ... and finished
+  long long unfinished = 0;  // ... and were still in the system when the run stopped
+  double stopped_s = 0;      // when the run stopped
   // Over the window's second half: requests arriving, requests given their first token, and
   // whether the ones waiting for it grew by more than a tenth of the arrivals (overloaded).
   double offered_per_s = 0, served_per_s = 0;
   bool overloaded = false;
   Percentiles ttft_s, tpot_s, e2e_s, user_tokens_per_s;
-  double request_rate_per_s = 0;        // arrivals in the window
-  double input_tokens_per_s = 0;        // prefill, cache hits included
+  double request_rate_per_s = 0;  // arrivals in the window
+  double input_tokens_per_s = 0;  // prefill, cache hits included
   double computed_input_tokens_per_s = 0;
   double output_tokens_per_s = 0;
-  double goodput_requests_per_s = 0;    // measured requests that finished within the SLO
-  double slo_attainment = 0;            // share of measured requests within the SLO
+  double goodput_requests_per_s = 0;  // measured requests that finished within the SLO
+  double slo_attainment = 0;          // share of measured requests within the SLO
 };
 
 // The p-th percentile (0-100) of `values`, linearly interpolated; not a number when empty.

@@ -10,12 +10,14 @@ double bytes_per_request() { return double(sizeof(InFlight) + sizeof(RequestReco
 // (A rank's queues take memory only once something is queued.)
 double bytes_per_rank() { return double(sizeof(Rank) + sizeof(Unit)); }
 
-ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress) {
+ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config,
+                               const std::function<void(double)>& progress) {
   Floor floor(source, config, progress, {});
   return run(floor);
 }
 
-ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config,
+                               const std::function<void(double)>& progress,
                                const std::function<void(const RequestRecord&)>& on_record) {
   Floor floor(source, config, progress, on_record);
   return run(floor);

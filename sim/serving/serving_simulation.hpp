@@ -26,14 +26,16 @@ double bytes_per_rank();
 // `progress(simulated_s)` is called now and then with the simulated time reached. The requests
 // come from `source` as the run reaches them; a run holds at most kMaxRequests
 // (TooManyRequests).
-ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress = {});
+ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config,
+                               const std::function<void(double)>& progress = {});
 // A list of requests, run in order of arrival.
 ServingResult simulate_serving(const std::vector<requests::Request>& requests, const ServingConfig& config,
                                const std::function<void(double)>& progress = {});
 // The records streamed to `on_record` as requests finish (and the unfinished at the end) rather
 // than kept: a run's memory is then what is in flight, whatever its length, and it holds any
 // number of requests.
-ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
+ServingResult simulate_serving(requests::RequestSource& source, const ServingConfig& config,
+                               const std::function<void(double)>& progress,
                                const std::function<void(const RequestRecord&)>& on_record);
 
 }  // namespace serving

@@ -7,8 +7,9 @@
 
 namespace serving {
 
-StepCost::StepCost(const workload::Model& model, const workload::Roofline& roofline, const workload::ServingDeployment& unit,
-                   const workload::ServingLinks& links, const workload::ServingRequest& base, const net::Cluster* flow_on)
+StepCost::StepCost(const workload::Model& model, const workload::Roofline& roofline,
+                   const workload::ServingDeployment& unit, const workload::ServingLinks& links,
+                   const workload::ServingRequest& base, const net::Cluster* flow_on)
     : model_(model), roofline_(roofline), unit_(unit), links_(links), base_(base), flow_on_(flow_on) {
   const auto layer = workload::layer_costs(model).back();
   const double tp = unit.attention_tp;
@@ -59,8 +60,9 @@ double StepCost::seconds(const StepLoad& load) {
   b.prefill_tokens = on_grid(b.prefill_tokens);
   b.prefill_context_tokens = on_grid(b.prefill_context_tokens);
   g.unit_tokens = static_cast<long long>(on_grid(double(g.unit_tokens)));
-  const std::array<double, 8> key{b.decode_sequences, b.decode_context_tokens, b.prefill_sequences, b.prefill_tokens,
-                                  b.prefill_context_tokens, double(g.unit_tokens), g.prefill ? 1.0 : 0.0, double(g.mtp_drafts)};
+  const std::array<double, 8> key{b.decode_sequences,    b.decode_context_tokens,  b.prefill_sequences,
+                                  b.prefill_tokens,      b.prefill_context_tokens, double(g.unit_tokens),
+                                  g.prefill ? 1.0 : 0.0, double(g.mtp_drafts)};
   auto it = kept_.find(key);
   if (it == kept_.end()) {
     ++computed_;

@@ -24,11 +24,12 @@ class StepCost {
   StepCost(const workload::Model& model, const workload::Roofline& roofline, const workload::ServingDeployment& unit,
            const workload::ServingLinks& links, const workload::ServingRequest& base, const net::Cluster* flow_on);
 
-  double seconds(const StepLoad& load);         // on the grid, kept
+  double seconds(const StepLoad& load);  // on the grid, kept
   // The parts of the step `seconds` last timed (kept with it), for the mean of the steps' parts.
   const workload::ServingStepBreakdown& last_parts() const { return *last_parts_; }
   double direct_seconds(const StepLoad& load);  // as given, not kept
-  workload::ServingStep step(const StepLoad& load, bool keep_graph = true);  // the whole step as given, for its breakdown
+  workload::ServingStep step(const StepLoad& load,
+                             bool keep_graph = true);  // the whole step as given, for its breakdown
 
   // Which DP rank gates a step is found by a proxy of each rank's attention time, in new tokens
   // through the projections: what a token of KV cache read and a query-key pair of prefill cost

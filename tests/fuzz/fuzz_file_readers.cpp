@@ -19,7 +19,9 @@
 namespace {
 
 std::string scratch_file(int n) {
-  return (std::filesystem::temp_directory_path() / ("codesim-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".jsonl")).string();
+  return (std::filesystem::temp_directory_path() /
+          ("codesim-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".jsonl"))
+      .string();
 }
 
 void write(const std::string& path, const std::string& bytes) {
@@ -46,8 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     studies::merge_sweep_logs(paths);
 #endif
-  } catch (const core::InputError&) {
-  }
+  } catch (const core::InputError&) {}
   for (const auto& path : paths) std::filesystem::remove(path);
   return 0;
 }

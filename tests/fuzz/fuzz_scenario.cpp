@@ -26,7 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     nlohmann::json document = core::parse_json_text(text.substr(pos), "fuzz");
     studies::apply_overrides(document, sets);
     studies::parse_scenario(document, "fuzz");
-  } catch (const core::InputError&) {
-  }
+  } catch (const core::InputError&) {}
   return 0;
 }

@@ -12,11 +12,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   serving::TraceWindow window;
-  window.max_requests = 100000;  // far more lines than an input holds: the limit is not what is tested
+  window.max_requests = 100000;     // far more lines than an input holds: the limit is not what is tested
   window.max_line_bytes = 1 << 16;  // still past any input's lines; a megabyte buffer each input slows the fuzzer
   try {
     serving::parse_trace(text, serving::TraceFormat::CODESIM_FUZZ_TRACE_FORMAT, "fuzz", window);
-  } catch (const core::InputError&) {
-  }
+  } catch (const core::InputError&) {}
   return 0;
 }

@@ -20,8 +20,10 @@ std::uint32_t sign_bit(const FloatFormat& f) { return f.has_sign ? 1u << (f.expo
 std::uint32_t nan_code(const FloatFormat& f, bool negative) {
   const std::uint32_t exp_all = ((1u << f.exponent_bits) - 1) << f.mantissa_bits;
   std::uint32_t code = exp_all;
-  if (f.specials == Specials::kFiniteOnly) code |= (1u << f.mantissa_bits) - 1;  // S.1111.111
-  else if (f.mantissa_bits > 0) code |= 1u << (f.mantissa_bits - 1);           // quiet NaN
+  if (f.specials == Specials::kFiniteOnly)
+    code |= (1u << f.mantissa_bits) - 1;  // S.1111.111
+  else if (f.mantissa_bits > 0)
+    code |= 1u << (f.mantissa_bits - 1);  // quiet NaN
   return code | (negative ? sign_bit(f) : 0u);
 }
 
@@ -48,19 +50,44 @@ double FloatFormat::min_normal() const { return std::ldexp(1.0, 1 - bias); }
 double FloatFormat::min_subnormal() const { return std::ldexp(1.0, 1 - bias - mantissa_bits); }
 
 FloatFormat ieee_like(int exponent_bits, int mantissa_bits) {
-  return {"e" + std::to_string(exponent_bits) + "m" + std::to_string(mantissa_bits), exponent_bits, mantissa_bits,
-          (1 << (exponent_bits - 1)) - 1, Specials::kIeee, true};
+  return {"e" + std::to_string(exponent_bits) + "m" + std::to_string(mantissa_bits),
+          exponent_bits,
+          mantissa_bits,
+          (1 << (exponent_bits - 1)) - 1,
+          Specials::kIeee,
+          true};
 }
 
 // OCP 8-bit Floating Point Specification (OFP8) rev. 1.0 for E4M3 and E5M2; DeepSeek-V3 report
 // §3.5.2 for E5M6; bfloat16 and binary32 per IEEE 754; FP22 as Hopper's FP8 accumulator.
-const FloatFormat& e4m3() { static const FloatFormat f{"e4m3", 4, 3, 7, Specials::kFiniteOnly, true}; return f; }
-const FloatFormat& e5m2() { static const FloatFormat f{"e5m2", 5, 2, 15, Specials::kIeee, true}; return f; }
-const FloatFormat& e5m6() { static const FloatFormat f{"e5m6", 5, 6, 15, Specials::kIeee, true}; return f; }
-const FloatFormat& bf16() { static const FloatFormat f{"bf16", 8, 7, 127, Specials::kIeee, true}; return f; }
-const FloatFormat& fp22() { static const FloatFormat f{"fp22", 8, 13, 127, Specials::kIeee, true}; return f; }
-const FloatFormat& fp32() { static const FloatFormat f{"fp32", 8, 23, 127, Specials::kIeee, true}; return f; }
-const FloatFormat& ue8m0() { static const FloatFormat f{"ue8m0", 8, 0, 127, Specials::kExponentOnly, false}; return f; }
+const FloatFormat& e4m3() {
+  static const FloatFormat f{"e4m3", 4, 3, 7, Specials::kFiniteOnly, true};
+  return f;
+}
+const FloatFormat& e5m2() {
+  static const FloatFormat f{"e5m2", 5, 2, 15, Specials::kIeee, true};
+  return f;
+}
+const FloatFormat& e5m6() {
+  static const FloatFormat f{"e5m6", 5, 6, 15, Specials::kIeee, true};
+  return f;
+}
+const FloatFormat& bf16() {
+  static const FloatFormat f{"bf16", 8, 7, 127, Specials::kIeee, true};
+  return f;
+}
+const FloatFormat& fp22() {
+  static const FloatFormat f{"fp22", 8, 13, 127, Specials::kIeee, true};
+  return f;
+}
+const FloatFormat& fp32() {
+  static const FloatFormat f{"fp32", 8, 23, 127, Specials::kIeee, true};
+  return f;
+}
+const FloatFormat& ue8m0() {
+  static const FloatFormat f{"ue8m0", 8, 0, 127, Specials::kExponentOnly, false};
+  return f;
+}
 
 namespace {
 const std::vector<FloatFormat>& format_catalogue() {
@@ -80,12 +107,14 @@ std::uint32_t encode(const FloatFormat& f, double x, Overflow overflow) {
   if (!f.has_sign && x < 0) return nan_code(f, false);  // UE8M0 has no negative numbers
   if (f.specials == Specials::kExponentOnly) {
     // Powers of two only, rounded up: a scale must never shrink the range it covers.
-    if (x == 0 || std::isinf(x)) return std::isinf(x) && overflow == Overflow::kSaturate ? max_code(f, false) : nan_code(f, false);
+    if (x == 0 || std::isinf(x))
+      return std::isinf(x) && overflow == Overflow::kSaturate ? max_code(f, false) : nan_code(f, false);
     int e = std::ilogb(x);
     if (std::ldexp(x, -e) > 1.0) ++e;
     const int field = e + f.bias;
     if (field < 0) return 0;
-    if (field > max_finite_exponent_field(f)) return overflow == Overflow::kSaturate ? max_code(f, false) : nan_code(f, false);
+    if (field > max_finite_exponent_field(f))
+      return overflow == Overflow::kSaturate ? max_code(f, false) : nan_code(f, false);
     return static_cast<std::uint32_t>(field);
   }
   const double a = std::fabs(x);
@@ -116,13 +145,15 @@ double decode(const FloatFormat& f, std::uint32_t code) {
   const std::uint32_t mantissa = code & mantissa_mask;
   const double sign = negative ? -1.0 : 1.0;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  if (f.specials == Specials::kExponentOnly) return exp_field == static_cast<int>(exp_mask) ? nan : std::ldexp(1.0, exp_field - f.bias);
+  if (f.specials == Specials::kExponentOnly)
+    return exp_field == static_cast<int>(exp_mask) ? nan : std::ldexp(1.0, exp_field - f.bias);
   if (exp_field == static_cast<int>(exp_mask)) {
     if (f.specials == Specials::kIeee) return mantissa == 0 ? sign * std::numeric_limits<double>::infinity() : nan;
     if (mantissa == mantissa_mask) return nan;
   }
   if (exp_field == 0) return sign * std::ldexp(static_cast<double>(mantissa), 1 - f.bias - f.mantissa_bits);
-  return sign * std::ldexp(static_cast<double>(mantissa | (1u << f.mantissa_bits)), exp_field - f.bias - f.mantissa_bits);
+  return sign *
+         std::ldexp(static_cast<double>(mantissa | (1u << f.mantissa_bits)), exp_field - f.bias - f.mantissa_bits);
 }
 
 double truncate_mantissa_slow(double x, int mantissa_bits) {

@@ -12,9 +12,9 @@
 namespace hw::fp8 {
 
 enum class Specials {
-  kIeee,        // exponent all ones: Inf (mantissa 0) or NaN
-  kFiniteOnly,  // OCP E4M3FN: no Inf; only exponent and mantissa all ones is NaN
-  kExponentOnly // UE8M0: no sign, no mantissa; all ones is NaN
+  kIeee,         // exponent all ones: Inf (mantissa 0) or NaN
+  kFiniteOnly,   // OCP E4M3FN: no Inf; only exponent and mantissa all ones is NaN
+  kExponentOnly  // UE8M0: no sign, no mantissa; all ones is NaN
 };
 
 struct FloatFormat {

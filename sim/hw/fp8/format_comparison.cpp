@@ -26,9 +26,7 @@ FormatError format_error(const std::vector<double>& x, const std::string& format
     int bits = 0;
     try {
       bits = std::stoi(format.substr(7));
-    } catch (const std::exception&) {
-      bits = 0;
-    }
+    } catch (const std::exception&) { bits = 0; }
     y = logfmt_round_trip(x, bits);
   } else if (format == "bf16") {
     for (double v : x) y.push_back(round_to(bf16(), v));
@@ -38,7 +36,8 @@ FormatError format_error(const std::vector<double>& x, const std::string& format
     y.assign(d.data(), d.data() + d.size());
   } else {
     throw core::InputError("format", "'" + format + "' is unknown; " +
-                                         core::allowed_list(format, comparable_formats()) + " (logfmt-N for N from 3 to 16)");
+                                         core::allowed_list(format, comparable_formats()) +
+                                         " (logfmt-N for N from 3 to 16)");
   }
   FormatError e{format};
   double err2 = 0, x2 = 0;

@@ -12,12 +12,9 @@ namespace hw::fp8 {
 namespace {
 
 // Unbiased binary exponent of a normal, non-zero double, from its bits (faster than ilogb).
-inline int exponent_of(double x) {
-  return static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7FF) - 1023;
-}
+inline int exponent_of(double x) { return static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7FF) - 1023; }
 
 inline double power_of_two(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
-
 
 // One tensor-core MMA: the accumulator plus `n` products, aligned to the largest exponent and
 // cut toward zero `fraction_bits` below it; the sum is then cut to the accumulator's mantissa.
@@ -41,9 +38,11 @@ void check_model(const AccumulatorModel& m, Eigen::Index k) {
                                                    "mantissa bits; 22 is Hopper's FP22, 32 is FP32)");
   if (m.product_fraction_bits < 1 || m.product_fraction_bits > 52)
     throw core::InputError("product fraction bits", std::to_string(m.product_fraction_bits) + " is not from 1 to 52");
-  if (m.group < 1 || m.group > 4096) throw core::InputError("group", std::to_string(m.group) + " is not from 1 to 4096");
+  if (m.group < 1 || m.group > 4096)
+    throw core::InputError("group", std::to_string(m.group) + " is not from 1 to 4096");
   if (m.promote_every < 0 || (m.promote_every > 0 && m.promote_every % m.group != 0))
-    throw core::InputError("promote every", std::to_string(m.promote_every) + " is not allowed; 0 (never) or a multiple of the MMA group (" +
+    throw core::InputError("promote every", std::to_string(m.promote_every) +
+                                                " is not allowed; 0 (never) or a multiple of the MMA group (" +
                                                 std::to_string(m.group) + ")");
   if (k % 128 != 0)
     throw core::InputError("K", std::to_string(k) + " is not a multiple of the 128-element quantisation tile");
@@ -51,8 +50,8 @@ void check_model(const AccumulatorModel& m, Eigen::Index k) {
 
 Matrix gemm_limited(const QuantizedMatrix& a, const QuantizedMatrix& b, const AccumulatorModel& model) {
   if (a.values.cols() != b.values.cols())
-    throw core::InputError("K", "A has " + std::to_string(a.values.cols()) + " columns but B has " +
-                                    std::to_string(b.values.cols()));
+    throw core::InputError(
+        "K", "A has " + std::to_string(a.values.cols()) + " columns but B has " + std::to_string(b.values.cols()));
   const Eigen::Index M = a.values.rows(), N = b.values.rows(), K = a.values.cols();
   check_model(model, K);
   const int mantissa = model.accumulator_mantissa_bits();

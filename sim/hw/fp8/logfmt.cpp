@@ -26,7 +26,8 @@ LogFmtTile logfmt_encode(const double* values, int count, int bits) {
   double amax = 0, amin = INFINITY;
   for (int i = 0; i < count; ++i) {
     if (!std::isfinite(values[i]))
-      throw core::InputError("input data", "element " + std::to_string(i) + " is not finite; LogFMT needs finite values");
+      throw core::InputError("input data",
+                             "element " + std::to_string(i) + " is not finite; LogFMT needs finite values");
     const double a = std::fabs(values[i]);
     if (a == 0) continue;
     amax = std::max(amax, a);
@@ -47,7 +48,8 @@ LogFmtTile logfmt_encode(const double* values, int count, int bits) {
       // The two levels around a (in log space), then the nearer one in linear space; below the
       // first level, zero competes too.
       const double position = (std::log2(a) - t.log_min) / t.step;
-      const auto below = static_cast<std::uint32_t>(static_cast<int>(std::clamp(std::floor(position), -1.0, double(top_code - 1))) + 1);
+      const auto below = static_cast<std::uint32_t>(
+          static_cast<int>(std::clamp(std::floor(position), -1.0, double(top_code - 1))) + 1);
       const std::uint32_t above = std::min(below + 1, top_code);
       const double low = below == 0 ? 0.0 : level(t, below);
       code = (a - low <= level(t, above) - a) ? below : above;

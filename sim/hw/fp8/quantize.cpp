@@ -32,8 +32,8 @@ QuantizedMatrix quantize(const Matrix& x, Tiling tile, const FloatFormat& format
         for (Eigen::Index r = 0; r < rows; ++r)
           for (Eigen::Index c = 0; c < cols; ++c)
             if (!std::isfinite(block(r, c)))
-              throw core::InputError("input data", "element (" + std::to_string(r0 + r) + ", " + std::to_string(c0 + c) +
-                                                       ") is " + std::to_string(block(r, c)) +
+              throw core::InputError("input data", "element (" + std::to_string(r0 + r) + ", " +
+                                                       std::to_string(c0 + c) + ") is " + std::to_string(block(r, c)) +
                                                        "; FP8 quantisation needs finite values");
       }
       double scale = std::max(block.cwiseAbs().maxCoeff(), options.amax_floor) / max_value;

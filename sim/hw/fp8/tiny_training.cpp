@@ -55,9 +55,10 @@ std::vector<double> train(const TinyTraining& c, Recipe recipe) {
     losses.push_back(diff.squaredNorm() / static_cast<double>(diff.size()));
     // Backward (mean-squared error): dY = 2 (y - t) / n.
     const Matrix dy = diff * (2.0 / static_cast<double>(diff.size()));
-    const Matrix dw2 = gemm(dy.transpose(), h.transpose(), recipe, false);                  // Wgrad
-    const Matrix dh = gemm(dy, w2.transpose(), recipe, true).cwiseProduct((pre.array() > 0).cast<double>().matrix());  // Dgrad
-    const Matrix dw1 = gemm(dh.transpose(), x.transpose(), recipe, false);                  // Wgrad
+    const Matrix dw2 = gemm(dy.transpose(), h.transpose(), recipe, false);  // Wgrad
+    const Matrix dh =
+        gemm(dy, w2.transpose(), recipe, true).cwiseProduct((pre.array() > 0).cast<double>().matrix());  // Dgrad
+    const Matrix dw1 = gemm(dh.transpose(), x.transpose(), recipe, false);                               // Wgrad
     // SGD with momentum on FP32 master weights.
     v2 = c.momentum * v2 + dw2;
     v1 = c.momentum * v1 + dw1;
@@ -74,8 +75,10 @@ std::vector<double> train(const TinyTraining& c, Recipe recipe) {
 TrainingCurves train_fp8_against_bf16(const TinyTraining& c) {
   for (int d : {c.batch, c.inputs, c.hidden, c.outputs})
     if (d % 128 != 0 || d < 128 || d > 4096)
-      throw core::InputError("tiny model", std::to_string(d) + " is not allowed; every dimension a multiple of 128 up to 4096");
-  if (c.steps < 10 || c.steps > 100000) throw core::InputError("steps", std::to_string(c.steps) + " is not from 10 to 100000");
+      throw core::InputError("tiny model",
+                             std::to_string(d) + " is not allowed; every dimension a multiple of 128 up to 4096");
+  if (c.steps < 10 || c.steps > 100000)
+    throw core::InputError("steps", std::to_string(c.steps) + " is not from 10 to 100000");
   TrainingCurves t;
   t.fp8_loss = train(c, Recipe::kFp8);
   t.bf16_loss = train(c, Recipe::kBf16);

@@ -13,8 +13,8 @@ constexpr double kRelativeTolerance = 1e-9;
 
 // Max-min rates of the active classes by progressive filling: every unfrozen class rises at one
 // level until a link class saturates; the classes crossing it freeze at that level.
-void water_fill(const std::vector<LinkClass>& links, const std::vector<FlowClass>& flows, const std::vector<std::size_t>& active,
-                std::vector<double>& rate) {
+void water_fill(const std::vector<LinkClass>& links, const std::vector<FlowClass>& flows,
+                const std::vector<std::size_t>& active, std::vector<double>& rate) {
   std::vector<double> left(links.size()), demand(links.size());
   for (std::size_t l = 0; l < links.size(); ++l) left[l] = links[l].Bps_per_link * links[l].links;
   std::vector<std::size_t> rising = active;
@@ -40,8 +40,10 @@ void water_fill(const std::vector<LinkClass>& links, const std::vector<FlowClass
         const auto li = static_cast<std::size_t>(l);
         frozen = frozen || (u > 0 && left[li] <= kRelativeTolerance * links[li].Bps_per_link * links[li].links);
       }
-      if (frozen) rate[c] = level;
-      else still.push_back(c);
+      if (frozen)
+        rate[c] = level;
+      else
+        still.push_back(c);
     }
     rising.swap(still);
   }
@@ -77,7 +79,8 @@ ClassRun simulate_classes(const std::vector<LinkClass>& links, const std::vector
     for (std::size_t c : active) {
       left[c] -= rate[c] * step;
       // Classes of equal rates and bytes end together: within rounding of the step.
-      if (left[c] <= kRelativeTolerance * flows[c].bytes_per_flow || rate[c] == std::numeric_limits<double>::infinity()) {
+      if (left[c] <= kRelativeTolerance * flows[c].bytes_per_flow ||
+          rate[c] == std::numeric_limits<double>::infinity()) {
         run.finish_s[c] = now;
       } else {
         still.push_back(c);

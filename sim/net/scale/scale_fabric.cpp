@@ -14,10 +14,10 @@ void check_routing(ScaleRouting routing, bool fat_tree, const std::string& where
   const bool ok = fat_tree ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray
                            : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant;
   if (!ok)
-    throw core::InputError(where + "routing", "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
-                                                  (fat_tree ? "a fat tree routes d-mod-k or spray" : "minimal or valiant"));
+    throw core::InputError(where + "routing",
+                           "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
+                               (fat_tree ? "a fat tree routes d-mod-k or spray" : "minimal or valiant"));
 }
-
 
 }  // namespace
 
@@ -33,7 +33,8 @@ double scale_fabric_bytes(const TopologyCounts& c) {
   return 64 * vertices + 96 * edges + 80 * double(c.inter_switch_links) + 48 * double(c.switches);
 }
 
-ScaleFabric::ScaleFabric(Kind kind, ScaleRouting routing, const Graph& g) : kind_(kind), routing_(routing), counts_(count(g)) {
+ScaleFabric::ScaleFabric(Kind kind, ScaleRouting routing, const Graph& g)
+    : kind_(kind), routing_(routing), counts_(count(g)) {
   std::vector<int> router_of(boost::num_vertices(g), -1);
   for (auto [v, end] = boost::vertices(g); v != end; ++v)
     if (g[*v].kind == VertexKind::kSwitch) {
@@ -60,7 +61,8 @@ ScaleFabric::ScaleFabric(Kind kind, ScaleRouting routing, const Graph& g) : kind
     adjacency_begin_.push_back(neighbours_.size());
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (i > 0 && list[i].first == list[i - 1].first)
-        parallel_index_[static_cast<std::size_t>(list[i].second)] = parallel_index_[static_cast<std::size_t>(list[i - 1].second)] + 1;
+        parallel_index_[static_cast<std::size_t>(list[i].second)] =
+            parallel_index_[static_cast<std::size_t>(list[i - 1].second)] + 1;
       neighbours_.push_back(list[i]);
     }
   }
@@ -69,15 +71,19 @@ ScaleFabric::ScaleFabric(Kind kind, ScaleRouting routing, const Graph& g) : kind
 
 std::vector<int> ScaleFabric::links_between(int u, int v) const {
   const auto first = neighbours_.begin() + static_cast<std::ptrdiff_t>(adjacency_begin_[static_cast<std::size_t>(u)]);
-  const auto last = neighbours_.begin() + static_cast<std::ptrdiff_t>(adjacency_begin_[static_cast<std::size_t>(u) + 1]);
+  const auto last =
+      neighbours_.begin() + static_cast<std::ptrdiff_t>(adjacency_begin_[static_cast<std::size_t>(u) + 1]);
   std::vector<int> out;
-  for (auto it = std::lower_bound(first, last, std::pair{v, -1}); it != last && it->first == v; ++it) out.push_back(it->second);
+  for (auto it = std::lower_bound(first, last, std::pair{v, -1}); it != last && it->first == v; ++it)
+    out.push_back(it->second);
   return out;
 }
 
 void ScaleFabric::add_link_split(int u, int v, double weight, std::vector<std::pair<int, double>>& use) const {
   const std::vector<int> links = links_between(u, v);
-  if (links.empty()) throw std::logic_error("a route takes routers " + std::to_string(u) + " and " + std::to_string(v) + ", which are not joined");
+  if (links.empty())
+    throw std::logic_error("a route takes routers " + std::to_string(u) + " and " + std::to_string(v) +
+                           ", which are not joined");
   for (int l : links) use.push_back({l, weight / double(links.size())});
 }
 
@@ -88,8 +94,9 @@ int ScaleFabric::map_link(std::size_t g, int link) const {
     return link - r + sigma[static_cast<std::size_t>(r)];
   }
   const auto [u, v] = link_ends_[static_cast<std::size_t>(link)];
-  return links_between(sigma[static_cast<std::size_t>(u)], sigma[static_cast<std::size_t>(v)])[static_cast<std::size_t>(
-      parallel_index_[static_cast<std::size_t>(link)])];
+  return links_between(
+      sigma[static_cast<std::size_t>(u)],
+      sigma[static_cast<std::size_t>(v)])[static_cast<std::size_t>(parallel_index_[static_cast<std::size_t>(link)])];
 }
 
 bool ScaleFabric::is_automorphism(const std::vector<int>& sigma) const {
@@ -97,9 +104,11 @@ bool ScaleFabric::is_automorphism(const std::vector<int>& sigma) const {
   std::vector<bool> hit(static_cast<std::size_t>(routers()), false);
   for (int u = 0; u < routers(); ++u) {
     const int su = sigma[static_cast<std::size_t>(u)];
-    if (su < 0 || su >= routers() || hit[static_cast<std::size_t>(su)] || endpoints_of(su) != endpoints_of(u)) return false;
+    if (su < 0 || su >= routers() || hit[static_cast<std::size_t>(su)] || endpoints_of(su) != endpoints_of(u))
+      return false;
     hit[static_cast<std::size_t>(su)] = true;
-    for (std::size_t i = adjacency_begin_[static_cast<std::size_t>(u)]; i < adjacency_begin_[static_cast<std::size_t>(u) + 1]; ++i) {
+    for (std::size_t i = adjacency_begin_[static_cast<std::size_t>(u)];
+         i < adjacency_begin_[static_cast<std::size_t>(u) + 1]; ++i) {
       const int v = neighbours_[i].first;
       if (links_between(su, sigma[static_cast<std::size_t>(v)]).size() != links_between(u, v).size()) return false;
     }
@@ -191,8 +200,10 @@ ScaleFabric ScaleFabric::dragonfly(int p, int a, int h, int groups, ScaleRouting
     f.global_begin_.push_back(f.globals_.size());
     const std::size_t first = f.globals_.size();
     for (int r = g * a; r < g * a + a; ++r)
-      for (std::size_t i = f.adjacency_begin_[static_cast<std::size_t>(r)]; i < f.adjacency_begin_[static_cast<std::size_t>(r) + 1]; ++i)
-        if (f.neighbours_[i].first / a != g) f.globals_.push_back({f.neighbours_[i].first / a, f.neighbours_[i].second});
+      for (std::size_t i = f.adjacency_begin_[static_cast<std::size_t>(r)];
+           i < f.adjacency_begin_[static_cast<std::size_t>(r) + 1]; ++i)
+        if (f.neighbours_[i].first / a != g)
+          f.globals_.push_back({f.neighbours_[i].first / a, f.neighbours_[i].second});
     std::sort(f.globals_.begin() + static_cast<std::ptrdiff_t>(first), f.globals_.end());
   }
   f.global_begin_.push_back(f.globals_.size());
@@ -246,10 +257,14 @@ void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pai
     case Kind::kSlimFly: {  // diameter 2: the link, or each common neighbour evenly
       if (!links_between(s, d).empty()) return add_link_split(s, d, w, use);
       std::vector<int> middle;
-      const auto begin = [&](int r) { return neighbours_.begin() + static_cast<std::ptrdiff_t>(adjacency_begin_[static_cast<std::size_t>(r)]); };
+      const auto begin = [&](int r) {
+        return neighbours_.begin() + static_cast<std::ptrdiff_t>(adjacency_begin_[static_cast<std::size_t>(r)]);
+      };
       for (auto i = begin(s), j = begin(d); i != begin(s + 1) && j != begin(d + 1);) {
-        if (i->first < j->first) ++i;
-        else if (j->first < i->first) ++j;
+        if (i->first < j->first)
+          ++i;
+        else if (j->first < i->first)
+          ++j;
         else {
           middle.push_back(i->first);
           ++i, ++j;

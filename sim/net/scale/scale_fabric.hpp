@@ -88,10 +88,10 @@ class ScaleFabric {
   long long endpoint_count_ = 0;
   TopologyCounts counts_;
   int switch_links_ = 0;
-  std::vector<std::size_t> adjacency_begin_;            // per router, into neighbours_
-  std::vector<std::pair<int, int>> neighbours_;         // (neighbour router, link to it), sorted by neighbour
-  std::vector<std::pair<int, int>> link_ends_;          // switch link -> (from, to)
-  std::vector<int> parallel_index_;                     // switch link -> its index among the links from `from` to `to`
+  std::vector<std::size_t> adjacency_begin_;     // per router, into neighbours_
+  std::vector<std::pair<int, int>> neighbours_;  // (neighbour router, link to it), sorted by neighbour
+  std::vector<std::pair<int, int>> link_ends_;   // switch link -> (from, to)
+  std::vector<int> parallel_index_;              // switch link -> its index among the links from `from` to `to`
   std::vector<std::vector<int>> generators_;
   double build_s_ = 0;
   // Structure the routing reads: radix (fat trees), routers per group (Dragonfly).

@@ -55,8 +55,10 @@ void to_orbits(Use& use, const std::vector<int>& orbit_of_link) {
   std::sort(use.begin(), use.end());
   std::size_t out = 0;
   for (std::size_t i = 0; i < use.size(); ++i) {
-    if (out > 0 && use[out - 1].first == use[i].first) use[out - 1].second += use[i].second;
-    else use[out++] = use[i];
+    if (out > 0 && use[out - 1].first == use[i].first)
+      use[out - 1].second += use[i].second;
+    else
+      use[out++] = use[i];
   }
   use.resize(out);
 }
@@ -75,7 +77,8 @@ struct UseEqual {
     const Use &a = x.second, &b = y.second;
     if (x.first != y.first || a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i].first != b[i].first || std::abs(a[i].second - b[i].second) > 1e-9 * std::max(1.0, std::abs(a[i].second))) return false;
+      if (a[i].first != b[i].first || std::abs(a[i].second - b[i].second) > 1e-9 * std::max(1.0, std::abs(a[i].second)))
+        return false;
     return true;
   }
 };
@@ -100,7 +103,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   std::vector<int> host_index(static_cast<std::size_t>(R), -1);
   for (std::size_t i = 0; i < hosts.size(); ++i) host_index[static_cast<std::size_t>(hosts[i])] = static_cast<int>(i);
   auto host_at = [&](long long e) {
-    const auto it = std::lower_bound(hosts.begin(), hosts.end(), e, [&](int r, long long x) { return first[static_cast<std::size_t>(r)] < x; });
+    const auto it = std::lower_bound(hosts.begin(), hosts.end(), e,
+                                     [&](int r, long long x) { return first[static_cast<std::size_t>(r)] < x; });
     return it != hosts.end() && first[static_cast<std::size_t>(*it)] == e ? *it : -1;
   };
   // Each part's groups of whole routers: a router's group, and the routers in a group.
@@ -116,15 +120,18 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     Part part{t, std::vector<long long>(static_cast<std::size_t>(R), -1), 0};
     const long long G = t.group_endpoints > 0 ? t.group_endpoints : n;
     if (n % G != 0 && t.kind != ScaleTraffic::kShift)
-      throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
-                                                    std::to_string(n) + " endpoints");
+      throw core::InputError("group_endpoints",
+                             std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
+                                 std::to_string(n) + " endpoints");
     for (int r : hosts) {
       const long long a = first[static_cast<std::size_t>(r)], b = a + f.endpoints_of(r) - 1;
-      const bool whole = t.kind == ScaleTraffic::kShift ? host_at((a + G) % n) >= 0 && f.endpoints_of(host_at((a + G) % n)) == f.endpoints_of(r)
-                                                        : a / G == b / G;
+      const bool whole = t.kind == ScaleTraffic::kShift
+                             ? host_at((a + G) % n) >= 0 && f.endpoints_of(host_at((a + G) % n)) == f.endpoints_of(r)
+                             : a / G == b / G;
       if (!whole)
         throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; " +
-                                                      (t.kind == ScaleTraffic::kShift ? "a shift by" : "a group is") + " whole routers' endpoints (" +
+                                                      (t.kind == ScaleTraffic::kShift ? "a shift by" : "a group is") +
+                                                      " whole routers' endpoints (" +
                                                       std::to_string(f.endpoints_of(r)) + " under each router here)");
       part.group[static_cast<std::size_t>(r)] = t.kind == ScaleTraffic::kShift ? 0 : a / G;
     }
@@ -149,7 +156,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     }
     // Ring: p - 1 steps inside the router, and its last endpoint's to the next router of its
     // ring (or its own first endpoint, when the ring is this router's).
-    const std::size_t next = lo + (static_cast<std::size_t>(host_index[static_cast<std::size_t>(r)]) - lo + 1) % part.per_group;
+    const std::size_t next =
+        lo + (static_cast<std::size_t>(host_index[static_cast<std::size_t>(r)]) - lo + 1) % part.per_group;
     if (hosts[next] == r) return out.push_back({r, p});
     if (p > 1) out.push_back({r, p - 1});
     out.push_back({hosts[next], 1});
@@ -158,14 +166,19 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   std::vector<double> fraction;
   if (!s.link_fractions.empty()) {
     if (f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3)
-      throw core::InputError("link_fractions", "a fault is not allowed on a fat tree here: its routing by the destination's port tells "
-                                               "apart the endpoints this simulation merges (net::FabricPlatform simulates its faults flow by flow)");
+      throw core::InputError(
+          "link_fractions",
+          "a fault is not allowed on a fat tree here: its routing by the destination's port tells "
+          "apart the endpoints this simulation merges (net::FabricPlatform simulates its faults flow by flow)");
     fraction.assign(static_cast<std::size_t>(f.links()), 1.0);
     for (const auto& [l, kept_share] : s.link_fractions) {
       if (l < 0 || !f.is_switch_link(l))
-        throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " + std::to_string(f.links() - 2 * R - 1));
+        throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " +
+                                                     std::to_string(f.links() - 2 * R - 1));
       if (!(kept_share > 0 && kept_share <= 1))
-        throw core::InputError("link_fractions", std::to_string(kept_share) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
+        throw core::InputError(
+            "link_fractions",
+            std::to_string(kept_share) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
       fraction[static_cast<std::size_t>(l)] = kept_share;
     }
   }
@@ -184,7 +197,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       for (int r : hosts) {
         if (!keeps) break;
         const int sr = sigma[static_cast<std::size_t>(r)];
-        const auto [it, fresh] = group_map.emplace(part.group[static_cast<std::size_t>(r)], part.group[static_cast<std::size_t>(sr)]);
+        const auto [it, fresh] =
+            group_map.emplace(part.group[static_cast<std::size_t>(r)], part.group[static_cast<std::size_t>(sr)]);
         keeps = fresh || it->second == part.group[static_cast<std::size_t>(sr)];
         if (keeps && part.traffic.kind != ScaleTraffic::kAllToAll) {  // the same flows, moved
           dests(part, r, a);
@@ -202,8 +216,11 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   // Orbits of routers and of links.
   Orbits router_orbits(static_cast<std::size_t>(R)), link_orbits(static_cast<std::size_t>(f.links()));
   for (std::size_t g : kept) {
-    for (int r = 0; r < R; ++r) router_orbits.join(static_cast<std::size_t>(r), static_cast<std::size_t>(f.generators()[g][static_cast<std::size_t>(r)]));
-    for (int l = 0; l < f.links(); ++l) link_orbits.join(static_cast<std::size_t>(l), static_cast<std::size_t>(f.map_link(g, l)));
+    for (int r = 0; r < R; ++r)
+      router_orbits.join(static_cast<std::size_t>(r),
+                         static_cast<std::size_t>(f.generators()[g][static_cast<std::size_t>(r)]));
+    for (int l = 0; l < f.links(); ++l)
+      link_orbits.join(static_cast<std::size_t>(l), static_cast<std::size_t>(f.map_link(g, l)));
   }
   std::vector<double> router_orbit_size, link_orbit_size;
   const std::vector<int> orbit_of_router = router_orbits.number(router_orbit_size);
@@ -224,7 +241,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     for (const Part& part : parts)
       for (int r : reps) {
         dests(part, r, out);
-        classes += valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
+        classes +=
+            valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
       }
     Use sample;
     dests(parts.front(), reps.back(), out);
@@ -243,8 +261,9 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     if (classes * per_class > s.max_bytes) {
       std::ostringstream what;
       what.precision(3);
-      what << static_cast<long long>(classes) << " flow classes of about " << static_cast<long long>(per_class) << " B would need "
-           << classes * per_class / double(1LL << 30) << " GiB, more than the " << s.max_bytes / double(1LL << 30) << " GiB allowed"
+      what << static_cast<long long>(classes) << " flow classes of about " << static_cast<long long>(per_class)
+           << " B would need " << classes * per_class / double(1LL << 30) << " GiB, more than the "
+           << s.max_bytes / double(1LL << 30) << " GiB allowed"
            << (kept.empty() ? " (no symmetry of the fabric keeps this traffic)" : "");
       throw core::InputError("classes", what.str());
     }
@@ -267,13 +286,15 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     }
   std::vector<FlowClass> classes;
   std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index;  // (bytes, use): a class
-  double bytes = 0;  // the part's, for add_class
+  double bytes = 0;                                                                  // the part's, for add_class
   std::vector<std::vector<std::size_t>> classes_of_part;
   auto add_class = [&](Use&& use, double flows) {
     run.flows += flows;
     const auto [it, fresh] = index.emplace(std::pair{bytes, std::move(use)}, classes.size());
-    if (fresh) classes.push_back({flows, bytes, it->first.second});
-    else classes[it->second].flows += flows;
+    if (fresh)
+      classes.push_back({flows, bytes, it->first.second});
+    else
+      classes[it->second].flows += flows;
     classes_of_part.back().push_back(it->second);
   };
   std::vector<std::pair<int, double>> out;
@@ -298,7 +319,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       for (const auto& [orbit, flows] : by_orbit) {
         const int d = rep_of_orbit[static_cast<std::size_t>(orbit)];
         Use use = valiant_out[static_cast<std::size_t>(r)];
-        use.insert(use.end(), valiant_in[static_cast<std::size_t>(d)].begin(), valiant_in[static_cast<std::size_t>(d)].end());
+        use.insert(use.end(), valiant_in[static_cast<std::size_t>(d)].begin(),
+                   valiant_in[static_cast<std::size_t>(d)].end());
         use.push_back({orbit_of_link[static_cast<std::size_t>(f.injection(r))], 1.0});
         use.push_back({orbit_of_link[static_cast<std::size_t>(f.ejection(d))], 1.0});
         // Already orbits: sum in place (to_orbits maps through orbit_of_link, which orbit numbers
@@ -306,8 +328,10 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
         std::sort(use.begin(), use.end());
         std::size_t k = 0;
         for (std::size_t i = 0; i < use.size(); ++i) {
-          if (k > 0 && use[k - 1].first == use[i].first) use[k - 1].second += use[i].second;
-          else use[k++] = use[i];
+          if (k > 0 && use[k - 1].first == use[i].first)
+            use[k - 1].second += use[i].second;
+          else
+            use[k++] = use[i];
         }
         use.resize(k);
         add_class(std::move(use), copies * flows);
@@ -318,8 +342,9 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   for (int l = 0; l < f.links(); ++l) {
     LinkClass& c = links[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
     c.links = link_orbit_size[static_cast<std::size_t>(orbit_of_link[static_cast<std::size_t>(l)])];
-    c.Bps_per_link = f.is_switch_link(l) ? s.switch_Bps * (fraction.empty() ? 1.0 : fraction[static_cast<std::size_t>(l)])
-                                         : s.endpoint_Bps * f.endpoints_of((l - (f.links() - 2 * R)) % R);
+    c.Bps_per_link = f.is_switch_link(l)
+                         ? s.switch_Bps * (fraction.empty() ? 1.0 : fraction[static_cast<std::size_t>(l)])
+                         : s.endpoint_Bps * f.endpoints_of((l - (f.links() - 2 * R)) % R);
   }
   run.flow_classes = classes.size();
   run.link_classes = links.size();
@@ -334,9 +359,10 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     for (std::size_t c : of_part) run.part_seconds.back() = std::max(run.part_seconds.back(), solved.finish_s[c]);
   }
   run.method = kept.empty() ? "every router pair a class (no symmetry kept): exact at the routers' level"
-                            : std::to_string(kept.size()) + " symmetries kept: " + std::to_string(reps.size()) + " source routers of " +
-                                  std::to_string(hosts.size()) + ", " + std::to_string(links.size()) + " link orbits, " +
-                                  std::to_string(classes.size()) + " flow classes; exact (max-min on the quotient)";
+                            : std::to_string(kept.size()) + " symmetries kept: " + std::to_string(reps.size()) +
+                                  " source routers of " + std::to_string(hosts.size()) + ", " +
+                                  std::to_string(links.size()) + " link orbits, " + std::to_string(classes.size()) +
+                                  " flow classes; exact (max-min on the quotient)";
   return run;
 }
 

@@ -37,8 +37,8 @@ struct ScaleTrafficSpec {
   ScaleTraffic kind = ScaleTraffic::kAllToAll;
   long long group_endpoints = 0;  // 0: one group of every endpoint
   double bytes_per_pair = 0;
-  double endpoint_Bps = 50e9;  // each endpoint's link to its router, per direction
-  double switch_Bps = 50e9;    // each switch-to-switch link, per direction
+  double endpoint_Bps = 50e9;          // each endpoint's link to its router, per direction
+  double switch_Bps = 50e9;            // each switch-to-switch link, per direction
   std::vector<ScaleTrafficPart> also;  // more traffic in the same run
   bool use_symmetry = true;
   // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
@@ -52,14 +52,14 @@ struct ScaleTrafficSpec {
 struct ScaleRun {
   double seconds = 0;
   std::vector<double> part_seconds;  // when each part's last flow ends: the first traffic's, then `also`'s in order
-  double flows = 0;              // endpoint to endpoint flows the run stands for
-  std::size_t flow_classes = 0;  // simulated
+  double flows = 0;                  // endpoint to endpoint flows the run stands for
+  std::size_t flow_classes = 0;      // simulated
   std::size_t link_classes = 0;
   std::size_t source_routers = 0;  // routers whose flows were routed (one per orbit)
   std::size_t symmetries = 0;      // generators kept (those that keep the traffic)
   std::size_t rate_solves = 0;
   double classes_s = 0, solve_s = 0;  // wall time
-  std::string method;  // how the flows were grouped, for the report
+  std::string method;                 // how the flows were grouped, for the report
 };
 
 // Throws core::InputError naming "link_fractions" for a fault on a fat tree, a link that is no

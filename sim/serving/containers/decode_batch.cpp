@@ -88,8 +88,7 @@ void DecodeBatch::kill(std::size_t slot) {
 
 DecodeSeq DecodeBatch::leave_latest() {
   std::size_t i = seqs_.size();
-  while (!seqs_[--i].alive) {
-  }
+  while (!seqs_[--i].alive) {}
   kill(i);
   const DecodeSeq& s = seqs_[i];
   if (s.generated == 0 && s.first == step_) --fresh_count_;  // it never stepped

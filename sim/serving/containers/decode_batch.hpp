@@ -41,10 +41,10 @@ class DecodeSteps {
 
 struct DecodeSeq {
   int id = 0;
-  int in_kv = 0;      // tokens in its KV cache when it joined
-  int generated = 0;  // tokens it had generated when it joined
-  int output = 0;     // tokens it generates in all
-  int room = 0;       // tokens its pages held when it joined (whole pages of context)
+  int in_kv = 0;                  // tokens in its KV cache when it joined
+  int generated = 0;              // tokens it had generated when it joined
+  int output = 0;                 // tokens it generates in all
+  int room = 0;                   // tokens its pages held when it joined (whole pages of context)
   long long first = 0, last = 0;  // its first and last steps, in the batch's count of steps
   bool alive = true;
 };
@@ -124,13 +124,13 @@ class DecodeBatch {
 
   // First, in one cache line: what every step reads. A fleet has thousands of ranks stepping in
   // turn, and most of their steps have no event; those read this line and nothing else.
-  long long step_ = 0;  // the next step's number
-  long long next_last_ = kNever;  // the sequences' earliest last step (a lower bound)
+  long long step_ = 0;                       // the next step's number
+  long long next_last_ = kNever;             // the sequences' earliest last step (a lower bound)
   long long sum_in_kv_ = 0, sum_first_ = 0;  // over the living
   double mean_;
   int in_step_ = 0;  // sequences in the step in flight (0: none in flight)
   int alive_ = 0, fresh_count_ = 0;
-  int dead_ = 0;     // dead records not yet compacted
+  int dead_ = 0;          // dead records not yet compacted
   int ending_count_ = 0;  // those whose last step is the step in flight
   // The rest is read at events.
   int lookahead_, page_tokens_;

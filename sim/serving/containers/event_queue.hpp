@@ -53,8 +53,10 @@ class EventQueue {
   Event pop() {
     const auto [best, lane] = next();
     const Event e = *best;
-    if (lane >= 0) ++lanes_[static_cast<std::size_t>(lane)].head;
-    else pop_heap();
+    if (lane >= 0)
+      ++lanes_[static_cast<std::size_t>(lane)].head;
+    else
+      pop_heap();
     return e;
   }
 

@@ -8,7 +8,8 @@
 namespace serving {
 
 LeastLoaded::LeastLoaded(int ranks) : ranks_(ranks), clock_(static_cast<std::uint64_t>(ranks)) {
-  if (ranks > static_cast<int>(kRankMask)) throw std::invalid_argument("a router chooses among at most 16.7 million ranks");
+  if (ranks > static_cast<int>(kRankMask))
+    throw std::invalid_argument("a router chooses among at most 16.7 million ranks");
   std::size_t leaves = 1;
   while (leaves < static_cast<std::size_t>(ranks)) {
     first_leaf_ += leaves;
@@ -92,8 +93,10 @@ void LeastLoaded::replay_changed() {
     }
     changed_.clear();
     for (const std::uint32_t p : parents_)
-      if (replay(p)) changed_.push_back(p);
-      else listed_[p] = 0;
+      if (replay(p))
+        changed_.push_back(p);
+      else
+        listed_[p] = 0;
   }
 }
 

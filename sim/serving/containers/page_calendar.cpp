@@ -10,9 +10,10 @@ namespace serving {
 // ring is that long and two more: with MTP's 1.85 tokens a step, 37 buckets for pages of 64
 // tokens. Most boundaries are placed a page's steps ahead, into the bucket taken two or three
 // steps before, whose lines are still in the cache; in a ring of the next power of two (64) they
-// would go into lines left 29 steps before, and a boundary's store would wait for the memory. Past 1,024 buckets (pages of over a thousand tokens) a boundary beyond the ring
-// waits in a heap of its own.
-PageCalendar::PageCalendar(double mean_tokens, int lookahead, int page_tokens) : mean_(mean_tokens), lookahead_(lookahead), buckets_(1) {
+// would go into lines left 29 steps before, and a boundary's store would wait for the memory. Past 1,024 buckets (pages
+// of over a thousand tokens) a boundary beyond the ring waits in a heap of its own.
+PageCalendar::PageCalendar(double mean_tokens, int lookahead, int page_tokens)
+    : mean_(mean_tokens), lookahead_(lookahead), buckets_(1) {
   const double farthest = std::ceil(double(std::max(1, page_tokens)) / std::max(1.0, mean_tokens)) + 2;
   buckets_ = static_cast<std::size_t>(std::min(1024.0, farthest));
 }

@@ -18,18 +18,20 @@ inline long long produced_tokens(long long steps, double mean) {
 
 // The tokens of the whole pages of `page_tokens` that hold `tokens`: a sequence's room, past
 // which it takes pages again.
-inline long long page_room(long long tokens, int page_tokens) { return (tokens + page_tokens - 1) / page_tokens * page_tokens; }
+inline long long page_room(long long tokens, int page_tokens) {
+  return (tokens + page_tokens - 1) / page_tokens * page_tokens;
+}
 
 // Steps are counted in 32 bits (32 bytes a boundary, two to a cache line): 2 billion steps of a
 // unit are two years at 30 a second.
 struct PageBoundary {
-  int rank = 0;    // the DP rank in the unit
-  int id = 0;      // the request (-1: gone)
-  int in_kv = 0;   // tokens in its KV cache when it joined
-  int room = 0;    // tokens its pages hold until the boundary
-  int pages = 0;   // the pages they are
+  int rank = 0;             // the DP rank in the unit
+  int id = 0;               // the request (-1: gone)
+  int in_kv = 0;            // tokens in its KV cache when it joined
+  int room = 0;             // tokens its pages hold until the boundary
+  int pages = 0;            // the pages they are
   int first = 0, last = 0;  // its first and last steps, in its rank's count of steps
-  int step = 0;    // the rank's step at which its tokens pass `room`
+  int step = 0;             // the rank's step at which its tokens pass `room`
 };
 
 class PageCalendar {
@@ -39,7 +41,9 @@ class PageCalendar {
   PageCalendar(double mean_tokens = 1, int lookahead = 1, int page_tokens = 64);
 
   // The sequence's tokens in its KV cache at its rank's step `step`.
-  long long tokens(const PageBoundary& b, long long step) const { return b.in_kv + produced_tokens(step - b.first, mean_); }
+  long long tokens(const PageBoundary& b, long long step) const {
+    return b.in_kv + produced_tokens(step - b.first, mean_);
+  }
 
   // Places the sequence's next boundary at its rank's step `step` or after, if one comes by its
   // last step; `unit_step` is the unit's count at the rank's `step`.
@@ -56,9 +60,9 @@ class PageCalendar {
  private:
   double mean_;
   int lookahead_;
-  std::size_t buckets_;  // past the farthest boundary, up to 1,024
+  std::size_t buckets_;                          // past the farthest boundary, up to 1,024
   std::vector<std::vector<PageBoundary>> ring_;  // empty until the first boundary
-  long long taken_ = -1;  // the unit's step last taken
+  long long taken_ = -1;                         // the unit's step last taken
   // Boundaries past the ring (pages of over a thousand tokens), a heap by the unit's step.
   struct Far {
     long long unit_step;

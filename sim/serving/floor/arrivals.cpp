@@ -36,7 +36,8 @@ void pull_next(Floor& f) {
     f.free_ids.pop_back();
   } else {
     if (!f.on_record && static_cast<long long>(f.flights.size()) >= requests::kMaxRequests)
-      throw requests::TooManyRequests("more than " + std::to_string(requests::kMaxRequests) + " requests arrive before " + std::to_string(f.c.duration_s) + " s");
+      throw requests::TooManyRequests("more than " + std::to_string(requests::kMaxRequests) +
+                                      " requests arrive before " + std::to_string(f.c.duration_s) + " s");
     id = static_cast<int>(f.flights.size());
     f.flights.emplace_back();
   }
@@ -61,7 +62,8 @@ void arrive(Floor& f, int id) {
   f.arriving_free.push_back(l.arriving);
   l.arriving = -1;
   // A hit held outside HBM is read in before the prompt can be scheduled.
-  const double fetch_s = f.c.prefix_fetch_Bps > 0 ? f.prefill_config().memory.kv_pages.bytes(cached) / f.c.prefix_fetch_Bps : 0.0;
+  const double fetch_s =
+      f.c.prefix_fetch_Bps > 0 ? f.prefill_config().memory.kv_pages.bytes(cached) / f.c.prefix_fetch_Bps : 0.0;
   f.push(f.now + fetch_s, EventKind::kPromptReady, id);
 }
 

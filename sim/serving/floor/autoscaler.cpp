@@ -8,7 +8,9 @@ namespace serving {
 
 namespace {
 
-const PhaseScaling& policy(const Floor& f, Side side) { return side == Side::kPrefill ? f.c.autoscaling.prefill : f.c.autoscaling.decode; }
+const PhaseScaling& policy(const Floor& f, Side side) {
+  return side == Side::kPrefill ? f.c.autoscaling.prefill : f.c.autoscaling.decode;
+}
 
 // The serving units' unit-seconds since the autoscaler last looked.
 void account_serving(Floor& f) {
@@ -19,8 +21,8 @@ void account_serving(Floor& f) {
 bool empty(const Unit& unit) {
   if (unit.busy) return false;
   for (const auto& rank : unit.ranks)
-    if (!rank.waiting.empty() || !rank.incoming.empty() || !rank.swapped.empty() || !rank.prefilling.empty() || !rank.decoding.empty() ||
-        rank.transferring > 0 || rank.pages_used > 0)
+    if (!rank.waiting.empty() || !rank.incoming.empty() || !rank.swapped.empty() || !rank.prefilling.empty() ||
+        !rank.decoding.empty() || rank.transferring > 0 || rank.pages_used > 0)
       return false;
   return true;
 }
@@ -31,7 +33,8 @@ double queued(const Floor& f, Side side) {
   for (const auto& g : f.groups)
     if (g.side == side && g.state == UnitState::kServing)
       for (int u : g.units)
-        for (const auto& rank : f.units[static_cast<std::size_t>(u)].ranks) n += double(rank.waiting.size() + rank.incoming.size() + rank.swapped.size());
+        for (const auto& rank : f.units[static_cast<std::size_t>(u)].ranks)
+          n += double(rank.waiting.size() + rank.incoming.size() + rank.swapped.size());
   return n;
 }
 
@@ -46,7 +49,8 @@ void resize(Floor& f, Side side, int have, int want) {
       double n = 0;
       if (st == UnitState::kServing)
         for (int u : group.units)
-          for (const auto& rank : f.units[static_cast<std::size_t>(u)].ranks) n += rank.running() + double(rank.waiting.size() + rank.incoming.size());
+          for (const auto& rank : f.units[static_cast<std::size_t>(u)].ranks)
+            n += rank.running() + double(rank.waiting.size() + rank.incoming.size());
       if (best < 0 || n < fewest) {
         best = static_cast<int>(g);
         fewest = n;
@@ -126,7 +130,8 @@ void autoscaler_tick(Floor& f) {
       f.last_change_s[side] = f.now;
     }
   }
-  if (f.now + f.c.autoscaling.interval_s < f.c.duration_s) f.push(f.now + f.c.autoscaling.interval_s, EventKind::kAutoscalerTick, 0);
+  if (f.now + f.c.autoscaling.interval_s < f.c.duration_s)
+    f.push(f.now + f.c.autoscaling.interval_s, EventKind::kAutoscalerTick, 0);
 }
 
 }  // namespace serving

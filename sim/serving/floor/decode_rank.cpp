@@ -19,7 +19,8 @@ void admit_incoming(Floor& f, int u, Rank& rank) {
   if (rank.swapped.empty() && rank.incoming.empty()) return;
   auto room = [&](int id) {
     const long long p = f.pages_for(*unit.config, f.state(id).in_kv + 1);
-    return rank.running() + rank.transferring + static_cast<int>(rank.received.size()) < 2 * cap && rank.pages_used + p <= rank.pages_total;
+    return rank.running() + rank.transferring + static_cast<int>(rank.received.size()) < 2 * cap &&
+           rank.pages_used + p <= rank.pages_total;
   };
   while (!rank.swapped.empty() && room(rank.swapped.front())) {
     const int id = rank.swapped.front();
@@ -63,8 +64,10 @@ void join_decode(Floor& f, int id) {
   --rank.transferring;
   rank.unheard = true;  // heard at its unit's next step, as the router hears of every rank
   l.phase = RequestPhase::kDecoding;
-  if (rank.running() < f.unit(l.unit).config->max_running) join_batch(f, l.unit, rank, id, l);
-  else rank.received.push_back(id);
+  if (rank.running() < f.unit(l.unit).config->max_running)
+    join_batch(f, l.unit, rank, id, l);
+  else
+    rank.received.push_back(id);
   start_step(f, l.unit);
 }
 
@@ -89,8 +92,10 @@ void grow_pages(Floor& f, int u, Rank& rank, std::vector<PageBoundary>& due, int
     const int left = preempt(f, u, rank);
     if (left < 0) continue;
     const auto was_due = std::find_if(due.begin(), due.end(), [&](const PageBoundary& b) { return b.id == left; });
-    if (was_due != due.end()) was_due->id = -1;  // (gone)
-    else calendar.cancel(r, left);
+    if (was_due != due.end())
+      was_due->id = -1;  // (gone)
+    else
+      calendar.cancel(r, left);
   }
   for (PageBoundary& b : due) {
     if (b.id < 0) continue;

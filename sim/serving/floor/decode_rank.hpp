@@ -22,8 +22,8 @@ void join_decode(Floor& f, int id);
 
 // A boundary's room and pages once its rank's `step` has computed its tokens (`tokens_per_step`:
 // one, and MTP's drafts).
-inline PageBoundaryScratch::Renewed renewal(const Floor& f, const UnitConfig& config, const PageCalendar& calendar, const PageBoundary& b,
-                                            long long step, int tokens_per_step) {
+inline PageBoundaryScratch::Renewed renewal(const Floor& f, const UnitConfig& config, const PageCalendar& calendar,
+                                            const PageBoundary& b, long long step, int tokens_per_step) {
   const long long tokens = calendar.tokens(b, step) + tokens_per_step;
   return {f.room_for(tokens), static_cast<int>(f.pages_for(config, tokens))};
 }

@@ -14,19 +14,27 @@ namespace serving {
 namespace {
 
 std::vector<double> mtp_acceptance(const ServingConfig& c) {
-  return {c.mtp_acceptance.begin(), c.mtp_acceptance.begin() + std::min<std::ptrdiff_t>(c.mtp_drafts, std::ssize(c.mtp_acceptance))};
+  return {c.mtp_acceptance.begin(),
+          c.mtp_acceptance.begin() + std::min<std::ptrdiff_t>(c.mtp_drafts, std::ssize(c.mtp_acceptance))};
 }
 
 }  // namespace
 
 Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const std::function<void(double)>& progress,
              const std::function<void(const RequestRecord&)>& on_record)
-    : source(source), c(config), progress(progress), on_record(on_record), random(config.seed * 7 + 3), decode_steps(mtp_acceptance(config)),
-      prefix(config.prefix_cache_blocks), scheduler(&scheduler_for(config.scheduler)) {
+    : source(source),
+      c(config),
+      progress(progress),
+      on_record(on_record),
+      random(config.seed * 7 + 3),
+      decode_steps(mtp_acceptance(config)),
+      prefix(config.prefix_cache_blocks),
+      scheduler(&scheduler_for(config.scheduler)) {
   series.interval_s = c.interval_s;
   // Room for about as many requests as the source expects, so the records are not moved as they grow.
   if (const long long n = source.expected_requests(); n > 0) {
-    const auto room = static_cast<std::size_t>(std::min<double>(double(requests::kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
+    const auto room = static_cast<std::size_t>(
+        std::min<double>(double(requests::kMaxRequests), double(n) + 6 * std::sqrt(double(n)) + 16));
     flights.reserve(room);
   }
   BySide<std::vector<Router::Slot>> slots;
@@ -35,7 +43,8 @@ Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const
     const int ranks = unit_config.ranks_step_together ? unit_config.ranks() : 1;
     const int per_group = unit_config.ranks() / ranks;
     for (int i = 0; i < count * per_group; ++i) {
-      if (i % per_group == 0) groups.push_back({prefill_kind ? Side::kPrefill : Side::kDecode, {}, UnitState::kServing});
+      if (i % per_group == 0)
+        groups.push_back({prefill_kind ? Side::kPrefill : Side::kDecode, {}, UnitState::kServing});
       groups.back().units.push_back(static_cast<int>(units.size()));
       Unit u;
       u.group = static_cast<int>(groups.size()) - 1;
@@ -46,7 +55,8 @@ Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const
       u.ranks.resize(static_cast<std::size_t>(ranks));
       for (int r = 0; r < ranks; ++r) {
         auto& rank = u.ranks[static_cast<std::size_t>(r)];
-        rank.pages_total = static_cast<int>(std::min<long long>(unit_config.memory.kv_group_tokens / c.page_tokens, INT_MAX));
+        rank.pages_total =
+            static_cast<int>(std::min<long long>(unit_config.memory.kv_group_tokens / c.page_tokens, INT_MAX));
         if (decodes) rank.decoding = DecodeBatch(decode_steps.mean_tokens(), 1 + c.mtp_drafts, c.page_tokens);
         rank.router_slot = static_cast<int>(slots[side].size());
         slots[side].push_back({static_cast<int>(units.size()), r});
@@ -87,18 +97,33 @@ ServingResult run(Floor& f) {
     // The request of the event after this one, asked of the memory while this one is handled
     // (a KV cache's arrival reads its request's record, last read at its prompt's end).
     if (const Event* next = f.events.peek(); next && names_request(next->kind)) f.prefetch(next->who);
-    if (c.interval_s > 0) f.series.account(f.result, e.t, f.in_use.prefill, f.in_use.decode, f.serving.prefill, f.serving.decode, f.waiting_first);
+    if (c.interval_s > 0)
+      f.series.account(f.result, e.t, f.in_use.prefill, f.in_use.decode, f.serving.prefill, f.serving.decode,
+                       f.waiting_first);
     f.now = e.t;
     if (f.progress && ++f.handled % 4096 == 0) f.progress(f.now);
     switch (e.kind) {
-      case EventKind::kArrival: arrive(f, e.who); break;
-      case EventKind::kPromptReady: prompt_ready(f, e.who); break;
-      case EventKind::kStepEnd: end_step(f, e.who); break;
-      case EventKind::kTransferEnd: transfer_end(f, e.who); break;
-      case EventKind::kSwapInEnd: swap_in_end(f, e.who); break;
-      case EventKind::kAutoscalerTick: autoscaler_tick(f); break;
+      case EventKind::kArrival:
+        arrive(f, e.who);
+        break;
+      case EventKind::kPromptReady:
+        prompt_ready(f, e.who);
+        break;
+      case EventKind::kStepEnd:
+        end_step(f, e.who);
+        break;
+      case EventKind::kTransferEnd:
+        transfer_end(f, e.who);
+        break;
+      case EventKind::kSwapInEnd:
+        swap_in_end(f, e.who);
+        break;
+      case EventKind::kAutoscalerTick:
+        autoscaler_tick(f);
+        break;
       case EventKind::kUnitStarted:
-        if (f.groups[static_cast<std::size_t>(e.who)].state == UnitState::kStarting) set_state(f, e.who, UnitState::kServing);
+        if (f.groups[static_cast<std::size_t>(e.who)].state == UnitState::kStarting)
+          set_state(f, e.who, UnitState::kServing);
         break;
     }
   }

@@ -8,17 +8,19 @@ namespace serving {
 
 namespace {
 
-constexpr double workload::ServingStepBreakdown::* kBreakdownParts[] = {
-    &workload::ServingStepBreakdown::attention_s, &workload::ServingStepBreakdown::routed_experts_s, &workload::ServingStepBreakdown::shared_expert_s,
-    &workload::ServingStepBreakdown::gate_s,      &workload::ServingStepBreakdown::dense_ffn_s,      &workload::ServingStepBreakdown::memory_kernels_s,
-    &workload::ServingStepBreakdown::tp_comm_s,   &workload::ServingStepBreakdown::mtp_s,            &workload::ServingStepBreakdown::head_s,
-    &workload::ServingStepBreakdown::dispatch_s,  &workload::ServingStepBreakdown::combine_s,        &workload::ServingStepBreakdown::exposed_comm_s,
-    &workload::ServingStepBreakdown::pipeline_s,  &workload::ServingStepBreakdown::step_s};
+constexpr double workload::ServingStepBreakdown::*kBreakdownParts[] = {
+    &workload::ServingStepBreakdown::attention_s,     &workload::ServingStepBreakdown::routed_experts_s,
+    &workload::ServingStepBreakdown::shared_expert_s, &workload::ServingStepBreakdown::gate_s,
+    &workload::ServingStepBreakdown::dense_ffn_s,     &workload::ServingStepBreakdown::memory_kernels_s,
+    &workload::ServingStepBreakdown::tp_comm_s,       &workload::ServingStepBreakdown::mtp_s,
+    &workload::ServingStepBreakdown::head_s,          &workload::ServingStepBreakdown::dispatch_s,
+    &workload::ServingStepBreakdown::combine_s,       &workload::ServingStepBreakdown::exposed_comm_s,
+    &workload::ServingStepBreakdown::pipeline_s,      &workload::ServingStepBreakdown::step_s};
 
 }  // namespace
 
-void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step,
-                   const workload::ServingStepBreakdown& step_parts) {
+void StepSums::add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use,
+                   double imb, const StepLoad& step, const workload::ServingStepBreakdown& step_parts) {
   for (auto part : kBreakdownParts) parts.*part += step_parts.*part;
   load.decode_sequences += step.busiest.decode_sequences;
   load.decode_context_tokens += step.busiest.decode_context_tokens;
@@ -53,8 +55,9 @@ UnitSeries StepSums::finish() const {
     s.engine_s /= s.steps;
     s.imbalance = imbalance / s.steps;
     auto& m = s.mean_load;
-    m.busiest = {load.decode_sequences / s.steps, load.decode_context_tokens / s.steps, load.prefill_sequences / s.steps,
-                 load.prefill_tokens / s.steps, load.prefill_context_tokens / s.steps};
+    m.busiest = {load.decode_sequences / s.steps, load.decode_context_tokens / s.steps,
+                 load.prefill_sequences / s.steps, load.prefill_tokens / s.steps,
+                 load.prefill_context_tokens / s.steps};
     m.unit_tokens = std::llround(unit_tokens_sum / s.steps);
     m.prefill = prefill_steps > 0;
     m.mtp_drafts = mtp_drafts;
@@ -63,8 +66,8 @@ UnitSeries StepSums::finish() const {
   return s;
 }
 
-void FleetSeries::account(ServingResult& result, double t, int prefill_in_use, int decode_in_use, int prefill_serving, int decode_serving,
-                          long long waiting_first) {
+void FleetSeries::account(ServingResult& result, double t, int prefill_in_use, int decode_in_use, int prefill_serving,
+                          int decode_serving, long long waiting_first) {
   while (clock_s < t) {
     const double boundary = double(clock_index + 1) * interval_s;
     const double until = std::min(t, boundary);
@@ -112,8 +115,9 @@ std::string FleetSeries::trace_json(const ServingResult& result, bool disaggrega
     event("decode", 1, id, decode_from, r.finish_s);
   }
   for (const auto& counter : counters) {
-    o << (first ? "" : ",\n") << "{\"name\":\"unit " << counter.unit << "\",\"ph\":\"C\",\"pid\":2,\"ts\":" << counter.t * 1e6
-      << ",\"args\":{\"batch per rank\":" << counter.batch << ",\"queued\":" << counter.queue << ",\"KV use\":" << counter.kv << "}}";
+    o << (first ? "" : ",\n") << "{\"name\":\"unit " << counter.unit
+      << "\",\"ph\":\"C\",\"pid\":2,\"ts\":" << counter.t * 1e6 << ",\"args\":{\"batch per rank\":" << counter.batch
+      << ",\"queued\":" << counter.queue << ",\"KV use\":" << counter.kv << "}}";
     first = false;
   }
   o << "\n]}\n";

@@ -20,8 +20,8 @@ struct StepSums {
   double unit_tokens_sum = 0, prefill_steps = 0;
   int mtp_drafts = 0;
   UnitSeries out;
-  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb, const StepLoad& step,
-           const workload::ServingStepBreakdown& step_parts);
+  void add(double step_s, double batch_per_rank, double unit_tokens, double queue_len, double kv_use, double imb,
+           const StepLoad& step, const workload::ServingStepBreakdown& step_parts);
   UnitSeries finish() const;
 };
 
@@ -44,8 +44,8 @@ struct FleetSeries {
   }
   // The intervals' time integrals, from where they were to `t`, with the units in use and serving
   // by side and the requests waiting for a first token since then.
-  void account(ServingResult& result, double t, int prefill_in_use, int decode_in_use, int prefill_serving, int decode_serving,
-               long long waiting_first);
+  void account(ServingResult& result, double t, int prefill_in_use, int decode_in_use, int prefill_serving,
+               int decode_serving, long long waiting_first);
   // The Chrome trace: the run's first requests (up to `until_s`) and each unit's counters.
   std::string trace_json(const ServingResult& result, bool disaggregated, double until_s) const;
 

@@ -46,13 +46,16 @@ struct Event {
   long long seq;
   EventKind kind;
   int who;  // the request, or the unit (a step's end), or the group (a unit started)
-  bool operator>(const Event& o) const { return (t > o.t) | ((t == o.t) & (seq > o.seq)); }  // (no branch: see EventQueue)
+  bool operator>(const Event& o) const {
+    return (t > o.t) | ((t == o.t) & (seq > o.seq));
+  }  // (no branch: see EventQueue)
 };
 using Events = EventQueue<Event, 2>;
 
 // Whether an event's `who` is a request (its record is then read as it is handled).
 inline bool names_request(EventKind kind) {
-  return kind == EventKind::kArrival || kind == EventKind::kPromptReady || kind == EventKind::kTransferEnd || kind == EventKind::kSwapInEnd;
+  return kind == EventKind::kArrival || kind == EventKind::kPromptReady || kind == EventKind::kTransferEnd ||
+         kind == EventKind::kSwapInEnd;
 }
 
 // The two sides of the floor, prefill and decode (colocated: every unit is on the decode side).
@@ -89,7 +92,7 @@ struct PageBoundaryScratch {
   struct Renewed {
     int room, pages;
   };
-  std::vector<Renewed> renewed;  // by boundary: its room and pages past this step
+  std::vector<Renewed> renewed;                  // by boundary: its room and pages past this step
   std::vector<int> first_of_rank, next_of_rank;  // the unit's boundaries, linked by rank (those taken one by one)
 };
 
@@ -123,11 +126,12 @@ struct Floor {
   const RankScheduler* scheduler = nullptr;  // colocated units' (schedulers/)
 
   // Requests.
-  std::vector<InFlight> flights;   // by request id (streamed: a finished request's place is taken again)
-  std::vector<int> free_ids;       // streamed: finished requests' places
-  std::vector<requests::Request> arriving;   // requests pulled, not yet arrived (RequestState::arriving), and free places
+  std::vector<InFlight> flights;  // by request id (streamed: a finished request's place is taken again)
+  std::vector<int> free_ids;      // streamed: finished requests' places
+  std::vector<requests::Request>
+      arriving;  // requests pulled, not yet arrived (RequestState::arriving), and free places
   std::vector<int> arriving_free;
-  long long waiting_first = 0;     // arrived, no first token yet
+  long long waiting_first = 0;  // arrived, no first token yet
 
   // Units, their ranks' routers, and the events.
   std::vector<Unit> units;
@@ -135,8 +139,10 @@ struct Floor {
   Events events;
   long long seq = 0, handled = 0;
   double now = 0;
-  double token_lag_s = 0;  // at a step's end under an overlapping engine: the step that ended (its tokens come after the next)
-  std::vector<int> units_to_start, units_to_start_now;  // decode units a finished prompt or a transfer may start (two buffers)
+  double token_lag_s =
+      0;  // at a step's end under an overlapping engine: the step that ended (its tokens come after the next)
+  std::vector<int> units_to_start,
+      units_to_start_now;  // decode units a finished prompt or a transfer may start (two buffers)
   PageBoundaryScratch pages;
   StepEndScratch ends;
 
@@ -161,7 +167,9 @@ struct Floor {
   bool prefills(const Unit& unit) const { return unit.prefill_kind || !c.disaggregated; }
   Router& router_of(const Unit& unit) { return *routers[prefills(unit) ? Side::kPrefill : Side::kDecode]; }
   bool measuring(double t) const { return t >= c.warmup_s && t <= c.duration_s; }
-  long long pages_for(const UnitConfig& config, long long tokens) const { return config.memory.kv_pages.pages(tokens, c.page_tokens); }
+  long long pages_for(const UnitConfig& config, long long tokens) const {
+    return config.memory.kv_pages.pages(tokens, c.page_tokens);
+  }
   // Tokens a sequence's pages hold once it has `tokens`: it takes pages again only past them.
   int room_for(long long tokens) const { return static_cast<int>(page_room(tokens, c.page_tokens)); }
   FleetInterval& interval(double t) { return series.interval(result, t); }

@@ -32,7 +32,8 @@ double transfer_end_s(Floor& f, const RequestState& l, Rank* to) {
   double start = f.now;
   for (Rank* rank : {from, to})
     if (rank) start = std::max(start, rank->nic_free_s);
-  const double end = start + f.c.kv_transfer_latency_s + f.c.prefill.memory.kv_pages.bytes(l.in_kv) / (f.c.kv_senders * f.c.kv_transfer_Bps);
+  const double end = start + f.c.kv_transfer_latency_s +
+                     f.c.prefill.memory.kv_pages.bytes(l.in_kv) / (f.c.kv_senders * f.c.kv_transfer_Bps);
   for (Rank* rank : {from, to})
     if (rank) rank->nic_free_s = end;
   return end;

@@ -32,7 +32,8 @@ int preempt(Floor& f, int u, Rank& rank) {
     rank.swapped.push_back(id);
     return decoding;
   }
-  if (f.scheduler->reserves_to_end() && !f.c.disaggregated) rank.promised_pages -= promised_pages(f, *f.unit(u).config, id);
+  if (f.scheduler->reserves_to_end() && !f.c.disaggregated)
+    rank.promised_pages -= promised_pages(f, *f.unit(u).config, id);
   l->prompt = f.record(id).input_tokens + l->generated;
   l->in_kv = 0;
   l->cached = 0;

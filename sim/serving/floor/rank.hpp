@@ -26,11 +26,11 @@ struct alignas(64) Rank {
   IdQueue swapped;   // decode: preempted to host memory
   IdQueue incoming;  // decode: prefilled, waiting for pages and a transfer
   long long pages_used = 0;
-  int pages_total = 0;           // (two billion pages: a petabyte of KV at the smallest)
-  bool unheard = false;          // its load changed since its router last heard (a join during a step)
+  int pages_total = 0;   // (two billion pages: a petabyte of KV at the smallest)
+  bool unheard = false;  // its load changed since its router last heard (a join during a step)
   DecodeBatch decoding;
-  IdQueue waiting;   // for prefill (or, colocated, admission)
-  long long incoming_pages = 0;  // what the incoming requests will need (the KV-aware router counts it)
+  IdQueue waiting;                 // for prefill (or, colocated, admission)
+  long long incoming_pages = 0;    // what the incoming requests will need (the KV-aware router counts it)
   long long pages_told_below = 0;  // while its pages (with those) stay below this, its router's load is as last told
   int transferring = 0;
   int router_slot = -1;          // its place in the router's index
@@ -60,13 +60,13 @@ struct Unit {
   bool decodes = true;
   const UnitConfig* config = nullptr;
   std::vector<Rank> ranks;
-  PageCalendar boundaries;  // its decoding sequences' page boundaries
-  long long steps = 0;      // steps started
+  PageCalendar boundaries;             // its decoding sequences' page boundaries
+  long long steps = 0;                 // steps started
   std::vector<SteppingRank> stepping;  // in the step in flight, in order
   bool busy = false;
   bool step_has_prompts = false;  // the step in flight computes prompt chunks
   double step_start_s = 0;
-  double decode_step_s = 0;       // its last step without prompt chunks (0: none yet)
+  double decode_step_s = 0;  // its last step without prompt chunks (0: none yet)
 
   int index_of(const Rank& rank) const { return static_cast<int>(&rank - ranks.data()); }
 };

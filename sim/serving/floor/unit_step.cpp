@@ -23,8 +23,14 @@ namespace {
 class StepBuilder {
  public:
   StepBuilder(Floor& f, int u)
-      : f_(f), u_(u), unit_(f.unit(u)), config_(*unit_.config), tokens_per_step_(unit_.decodes ? 1 + f.c.mtp_drafts : 1),
-        mixes_(f.prefills(unit_)), calendar_(unit_.boundaries), s_(f.pages) {}
+      : f_(f),
+        u_(u),
+        unit_(f.unit(u)),
+        config_(*unit_.config),
+        tokens_per_step_(unit_.decodes ? 1 + f.c.mtp_drafts : 1),
+        mixes_(f.prefills(unit_)),
+        calendar_(unit_.boundaries),
+        s_(f.pages) {}
 
   void build() {
     count_boundaries();
@@ -42,7 +48,8 @@ class StepBuilder {
     if (s_.boundaries.empty()) return;
     // Each rank's step, read in the ranks' order (the boundaries come in no order of rank).
     s_.due_of_rank.resize(unit_.ranks.size());
-    for (std::size_t r = 0; r < unit_.ranks.size(); ++r) s_.due_of_rank[r] = {0, false, unit_.ranks[r].decoding.next_step(), 0};
+    for (std::size_t r = 0; r < unit_.ranks.size(); ++r)
+      s_.due_of_rank[r] = {0, false, unit_.ranks[r].decoding.next_step(), 0};
     if (!mixes_) s_.renewed.resize(s_.boundaries.size());
     for (std::size_t i = 0; i < s_.boundaries.size(); ++i) {
       const PageBoundary& b = s_.boundaries[i];
@@ -71,7 +78,8 @@ class StepBuilder {
       }
       linked_ = true;
     }
-    for (int i = s_.first_of_rank[static_cast<std::size_t>(r)]; i >= 0; i = s_.next_of_rank[static_cast<std::size_t>(i)])
+    for (int i = s_.first_of_rank[static_cast<std::size_t>(r)]; i >= 0;
+         i = s_.next_of_rank[static_cast<std::size_t>(i)])
       s_.due.push_back(s_.boundaries[static_cast<std::size_t>(i)]);
   }
 
@@ -91,10 +99,11 @@ class StepBuilder {
     // Those (calm) skip what follows from queues; those without a boundary (quiet) also tell
     // their router nothing.
     auto* due = s_.boundaries.empty() ? nullptr : &s_.due_of_rank[static_cast<std::size_t>(r)];
-    const bool calm = !mixes_ && rank.received.empty() && rank.swapped.empty() && rank.incoming.empty() && !rank.unheard && rank.pages_used <= rank.pages_total;
+    const bool calm = !mixes_ && rank.received.empty() && rank.swapped.empty() && rank.incoming.empty() &&
+                      !rank.unheard && rank.pages_used <= rank.pages_total;
     const bool quiet = calm && (!due || due->count == 0);
     if (unit_.decodes && !calm) admit_incoming(f_, u_, rank);  // in the same pass: the rank's state is read once a step
-    int in_step = 0;  // its decoding sequences in the step
+    int in_step = 0;                                           // its decoding sequences in the step
     RankStepLoad load;
     load.budget = config_.max_batch_tokens;
     const bool prompts_only = mixes_ && unit_.decodes && f_.scheduler->prompts_only(f_, unit_, rank);
@@ -104,9 +113,12 @@ class StepBuilder {
     if (unit_.decodes && !calm) calendar_.take(unit_.steps, s_.joined);  // (a calm rank admitted none)
     const bool decoding = unit_.decodes && !rank.decoding.empty() && !prompts_only;
     const long long extra_due = due ? due->extra : 0;
-    const bool due_together = !mixes_ && decoding && !(due && due->one_by_one) && s_.joined.empty() && rank.pages_used + extra_due <= rank.pages_total;
-    if (due_together) rank.pages_used += extra_due;
-    else if (due) due->one_by_one = true;
+    const bool due_together = !mixes_ && decoding && !(due && due->one_by_one) && s_.joined.empty() &&
+                              rank.pages_used + extra_due <= rank.pages_total;
+    if (due_together)
+      rank.pages_used += extra_due;
+    else if (due)
+      due->one_by_one = true;
     // Else its boundaries at this step: those taken, and those of sequences that just joined.
     s_.due.clear();
     if (!due_together) {
@@ -118,7 +130,8 @@ class StepBuilder {
     // Decoding sequences grow by their tokens; when pages run out, the latest admitted go.
     if (decoding) {
       // (Without boundaries, nothing to do here where the rank has room.)
-      if (!due_together && (!s_.due.empty() || rank.pages_used > rank.pages_total)) grow_pages(f_, u_, rank, s_.due, tokens_per_step_);
+      if (!due_together && (!s_.due.empty() || rank.pages_used > rank.pages_total))
+        grow_pages(f_, u_, rank, s_.due, tokens_per_step_);
       const double context = rank.decoding.context();
       streaming_ += rank.decoding.size() - rank.decoding.fresh();
       in_step = rank.decoding.start_step();
@@ -136,7 +149,8 @@ class StepBuilder {
     workload::GroupLoad& g = load.group;
     // A proxy of this rank's attention time, to find the busiest: its new tokens through the
     // projections, the KV its decoding sequences read, its prefill's query-key pairs.
-    const double score = double(load.tokens) + g.decode_context_tokens * g.decode_sequences * config_.cost->kv_token_weight() +
+    const double score = double(load.tokens) +
+                         g.decode_context_tokens * g.decode_sequences * config_.cost->kv_token_weight() +
                          load.pairs * config_.cost->pair_weight();
     if (g.prefill_sequences > 0) {
       g.prefill_tokens /= g.prefill_sequences;
@@ -149,13 +163,16 @@ class StepBuilder {
     unit_tokens_ += load.tokens;
     const int entries = in_step + static_cast<int>(rank.chunks.size());
     any_ = any_ || entries > 0;
-    if (entries > 0) unit_.stepping.push_back({r, in_step, !rank.chunks.empty() || (in_step > 0 && !rank.decoding.ends_quietly())});
-    if (!calm) queue_ += double(rank.waiting.size() + rank.incoming.size() + rank.swapped.size());  // (a calm rank has none)
+    if (entries > 0)
+      unit_.stepping.push_back({r, in_step, !rank.chunks.empty() || (in_step > 0 && !rank.decoding.ends_quietly())});
+    if (!calm)
+      queue_ += double(rank.waiting.size() + rank.incoming.size() + rank.swapped.size());  // (a calm rank has none)
     batch_ += double(entries);
     kv_use_ = std::max(kv_use_, double(rank.pages_used) / double(std::max<long long>(1, rank.pages_total)));
     // A calm rank whose step only added pages below its told bound has the load its router
     // heard: a page boundary is a step's usual event, and a sixteenth of KV is hundreds of pages.
-    if (!quiet && !(calm && due_together && rank.pages_used + rank.incoming_pages < rank.pages_told_below)) tell_router(f_, u_, rank);
+    if (!quiet && !(calm && due_together && rank.pages_used + rank.incoming_pages < rank.pages_told_below))
+      tell_router(f_, u_, rank);
   }
 
   // The boundaries of the ranks that took them together, placed again.
@@ -180,11 +197,13 @@ class StepBuilder {
     unit_.step_has_prompts = any_prefill_;
     unit_.step_start_s = f_.now;
     const double ranks = double(unit_.ranks.size());
-    const double busiest_tokens = busiest_.decode_sequences * tokens_per_step_ + busiest_.prefill_sequences * busiest_.prefill_tokens;
+    const double busiest_tokens =
+        busiest_.decode_sequences * tokens_per_step_ + busiest_.prefill_sequences * busiest_.prefill_tokens;
     const double imbalance = unit_tokens_ > 0 ? busiest_tokens / (double(unit_tokens_) / ranks) : 1.0;
     if (f_.measuring(f_.now)) {
       StepSums& sums = unit_.prefill_kind ? f_.series.prefill : f_.series.decode;
-      sums.add(step_s, batch_ / ranks, double(unit_tokens_), queue_, kv_use_, imbalance, load, config_.cost->last_parts());
+      sums.add(step_s, batch_ / ranks, double(unit_tokens_), queue_, kv_use_, imbalance, load,
+               config_.cost->last_parts());
       sums.out.engine_s += step_s - gpu_s;
       f_.result.inter_token_s.add(step_s, streaming_);
     }
@@ -195,7 +214,8 @@ class StepBuilder {
       const double share = unit_.prefill_kind ? 1.0 : std::max(batch_ / ranks / config_.max_running, kv_use_);
       const double used_s = step_s * share / double(group.units.size());
       if (group.state == UnitState::kServing) f_.look_busy_s[group.side] += used_s;
-      if (c.interval_s > 0) (unit_.prefill_kind ? f_.interval(f_.now).prefill_busy_s : f_.interval(f_.now).decode_occupancy_s) += used_s;
+      if (c.interval_s > 0)
+        (unit_.prefill_kind ? f_.interval(f_.now).prefill_busy_s : f_.interval(f_.now).decode_occupancy_s) += used_s;
     }
     if (f_.now < c.trace_until_s) f_.series.counters.push_back({f_.now, u_, batch_ / ranks, queue_, kv_use_});
     ++unit_.steps;
@@ -231,7 +251,9 @@ void end_step(Floor& f, int u) {
   // The step's tokens count for the measured window by the share of the step inside it: a long
   // prefill step across the window's edge counts in part, not whole or not at all.
   const double inside_s = std::min(f.now, c.duration_s) - std::max(unit.step_start_s, c.warmup_s);
-  const double share = f.now > unit.step_start_s ? std::clamp(inside_s / (f.now - unit.step_start_s), 0.0, 1.0) : f.measuring(f.now) ? 1.0 : 0.0;
+  const double share = f.now > unit.step_start_s ? std::clamp(inside_s / (f.now - unit.step_start_s), 0.0, 1.0)
+                       : f.measuring(f.now)      ? 1.0
+                                                 : 0.0;
   const bool count = share > 0;
   FleetInterval* here = c.interval_s > 0 ? &f.interval(f.now) : nullptr;
   // An engine that overlaps its CPU work hands this step's tokens out once the next step has run:
@@ -251,7 +273,8 @@ void end_step(Floor& f, int u) {
   for (const SteppingRank& e : unit.stepping) {
     if (!e.events || e.sequences == 0) continue;
     DecodeBatch& batch = unit.ranks[static_cast<std::size_t>(e.rank)].decoding;
-    s.batch_ends.push_back({batch.end_step(s.first_tokens, s.finished), s.ended.size(), s.first_tokens.size(), s.finished.size()});
+    s.batch_ends.push_back(
+        {batch.end_step(s.first_tokens, s.finished), s.ended.size(), s.first_tokens.size(), s.finished.size()});
     for (const std::vector<int>* slots : {&s.first_tokens, &s.finished})
       for (int slot : *slots) {
         s.ended.push_back({slot, batch.at(slot).id});

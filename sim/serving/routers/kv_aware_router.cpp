@@ -12,10 +12,13 @@ class KvAwareRouter : public LeastLoadedRouter {
  public:
   using LeastLoadedRouter::LeastLoadedRouter;
   double load(const Rank& rank, bool prefill) const override {
-    const double kv_use = double(rank.pages_used + rank.incoming_pages) / double(std::max<long long>(1, rank.pages_total));
+    const double kv_use =
+        double(rank.pages_used + rank.incoming_pages) / double(std::max<long long>(1, rank.pages_total));
     return kv_use + (prefill ? double(rank.pending_tokens) * 1e-12 : 0.0);
   }
-  long long pages_told_below(const Rank& rank, bool) const override { return rank.pages_used + rank.incoming_pages + 1; }
+  long long pages_told_below(const Rank& rank, bool) const override {
+    return rank.pages_used + rank.incoming_pages + 1;
+  }
 };
 
 }  // namespace

@@ -7,17 +7,20 @@
 namespace serving {
 
 long long kv_sixteenths(const Rank& rank) {
-  const double kv_use = double(rank.pages_used + rank.incoming_pages) / double(std::max<long long>(1, rank.pages_total));
+  const double kv_use =
+      double(rank.pages_used + rank.incoming_pages) / double(std::max<long long>(1, rank.pages_total));
   return static_cast<long long>(std::min(std::floor(kv_use * 16), 15.0));
 }
 
-LeastLoadedRouter::LeastLoadedRouter(std::vector<Slot> slots, double pair_weight) : Router(std::move(slots)), pair_weight_(pair_weight) {
+LeastLoadedRouter::LeastLoadedRouter(std::vector<Slot> slots, double pair_weight)
+    : Router(std::move(slots)), pair_weight_(pair_weight) {
   if (!slots_.empty()) index_.emplace(static_cast<int>(slots_.size()));
 }
 
 double LeastLoadedRouter::load(const Rank& rank, bool prefill) const {
   if (prefill) return double(rank.pending_tokens) + rank.pending_pairs * pair_weight_;
-  return double(rank.running() + rank.incoming.size() + rank.swapped.size() + rank.received.size()) + double(rank.transferring) + double(kv_sixteenths(rank)) / 16;
+  return double(rank.running() + rank.incoming.size() + rank.swapped.size() + rank.received.size()) +
+         double(rank.transferring) + double(kv_sixteenths(rank)) / 16;
 }
 
 long long LeastLoadedRouter::pages_told_below(const Rank& rank, bool prefill) const {

@@ -14,8 +14,8 @@ namespace serving {
 
 class Router {
  public:
-  using Slot = std::pair<int, int>;          // (unit, rank)
-  static constexpr double kClosed = 1e300;   // a closed rank's load: never chosen while another is open
+  using Slot = std::pair<int, int>;         // (unit, rank)
+  static constexpr double kClosed = 1e300;  // a closed rank's load: never chosen while another is open
 
   explicit Router(std::vector<Slot> slots) : slots_(std::move(slots)) {}
   virtual ~Router() = default;

@@ -14,7 +14,9 @@ namespace {
 
 class PrefillFirst : public RankScheduler {
  public:
-  bool prompts_only(const Floor& f, const Unit& unit, const Rank& rank) const override { return can_admit(f, unit, rank); }
+  bool prompts_only(const Floor& f, const Unit& unit, const Rank& rank) const override {
+    return can_admit(f, unit, rank);
+  }
   bool whole_prompts() const override { return true; }
 };
 

@@ -2,7 +2,8 @@
 
 namespace studies {
 
-workload::AffinityDistribution parse_affinity(core::JsonReader& s, const std::string& default_skew, double default_strength) {
+workload::AffinityDistribution parse_affinity(core::JsonReader& s, const std::string& default_skew,
+                                              double default_strength) {
   workload::AffinityDistribution a;
   const std::string skew = s.one_of("skew", {"uniform", "zipf", "hot-experts"}, default_skew);
   a.skew = skew == "uniform" ? workload::AffinitySkew::kUniform

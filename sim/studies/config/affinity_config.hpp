@@ -8,6 +8,7 @@
 
 namespace studies {
 
-workload::AffinityDistribution parse_affinity(core::JsonReader& section, const std::string& default_skew, double default_strength);
+workload::AffinityDistribution parse_affinity(core::JsonReader& section, const std::string& default_skew,
+                                              double default_strength);
 
 }  // namespace studies

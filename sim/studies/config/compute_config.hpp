@@ -15,7 +15,9 @@ struct ComputeConfig {
   workload::CommKernels kernels;  // the SMs communication takes, and what they drive
   const hw::GemmLibrary* gemm_library = &hw::default_gemm_library();
 
-  hw::GemmPrecision precision() const { return fp4_gemms ? hw::GemmPrecision::kFp4 : fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16; }
+  hw::GemmPrecision precision() const {
+    return fp4_gemms ? hw::GemmPrecision::kFp4 : fp8_gemms ? hw::GemmPrecision::kFp8 : hw::GemmPrecision::kBf16;
+  }
   workload::Roofline roofline(const hw::Gpu& gpu) const { return {gpu, efficiency, precision(), *gemm_library}; }
 };
 
@@ -29,7 +31,8 @@ struct ComputeConfig {
 // library must run on the GPU, in the recipe's precision, and have rows of every kind in
 // `gemm_kinds` (what the study times); without one, the default library's constants are taken
 // as they are on any GPU and precision (an assumption where it did not run); "default" says so.
-ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms, const std::vector<hw::GemmKind>& gemm_kinds);
+ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms,
+                            const std::vector<hw::GemmKind>& gemm_kinds);
 
 // The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
 // "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.

@@ -38,21 +38,26 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
       if (r.has("version")) {
         // A release as numbers and dots ("0.14"), compared number by number.
         e.version = r.string("version");
-        const bool numbers = !e.version.empty() && std::isdigit(static_cast<unsigned char>(e.version.front())) && std::isdigit(static_cast<unsigned char>(e.version.back())) &&
-                             e.version.find("..") == std::string::npos &&
-                             std::all_of(e.version.begin(), e.version.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '.'; });
-        if (!numbers) throw core::InputError(r.pointer_of("version"), "'" + e.version + "' is not allowed; a release as numbers and dots, e.g. \"0.14\"");
+        const bool numbers =
+            !e.version.empty() && std::isdigit(static_cast<unsigned char>(e.version.front())) &&
+            std::isdigit(static_cast<unsigned char>(e.version.back())) && e.version.find("..") == std::string::npos &&
+            std::all_of(e.version.begin(), e.version.end(),
+                        [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '.'; });
+        if (!numbers)
+          throw core::InputError(r.pointer_of("version"),
+                                 "'" + e.version + "' is not allowed; a release as numbers and dots, e.g. \"0.14\"");
         for (const auto& other : out)
           if (other.name == e.name && other.version == e.version)
-            throw core::InputError(r.pointer_of("version"), "'" + e.version + "' is not allowed; " + e.name + " " + e.version + " has a profile already");
+            throw core::InputError(r.pointer_of("version"), "'" + e.version + "' is not allowed; " + e.name + " " +
+                                                                e.version + " has a profile already");
       }
       // An engine's CPU work is microseconds to milliseconds; a second bounds each figure, so that
       // a slip of the exponent is refused rather than stalling every request past the run.
       if (r.has("step_cpu")) {
         // By part, as the sources split it: each part's fixed and per-sequence figure.
         core::JsonReader parts = r.object("step_cpu");
-        for (auto [key, part] : {std::pair{"schedule", &e.schedule}, std::pair{"prepare", &e.prepare}, std::pair{"sample", &e.sample},
-                                 std::pair{"outputs", &e.outputs}}) {
+        for (auto [key, part] : {std::pair{"schedule", &e.schedule}, std::pair{"prepare", &e.prepare},
+                                 std::pair{"sample", &e.sample}, std::pair{"outputs", &e.outputs}}) {
           if (!parts.has(key)) continue;
           core::JsonReader p = parts.object(key);
           part->fixed_s = p.number_in("fixed_s", 0, 1);
@@ -102,13 +107,16 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
           e.kv_memory_reserve_bytes = r.number_in("kv_memory_reserve_bytes", 0, 1e12);
           figures.push_back("kv_memory_reserve_bytes");
         } else {
-          e.kv_memory = rule == "share-of-free" ? serving::KvMemoryRule::kShareOfFree : serving::KvMemoryRule::kShareOfHbm;
+          e.kv_memory =
+              rule == "share-of-free" ? serving::KvMemoryRule::kShareOfFree : serving::KvMemoryRule::kShareOfHbm;
           e.kv_memory_fraction = r.number_in("kv_memory_fraction", 0.01, 1);
           figures.push_back("kv_memory_fraction");
         }
       }
-      for (auto [key, slot, max] : {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
-                                    std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22}, std::tuple{"micro_batches", &e.micro_batches, 8}})
+      for (auto [key, slot, max] :
+           {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
+            std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22},
+            std::tuple{"micro_batches", &e.micro_batches, 8}})
         if (r.has(key)) {
           *slot = static_cast<int>(r.positive_integer(key, max));
           figures.push_back(key);
@@ -143,17 +151,20 @@ const serving::EngineProfile& engine_by_name(const std::string& name, const std:
   const serving::EngineProfile* latest = nullptr;
   for (const auto& e : engine_catalogue())
     if (e.name == name && (!latest || older(latest->version, e.version))) latest = &e;
-  if (!latest) throw core::InputError(where, "engine '" + name + "' is unknown; " + core::allowed_list(name, engine_names()));
+  if (!latest)
+    throw core::InputError(where, "engine '" + name + "' is unknown; " + core::allowed_list(name, engine_names()));
   return *latest;
 }
 
-const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version, const std::string& where) {
+const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version,
+                                                const std::string& where) {
   for (const auto& e : engine_catalogue())
     if (e.name == name && e.version == version) return e;
   const auto versions = engine_versions(name);
   std::string listed;
   for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v;
-  throw core::InputError(where, "'" + version + "' is not allowed; " + name + "'s versions in data/engines: " + (listed.empty() ? "none (one profile)" : listed));
+  throw core::InputError(where, "'" + version + "' is not allowed; " + name +
+                                    "'s versions in data/engines: " + (listed.empty() ? "none (one profile)" : listed));
 }
 
 }  // namespace studies

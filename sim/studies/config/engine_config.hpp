@@ -12,7 +12,8 @@ std::vector<std::string> engine_names();
 // profiles for several versions gives its latest.
 const serving::EngineProfile& engine_by_name(const std::string& name, const std::string& where);
 // One version's profile; `where`: the version's JSON pointer, for the error naming the versions.
-const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version, const std::string& where);
+const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version,
+                                                const std::string& where);
 std::vector<std::string> engine_versions(const std::string& name);
 
 }  // namespace studies

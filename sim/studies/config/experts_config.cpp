@@ -11,18 +11,23 @@ namespace studies {
 namespace {
 
 // The model's derived summary in data/expert_popularity/, for `phase`; null where none is shipped.
-std::shared_ptr<const workload::ExpertPopularity> model_summary(const workload::Model& m, const std::string& phase, const std::string& pointer) {
+std::shared_ptr<const workload::ExpertPopularity> model_summary(const workload::Model& m, const std::string& phase,
+                                                                const std::string& pointer) {
   for (const auto& [path, doc] : core::read_data_folder("expert_popularity"))
     if (doc.is_object() && doc.value("model", "") == m.name) {
-      workload::ExpertPopularity p = workload::popularity_from_summary(doc, path, phase, m.moe_layer_count(), m.moe->routed_experts, 1, pointer);
-      p.source = "data/expert_popularity/" + std::filesystem::path(path).filename().string() + ", " + phase;  // not the machine's own path
+      workload::ExpertPopularity p =
+          workload::popularity_from_summary(doc, path, phase, m.moe_layer_count(), m.moe->routed_experts, 1, pointer);
+      p.source = "data/expert_popularity/" + std::filesystem::path(path).filename().string() + ", " +
+                 phase;  // not the machine's own path
       return std::make_shared<const workload::ExpertPopularity>(std::move(p));
     }
   return nullptr;
 }
 
-std::shared_ptr<const workload::ExpertPopularity> counts_file(const std::string& file, const workload::Model& m, const std::string& pointer) {
-  workload::ExpertPopularity p = workload::read_expert_counts(resolve_input_file(file), m.layers, m.layers - m.moe_layer_count(), m.moe->routed_experts, pointer);
+std::shared_ptr<const workload::ExpertPopularity> counts_file(const std::string& file, const workload::Model& m,
+                                                              const std::string& pointer) {
+  workload::ExpertPopularity p = workload::read_expert_counts(
+      resolve_input_file(file), m.layers, m.layers - m.moe_layer_count(), m.moe->routed_experts, pointer);
   p.source = file;  // as the scenario names it
   return std::make_shared<const workload::ExpertPopularity>(std::move(p));
 }
@@ -41,10 +46,14 @@ ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const s
     if (e.has("tp")) {
       s.tp = static_cast<int>(e.positive_integer("tp", routed_gpus));
       if (routed_gpus % s.tp != 0)
-        throw core::InputError(e.pointer_of("tp"), std::to_string(s.tp) + " does not divide the unit's " + std::to_string(routed_gpus) +
-                                                   " routed-expert GPUs: expert TP x EP must equal them");
+        throw core::InputError(e.pointer_of("tp"), std::to_string(s.tp) + " does not divide the unit's " +
+                                                       std::to_string(routed_gpus) +
+                                                       " routed-expert GPUs: expert TP x EP must equal them");
       if (e.has("parallel") && !s.tensor_parallel && s.tp > 1)
-        throw core::InputError(e.pointer_of("tp"), std::to_string(s.tp) + " is not allowed with /parallel 'expert-parallel' (whole experts); leave out /parallel");
+        throw core::InputError(
+            e.pointer_of("tp"),
+            std::to_string(s.tp) +
+                " is not allowed with /parallel 'expert-parallel' (whole experts); leave out /parallel");
       s.tensor_parallel = s.tp > 1;
     }
     popularity = e.optional_string("popularity");
@@ -58,10 +67,14 @@ ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const s
     s.tensor_parallel = u.one_of("experts", layouts, "expert-parallel") == "tensor-parallel";
     if (s.tensor_parallel) s.tp = routed_gpus;
   }
-  if (!popularity) s.popularity = model_summary(m, phase, popularity_pointer);
-  else if (*popularity != "uniform") s.popularity = counts_file(*popularity, m, popularity_pointer);
-  for (const auto& [given, pointer] : {std::pair{plan.has_value(), plan_pointer}, std::pair{s.eplb_window_tokens > 0, window_pointer}})
-    if (given && !s.popularity) throw core::InputError(pointer, "is for a measured popularity; the unit's experts' popularity is uniform");
+  if (!popularity)
+    s.popularity = model_summary(m, phase, popularity_pointer);
+  else if (*popularity != "uniform")
+    s.popularity = counts_file(*popularity, m, popularity_pointer);
+  for (const auto& [given, pointer] :
+       {std::pair{plan.has_value(), plan_pointer}, std::pair{s.eplb_window_tokens > 0, window_pointer}})
+    if (given && !s.popularity)
+      throw core::InputError(pointer, "is for a measured popularity; the unit's experts' popularity is uniform");
   if (plan) s.eplb_plan = counts_file(*plan, m, plan_pointer);
   return s;
 }

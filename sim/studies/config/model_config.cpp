@@ -32,11 +32,13 @@ const workload::Model& read_model(core::JsonReader& root, const std::string& key
     const nlohmann::json* config = value->contains("huggingface_config") ? &value->at("huggingface_config") : nullptr;
     const auto name = value->find("name");
     const bool named = name != value->end();
-    if (config && config->is_string() && value->size() == (named ? 2u : 1u)) {  // {"huggingface_config": "path/config.json", "name"?}
+    if (config && config->is_string() &&
+        value->size() == (named ? 2u : 1u)) {  // {"huggingface_config": "path/config.json", "name"?}
       core::JsonReader model(*value, where);
       model.string("huggingface_config");
       const auto display_name = model.optional_string("name");
-      if (display_name && display_name->empty()) throw core::InputError(model.pointer_of("name"), "is empty; expected the model's name");
+      if (display_name && display_name->empty())
+        throw core::InputError(model.pointer_of("name"), "is empty; expected the model's name");
       const std::string path = resolve_input_file(config->get<std::string>());
       return keep(path + "\n" + display_name.value_or(""), [&] {
         workload::Model m = workload::read_huggingface_config(path);
@@ -50,7 +52,8 @@ const workload::Model& read_model(core::JsonReader& root, const std::string& key
   if (value && value->is_string() && std::filesystem::path(value->get<std::string>()).extension() == ".json") {
     const std::string path = resolve_input_file(value->get<std::string>());  // a model file of our own
     return keep(path, [&] {
-      return workload::model_from_data(core::read_json_file(path), path + ": ", std::filesystem::path(path).stem().string());
+      return workload::model_from_data(core::read_json_file(path), path + ": ",
+                                       std::filesystem::path(path).stem().string());
     });
   }
   return workload::model_by_name(root.one_of(key, workload::model_names()), where);

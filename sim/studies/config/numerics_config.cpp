@@ -18,9 +18,7 @@ std::optional<NumericsConfig> parse_numerics(core::JsonReader& root) {
   c.seed = static_cast<std::uint64_t>(section->positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   try {
     hw::fp8::check_model(c.model, 128);
-  } catch (const core::InputError& e) {
-    throw core::InputError(section->pointer(), e.what());
-  }
+  } catch (const core::InputError& e) { throw core::InputError(section->pointer(), e.what()); }
   section->finish();
   return c;
 }

@@ -80,7 +80,8 @@ void check_writable_file(const std::string& path) {
   const fs::path p(path);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw core::InputError(path, "cannot write the file: folder '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw core::InputError(path, "cannot write the file: folder '" + dir.string() + "' does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
     throw core::InputError(path, "cannot write the file: folder '" + dir.string() + "' is not writable");
   if (fs::is_directory(p, ec)) throw core::InputError(path, "cannot write the file: it is a folder");
@@ -88,7 +89,8 @@ void check_writable_file(const std::string& path) {
 
 void check_writable_dir(const std::string& dir) {
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw core::InputError(dir, "cannot write output: not a folder");
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw core::InputError(dir, "cannot write output: not a folder");
   if (!fs::exists(dir, ec) && !fs::create_directories(dir, ec))
     throw core::InputError(dir, "cannot create the output folder: " + ec.message());
   if (::access(dir.c_str(), W_OK) != 0) throw core::InputError(dir, "cannot write output: the folder is not writable");

@@ -7,8 +7,9 @@
 namespace studies {
 
 void parse_overlap(core::JsonReader& unit, workload::ServingDeployment& d) {
-  d.overlap = unit.one_of("overlap", {"deployed", "two-streams"}, "deployed") == "deployed" ? workload::Overlap::kDeployed
-                                                                                             : workload::Overlap::kTwoStreams;
+  d.overlap = unit.one_of("overlap", {"deployed", "two-streams"}, "deployed") == "deployed"
+                  ? workload::Overlap::kDeployed
+                  : workload::Overlap::kTwoStreams;
   d.measured_all_to_all = unit.one_of("all_to_all", {"measured", "link-rate"}, "measured") == "measured";
 }
 
@@ -22,9 +23,11 @@ std::string describe_overlap(const workload::ServingDeployment& d, bool prefill)
   if (d.direct_comm) {
     const auto& ll = hw::deepep_low_latency();
     char fit[96];
-    std::snprintf(fit, sizeof fit, "%.1f us + %.0f%% of the NIC's rate", ll.nic.latency_s * 1e6, 100 * ll.nic.rate_fraction);
-    s += d.measured_all_to_all ? std::string("; all-to-alls as DeepEP's low-latency kernels measure (") + fit + ", fitted to its README)"
-                               : "; all-to-alls at the links' full rate";
+    std::snprintf(fit, sizeof fit, "%.1f us + %.0f%% of the NIC's rate", ll.nic.latency_s * 1e6,
+                  100 * ll.nic.rate_fraction);
+    s += d.measured_all_to_all
+             ? std::string("; all-to-alls as DeepEP's low-latency kernels measure (") + fit + ", fitted to its README)"
+             : "; all-to-alls at the links' full rate";
   }
   return s;
 }

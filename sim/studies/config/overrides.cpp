@@ -30,7 +30,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
 
   const auto parent = pointer.parent_pointer();
   if (!document.contains(parent))
-    throw core::InputError(where, "'" + parent.to_string() + "' does not exist in the scenario; only a leaf can be added");
+    throw core::InputError(where,
+                           "'" + parent.to_string() + "' does not exist in the scenario; only a leaf can be added");
   auto& container = document[parent];
   if (container.is_object()) {
     container[pointer.back()] = std::move(value);
@@ -41,10 +42,11 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
                          token.size() < 10 && (index = std::stoul(token)) < container.size();
     if (!numeric)
       throw core::InputError(where, "'" + token + "' is not an index of " + parent.to_string() + " (0 to " +
-                                  std::to_string(container.size()) + " exclusive)");
+                                        std::to_string(container.size()) + " exclusive)");
     container[index] = std::move(value);
   } else {
-    throw core::InputError(where, "'" + parent.to_string() + "' is " + core::describe(container) + ", which has no fields");
+    throw core::InputError(where,
+                           "'" + parent.to_string() + "' is " + core::describe(container) + ", which has no fields");
   }
 }
 

@@ -31,8 +31,8 @@ struct ReliabilityConfig {
   double manual_fraction = 0, manual_s = 0;
   double code_data_share = 0;  // planned changes of code or data: their share of the job's stops
   double straggler_loss = 0;   // throughput lost to stragglers, beside the stops and fail-slow
-  std::string data;     // the data file's name; empty for per-component rates
-  std::string sources;  // the scenario's own sources, for the notes
+  std::string data;            // the data file's name; empty for per-component rates
+  std::string sources;         // the scenario's own sources, for the notes
 };
 
 // Reads "reliability", or the older "failure_rates_per_hour" ({gpu, node, nic, link, switch}:
@@ -49,7 +49,7 @@ struct RestartPartsConfig {
 };
 
 struct RecoveryConfig {
-  workload::Recovery recovery;  // strategy set per row
+  workload::Recovery recovery;              // strategy set per row
   std::optional<RestartPartsConfig> parts;  // else restart_s, given whole
   std::string parts_pointer;
   std::vector<workload::RecoveryStrategy> strategies;

@@ -17,7 +17,9 @@ constexpr double kMaxGpuSlowdown = 100;  // past it a GPU is down, not slow: a f
 double read_slowdown(core::JsonReader& r, const std::string& key) {
   const double x = r.number(key);
   if (!(x >= 1 && x <= kMaxGpuSlowdown))
-    throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; a slowdown is a factor on compute time in [1, 100]");
+    throw core::InputError(
+        r.pointer_of(key),
+        core::describe_number(x) + " is not allowed; a slowdown is a factor on compute time in [1, 100]");
   return x;
 }
 
@@ -36,7 +38,8 @@ core::ComputeSlowdowns read_stragglers(core::JsonReader& s, const net::FabricSpe
       const auto c = net::find_fabric_component(fabric, net::FaultKind::kGpu, g.string("gpu"), g.pointer_of("gpu"));
       const int gpu = c.node * fabric.gpus_per_node + c.local;
       if (!taken.insert(gpu).second)
-        throw core::InputError(g.pointer_of("gpu"), "'" + gpu_name(fabric, gpu) + "' is not allowed twice; give a GPU one slowdown");
+        throw core::InputError(g.pointer_of("gpu"),
+                               "'" + gpu_name(fabric, gpu) + "' is not allowed twice; give a GPU one slowdown");
       out.add({gpu, read_slowdown(g, "slowdown"), g.non_negative_number("from_s", 0.0)});
       g.finish();
     }
@@ -47,10 +50,12 @@ core::ComputeSlowdowns read_stragglers(core::JsonReader& s, const net::FabricSpe
     const double low = read_slowdown(*d, "slowdown_min");
     const double high = read_slowdown(*d, "slowdown_max");
     if (high < low)
-      throw core::InputError(d->pointer_of("slowdown_max"), core::describe_number(high) + " is not allowed; it is below slowdown_min " +
-                                                                core::describe_number(low));
+      throw core::InputError(
+          d->pointer_of("slowdown_max"),
+          core::describe_number(high) + " is not allowed; it is below slowdown_min " + core::describe_number(low));
     const double from_s = d->non_negative_number("from_s", 0.0);
-    core::FastNormal random(static_cast<std::uint64_t>(d->non_negative_integer("seed", 1, core::JsonReader::kMaxInteger)));
+    core::FastNormal random(
+        static_cast<std::uint64_t>(d->non_negative_integer("seed", 1, core::JsonReader::kMaxInteger)));
     d->finish();
     // GPUs without replacement (a partial Fisher-Yates over those not named), each its slowdown
     // uniform in [slowdown_min, slowdown_max].
@@ -58,7 +63,8 @@ core::ComputeSlowdowns read_stragglers(core::JsonReader& s, const net::FabricSpe
     for (int g = 0; g < gpus; ++g)
       if (!taken.count(g)) pool.push_back(g);
     for (long long i = 0; i < count; ++i) {
-      const auto j = static_cast<std::size_t>(i) + static_cast<std::size_t>(random.uniform() * double(pool.size() - static_cast<std::size_t>(i)));
+      const auto j = static_cast<std::size_t>(i) +
+                     static_cast<std::size_t>(random.uniform() * double(pool.size() - static_cast<std::size_t>(i)));
       std::swap(pool[static_cast<std::size_t>(i)], pool[j]);
       out.add({pool[static_cast<std::size_t>(i)], low + (high - low) * random.uniform(), from_s});
     }

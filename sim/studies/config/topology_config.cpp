@@ -10,11 +10,13 @@ TopologyConfig parse_topology(core::JsonReader& t) {
   TopologyConfig c;
   c.pointer = t.pointer();
   c.kind = t.one_of("kind", topology_kinds());
-  if (c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3") c.radix = static_cast<int>(t.positive_integer("radix", 1024));
+  if (c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3")
+    c.radix = static_cast<int>(t.positive_integer("radix", 1024));
   if (c.kind == "mpft") {
     c.planes = static_cast<int>(t.positive_integer("planes", 64));
     c.levels = static_cast<int>(t.positive_integer("levels", 2, 3));
-    if (c.levels < 2) throw core::InputError(c.pointer + "/levels", "1 is not allowed; an MPFT's planes have 2 or 3 levels");
+    if (c.levels < 2)
+      throw core::InputError(c.pointer + "/levels", "1 is not allowed; an MPFT's planes have 2 or 3 levels");
   }
   if (c.kind == "ft3" || c.levels == 3) c.pods = static_cast<int>(t.positive_integer("pods", c.radix, c.radix));
   if (c.kind == "slim-fly") c.q = static_cast<int>(t.positive_integer("q", 1000));

@@ -65,7 +65,8 @@ class InferenceStudy : public Study {
     in.mtp = mtp_acceptance.has_value();
     m.plan = serving::plan_memory(*model, *cluster.gpu, deployment, in);
     const double context = prefill ? len : len + tokens_per_sequence;
-    m.kv_bytes = m.sequences_per_rank * m.plan.kv_pages.bytes_gpu(context) * (prefill ? 1.0 : 1.0 - base.kv_offload_fraction);
+    m.kv_bytes =
+        m.sequences_per_rank * m.plan.kv_pages.bytes_gpu(context) * (prefill ? 1.0 : 1.0 - base.kv_offload_fraction);
     return m;
   }
 
@@ -89,13 +90,17 @@ class InferenceStudy : public Study {
     auto q = base;
     q.prefill = prefill;
     q.sequences = static_cast<int>(sequences.front());
-    if (prefill) q.tokens_per_sequence = static_cast<int>(lengths.front());
-    else q.context_tokens = static_cast<int>(lengths.front());
-    const auto step = workload::serving_step(*model, roofline, deployment, links, q, flow && options.simulate ? &unit : nullptr);
+    if (prefill)
+      q.tokens_per_sequence = static_cast<int>(lengths.front());
+    else
+      q.context_tokens = static_cast<int>(lengths.front());
+    const auto step =
+        workload::serving_step(*model, roofline, deployment, links, q, flow && options.simulate ? &unit : nullptr);
     const workload::ServingStepBreakdown b = workload::step_breakdown(step);
     StudyResult r;
     const std::string label = std::string(prefill ? "prefill of " : "decode of ") + format_number(sequences.front()) +
-                              (prefill ? " prompts of " : " sequences at ") + format_number(lengths.front()) + (prefill ? " tokens" : " tokens of context");
+                              (prefill ? " prompts of " : " sequences at ") + format_number(lengths.front()) +
+                              (prefill ? " tokens" : " tokens of context");
     for (const auto& [id, metric, seconds] : std::vector<std::tuple<std::string, std::string, double>>{
              {"attention", "attention, all layers and micro-batches", b.attention_s},
              {"routed_experts", "routed experts", b.routed_experts_s},
@@ -127,20 +132,47 @@ class InferenceStudy : public Study {
         auto q = base;
         q.prefill = prefill;
         q.sequences = static_cast<int>(n);
-        if (prefill) q.tokens_per_sequence = static_cast<int>(len);
-        else q.context_tokens = static_cast<int>(len);
+        if (prefill)
+          q.tokens_per_sequence = static_cast<int>(len);
+        else
+          q.context_tokens = static_cast<int>(len);
         auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
         const std::string id = prefill ? point_id("p", n, "len", len) : point_id("b", n, "ctx", len);
         const std::string label = prefill ? format_number(n) + " prompts x " + format_number(len) + " tokens"
                                           : format_number(n) + " sequences, context " + format_number(len);
         if (prefill) {
           const double tokens = n * len;
-          r.rows.push_back({id + "/ttft", label, "time to first token", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
-          r.rows.push_back({id + "/tokens_per_s", label, "prefill tokens/s per GPU", "tokens/s", {}, tokens / step.step_s / gpus, Basis::kSimulated});
+          r.rows.push_back({id + "/ttft",
+                            label,
+                            "time to first token",
+                            "ms",
+                            {},
+                            step.step_s / core::kMillisecond,
+                            Basis::kSimulated});
+          r.rows.push_back({id + "/tokens_per_s",
+                            label,
+                            "prefill tokens/s per GPU",
+                            "tokens/s",
+                            {},
+                            tokens / step.step_s / gpus,
+                            Basis::kSimulated});
         } else {
-          r.rows.push_back({id + "/tpot", label, "TPOT", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
-          r.rows.push_back({id + "/user_tokens_per_s", label, "tokens/s per user", "tokens/s", {}, 1.0 / step.step_s, Basis::kSimulated});
-          r.rows.push_back({id + "/gpu_tokens_per_s", label, "tokens/s per GPU", "tokens/s", {}, n / step.step_s / gpus, Basis::kSimulated});
+          r.rows.push_back(
+              {id + "/tpot", label, "TPOT", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
+          r.rows.push_back({id + "/user_tokens_per_s",
+                            label,
+                            "tokens/s per user",
+                            "tokens/s",
+                            {},
+                            1.0 / step.step_s,
+                            Basis::kSimulated});
+          r.rows.push_back({id + "/gpu_tokens_per_s",
+                            label,
+                            "tokens/s per GPU",
+                            "tokens/s",
+                            {},
+                            n / step.step_s / gpus,
+                            Basis::kSimulated});
           if (!base.compute) add_bound_rows(r, id, label, n, step);
           if (mtp_acceptance) add_mtp_rows(r, id, label, step, roofline, q, simulate_on, cache);
         }
@@ -150,24 +182,27 @@ class InferenceStudy : public Study {
     const auto& c = first->moe_layer;
     auto us = [](double s) { return format_number(s / core::kMicrosecond); };
     r.notes.push_back(
-        std::string(prefill ? "Prefill" : "Decode") + " unit of " + std::to_string(deployment.gpus) + " " + cluster.gpu->name +
-        " GPUs: attention TP" + std::to_string(deployment.attention_tp) + " with SP, DP" + std::to_string(deployment.attention_dp()) +
-        "; experts on " + std::to_string(deployment.routed_gpus) + " GPUs (" +
-        std::to_string(model->moe->routed_experts / deployment.routed_gpus) + " each), shared expert " +
-        (deployment.dedicated_shared && deployment.shared_gpus() > 0 ? "on the other " + std::to_string(deployment.shared_gpus()) + " GPUs"
-                                                                    : "on every GPU for its own tokens") +
-        "; " + (deployment.direct_comm ? "point-to-point dispatch and combine (IBGDA)" : "dispatch over IB once per node, then NVLink") +
-        ", " + std::to_string(deployment.comm_sms) + " SMs for communication; " + std::to_string(deployment.micro_batches) +
+        std::string(prefill ? "Prefill" : "Decode") + " unit of " + std::to_string(deployment.gpus) + " " +
+        cluster.gpu->name + " GPUs: attention TP" + std::to_string(deployment.attention_tp) + " with SP, DP" +
+        std::to_string(deployment.attention_dp()) + "; experts on " + std::to_string(deployment.routed_gpus) +
+        " GPUs (" + std::to_string(model->moe->routed_experts / deployment.routed_gpus) + " each), shared expert " +
+        (deployment.dedicated_shared && deployment.shared_gpus() > 0
+             ? "on the other " + std::to_string(deployment.shared_gpus()) + " GPUs"
+             : "on every GPU for its own tokens") +
+        "; " +
+        (deployment.direct_comm ? "point-to-point dispatch and combine (IBGDA)"
+                                : "dispatch over IB once per node, then NVLink") +
+        ", " + std::to_string(deployment.comm_sms) + " SMs for communication; " +
+        std::to_string(deployment.micro_batches) +
         " micro-batches overlapped: " + describe_overlap(deployment, prefill) + "; " +
-        (simulate_on ? "all-to-all flow-simulated at every batch"
-                     : "all-to-all from the busiest port") +
+        (simulate_on ? "all-to-all flow-simulated at every batch" : "all-to-all from the busiest port") +
         ". First point, one MoE layer and micro-batch: attention " + us(c.attention_s) + " us" +
-        (c.kv_fetch_s > 0 ? ", KV fetch over PCIe " + us(c.kv_fetch_s) + " us" : "") + ", dispatch " + us(c.dispatch_s) +
-        " us, experts " + us(c.expert_s) + " us, combine " + us(c.combine_s) + " us; busiest expert GPU " +
-        format_number(first->expert_imbalance) + "x the mean. " +
-        (prefill ? std::string("MTP: none in prefill.")
-         : mtp_acceptance ? "MTP: on, each step verifying one drafted token, accepted with probability " + format_number(*mtp_acceptance) +
-                                " (the MTP rows); the TPOT rows are without it."
+        (c.kv_fetch_s > 0 ? ", KV fetch over PCIe " + us(c.kv_fetch_s) + " us" : "") + ", dispatch " +
+        us(c.dispatch_s) + " us, experts " + us(c.expert_s) + " us, combine " + us(c.combine_s) +
+        " us; busiest expert GPU " + format_number(first->expert_imbalance) + "x the mean. " +
+        (prefill          ? std::string("MTP: none in prefill.")
+         : mtp_acceptance ? "MTP: on, each step verifying one drafted token, accepted with probability " +
+                                format_number(*mtp_acceptance) + " (the MTP rows); the TPOT rows are without it."
                           : std::string("MTP: off (give /decode/mtp_acceptance for its rows).")));
     if (options.trace) r.trace_json = core::evaluate_analytically(first->graph).chrome_trace_json();
     return r;
@@ -180,7 +215,8 @@ class InferenceStudy : public Study {
     const double n = *std::max_element(sequences.begin(), sequences.end());
     const double len = *std::max_element(lengths.begin(), lengths.end());
     const PointMemory m = memory_at(n, len);
-    const std::string label = "per GPU at " + format_number(n) + (prefill ? " prompts x " : " sequences x ") + format_number(len) + " tokens";
+    const std::string label =
+        "per GPU at " + format_number(n) + (prefill ? " prompts x " : " sequences x ") + format_number(len) + " tokens";
     for (const auto& [id, metric, bytes] : std::vector<std::tuple<std::string, std::string, double>>{
              {"weights", "weights", m.plan.weight_bytes},
              {"activations", "activations of a step", m.plan.activation_bytes},
@@ -188,7 +224,8 @@ class InferenceStudy : public Study {
              {"kv_cache", prefill ? "KV cache of the prompts" : "KV cache of the sequences", m.kv_bytes},
              {"total", "memory used", m.total_bytes()},
              {"hbm", "memory of the GPU", m.plan.hbm_bytes}})
-      r.rows.push_back({"memory/" + id, label, metric, "GB", {}, bytes / 1e9, id == "hbm" ? Basis::kInput : Basis::kFormula});
+      r.rows.push_back(
+          {"memory/" + id, label, metric, "GB", {}, bytes / 1e9, id == "hbm" ? Basis::kInput : Basis::kFormula});
   }
 
   // ISCA'25 §2.3.2's bound at this batch: each GPU's tokens of a micro-batch to its 9 experts over
@@ -203,23 +240,51 @@ class InferenceStudy : public Study {
     in.layers = model->layers;
     in.micro_batches = deployment.micro_batches;
     const auto bound = workload::decode_bound(in);
-    r.rows.push_back({id + "/bound_tpot", label, "TPOT bound, closed form (hidden " + std::to_string(model->hidden) + ")", "ms", {},
+    r.rows.push_back({id + "/bound_tpot",
+                      label,
+                      "TPOT bound, closed form (hidden " + std::to_string(model->hidden) + ")",
+                      "ms",
+                      {},
                       bound.tpot_s / core::kMillisecond});
-    r.rows.push_back({id + "/over_bound", label, "simulated / closed-form bound", "x", {}, step.step_s / bound.tpot_s, Basis::kSimulated});
+    r.rows.push_back({id + "/over_bound",
+                      label,
+                      "simulated / closed-form bound",
+                      "x",
+                      {},
+                      step.step_s / bound.tpot_s,
+                      Basis::kSimulated});
   }
 
   // MTP speculative decoding: each step verifies the drafted token (two tokens per sequence) and
   // drafts the next with the MTP module; it yields 1 + acceptance tokens on average.
-  void add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label, const workload::ServingStep& plain, const workload::Roofline& roofline, workload::ServingRequest q,
-                    const net::Cluster* simulate_on, workload::AllToAllCache& cache) const {
+  void add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label, const workload::ServingStep& plain,
+                    const workload::Roofline& roofline, workload::ServingRequest q, const net::Cluster* simulate_on,
+                    workload::AllToAllCache& cache) const {
     q.tokens_per_sequence = 2;
     q.mtp_drafts = 1;
     const auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
     const double tokens_per_step = 1 + *mtp_acceptance;
-    r.rows.push_back({id + "/mtp_step", label, "MTP: step (verify 2 tokens + draft)", "ms", {}, step.step_s / core::kMillisecond, Basis::kSimulated});
-    r.rows.push_back({id + "/mtp_user_tokens_per_s", label, "MTP: tokens/s per user", "tokens/s", {}, tokens_per_step / step.step_s, Basis::kSimulated});
-    r.rows.push_back({id + "/mtp_speedup", label, "MTP: speedup in tokens/s", "x", {},
-                      tokens_per_step / step.step_s * plain.step_s, Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_step",
+                      label,
+                      "MTP: step (verify 2 tokens + draft)",
+                      "ms",
+                      {},
+                      step.step_s / core::kMillisecond,
+                      Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_user_tokens_per_s",
+                      label,
+                      "MTP: tokens/s per user",
+                      "tokens/s",
+                      {},
+                      tokens_per_step / step.step_s,
+                      Basis::kSimulated});
+    r.rows.push_back({id + "/mtp_speedup",
+                      label,
+                      "MTP: speedup in tokens/s",
+                      "x",
+                      {},
+                      tokens_per_step / step.step_s * plain.step_s,
+                      Basis::kSimulated});
   }
 };
 
@@ -228,7 +293,9 @@ class InferenceStudy : public Study {
 std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   auto s = std::make_unique<InferenceStudy>();
   s->model = &read_model(root);
-  if (!s->model->moe) throw core::InputError(root.pointer_of("model"), "'" + s->model->name + "' is dense; this study serves an MoE model");
+  if (!s->model->moe)
+    throw core::InputError(root.pointer_of("model"),
+                           "'" + s->model->name + "' is dense; this study serves an MoE model");
   s->cluster = parse_cluster(root.object("cluster"));
   s->flow = root.one_of("mode", {"flow", "analytical"}, "flow") == "flow";
   const net::Cluster& k = s->cluster.cluster;
@@ -240,26 +307,31 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   dep.gpus_per_node = k.gpus_per_node;
   dep.gpus = k.nodes * k.gpus_per_node;
   if (dep.gpus > 2048)
-    throw core::InputError(root.pointer_of("cluster") + "/nodes", std::to_string(k.nodes) + " nodes (" + std::to_string(dep.gpus) +
-                                                                " GPUs) is not allowed; a serving unit has at most 2048 GPUs");
+    throw core::InputError(root.pointer_of("cluster") + "/nodes",
+                           std::to_string(k.nodes) + " nodes (" + std::to_string(dep.gpus) +
+                               " GPUs) is not allowed; a serving unit has at most 2048 GPUs");
   dep.sms = s->cluster.gpu->sm_count;
   dep.attention_tp = static_cast<int>(d.positive_integer("attention_tp", 4, 1024));
   if (dep.gpus % dep.attention_tp != 0)
-    throw core::InputError(d.pointer_of("attention_tp"), std::to_string(dep.attention_tp) + " does not divide the " + std::to_string(dep.gpus) +
-                                                       " GPUs of the unit (/cluster/nodes x GPUs per node): TP x DP must equal them");
+    throw core::InputError(d.pointer_of("attention_tp"),
+                           std::to_string(dep.attention_tp) + " does not divide the " + std::to_string(dep.gpus) +
+                               " GPUs of the unit (/cluster/nodes x GPUs per node): TP x DP must equal them");
   dep.routed_gpus = static_cast<int>(d.positive_integer("routed_expert_gpus", dep.gpus, 1 << 20));
   if (dep.routed_gpus > dep.gpus || experts % dep.routed_gpus != 0)
-    throw core::InputError(d.pointer_of("routed_expert_gpus"), std::to_string(dep.routed_gpus) + " is not allowed; the " +
-                                                             std::to_string(experts) + " routed experts must split evenly over at most the " +
-                                                             std::to_string(dep.gpus) + " GPUs of the unit");
+    throw core::InputError(d.pointer_of("routed_expert_gpus"),
+                           std::to_string(dep.routed_gpus) + " is not allowed; the " + std::to_string(experts) +
+                               " routed experts must split evenly over at most the " + std::to_string(dep.gpus) +
+                               " GPUs of the unit");
   dep.dedicated_shared = d.one_of("shared_expert", {"dedicated", "local"}, "dedicated") == "dedicated";
   if (dep.dedicated_shared && dep.shared_gpus() == 0)
-    throw core::InputError(d.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " + std::to_string(dep.routed_gpus) +
-                                                        " routed-expert GPUs; every GPU of the unit holds routed experts");
+    throw core::InputError(d.pointer_of("shared_expert"),
+                           "'dedicated' needs GPUs beyond the " + std::to_string(dep.routed_gpus) +
+                               " routed-expert GPUs; every GPU of the unit holds routed experts");
   dep.direct_comm = d.one_of("communication", {"direct", "forwarded"}, "direct") == "direct";
   if (!dep.direct_comm && (dep.routed_gpus != dep.gpus || dep.gpus % dep.gpus_per_node != 0))
-    throw core::InputError(d.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit (routed_expert_gpus = " +
-                                                        std::to_string(dep.gpus) + ")");
+    throw core::InputError(d.pointer_of("communication"),
+                           "'forwarded' needs the routed experts on every GPU of the unit (routed_expert_gpus = " +
+                               std::to_string(dep.gpus) + ")");
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
   parse_overlap(d, dep);
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
@@ -267,11 +339,13 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   // study's engines leave (vLLM's gpu_memory_utilization of 0.9): an assumption for DeepSeek's.
   s->reserve_bytes = d.non_negative_number("runtime_reserve_bytes", 0.1 * s->cluster.gpu->hbm_bytes);
   if (s->reserve_bytes >= s->cluster.gpu->hbm_bytes)
-    throw core::InputError(d.pointer_of("runtime_reserve_bytes"), format_number(s->reserve_bytes) + " is not allowed; less than the GPU's " +
-                                                                    gb(s->cluster.gpu->hbm_bytes) + " GB of HBM");
+    throw core::InputError(d.pointer_of("runtime_reserve_bytes"), format_number(s->reserve_bytes) +
+                                                                      " is not allowed; less than the GPU's " +
+                                                                      gb(s->cluster.gpu->hbm_bytes) + " GB of HBM");
   d.finish();
-  const auto compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0,
-                                     {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
+  const auto compute =
+      parse_compute(root.object("compute"), *s->cluster.gpu, 0,
+                    {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kGroupedMasked});
   s->compute = compute;
   dep.comm_sms = compute.kernels.sms;
 
@@ -290,11 +364,14 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
     q.kv_bytes_per_element = p.positive_number("kv_bytes_per_element", 2.0);
     q.kv_offload_fraction = p.non_negative_number("kv_offload_fraction", 0.0);
     if (q.kv_offload_fraction > 1)
-      throw core::InputError(p.pointer_of("kv_offload_fraction"), format_number(q.kv_offload_fraction) + " is not allowed; a share is at most 1");
+      throw core::InputError(p.pointer_of("kv_offload_fraction"),
+                             format_number(q.kv_offload_fraction) + " is not allowed; a share is at most 1");
     q.compute = p.boolean("compute", true);
     if (p.has("mtp_acceptance")) {
       const double a = p.non_negative_number("mtp_acceptance");
-      if (a > 1) throw core::InputError(p.pointer_of("mtp_acceptance"), format_number(a) + " is not allowed; an acceptance rate is at most 1");
+      if (a > 1)
+        throw core::InputError(p.pointer_of("mtp_acceptance"),
+                               format_number(a) + " is not allowed; an acceptance rate is at most 1");
       s->mtp_acceptance = a;
     }
   }
@@ -303,10 +380,11 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
   p.finish();
   for (std::size_t i = 0; i < s->sequences.size(); ++i)
     if (s->sequences[i] < dep.micro_batches * dep.attention_dp())
-      throw core::InputError(p.pointer_of(s->prefill ? "prompts" : "sequences") + "/" + std::to_string(i),
-                             format_number(s->sequences[i]) + " is not allowed; each of the " + std::to_string(dep.micro_batches) +
-                           " micro-batches needs at least one per attention DP group (" + std::to_string(dep.attention_dp()) +
-                           "), so at least " + std::to_string(dep.micro_batches * dep.attention_dp()));
+      throw core::InputError(
+          p.pointer_of(s->prefill ? "prompts" : "sequences") + "/" + std::to_string(i),
+          format_number(s->sequences[i]) + " is not allowed; each of the " + std::to_string(dep.micro_batches) +
+              " micro-batches needs at least one per attention DP group (" + std::to_string(dep.attention_dp()) +
+              "), so at least " + std::to_string(dep.micro_batches * dep.attention_dp()));
   // Every point must fit in the GPUs' memory: the largest is refused with its figures.
   for (std::size_t i = 0; i < s->sequences.size(); ++i)
     for (std::size_t j = 0; j < s->lengths.size(); ++j) {
@@ -315,12 +393,14 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
       const auto& plan = m.plan;
       throw core::InputError(
           p.pointer_of(s->prefill ? "prompts" : "sequences") + "/" + std::to_string(i),
-          format_number(s->sequences[i]) + (s->prefill ? " prompts of " : " sequences at ") + format_number(s->lengths[j]) +
-              " tokens (" + p.pointer_of(s->prefill ? "prompt_tokens" : "context_tokens") + "/" + std::to_string(j) +
+          format_number(s->sequences[i]) + (s->prefill ? " prompts of " : " sequences at ") +
+              format_number(s->lengths[j]) + " tokens (" +
+              p.pointer_of(s->prefill ? "prompt_tokens" : "context_tokens") + "/" + std::to_string(j) +
               ") do not fit: each GPU needs " + gb(m.total_bytes()) + " GB (" + gb(plan.weight_bytes) + " weights + " +
-              gb(plan.activation_bytes) + " activations + " + gb(plan.reserve_bytes) + " reserve + " + gb(m.kv_bytes) + " KV cache of " +
-              format_number(m.sequences_per_rank) + (s->prefill ? " prompts" : " sequences") + " a DP rank, " + format_number(plan.kv_pages.bytes_gpu(1) / 1e3) +
-              " KB a token) of its " + gb(plan.hbm_bytes) + " GB: use fewer sequences, shorter contexts, more GPUs or a larger attention TP");
+              gb(plan.activation_bytes) + " activations + " + gb(plan.reserve_bytes) + " reserve + " + gb(m.kv_bytes) +
+              " KV cache of " + format_number(m.sequences_per_rank) + (s->prefill ? " prompts" : " sequences") +
+              " a DP rank, " + format_number(plan.kv_pages.bytes_gpu(1) / 1e3) + " KB a token) of its " +
+              gb(plan.hbm_bytes) + " GB: use fewer sequences, shorter contexts, more GPUs or a larger attention TP");
     }
   return s;
 }

@@ -23,12 +23,17 @@ class KvCacheStudy : public Study {
       const std::string label =
           m.display_name + (m.attention.kind == workload::AttentionKind::kMla ? " (MLA)" : " (GQA)");
       r.rows.push_back({name + "/kv_cache_per_token", label, "KV cache per token", "KB", {}, bytes / core::kKB});
-      r.rows.push_back({name + "/multiplier", label, "multiple of " + workload::model_by_name(baseline).display_name, "x",
-                        {}, bytes / base});
+      r.rows.push_back({name + "/multiplier",
+                        label,
+                        "multiple of " + workload::model_by_name(baseline).display_name,
+                        "x",
+                        {},
+                        bytes / base});
     }
-    r.notes.push_back("KB = 1000 bytes. MLA caches the latent (kv_lora_rank) and the decoupled RoPE key per layer; "
-                      "GQA caches K and V for every KV head; " + format_number(bytes_per_element) +
-                      " bytes per element, summed over all layers.");
+    r.notes.push_back(
+        "KB = 1000 bytes. MLA caches the latent (kv_lora_rank) and the decoupled RoPE key per layer; "
+        "GQA caches K and V for every KV head; " +
+        format_number(bytes_per_element) + " bytes per element, summed over all layers.");
     return r;
   }
 };

@@ -17,12 +17,16 @@ class AllReduceKernelsStudy : public Study {
     StudyResult r;
     const hw::AllReduceFit& f = *fit;
     for (const auto& row : f.rows) {
-      const std::string size = row.bytes >= 1 << 20 ? format_number(std::round(row.bytes / (1 << 20) * 10) / 10) + " MiB"
-                                                    : format_number(std::round(row.bytes / 1024 * 10) / 10) + " KiB";
-      r.rows.push_back({f.name + "/" + std::to_string(row.ranks) + "/" + std::to_string(static_cast<long long>(row.bytes)), f.name + ", " + std::to_string(row.ranks) + " GPUs, " + size,
-                        "all-reduce time (" + format_number(std::round(2.0 * (row.ranks - 1) / row.ranks * row.bytes / row.seconds / 1e8) / 10) +
-                            " GB/s bus bandwidth measured)",
-                        "us", row.seconds * 1e6, f.seconds(row.ranks, row.bytes) * 1e6, Basis::kFit});
+      const std::string size = row.bytes >= 1 << 20
+                                   ? format_number(std::round(row.bytes / (1 << 20) * 10) / 10) + " MiB"
+                                   : format_number(std::round(row.bytes / 1024 * 10) / 10) + " KiB";
+      r.rows.push_back(
+          {f.name + "/" + std::to_string(row.ranks) + "/" + std::to_string(static_cast<long long>(row.bytes)),
+           f.name + ", " + std::to_string(row.ranks) + " GPUs, " + size,
+           "all-reduce time (" +
+               format_number(std::round(2.0 * (row.ranks - 1) / row.ranks * row.bytes / row.seconds / 1e8) / 10) +
+               " GB/s bus bandwidth measured)",
+           "us", row.seconds * 1e6, f.seconds(row.ranks, row.bytes) * 1e6, Basis::kFit});
     }
     std::string nodes;
     for (const auto& n : f.nodes) nodes += (nodes.empty() ? "" : ", ") + n;
@@ -30,14 +34,18 @@ class AllReduceKernelsStudy : public Study {
     std::string ring;
     for (const auto& n : f.nodes) {
       const hw::Node& node = hw::node_by_name(n);
-      auto ring_us = [&](double bytes) { return 2 * (7.0 / 8 * bytes / node.scale_up_achieved_Bps + node.scale_up_latency_s) * 1e6; };
-      ring += " The ring over " + n + "'s scale-up rate (" + format_number(node.scale_up_achieved_Bps / 1e9) + " GB/s, " +
-              format_number(node.scale_up_latency_s * 1e6) + " us a step) it replaces gave 8 GPUs " + format_number(std::round(ring_us(1 << 20) * 10) / 10) +
-              " us at 1 MiB and " + format_number(std::round(ring_us(1 << 26))) + " us at 64 MiB.";
+      auto ring_us = [&](double bytes) {
+        return 2 * (7.0 / 8 * bytes / node.scale_up_achieved_Bps + node.scale_up_latency_s) * 1e6;
+      };
+      ring += " The ring over " + n + "'s scale-up rate (" + format_number(node.scale_up_achieved_Bps / 1e9) +
+              " GB/s, " + format_number(node.scale_up_latency_s * 1e6) + " us a step) it replaces gave 8 GPUs " +
+              format_number(std::round(ring_us(1 << 20) * 10) / 10) + " us at 1 MiB and " +
+              format_number(std::round(ring_us(1 << 26))) + " us at 64 MiB.";
     }
-    r.notes.push_back(f.name + ": " + f.description + " Source: " + f.source + ". Fitted once to these rows: " +
-                      format_number(std::round(f.latency_s * 1e7) / 10) + " us a call + 2 (n - 1) / n x bytes at " +
-                      format_number(std::round(f.busbw_Bps / 1e8) / 10) + " GB/s; the tensor-parallel all-reduces of serving on " +
+    r.notes.push_back(f.name + ": " + f.description + " Source: " + f.source +
+                      ". Fitted once to these rows: " + format_number(std::round(f.latency_s * 1e7) / 10) +
+                      " us a call + 2 (n - 1) / n x bytes at " + format_number(std::round(f.busbw_Bps / 1e8) / 10) +
+                      " GB/s; the tensor-parallel all-reduces of serving on " +
                       (nodes.empty() ? std::string("no node") : nodes) + " take it." + ring);
     return r;
   }

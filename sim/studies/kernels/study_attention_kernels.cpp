@@ -39,20 +39,23 @@ class AttentionKernelsStudy : public Study {
     }
     for (const auto& [pass, s] : cases) {
       const bool forward = pass == "forward";
-      const double seconds = forward ? hw::flash_attention_forward_seconds(*gpu, s, sms) : hw::flash_attention_backward_seconds(*gpu, s, sms);
+      const double seconds = forward ? hw::flash_attention_forward_seconds(*gpu, s, sms)
+                                     : hw::flash_attention_backward_seconds(*gpu, s, sms);
       const double flops = s.forward_flops() * (forward ? 1.0 : 2.5);
       const std::string mask = s.causal ? "causal" : "full";
       const std::string dim = format_number(s.qk_dim), seq = format_number(s.keys);
       r.rows.push_back({"fa3-" + pass + "/" + dim + "/" + mask + "/" + seq,
                         "FlashAttention-3 " + pass + ", head dim " + dim + ", " + mask + ", " + seq + " tokens",
-                        "BF16 attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)", "TFLOPS",
-                        std::nullopt, flops / seconds / 1e12, Basis::kSimulated});
+                        "BF16 attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)",
+                        "TFLOPS", std::nullopt, flops / seconds / 1e12, Basis::kSimulated});
     }
     const auto& c = hw::flash_attention_3_on_hopper();
-    r.notes.push_back("Batch x sequence = 16,384 tokens and heads x head dim = 2048, as the FlashAttention-3 paper measures, on " +
-                      std::to_string(sms) + " SMs of an " + gpu->name + ". FLOPs as the paper counts them (4 x sequence^2 x heads x head dim "
-                      "forward, half of it causal; 2.5 times that backward). The kernel model's constants, fitted once to all these rows: " +
-                      constants_note(c) + ".");
+    r.notes.push_back(
+        "Batch x sequence = 16,384 tokens and heads x head dim = 2048, as the FlashAttention-3 paper measures, on " +
+        std::to_string(sms) + " SMs of an " + gpu->name +
+        ". FLOPs as the paper counts them (4 x sequence^2 x heads x head dim "
+        "forward, half of it causal; 2.5 times that backward). The kernel model's constants, fitted once to all these rows: " +
+        constants_note(c) + ".");
     return r;
   }
 
@@ -62,22 +65,26 @@ class AttentionKernelsStudy : public Study {
       const hw::AttentionShape& s = row.shape;
       const std::string mask = s.causal ? "causal" : "full";
       const std::string dim = format_number(s.qk_dim), seq = format_number(s.keys);
-      r.rows.push_back({b.name + "-" + row.pass + "/" + dim + "/" + mask + "/" + seq + "/" + format_number(s.batch) + "x" + format_number(s.heads),
-                        b.name + " " + row.pass + ", head dim " + dim + ", " + mask + ", " + seq + " tokens (" + b.measured_on->name + ")",
-                        "attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)", "TFLOPS", row.tflops,
-                        hw::attention_rate_tflops(*b.measured_on, row, b.flash), Basis::kFit});
+      r.rows.push_back({b.name + "-" + row.pass + "/" + dim + "/" + mask + "/" + seq + "/" + format_number(s.batch) +
+                            "x" + format_number(s.heads),
+                        b.name + " " + row.pass + ", head dim " + dim + ", " + mask + ", " + seq + " tokens (" +
+                            b.measured_on->name + ")",
+                        "attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)",
+                        "TFLOPS", row.tflops, hw::attention_rate_tflops(*b.measured_on, row, b.flash), Basis::kFit});
     }
     std::string fitted;
     for (const auto& f : b.fitted) fitted += (fitted.empty() ? "" : ", ") + f;
     std::string scaled;
     for (const auto& g : b.scaled_to) scaled += (scaled.empty() ? "" : ", ") + g;
     r.notes.push_back(b.name + ": " + b.description + " Source: " + b.source + ".");
-    r.notes.push_back(b.name + ": on all " + std::to_string(b.measured_on->sm_count) + " SMs of an " + b.measured_on->name +
-                      "; FLOPs as the sources count them (4 x sequence^2 x heads x head dim forward, half of it causal; 2.5 times that "
-                      "backward; a forward+backward row's rate is 3.5 times the forward's FLOPs over both passes' time). Constants fitted to these " +
-                      std::to_string(b.rows.size()) + " rows (" + fitted + "; RMS error of the log rate " +
-                      format_number(std::round(b.fit_rms_log_error * 1000) / 1000) + "), the rest as its base: " + constants_note(b.flash) + "." +
-                      (scaled.empty() ? "" : " No rows of their own, these constants scaled by the datasheet: " + scaled + "."));
+    r.notes.push_back(
+        b.name + ": on all " + std::to_string(b.measured_on->sm_count) + " SMs of an " + b.measured_on->name +
+        "; FLOPs as the sources count them (4 x sequence^2 x heads x head dim forward, half of it causal; 2.5 times that "
+        "backward; a forward+backward row's rate is 3.5 times the forward's FLOPs over both passes' time). Constants fitted to these " +
+        std::to_string(b.rows.size()) + " rows (" + fitted + "; RMS error of the log rate " +
+        format_number(std::round(b.fit_rms_log_error * 1000) / 1000) +
+        "), the rest as its base: " + constants_note(b.flash) + "." +
+        (scaled.empty() ? "" : " No rows of their own, these constants scaled by the datasheet: " + scaled + "."));
   }
 };
 
@@ -90,7 +97,9 @@ std::unique_ptr<Study> parse_attention_kernels_study(core::JsonReader& root) {
   if (a.has("backend")) {
     const hw::AttentionBackend& b = hw::attention_backend(a.string("backend"), a.pointer_of("backend"));
     if (b.rows.empty())
-      throw core::InputError(a.pointer_of("backend"), "'" + b.name + "' is not allowed; it carries no published rates to compare (give cases instead)");
+      throw core::InputError(
+          a.pointer_of("backend"),
+          "'" + b.name + "' is not allowed; it carries no published rates to compare (give cases instead)");
     s->backend = &b;
     a.finish();
     return s;
@@ -106,7 +115,8 @@ std::unique_ptr<Study> parse_attention_kernels_study(core::JsonReader& root) {
     c.shape.keys = c.shape.queries = static_cast<double>(item.positive_integer("sequence", 1 << 20));
     item.finish();
     if (std::fmod(tokens, c.shape.keys) != 0 || std::fmod(width, c.shape.qk_dim) != 0)
-      throw core::InputError(item.pointer(), "the sequence must divide /attention_kernels/tokens and the head dim heads_x_head_dim");
+      throw core::InputError(item.pointer(),
+                             "the sequence must divide /attention_kernels/tokens and the head dim heads_x_head_dim");
     c.shape.batch = tokens / c.shape.keys;
     c.shape.heads = width / c.shape.qk_dim;
     s->cases.push_back(c);

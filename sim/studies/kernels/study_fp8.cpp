@@ -21,7 +21,8 @@ class Fp8GemmStudy : public Study {
     double without_at_4096 = 0, with_at_4096 = 0;
     // Validation runs no GEMM: its rows are named, their values not a number.
     auto error = [&](hw::fp8::GemmStudy s) {
-      return options.simulate ? hw::fp8::run_gemm_study(s).accumulation : hw::fp8::GemmError{kNotRun, kNotRun, kNotRun, kNotRun};
+      return options.simulate ? hw::fp8::run_gemm_study(s).accumulation
+                              : hw::fp8::GemmError{kNotRun, kNotRun, kNotRun, kNotRun};
     };
     for (long long k : ks) {
       auto s = base;
@@ -31,9 +32,10 @@ class Fp8GemmStudy : public Study {
       s.model.promote_every = promote_every;
       const auto with = error(s);
       const std::string tag = "k" + std::to_string(k);
-      r.rows.push_back({tag + "/no_promotion", "K = " + std::to_string(k) + ", no promotion",
-                        "max error / output RMS", "%", std::nullopt, 100 * without.max_over_rms, Basis::kSimulated});
-      r.rows.push_back({tag + "/promoted", "K = " + std::to_string(k) + ", promoted every " + std::to_string(promote_every),
+      r.rows.push_back({tag + "/no_promotion", "K = " + std::to_string(k) + ", no promotion", "max error / output RMS",
+                        "%", std::nullopt, 100 * without.max_over_rms, Basis::kSimulated});
+      r.rows.push_back({tag + "/promoted",
+                        "K = " + std::to_string(k) + ", promoted every " + std::to_string(promote_every),
                         "max error / output RMS", "%", std::nullopt, 100 * with.max_over_rms, Basis::kSimulated});
       if (k == 4096) {
         without_at_4096 = without.max_over_rms;
@@ -41,9 +43,10 @@ class Fp8GemmStudy : public Study {
       }
     }
     r.notes.push_back(
-        "GEMM " + std::to_string(base.m) + " x " + std::to_string(base.n) + " x K on E4M3 operands (A in 1x128 tiles, B in "
-        "128x128 blocks) from seeded N(0,1) data; accumulator " + std::to_string(base.model.accumulator_bits) +
-        " bits with " + std::to_string(base.model.product_fraction_bits) +
+        "GEMM " + std::to_string(base.m) + " x " + std::to_string(base.n) +
+        " x K on E4M3 operands (A in 1x128 tiles, B in "
+        "128x128 blocks) from seeded N(0,1) data; accumulator " +
+        std::to_string(base.model.accumulator_bits) + " bits with " + std::to_string(base.model.product_fraction_bits) +
         " fraction bits kept after aligning each MMA's 32 products and the accumulator to their largest exponent, "
         "cut toward zero. Error is against double precision on the same quantised operands, so it is the accumulation "
         "alone; it is measured against the output's RMS because N(0,1) outputs near zero make element-wise relative "
@@ -82,9 +85,11 @@ class Fp8FormatsStudy : public Study {
     const auto x = hw::fp8::activation_like(elements, seed);
     for (const auto& f : formats) {
       const auto e = hw::fp8::format_error(x, f);
-      r.rows.push_back({f + "/relative_rms", f, "relative RMS error", "%", std::nullopt, 100 * e.relative_rms, Basis::kSimulated});
+      r.rows.push_back(
+          {f + "/relative_rms", f, "relative RMS error", "%", std::nullopt, 100 * e.relative_rms, Basis::kSimulated});
     }
-    r.notes.push_back(std::to_string(elements) + " Student-t (3 degrees of freedom) samples, seed " + std::to_string(seed) +
+    r.notes.push_back(std::to_string(elements) + " Student-t (3 degrees of freedom) samples, seed " +
+                      std::to_string(seed) +
                       "; E4M3 and E5M2 scaled per 1x128 tile by amax, LogFMT per 1x128 tile, BF16 rounded directly. "
                       "ISCA'25 reports LogFMT-8 more accurate than E4M3 and E5M2, and LogFMT-10 close to BF16.");
     return r;
@@ -108,14 +113,13 @@ std::unique_ptr<Study> parse_fp8_gemm_study(core::JsonReader& root) {
   check.promote_every = s->promote_every;
   try {
     hw::fp8::check_model(check, 128);
-  } catch (const core::InputError& e) {
-    throw core::InputError(g.pointer(), e.what());
-  }
+  } catch (const core::InputError& e) { throw core::InputError(g.pointer(), e.what()); }
   long long k_sum = 0;
   for (long long k : s->ks) k_sum += k;
   if (2 * s->base.m * s->base.n * k_sum > (1LL << 36))
-    throw core::InputError(g.pointer(), "m x n x (sum of K) x 2 runs = " + std::to_string(2 * s->base.m * s->base.n * k_sum) +
-                                      " multiply-adds, too large to emulate (at most 2^36)");
+    throw core::InputError(g.pointer(),
+                           "m x n x (sum of K) x 2 runs = " + std::to_string(2 * s->base.m * s->base.n * k_sum) +
+                               " multiply-adds, too large to emulate (at most 2^36)");
   g.finish();
   return s;
 }

@@ -6,4 +6,4 @@
 namespace studies {
 std::unique_ptr<Study> parse_fp8_gemm_study(core::JsonReader& root);
 std::unique_ptr<Study> parse_fp8_formats_study(core::JsonReader& root);
-}
+}  // namespace studies

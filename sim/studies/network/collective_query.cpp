@@ -17,20 +17,29 @@ KernelEstimate estimate_collective(core::JsonReader& r, KernelCase& c) {
   const std::string path = r.string("fabric");
   const nlohmann::json scenario = core::read_json_file(path);
   if (!scenario.is_object() || !scenario.contains("fabric") || !scenario["fabric"].is_object())
-    throw core::InputError(r.pointer_of("fabric"), "'" + path + "' has no /fabric object; give a scenario with a fabric of nodes (mpft, mrft)");
+    throw core::InputError(r.pointer_of("fabric"),
+                           "'" + path + "' has no /fabric object; give a scenario with a fabric of nodes (mpft, mrft)");
   nlohmann::json fabric = scenario["fabric"];
   const std::string fabric_kind = fabric.value("kind", "");
   if (fabric_kind != "mpft" && fabric_kind != "mrft")
-    throw core::InputError(r.pointer_of("fabric"), "'" + path + "': /fabric/kind '" + fabric_kind + "' is not allowed; a fabric of nodes (mpft, mrft)");
-  const long long per_node = fabric.contains("gpus_per_node") && fabric["gpus_per_node"].is_number_integer() ? fabric["gpus_per_node"].get<long long>() : 8;
+    throw core::InputError(r.pointer_of("fabric"), "'" + path + "': /fabric/kind '" + fabric_kind +
+                                                       "' is not allowed; a fabric of nodes (mpft, mrft)");
+  const long long per_node = fabric.contains("gpus_per_node") && fabric["gpus_per_node"].is_number_integer()
+                                 ? fabric["gpus_per_node"].get<long long>()
+                                 : 8;
   if (per_node <= 0 || ranks % per_node != 0)
-    throw core::InputError(r.pointer_of("ranks"), std::to_string(ranks) + " is not allowed; the fabric of '" + path + "' has " +
-                                                      std::to_string(per_node) + " GPUs per node, and the ranks fill whole nodes");
+    throw core::InputError(r.pointer_of("ranks"), std::to_string(ranks) + " is not allowed; the fabric of '" + path +
+                                                      "' has " + std::to_string(per_node) +
+                                                      " GPUs per node, and the ranks fill whole nodes");
   fabric["nodes"] = ranks / per_node;
   fabric.erase("faults");
   nlohmann::json document = {{"fabric", fabric},
-                             {"collective", {{"kind", kind == "all-to-all" ? "alltoall" : kind == "all-reduce" ? "allreduce" : kind == "all-gather" ? "allgather" : "reducescatter"},
-                                             {"sizes_bytes", {bytes}}}}};
+                             {"collective",
+                              {{"kind", kind == "all-to-all"   ? "alltoall"
+                                        : kind == "all-reduce" ? "allreduce"
+                                        : kind == "all-gather" ? "allgather"
+                                                               : "reducescatter"},
+                               {"sizes_bytes", {bytes}}}}};
   core::JsonReader root(document, path + ": ");
   // The fabric file is the user's, the node count ours: a fabric too small for the ranks is the ranks' error.
   const auto study = [&] {
@@ -39,8 +48,11 @@ KernelEstimate estimate_collective(core::JsonReader& r, KernelCase& c) {
     } catch (const core::InputError& e) {
       if (e.where() != path + ": /fabric/nodes") throw;
       const std::string why = std::string(e.what()).substr(e.where().size() + 2);
-      throw core::InputError(r.pointer_of("ranks"), std::to_string(ranks) + " ranks (" + std::to_string(ranks / per_node) + " nodes) is not allowed on '" + path +
-                                                        "': " + why.substr(why.find("is not allowed; ") == std::string::npos ? 0 : why.find("is not allowed; ") + 16));
+      throw core::InputError(
+          r.pointer_of("ranks"),
+          std::to_string(ranks) + " ranks (" + std::to_string(ranks / per_node) + " nodes) is not allowed on '" + path +
+              "': " +
+              why.substr(why.find("is not allowed; ") == std::string::npos ? 0 : why.find("is not allowed; ") + 16));
     }
   }();
   const StudyResult result = study->run({});

@@ -46,7 +46,8 @@ class CollectiveStudy : public Study {
     net::FabricSpec spec = fabric;
     spec.faults = faults;
     if (!topology) return std::make_unique<net::FabricPlatform>(spec);
-    const net::GraphLinks links{fabric.nic_Bps, fabric.switch_link_Bps, fabric.nic_latency_s, fabric.switch_link_latency_s, fabric.sharing};
+    const net::GraphLinks links{fabric.nic_Bps, fabric.switch_link_Bps, fabric.nic_latency_s,
+                                fabric.switch_link_latency_s, fabric.sharing};
     return std::make_unique<net::GraphPlatform>(topology->build(), links, fabric.routing);
   }
 
@@ -88,7 +89,7 @@ class CollectiveStudy : public Study {
       } else if (options.simulate) {
         const auto graph = collective == "alltoall" ? net::alltoall_graph(a)
                            : tree                   ? net::tree_allreduce_graph(rings(n_nodes, gpn), size, tree_chunks)
-                                                    : net::ring_graph(rings(n_nodes, gpn), size, collective == "allreduce" ? 2 : 1);
+                                  : net::ring_graph(rings(n_nodes, gpn), size, collective == "allreduce" ? 2 : 1);
         const core::Timeline t = core::simulate(*where, graph);
         seconds = t.makespan_s();
         check_faults_within(fault_case, seconds, size);
@@ -103,12 +104,15 @@ class CollectiveStudy : public Study {
         bw.busbw_Bps = bw.algbw_Bps * (collective == "allreduce" ? 2 : 1) * (n - 1) / n;
       }
       const std::string tag = (fault_case.id.empty() ? "" : fault_case.id + "/") + id_number(size);
-      const std::string row = label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ", " + format_number(size / 1048576.0) + " MiB";
+      const std::string row = label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ", " +
+                              format_number(size / 1048576.0) + " MiB";
       r.rows.push_back({tag + "/time", row, "time", "us", std::nullopt, seconds * 1e6, Basis::kSimulated});
       r.rows.push_back({tag + "/algbw", row, "algbw", "GB/s", std::nullopt, bw.algbw_Bps / 1e9, Basis::kSimulated});
       r.rows.push_back({tag + "/busbw", row, "busbw", "GB/s", std::nullopt, bw.busbw_Bps / 1e9, Basis::kSimulated});
     }
-    if (!fault_case.faults.empty()) r.notes.push_back(label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ":" + faults_note(fault_case.faults));
+    if (!fault_case.faults.empty())
+      r.notes.push_back(label + (fault_case.label.empty() ? "" : ", " + fault_case.label) + ":" +
+                        faults_note(fault_case.faults));
   }
 
   void add_notes(StudyResult& r, int ranks, int n_nodes) const {
@@ -118,14 +122,16 @@ class CollectiveStudy : public Study {
                        (fabric.kind == net::FabricKind::kMultiPlane ? "multi-plane" : "multi-rail") +
                        " two-level fat tree of " + std::to_string(fabric.radix) + "-port switches";
     if (collective == "alltoall")
-      r.notes.push_back(label + ": all-to-all, " + network + ", " +
-                        (uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
-                        ", routing " + routing_name +
-                        (symmetric ? symmetric_note()
-                                   : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
+      r.notes.push_back(
+          label + ": all-to-all, " + network + ", " +
+          (uses_pxn() ? "PXN (NVLink forwarding to the GPU on the destination's plane or rail)" : "no PXN") +
+          ", routing " + routing_name +
+          (symmetric ? symmetric_note()
+                     : "; flows aggregated per GPU pair and stage (a test holds them to one flow per pair)."));
     else
-      r.notes.push_back(label + ": " + (tree ? "tree (" + std::to_string(tree_chunks) + " pipelined chunks) " : "ring ") +
-                        collective + ", " + network + ", one " + (tree ? "tree" : "ring") + " per rail through every node" +
+      r.notes.push_back(label + ": " +
+                        (tree ? "tree (" + std::to_string(tree_chunks) + " pipelined chunks) " : "ring ") + collective +
+                        ", " + network + ", one " + (tree ? "tree" : "ring") + " per rail through every node" +
                         (interleaved_rings ? " in interleaved order (every hop crosses the spines)" : "") +
                         ", routing " + routing_name + "; busbw = algbw x " + (collective == "allreduce" ? "2" : "1") +
                         " x (n - 1) / n with n = " + std::to_string(n_nodes) + " ranks per ring.");
@@ -138,20 +144,29 @@ class CollectiveStudy : public Study {
     for (std::size_t i = 0; i < c.faults.size(); ++i)
       if (c.faults[i].at_s >= seconds)
         throw core::InputError(c.where + "/" + std::to_string(i) + "/at_s",
-                               format_number(c.faults[i].at_s) + " s is not allowed; the " + format_number(size / 1048576.0) +
-                                   " MiB " + collective + " ends at " + format_number(seconds) + " s, before it");
+                               format_number(c.faults[i].at_s) + " s is not allowed; the " +
+                                   format_number(size / 1048576.0) + " MiB " + collective + " ends at " +
+                                   format_number(seconds) + " s, before it");
   }
 
   std::string faults_note(const std::vector<net::Fault>& faults) const {
     std::string out = " faults:";
     for (const net::Fault& f : faults)
       out += " " + net::fault_kind_names()[static_cast<std::size_t>(f.kind)] + " '" + f.target + "' " +
-             (f.bandwidth_fraction > 0 ? "at " + format_number(100 * f.bandwidth_fraction) + "% of its bandwidth" : std::string("down")) +
-             " from " + format_number(f.at_s) + " s" + (std::isfinite(f.for_s) ? " for " + format_number(f.for_s) + " s" : "") + ";";
+             (f.bandwidth_fraction > 0 ? "at " + format_number(100 * f.bandwidth_fraction) + "% of its bandwidth"
+                                       : std::string("down")) +
+             " from " + format_number(f.at_s) + " s" +
+             (std::isfinite(f.for_s) ? " for " + format_number(f.for_s) + " s" : "") + ";";
     const bool tables = fabric.routing != net::Routing::kAdaptive && fabric.routing != net::Routing::kSpray;
-    return out + " routing avoids a dead part " + (tables ? "after the tables' update (" + format_number(fabric.table_update_s) + " s)" : std::string("at once")) +
-           ", PXN moves a dead NIC's flows to its node's other NICs after " + format_number(fabric.pxn_failover_s) + " s" +
-           (fabric.nic_ports > 1 ? ", multi-port NICs (" + std::to_string(fabric.nic_ports) + " ports) spray over their live ports at once" : "") + ".";
+    return out + " routing avoids a dead part " +
+           (tables ? "after the tables' update (" + format_number(fabric.table_update_s) + " s)"
+                   : std::string("at once")) +
+           ", PXN moves a dead NIC's flows to its node's other NICs after " + format_number(fabric.pxn_failover_s) +
+           " s" +
+           (fabric.nic_ports > 1 ? ", multi-port NICs (" + std::to_string(fabric.nic_ports) +
+                                       " ports) spray over their live ports at once"
+                                 : "") +
+           ".";
   }
 
   // How the symmetric method ran it (see alltoall_symmetric.hpp).
@@ -160,10 +175,16 @@ class CollectiveStudy : public Study {
     const std::string group = planes ? "plane" : "rail";
     std::string how;
     switch (fabric.routing) {
-      case net::Routing::kAdaptive: how = "one " + group + ", one node's NVLink"; break;
+      case net::Routing::kAdaptive:
+        how = "one " + group + ", one node's NVLink";
+        break;
       case net::Routing::kEcmp:
-      case net::Routing::kStatic: how = "each " + group + " alone, one after another, one node's NVLink"; break;
-      default: how = "one " + group + ", one node's NVLink, one merged sender per leaf"; break;
+      case net::Routing::kStatic:
+        how = "each " + group + " alone, one after another, one node's NVLink";
+        break;
+      default:
+        how = "one " + group + ", one node's NVLink, one merged sender per leaf";
+        break;
     }
     return "; simulated through the " + group + "s' symmetry (" + how + "; a test holds it to the full simulation).";
   }
@@ -187,8 +208,9 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
   if (s->topology) {
     const auto counts = s->topology->counts();  // builds it: refuses a topology that cannot exist
     if (counts.endpoints > 4096)
-      throw core::InputError(f.pointer_of("topology"), std::to_string(counts.endpoints) +
-                                                     " endpoints is more than this study simulates on a general graph (4096)");
+      throw core::InputError(
+          f.pointer_of("topology"),
+          std::to_string(counts.endpoints) + " endpoints is more than this study simulates on a general graph (4096)");
   } else {
     net::check_fabric(spec, f.pointer() + "/");
     refuse_job_stopping_faults(spec, f.pointer() + "/");
@@ -199,21 +221,27 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
   s->tree = a.one_of("algorithm", {"ring", "tree"}, "ring") == "tree";
   s->tree_chunks = static_cast<int>(a.positive_integer("chunks", 8, 4096));
   if (s->tree && s->collective != "allreduce")
-    throw core::InputError(a.pointer_of("algorithm"), "'tree' is not allowed for " + s->collective + "; only all-reduce runs on trees");
+    throw core::InputError(a.pointer_of("algorithm"),
+                           "'tree' is not allowed for " + s->collective + "; only all-reduce runs on trees");
   s->label = a.optional_string("label").value_or(spec.kind == net::FabricKind::kMultiPlane ? "MPFT" : "MRFT");
   s->pxn = a.boolean("pxn", true);
-  if (!s->pxn && !s->topology && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane && spec.nodes > 1)
-    throw core::InputError(a.pointer_of("pxn"), "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
-                                          "traffic between GPUs of different local index needs PXN");
+  if (!s->pxn && !s->topology && s->collective == "alltoall" && spec.kind == net::FabricKind::kMultiPlane &&
+      spec.nodes > 1)
+    throw core::InputError(a.pointer_of("pxn"),
+                           "false is not allowed on a multi-plane fat tree: no path joins two planes, so "
+                           "traffic between GPUs of different local index needs PXN");
   const std::string method = a.one_of("method", {"auto", "full"}, "auto");
   s->symmetric = method == "auto" && !s->topology && spec.faults.empty() && s->collective == "alltoall" && s->pxn &&
                  (spec.pcie_Bps == 0 || spec.pcie_Bps >= spec.nic_Bps);  // a slower PCIe is not in its merged plane
   s->sizes_bytes = a.number_list("sizes_bytes", {1, 1e12, false, 0, true});
   a.finish();
   if (root.has("fault_cases")) {
-    if (s->topology) throw core::InputError(root.pointer_of("fault_cases"), "is not allowed on a topology graph; faults name a fabric's components");
+    if (s->topology)
+      throw core::InputError(root.pointer_of("fault_cases"),
+                             "is not allowed on a topology graph; faults name a fabric's components");
     if (!spec.faults.empty())
-      throw core::InputError(root.pointer_of("fault_cases"), "is not allowed with /fabric/faults; give the faults in each case");
+      throw core::InputError(root.pointer_of("fault_cases"),
+                             "is not allowed with /fabric/faults; give the faults in each case");
     std::set<std::string> ids;
     for (core::JsonReader& c : root.object_list("fault_cases", "cases: {id, label, faults}")) {
       CollectiveStudy::FaultCase fault_case;
@@ -231,8 +259,9 @@ std::unique_ptr<Study> parse_collective_study(core::JsonReader& root) {
     s->symmetric = false;
   }
   if (!s->topology && !s->symmetric && static_cast<long long>(spec.nodes) * spec.gpus_per_node > 4096)
-    throw core::InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) + " nodes is more than the full simulation handles "
-                                            "(4096 GPUs); an all-to-all with PXN goes further");
+    throw core::InputError(f.pointer_of("nodes"), std::to_string(spec.nodes) +
+                                                      " nodes is more than the full simulation handles "
+                                                      "(4096 GPUs); an all-to-all with PXN goes further");
   return s;
 }
 

@@ -46,9 +46,11 @@ class LatencyStudy : public Study {
     for (const auto& l : layers) {
       const net::LinkLatencies links = net::link_latencies(l.hops);
       auto row = [&](const std::string& where, const std::string& metric, double seconds, int switches) {
-        r.rows.push_back({l.label + "/" + where, l.label, metric, "us", std::nullopt, seconds / core::kMicrosecond, Basis::kSimulated});
-        r.notes.push_back(l.label + ", " + metric + ": " + std::to_string(switches) + " switch" + (switches == 1 ? "" : "es") +
-                          ", model " + format_number(net::route_latency_s(l.hops, switches) / core::kMicrosecond) +
+        r.rows.push_back({l.label + "/" + where, l.label, metric, "us", std::nullopt, seconds / core::kMicrosecond,
+                          Basis::kSimulated});
+        r.notes.push_back(l.label + ", " + metric + ": " + std::to_string(switches) + " switch" +
+                          (switches == 1 ? "" : "es") + ", model " +
+                          format_number(net::route_latency_s(l.hops, switches) / core::kMicrosecond) +
                           " us + serialisation of " + format_number(message_bytes) + " B at " +
                           format_number(l.bandwidth_Bps / 1e9) + " GB/s.");
       };
@@ -91,21 +93,26 @@ std::unique_ptr<Study> parse_latency_study(core::JsonReader& root) {
   auto s = std::make_unique<LatencyStudy>();
   s->message_bytes = root.positive_number("message_bytes", 64);
   if (s->message_bytes > 1e9)
-    throw core::InputError(root.pointer_of("message_bytes"), format_number(s->message_bytes) + " is not allowed; at most 1e9 bytes (this is a latency test)");
+    throw core::InputError(
+        root.pointer_of("message_bytes"),
+        format_number(s->message_bytes) + " is not allowed; at most 1e9 bytes (this is a latency test)");
   for (core::JsonReader& l : root.object_list("link_layers", "link layers")) {
     LinkLayer layer;
     layer.label = l.string("label");
     if (layer.label.empty() || layer.label.find('/') != std::string::npos)
-      throw core::InputError(l.pointer_of("label"), "'" + layer.label + "' is not allowed; a non-empty name without '/'");
+      throw core::InputError(l.pointer_of("label"),
+                             "'" + layer.label + "' is not allowed; a non-empty name without '/'");
     for (const auto& other : s->layers)
-      if (other.label == layer.label) throw core::InputError(l.pointer_of("label"), "'" + layer.label + "' names two link layers");
+      if (other.label == layer.label)
+        throw core::InputError(l.pointer_of("label"), "'" + layer.label + "' names two link layers");
     const std::string fabric = l.one_of("fabric", {"mpft", "mrft", "scale-up"}, "mpft");
     layer.scale_up = fabric == "scale-up";
     layer.fabric = fabric == "mrft" ? net::FabricKind::kMultiRail : net::FabricKind::kMultiPlane;
     if (!layer.scale_up) {
       layer.radix = static_cast<int>(l.positive_integer("radix", 64, 1024));
       if (layer.radix < 4 || layer.radix % 2)
-        throw core::InputError(l.pointer_of("radix"), std::to_string(layer.radix) + " is not allowed; an even switch radix from 4 to 1024");
+        throw core::InputError(l.pointer_of("radix"),
+                               std::to_string(layer.radix) + " is not allowed; an even switch radix from 4 to 1024");
       layer.three_level = l.boolean("three_level", false);
     }
     layer.bandwidth_Bps = l.positive_number("bandwidth_Bps", hw::default_node().nic_Bps);

@@ -27,9 +27,11 @@ class NetworkCostStudy : public Study {
       const auto cost = net::network_cost(c, prices);
       r.rows.push_back({label + "/endpoints", label, "endpoints", "", std::nullopt, double(c.endpoints)});
       r.rows.push_back({label + "/switches", label, "switches", "", std::nullopt, double(c.switches)});
-      r.rows.push_back({label + "/links", label, "links (switch to switch)", "", std::nullopt, double(c.inter_switch_links)});
+      r.rows.push_back(
+          {label + "/links", label, "links (switch to switch)", "", std::nullopt, double(c.inter_switch_links)});
       r.rows.push_back({label + "/cost", label, "cost", "M$", std::nullopt, cost.total_usd / 1e6});
-      r.rows.push_back({label + "/cost_per_endpoint", label, "cost per endpoint", "k$", std::nullopt, cost.per_endpoint_usd / 1e3});
+      r.rows.push_back(
+          {label + "/cost_per_endpoint", label, "cost per endpoint", "k$", std::nullopt, cost.per_endpoint_usd / 1e3});
     }
     return r;
   }

@@ -51,7 +51,8 @@ class NetworkScaleStudy : public Study {
   net::ScaleFabric build(const ScaleTopology& t) const {
     const TopologyConfig& c = t.topology;
     const std::string where = c.pointer + "/";
-    if (c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2)) return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
+    if (c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2))
+      return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
     if (c.kind == "ft3" || c.kind == "mpft") return net::ScaleFabric::fat_tree_3(c.radix, t.routing, where, c.pods);
     if (c.kind == "slim-fly") return net::ScaleFabric::slim_fly(c.q, t.routing, where);
     return net::ScaleFabric::dragonfly(c.p, c.a, c.h, c.groups, t.routing, where);
@@ -66,21 +67,23 @@ class NetworkScaleStudy : public Study {
       // bytes (PXN); the NVLink stage beside it is not counted.
       const int planes = c.kind == "mpft" ? c.planes : 1;
       const bool two_levels = c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2);
-      const net::TopologyCounts closed = two_levels                           ? net::fat_tree_2_counts(c.radix, 1)
+      const net::TopologyCounts closed = two_levels                            ? net::fat_tree_2_counts(c.radix, 1)
                                          : c.kind == "ft3" || c.kind == "mpft" ? net::fat_tree_3_counts(c.radix, c.pods)
-                                         : c.kind == "slim-fly"               ? net::slim_fly_counts(c.q)
-                                                                              : net::dragonfly_counts(c.p, c.a, c.h, c.groups);
+                                         : c.kind == "slim-fly"                ? net::slim_fly_counts(c.q)
+                                                                : net::dragonfly_counts(c.p, c.a, c.h, c.groups);
       if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes)
-        throw core::InputError(c.pointer, "would need about " + gib(need) + " to build (" + std::to_string(closed.endpoints) +
-                                              " endpoints, " + std::to_string(closed.switches) + " switches), more than the " +
+        throw core::InputError(c.pointer, "would need about " + gib(need) + " to build (" +
+                                              std::to_string(closed.endpoints) + " endpoints, " +
+                                              std::to_string(closed.switches) + " switches), more than the " +
                                               gib(memory_bytes) + " allowed (/network_scale/memory_limit_gb)");
       const auto cost = net::network_cost(closed, prices);
       const double gpus = double(closed.endpoints) * planes;
       r.rows.push_back({L + "/gpus", L, "GPUs", "", std::nullopt, gpus, Basis::kClosedForm});
-      r.rows.push_back({L + "/cost_per_endpoint", L, "cost per endpoint (Table 3 prices)", "k$", std::nullopt, cost.per_endpoint_usd / 1e3,
-                        Basis::kClosedForm});
+      r.rows.push_back({L + "/cost_per_endpoint", L, "cost per endpoint (Table 3 prices)", "k$", std::nullopt,
+                        cost.per_endpoint_usd / 1e3, Basis::kClosedForm});
       if (!options.simulate) {
-        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s", "dense_step_traffic_s", "allreduce_s"})
+        for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s",
+                               "dense_step_traffic_s", "allreduce_s"})
           r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
@@ -102,10 +105,11 @@ class NetworkScaleStudy : public Study {
       spec.bytes_per_pair = alltoall_bytes_per_gpu / (gpus - 1) * planes;
       const net::ScaleRun a2a = simulate(spec);
       const double per_gpu_out = alltoall_bytes_per_gpu * (gpus - planes) / (gpus - 1);  // to other nodes
-      r.rows.push_back({L + "/alltoall_s", L, "all-to-all of every GPU, " + format_number(alltoall_bytes_per_gpu / 1e6) + " MB per GPU", "ms",
+      r.rows.push_back({L + "/alltoall_s", L,
+                        "all-to-all of every GPU, " + format_number(alltoall_bytes_per_gpu / 1e6) + " MB per GPU", "ms",
                         std::nullopt, a2a.seconds * 1e3, Basis::kSimulated});
-      r.rows.push_back({L + "/alltoall_bw", L, "all-to-all bandwidth per GPU (bytes to other nodes / time)", "GB/s", std::nullopt,
-                        per_gpu_out / a2a.seconds / 1e9, Basis::kSimulated});
+      r.rows.push_back({L + "/alltoall_bw", L, "all-to-all bandwidth per GPU (bytes to other nodes / time)", "GB/s",
+                        std::nullopt, per_gpu_out / a2a.seconds / 1e9, Basis::kSimulated});
       // EP groups of whole routers, at least ep_gpus GPUs each, all at once.
       // The number of routers nearest ep_gpus' (the larger on a tie) that divides the routers.
       long long per_router = 1, hosts = 0;
@@ -116,17 +120,20 @@ class NetworkScaleStudy : public Study {
       const double wanted = std::max(1.0, double(ep_gpus) / planes / double(per_router));
       long long routers_per_group = hosts;
       for (long long k = 1; k <= hosts; ++k)
-        if (hosts % k == 0 && std::abs(double(k) - wanted) <= std::abs(double(routers_per_group) - wanted)) routers_per_group = k;
+        if (hosts % k == 0 && std::abs(double(k) - wanted) <= std::abs(double(routers_per_group) - wanted))
+          routers_per_group = k;
       const long long group_nics = routers_per_group * per_router;
       spec.group_endpoints = group_nics;
       const double group_gpus = double(group_nics) * planes;
       spec.bytes_per_pair = ep_bytes_per_gpu / (group_gpus - 1) * planes;
       const net::ScaleRun ep = simulate(spec);
-      r.rows.push_back({L + "/ep_alltoall_s", L, "EP all-to-all in every group of " + format_number(group_gpus) + " GPUs, " +
-                                                     format_number(ep_bytes_per_gpu / 1e6) + " MB per GPU",
+      r.rows.push_back({L + "/ep_alltoall_s", L,
+                        "EP all-to-all in every group of " + format_number(group_gpus) + " GPUs, " +
+                            format_number(ep_bytes_per_gpu / 1e6) + " MB per GPU",
                         "ms", std::nullopt, ep.seconds * 1e3, Basis::kSimulated});
       r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
-                        ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9, Basis::kSimulated});
+                        ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9,
+                        Basis::kSimulated});
       // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
       // stride a whole number of routers) and a DP ring step. On an MPFT each NIC carries its
       // GPU's sends: a node's GPUs each send through their own plane.
@@ -138,8 +145,9 @@ class NetworkScaleStudy : public Study {
                    {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
       const net::ScaleRun step = simulate(spec);
       spec.also.clear();
-      r.rows.push_back({L + "/step_traffic_s", L, "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
-                                                      " GPUs on) and DP ring step at once",
+      r.rows.push_back({L + "/step_traffic_s", L,
+                        "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
+                            " GPUs on) and DP ring step at once",
                         "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
       // A dense step: PP sends and a DP ring step at once (the ring of each plane's NICs: a
       // node's GPUs each in their own plane's ring).
@@ -150,8 +158,9 @@ class NetworkScaleStudy : public Study {
       spec.also = {{net::ScaleTraffic::kRingStep, 0, dense.dp_ring_bytes_per_gpu}};
       const net::ScaleRun dense_step = simulate(spec);
       spec.also.clear();
-      r.rows.push_back({L + "/dense_step_traffic_s", L, dense.name + ": PP send (" + format_number(double(dense_stride) * planes) +
-                                                            " GPUs on) and DP ring step at once",
+      r.rows.push_back({L + "/dense_step_traffic_s", L,
+                        dense.name + ": PP send (" + format_number(double(dense_stride) * planes) +
+                            " GPUs on) and DP ring step at once",
                         "ms", std::nullopt, dense_step.seconds * 1e3, Basis::kSimulated});
       // Ring all-reduce over every endpoint (of a plane: the planes run theirs side by side on
       // their share of the buffer): 2 (n - 1) steps of size / n each, every step alike.
@@ -159,13 +168,16 @@ class NetworkScaleStudy : public Study {
       spec.group_endpoints = 0;
       spec.bytes_per_pair = allreduce_bytes / planes / n;
       const net::ScaleRun ring = simulate(spec);
-      r.rows.push_back({L + "/allreduce_s", L, "ring all-reduce of " + format_number(allreduce_bytes / 1e9) + " GB over every GPU", "s",
+      r.rows.push_back({L + "/allreduce_s", L,
+                        "ring all-reduce of " + format_number(allreduce_bytes / 1e9) + " GB over every GPU", "s",
                         std::nullopt, ring.seconds * 2 * (n - 1), Basis::kSimulated});
       r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
-                        std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") + ", routing " +
-                        net::scale_routing_names()[static_cast<std::size_t>(t.routing)] + "). All-to-all: " + a2a.method + ", " +
-                        format_number(a2a.flows) + " flows. EP: " + ep.method + ". Step traffic: " + step.method + "; its parts end at " + parts_ms(step) + ". Dense step traffic: " +
-                        dense_step.method + "; its parts end at " + parts_ms(dense_step) + ". Ring step: " + ring.method + ".");
+                        std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") +
+                        ", routing " + net::scale_routing_names()[static_cast<std::size_t>(t.routing)] +
+                        "). All-to-all: " + a2a.method + ", " + format_number(a2a.flows) + " flows. EP: " + ep.method +
+                        ". Step traffic: " + step.method + "; its parts end at " + parts_ms(step) +
+                        ". Dense step traffic: " + dense_step.method + "; its parts end at " + parts_ms(dense_step) +
+                        ". Ring step: " + ring.method + ".");
     }
     return r;
   }
@@ -202,8 +214,10 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
     named.label = t.string("label");
     named.topology = parse_topology(t);
     const bool fat_tree = named.topology.kind == "ft2" || named.topology.kind == "mpft" || named.topology.kind == "ft3";
-    const std::string routing = t.one_of("routing", fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
-                                         fat_tree ? "d-mod-k" : "minimal");
+    const std::string routing = t.one_of(
+        "routing",
+        fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
+        fat_tree ? "d-mod-k" : "minimal");
     const auto& names = net::scale_routing_names();
     named.routing = static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
     t.finish();

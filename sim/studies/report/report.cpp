@@ -62,8 +62,8 @@ std::string render_markdown(const std::vector<Report>& tables) {
       const RowCheck check = i < t.checks.size() ? t.checks[i] : RowCheck{};
       const std::string mark = r.paper && check.known_miss ? " (miss)" : "";
       out += "| " + r.label + " | " + r.metric + " | " + r.unit + " | " + (r.paper ? format_number(*r.paper) : "–") +
-             " | " + (std::isfinite(r.ours) ? format_number(r.ours) : "–") + " | " + format_delta(r.delta_rel()) + mark + " | " +
-             (r.paper ? basis_name(r.basis) : "–") + " |\n";
+             " | " + (std::isfinite(r.ours) ? format_number(r.ours) : "–") + " | " + format_delta(r.delta_rel()) +
+             mark + " | " + (r.paper ? basis_name(r.basis) : "–") + " |\n";
     }
     if (!t.notes.empty()) {
       out += "\n";
@@ -78,9 +78,10 @@ std::string render_csv(const std::vector<Report>& tables) {
   for (const auto& t : tables)
     for (const auto& r : t.rows) {
       const auto d = r.delta_rel();
-      out += csv_field(t.table_id) + "," + csv_field(r.id) + "," + csv_field(r.label) + "," + csv_field(r.metric) + "," +
-             csv_field(r.unit) + "," + (r.paper ? format_number(*r.paper) : "") + "," + (std::isfinite(r.ours) ? format_number(r.ours) : "") + "," +
-             (d ? format_number(*d) : "") + "," + (r.paper ? basis_name(r.basis) : "") + "\n";
+      out += csv_field(t.table_id) + "," + csv_field(r.id) + "," + csv_field(r.label) + "," + csv_field(r.metric) +
+             "," + csv_field(r.unit) + "," + (r.paper ? format_number(*r.paper) : "") + "," +
+             (std::isfinite(r.ours) ? format_number(r.ours) : "") + "," + (d ? format_number(*d) : "") + "," +
+             (r.paper ? basis_name(r.basis) : "") + "\n";
     }
   return out;
 }
@@ -101,7 +102,8 @@ std::string render_json(const std::vector<Report>& tables) {
                       {"delta_rel", d ? json(*d) : json(nullptr)},
                       {"basis", r.paper ? json(basis_name(r.basis)) : json(nullptr)}});
     }
-    out["tables"].push_back({{"id", t.table_id}, {"title", t.title}, {"source", t.source}, {"rows", rows}, {"notes", t.notes}});
+    out["tables"].push_back(
+        {{"id", t.table_id}, {"title", t.title}, {"source", t.source}, {"rows", rows}, {"notes", t.notes}});
   }
   return out.dump(2) + "\n";
 }
@@ -134,7 +136,8 @@ std::vector<std::string> check_rows(const std::vector<Report>& tables, int& fail
       const bool absolute = *r.paper == 0;
       const double delta = absolute ? r.ours : (r.ours - *r.paper) / *r.paper;
       auto shown = [&](double d) { return absolute ? format_number(d) + " absolute" : format_delta(d); };
-      const std::string what = where + ": paper " + format_number(*r.paper) + ", ours " + format_number(r.ours) + " (" + shown(delta) + ")";
+      const std::string what =
+          where + ": paper " + format_number(*r.paper) + ", ours " + format_number(r.ours) + " (" + shown(delta) + ")";
       if (absolute && !check.tolerance_abs) {
         fail(what + ": a paper figure of 0 needs the scenario's tolerance_abs");
         continue;
@@ -144,7 +147,8 @@ std::vector<std::string> check_rows(const std::vector<Report>& tables, int& fail
       if (check.known_miss) {
         const double recorded = check.known_miss->delta;
         if (in_tolerance)
-          fail(what + " is a known miss within tolerance " + shown(tolerance).substr(absolute ? 0 : 1) + ": remove it from known_misses");
+          fail(what + " is a known miss within tolerance " + shown(tolerance).substr(absolute ? 0 : 1) +
+               ": remove it from known_misses");
         else if (!same_sign(delta, recorded) || std::abs(delta) > std::abs(recorded))
           fail(what + ": the known miss was recorded at " + shown(recorded) + " and is now past it");
         else

@@ -13,8 +13,8 @@
 namespace studies {
 
 struct RunOptions {
-  bool simulate = true;  // false: validate only; a study runs no simulation, routing or GEMM emulation
-  bool trace = false;    // keep a Chrome trace of the simulation
+  bool simulate = true;        // false: validate only; a study runs no simulation, routing or GEMM emulation
+  bool trace = false;          // keep a Chrome trace of the simulation
   bool trace_kernels = false;  // and in it the kernels inside each op (training steps)
   std::string requests_out;    // serving: write each request's times here as CSV (empty: none)
 };
@@ -27,7 +27,7 @@ struct StudyResult {
   std::vector<std::string> notes;
   std::optional<std::string> trace_json;
   std::optional<std::string> series_csv;  // a run's figures per interval (a serving fleet over time)
-  std::vector<std::string> warnings;  // what the user should see before the numbers (e.g. does not fit in memory)
+  std::vector<std::string> warnings;      // what the user should see before the numbers (e.g. does not fit in memory)
 };
 
 class Study {

@@ -40,8 +40,10 @@ std::optional<double> KernelRow::delta() const {
   return estimate->seconds / *c.reference_s - 1;
 }
 
-KernelRow estimate_kernel(const nlohmann::json& object, const std::string& pointer, const std::string& kind, const KernelDefaults& defaults) {
-  if (!object.is_object()) throw core::InputError(pointer, core::describe(object) + " is not allowed; a case is a JSON object");
+KernelRow estimate_kernel(const nlohmann::json& object, const std::string& pointer, const std::string& kind,
+                          const KernelDefaults& defaults) {
+  if (!object.is_object())
+    throw core::InputError(pointer, core::describe(object) + " is not allowed; a case is a JSON object");
   core::JsonReader r(object, pointer);
   KernelRow row;
   KernelCase& c = row.c;
@@ -55,12 +57,17 @@ KernelRow estimate_kernel(const nlohmann::json& object, const std::string& point
   if ((c.kind == "gemm" || c.kind == "grouped_gemm") && r.has("scaling")) {
     const std::string scaling = r.string("scaling");
     const std::string precision = r.has("precision") ? r.string("precision") : "fp8";
-    c.family = std::string(c.kind == "gemm" ? "gemm " : "grouped ") + precision + (scaling == "none" ? "" : " " + scaling + "-scaled");
+    c.family = std::string(c.kind == "gemm" ? "gemm " : "grouped ") + precision +
+               (scaling == "none" ? "" : " " + scaling + "-scaled");
   }
-  if (c.kind == "gemm" || c.kind == "grouped_gemm") row.estimate = estimate_gemm(r, defaults, c);
-  else if (c.kind == "attention") row.estimate = estimate_attention(r, defaults, c);
-  else if (c.kind == "memory") row.estimate = estimate_memory(r, defaults, c);
-  else row.estimate = estimate_collective(r, c);
+  if (c.kind == "gemm" || c.kind == "grouped_gemm")
+    row.estimate = estimate_gemm(r, defaults, c);
+  else if (c.kind == "attention")
+    row.estimate = estimate_attention(r, defaults, c);
+  else if (c.kind == "memory")
+    row.estimate = estimate_memory(r, defaults, c);
+  else
+    row.estimate = estimate_collective(r, c);
   r.finish();
   return row;
 }
@@ -82,7 +89,8 @@ std::string kernel_refusals(const std::vector<KernelRow>& rows) {
       ++reasons[reason.substr(0, reason.find(';'))];
     }
   if (refused == 0) return "";
-  std::string text = std::to_string(refused) + " of " + std::to_string(rows.size()) + " cases refused by the models (each row's error says why):";
+  std::string text = std::to_string(refused) + " of " + std::to_string(rows.size()) +
+                     " cases refused by the models (each row's error says why):";
   std::size_t shown = 0;
   for (const auto& [reason, count] : reasons) {
     if (++shown > 3) {
@@ -94,7 +102,8 @@ std::string kernel_refusals(const std::vector<KernelRow>& rows) {
   return text;
 }
 
-std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const std::string& kind, const KernelDefaults& defaults) {
+std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const std::string& kind,
+                                            const KernelDefaults& defaults) {
   if (!cases.is_array()) throw core::InputError("cases", "a list of cases is expected");
   check_kernel_defaults(defaults, "");
   std::vector<KernelRow> rows;
@@ -113,11 +122,13 @@ std::vector<KernelRow> estimate_kernel_list(const nlohmann::json& cases, const s
   return rows;
 }
 
-std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults, const std::string& default_kind) {
+std::vector<KernelRow> estimate_kernel_file(const std::string& path, const KernelDefaults& defaults,
+                                            const std::string& default_kind) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw core::InputError(path, std::filesystem::exists(path, ec) ? "is not a regular file (a directory or a device); give a .jsonl file of cases"
-                                                                   : "cannot open the file (missing or unreadable)");
+    throw core::InputError(path, std::filesystem::exists(path, ec)
+                                     ? "is not a regular file (a directory or a device); give a .jsonl file of cases"
+                                     : "cannot open the file (missing or unreadable)");
   check_kernel_defaults(defaults, "");
   std::ifstream in(path);
   if (!in) throw core::InputError(path, "cannot open the file");
@@ -127,12 +138,15 @@ std::vector<KernelRow> estimate_kernel_file(const std::string& path, const Kerne
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(line);
     const nlohmann::json object = core::parse_json_text(text, where);
-    if (!object.is_object()) throw core::InputError(where, core::describe(object) + " is not allowed; each line is a case, a JSON object");
+    if (!object.is_object())
+      throw core::InputError(where, core::describe(object) + " is not allowed; each line is a case, a JSON object");
     const bool named = object.contains("kind") && object["kind"].is_string();
     const std::string kind = named ? object["kind"].get<std::string>() : default_kind;
     if (kind == "env") continue;  // the measuring device
     // A row the measurement refused whose kind is no kernel (a layout PyTorch refused): nothing to time.
-    if (object.contains("error") && std::find(kernel_kinds().begin(), kernel_kinds().end(), kind) == kernel_kinds().end()) continue;
+    if (object.contains("error") &&
+        std::find(kernel_kinds().begin(), kernel_kinds().end(), kind) == kernel_kinds().end())
+      continue;
     KernelRow row;
     try {
       row = estimate_kernel(object, where + ": ", named ? "" : default_kind, defaults);
@@ -145,24 +159,31 @@ std::vector<KernelRow> estimate_kernel_file(const std::string& path, const Kerne
     rows.push_back(row);
   }
   // A file the models time nothing of is not a result: its first refusal says why.
-  const bool any_timed = std::any_of(rows.begin(), rows.end(), [](const KernelRow& r) { return r.estimate.has_value(); });
+  const bool any_timed =
+      std::any_of(rows.begin(), rows.end(), [](const KernelRow& r) { return r.estimate.has_value(); });
   if (!any_timed)
     throw core::InputError(path, rows.empty() ? "holds no case; give one JSON object a line"
-                                              : "none of its " + std::to_string(rows.size()) + " cases could be timed; the first: " + rows.front().error);
+                                              : "none of its " + std::to_string(rows.size()) +
+                                                    " cases could be timed; the first: " + rows.front().error);
   return rows;
 }
 
 std::string kernel_rows_csv(const std::vector<KernelRow>& rows) {
-  std::string out = "line,kind,family,case,model,time_s,rate,rate_unit,bound,terms,reference_s,delta,error,reference_note\n";
+  std::string out =
+      "line,kind,family,case,model,time_s,rate,rate_unit,bound,terms,reference_s,delta,error,reference_note\n";
   for (const auto& row : rows) {
     const auto& e = row.estimate;
     std::string terms;
     if (e)
       for (const auto& [name, value] : e->terms) terms += (terms.empty() ? "" : " ") + name + "=" + number(value);
-    out += std::to_string(row.line) + "," + csv_field(row.c.kind) + "," + csv_field(row.c.family) + "," + csv_field(row.c.description) + "," +
-           (e ? csv_field(e->model) + "," + number(e->seconds) + "," + number(e->rate) + "," + e->rate_unit + "," + e->bound : ",,,,") + "," +
-           csv_field(terms) + "," + (row.c.reference_s ? number(*row.c.reference_s) : "") + "," + (row.delta() ? number(*row.delta()) : "") + "," +
-           csv_field(row.error) + "," + csv_field(row.reference_note) + "\n";
+    out += std::to_string(row.line) + "," + csv_field(row.c.kind) + "," + csv_field(row.c.family) + "," +
+           csv_field(row.c.description) + "," +
+           (e ? csv_field(e->model) + "," + number(e->seconds) + "," + number(e->rate) + "," + e->rate_unit + "," +
+                    e->bound
+              : ",,,,") +
+           "," + csv_field(terms) + "," + (row.c.reference_s ? number(*row.c.reference_s) : "") + "," +
+           (row.delta() ? number(*row.delta()) : "") + "," + csv_field(row.error) + "," +
+           csv_field(row.reference_note) + "\n";
   }
   return out;
 }
@@ -170,7 +191,11 @@ std::string kernel_rows_csv(const std::vector<KernelRow>& rows) {
 nlohmann::json kernel_rows_json(const std::vector<KernelRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& row : rows) {
-    nlohmann::json j = {{"line", row.line}, {"kind", row.c.kind}, {"family", row.c.family}, {"case", row.c.description}, {"error", row.error}};
+    nlohmann::json j = {{"line", row.line},
+                        {"kind", row.c.kind},
+                        {"family", row.c.family},
+                        {"case", row.c.description},
+                        {"error", row.error}};
     j["reference_s"] = row.c.reference_s ? nlohmann::json(*row.c.reference_s) : nlohmann::json();
     j["delta"] = row.delta() ? nlohmann::json(*row.delta()) : nlohmann::json();
     if (row.estimate) {
@@ -202,12 +227,15 @@ std::vector<std::string> kernel_family_summary(const std::vector<KernelRow>& row
   for (const auto& [family, d] : deltas) {
     std::vector<double> size;
     for (double x : d) size.push_back(std::abs(x));
-    const double worst = *std::max_element(d.begin(), d.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
+    const double worst =
+        *std::max_element(d.begin(), d.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
     char line[256];
-    std::snprintf(line, sizeof line, "  %-40s %3zu  %+6.1f%%  %5.1f%%  %+6.1f%%", family.c_str(), d.size(), 100 * median(d), 100 * median(size), 100 * worst);
+    std::snprintf(line, sizeof line, "  %-40s %3zu  %+6.1f%%  %5.1f%%  %+6.1f%%", family.c_str(), d.size(),
+                  100 * median(d), 100 * median(size), 100 * worst);
     out.push_back(line);
   }
-  for (const auto& [family, n] : refused) out.push_back("  " + family + ": " + std::to_string(n) + " cases the model refused (see the error column)");
+  for (const auto& [family, n] : refused)
+    out.push_back("  " + family + ": " + std::to_string(n) + " cases the model refused (see the error column)");
   return out;
 }
 

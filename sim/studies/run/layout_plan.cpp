@@ -29,11 +29,13 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
   // is checked here; every point is then validated as it runs.
   const std::string kind = sweep.base.is_object() ? sweep.base.value("kind", std::string()) : std::string();
   if (kind != "training-step")
-    throw core::InputError(path + ": /kind", "'" + kind + "' is not allowed; codesim plan takes a training-step scenario");
+    throw core::InputError(path + ": /kind",
+                           "'" + kind + "' is not allowed; codesim plan takes a training-step scenario");
   for (const char* section : {"fabric", "batch"})
     if (!sweep.base.contains(section) || !sweep.base[section].is_object())
       throw core::InputError(path + ": /" + section, "missing; a training step needs it");
-  if (!sweep.base.contains("parallel") || !sweep.base["parallel"].is_object()) sweep.base["parallel"] = nlohmann::json::object();
+  if (!sweep.base.contains("parallel") || !sweep.base["parallel"].is_object())
+    sweep.base["parallel"] = nlohmann::json::object();
 
   // What the layouts must divide: the model, the cluster and the batch, as the scenario gives them.
   nlohmann::json& base = sweep.base;
@@ -61,8 +63,9 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
   base.erase("tolerance");
   base.erase("tolerance_abs");
 
-  sweep.pointers = {"/parallel/tp", "/parallel/cp", "/parallel/pp", "/parallel/dp", "/parallel/vpp", "/parallel/ep", "/parallel/etp",
-                    "/batch/micro_batch_sequences", "/parallel/schedule", "/parallel/recompute", "/parallel/zero"};
+  sweep.pointers = {"/parallel/tp",       "/parallel/cp",        "/parallel/pp",  "/parallel/dp",
+                    "/parallel/vpp",      "/parallel/ep",        "/parallel/etp", "/batch/micro_batch_sequences",
+                    "/parallel/schedule", "/parallel/recompute", "/parallel/zero"};
   const bool moe = model.moe.has_value();
   for (int tp : divisors(gpn, gpn)) {
     if (model.attention.heads % tp != 0) continue;
@@ -83,7 +86,8 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
             const workload::ScheduleKind& kind = workload::schedule_kind(name);
             if (pp == 1 && !schedules.empty()) break;
             for (int vpp : kind.virtual_stages ? std::vector<int>{2, 4} : std::vector<int>{1})
-              if (kind.stages(pp, vpp) <= model.layers && !kind.refuses(pp, m, vpp)) schedules.push_back({kind.parallel_name, vpp});
+              if (kind.stages(pp, vpp) <= model.layers && !kind.refuses(pp, m, vpp))
+                schedules.push_back({kind.parallel_name, vpp});
           }
           // MoE parallel folding: etp x ep over a stage's tp x cp x dp GPUs, experts whole or cut as attention is.
           std::vector<std::pair<int, int>> experts = {{1, 1}};  // (ep, etp)
@@ -92,7 +96,8 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
             const int stage_gpus = tp * cp * dp;
             for (int etp : tp > 1 ? std::vector<int>{1, tp} : std::vector<int>{1})
               for (int ep : divisors(stage_gpus / etp, stage_gpus))
-                if (model.moe->routed_experts % ep == 0 && model.moe->expert_ffn % etp == 0) experts.push_back({ep, etp});
+                if (model.moe->routed_experts % ep == 0 && model.moe->expert_ffn % etp == 0)
+                  experts.push_back({ep, etp});
           }
           for (const auto& [schedule, vpp] : schedules)
             for (const auto& [ep, etp] : experts)
@@ -100,13 +105,21 @@ Sweep plan_sweep(const std::string& path, const std::vector<std::string>& overri
                 for (int zero : {0, 1, 2, 3}) {
                   SweepPoint p;
                   p.index = sweep.points.size();
-                  p.values = {{"/parallel/tp", tp},       {"/parallel/cp", cp},   {"/parallel/pp", pp}, {"/parallel/dp", dp},
-                              {"/parallel/vpp", vpp},     {"/parallel/ep", ep},   {"/parallel/etp", etp},
-                              {"/batch/micro_batch_sequences", mbs}, {"/parallel/schedule", schedule},
-                              {"/parallel/recompute", recompute},    {"/parallel/zero", zero}};
+                  p.values = {{"/parallel/tp", tp},
+                              {"/parallel/cp", cp},
+                              {"/parallel/pp", pp},
+                              {"/parallel/dp", dp},
+                              {"/parallel/vpp", vpp},
+                              {"/parallel/ep", ep},
+                              {"/parallel/etp", etp},
+                              {"/batch/micro_batch_sequences", mbs},
+                              {"/parallel/schedule", schedule},
+                              {"/parallel/recompute", recompute},
+                              {"/parallel/zero", zero}};
                   sweep.points.push_back(std::move(p));
                   if (sweep.points.size() > kMaxSweepPoints)
-                    throw core::InputError(path, "has more than " + std::to_string(kMaxSweepPoints) + " layouts to plan");
+                    throw core::InputError(path,
+                                           "has more than " + std::to_string(kMaxSweepPoints) + " layouts to plan");
                 }
         }
       }

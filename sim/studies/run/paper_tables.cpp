@@ -18,7 +18,8 @@ std::string default_paper_scenarios_dir() {
   return core::shipped_dir("scenarios") + "/paper";
 }
 
-std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field, int workers) {
+std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field,
+                                 int workers) {
   if (!fs::is_directory(dir)) throw core::InputError(dir, "no such scenario folder");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir))
@@ -29,7 +30,8 @@ std::vector<Report> paper_tables(const std::string& dir, const std::string& only
   std::vector<std::string> ids;
   for (const auto& f : files) {
     scenarios.push_back(load_scenario(f));
-    if (std::find(ids.begin(), ids.end(), scenarios.back().table_id) == ids.end()) ids.push_back(scenarios.back().table_id);
+    if (std::find(ids.begin(), ids.end(), scenarios.back().table_id) == ids.end())
+      ids.push_back(scenarios.back().table_id);
   }
   if (!only.empty() && std::find(ids.begin(), ids.end(), only) == ids.end())
     throw core::InputError(only_field, "'" + only + "' is not a table; " + core::allowed_list(only, ids));
@@ -38,10 +40,13 @@ std::vector<Report> paper_tables(const std::string& dir, const std::string& only
   for (const auto& s : scenarios)
     if (only.empty() || s.table_id == only) chosen.push_back(&s);
   auto tables = merge_by_table(run_scenarios(chosen, workers, "tables"));
-  const std::vector<std::string> order = {"kv-cache", "train-flops", "tpot-bound", "fp8",     "network-cost",
-                                          "alltoall", "train-mpft-mrft", "routing", "latency",  "moe",      "pipeline",
-                                          "kernels",  "profile",  "faults-alltoall", "stragglers", "shared-fabric", "goodput", "serving-parts", "gpu-parts"};
-  auto rank = [&](const Report& t) { return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin()); };
+  const std::vector<std::string> order = {
+      "kv-cache",   "train-flops",   "tpot-bound", "fp8",           "network-cost", "alltoall", "train-mpft-mrft",
+      "routing",    "latency",       "moe",        "pipeline",      "kernels",      "profile",  "faults-alltoall",
+      "stragglers", "shared-fabric", "goodput",    "serving-parts", "gpu-parts"};
+  auto rank = [&](const Report& t) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), t.table_id) - order.begin());
+  };
   std::stable_sort(tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   return tables;
 }

@@ -14,6 +14,7 @@ std::string default_paper_scenarios_dir();
 
 // `only`: one table id (empty: all); an id no scenario gives is an InputError naming `only_field`.
 // `workers`: processes that run the scenarios (scenario_workers.hpp); 1: this one alone.
-std::vector<Report> paper_tables(const std::string& dir, const std::string& only, const std::string& only_field = "--only", int workers = 1);
+std::vector<Report> paper_tables(const std::string& dir, const std::string& only,
+                                 const std::string& only_field = "--only", int workers = 1);
 
 }  // namespace studies

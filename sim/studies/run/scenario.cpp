@@ -22,10 +22,12 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
   s.label = root.optional_string("label").value_or("");
   s.table_id = root.optional_string("table").value_or(s.kind);
   if (const auto* notes = root.raw("notes")) {
-    if (!notes->is_array()) throw core::InputError("/notes", core::describe(*notes) + " is not allowed; expected an array of strings");
+    if (!notes->is_array())
+      throw core::InputError("/notes", core::describe(*notes) + " is not allowed; expected an array of strings");
     for (std::size_t i = 0; i < notes->size(); ++i) {
       if (!(*notes)[i].is_string())
-        throw core::InputError("/notes/" + std::to_string(i), core::describe((*notes)[i]) + " is not allowed; expected a string");
+        throw core::InputError("/notes/" + std::to_string(i),
+                               core::describe((*notes)[i]) + " is not allowed; expected a string");
       s.notes.push_back((*notes)[i].get<std::string>());
     }
   }
@@ -34,17 +36,21 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
   }
   if (root.has("tolerance")) {
     s.tolerance_rel = root.positive_number("tolerance");
-    if (s.tolerance_rel > 1) throw core::InputError("/tolerance", format_number(s.tolerance_rel) + " is not allowed; a relative tolerance is at most 1");
+    if (s.tolerance_rel > 1)
+      throw core::InputError("/tolerance",
+                             format_number(s.tolerance_rel) + " is not allowed; a relative tolerance is at most 1");
   }
   if (root.has("tolerance_abs")) s.tolerance_abs = root.non_negative_number("tolerance_abs");
   for (const auto& [id, value] : s.expected)
     if (value == 0 && !s.tolerance_abs)
-      throw core::InputError("/expected/" + id, "0 has no relative delta; give the scenario a \"tolerance_abs\" to check it against");
+      throw core::InputError("/expected/" + id,
+                             "0 has no relative delta; give the scenario a \"tolerance_abs\" to check it against");
   if (auto misses = root.optional_object("known_misses")) {
     for (const auto& [key, value] : document.at("known_misses").items()) {
       core::JsonReader miss = misses->object(key);
       KnownMiss m{miss.string("reason"), miss.number("delta")};
-      if (m.delta == 0) throw core::InputError(miss.pointer_of("delta"), "0 is not allowed; a miss is recorded at the delta it has");
+      if (m.delta == 0)
+        throw core::InputError(miss.pointer_of("delta"), "0 is not allowed; a miss is recorded at the delta it has");
       miss.finish();
       s.known_misses[key] = m;
     }
@@ -53,7 +59,8 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
     for (const auto& [key, value] : document.at("calibrated").items()) {
       s.calibrated[key] = fitted->string(key);
       if (s.known_misses.count(key))
-        throw core::InputError("/calibrated/" + key, "is also a known miss; a row is either fitted to the paper or misses it");
+        throw core::InputError("/calibrated/" + key,
+                               "is also a known miss; a row is either fitted to the paper or misses it");
     }
   }
   if (auto basis = root.optional_object("basis")) {
@@ -69,7 +76,10 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& origi
 
 Report Scenario::step(const RunOptions& options) const {
   std::optional<StudyResult> result = study->step(options);
-  if (!result) throw core::InputError(origin, "a '" + kind + "' scenario times no single step; a step breakdown is of a training-step or an inference scenario");
+  if (!result)
+    throw core::InputError(
+        origin, "a '" + kind +
+                    "' scenario times no single step; a step breakdown is of a training-step or an inference scenario");
   Report report;
   report.table_id = table_id;
   report.title = title + ": one step";
@@ -99,8 +109,10 @@ Report Scenario::run(const RunOptions& options) const {
     // An infinity is no result: an input beyond what the model holds made it (the readers' ranges
     // catch the ones we know of; this catches the rest before a user reads it as a figure).
     if (std::isinf(row.ours))
-      throw core::InputError(origin, "the row '" + row.id + "' (" + row.metric + ") comes out " + (row.ours > 0 ? "infinite" : "minus infinite") +
-                                         ": an input is beyond what the model holds; check the scenario's and its data files' figures");
+      throw core::InputError(
+          origin, "the row '" + row.id + "' (" + row.metric + ") comes out " +
+                      (row.ours > 0 ? "infinite" : "minus infinite") +
+                      ": an input is beyond what the model holds; check the scenario's and its data files' figures");
     ids.push_back(row.id);
     if (auto it = expected.find(row.id); it != expected.end()) row.paper = it->second;
     RowCheck check{tolerance_rel, tolerance_abs, std::nullopt, std::nullopt};
@@ -128,7 +140,8 @@ Report Scenario::run(const RunOptions& options) const {
   for (const auto& [id, value] : expected) {
     bool found = false;
     for (const auto& known : ids) found = found || known == id;
-    if (!found) throw core::InputError("/expected/" + id, "no row of this scenario has this id; " + core::allowed_list(id, ids));
+    if (!found)
+      throw core::InputError("/expected/" + id, "no row of this scenario has this id; " + core::allowed_list(id, ids));
   }
   return report;
 }
@@ -140,13 +153,15 @@ namespace {
 // say what was set. Sets of those words themselves, or of the paper's figures, change nothing.
 void mark_as_base(Scenario& s, const std::vector<std::string>& overrides) {
   // The scenario's words, its paper figures, and what it is asked to report (a plan, a series).
-  static const std::vector<std::string> words = {"title", "label", "notes", "source", "table", "expected", "tolerance",
-                                                 "tolerance_abs", "known_misses", "calibrated", "basis", "plan", "series"};
+  static const std::vector<std::string> words = {"title",    "label",     "notes",         "source",       "table",
+                                                 "expected", "tolerance", "tolerance_abs", "known_misses", "calibrated",
+                                                 "basis",    "plan",      "series"};
   std::string sets;
   std::vector<std::string> set_words;
   for (const auto& assignment : overrides) {
     const std::string pointer = assignment.substr(0, assignment.find('='));
-    const std::string first = pointer.substr(1, pointer.find('/', 1) == std::string::npos ? std::string::npos : pointer.find('/', 1) - 1);
+    const std::string first =
+        pointer.substr(1, pointer.find('/', 1) == std::string::npos ? std::string::npos : pointer.find('/', 1) - 1);
     if (std::find(words.begin(), words.end(), first) != words.end()) {
       set_words.push_back(first);
     } else {
@@ -155,7 +170,9 @@ void mark_as_base(Scenario& s, const std::vector<std::string>& overrides) {
     }
   }
   if (sets.empty()) return;
-  auto given = [&](const std::string& word) { return std::find(set_words.begin(), set_words.end(), word) != set_words.end(); };
+  auto given = [&](const std::string& word) {
+    return std::find(set_words.begin(), set_words.end(), word) != set_words.end();
+  };
   if (!given("title")) s.title += " (set: " + sets + ")";
   if (!given("label") && !s.label.empty()) s.label += " with " + sets;
   if (!given("source") && !s.source.empty()) s.source += " (the base scenario's; run with " + sets + ")";

@@ -22,9 +22,9 @@ struct Scenario {
   std::string label;  // prefix for row labels when several scenarios share a table
   std::string table_id;
   std::vector<std::string> notes;
-  std::map<std::string, double> expected;  // row id -> the paper's figure
-  double tolerance_rel = 0.05;             // for `tables --check`
-  std::optional<double> tolerance_abs;     // for paper figures of 0
+  std::map<std::string, double> expected;         // row id -> the paper's figure
+  double tolerance_rel = 0.05;                    // for `tables --check`
+  std::optional<double> tolerance_abs;            // for paper figures of 0
   std::map<std::string, KnownMiss> known_misses;  // row id -> why it misses the paper, and by how much
   std::map<std::string, std::string> calibrated;  // row id -> the input fitted to the paper's figure
   std::map<std::string, Basis> basis;             // row id -> formula or input, where the study says more

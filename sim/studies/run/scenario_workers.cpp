@@ -94,7 +94,8 @@ std::vector<Report> run_scenarios(const std::vector<const Scenario*>& scenarios,
   std::vector<std::optional<Report>> reports(n);
   workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, workers)), n));
   if (workers > 1) {
-    void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* shared =
+        ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) throw std::runtime_error("mmap of the scenario counter failed");
     auto* next = new (shared) std::atomic<std::size_t>(0);
     static_assert(std::atomic<std::size_t>::is_always_lock_free, "the counter is shared between processes");

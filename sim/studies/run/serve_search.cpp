@@ -18,7 +18,8 @@ std::string node_of(const Sweep& sweep, const SweepPoint& point) {
   for (const auto& [pointer, value] : point.values)
     if (pointer == "/cluster/node" && value.is_string()) return value.get<std::string>();
   const auto& base = sweep.base;
-  if (base.contains("cluster") && base["cluster"].is_object() && base["cluster"].contains("node") && base["cluster"]["node"].is_string())
+  if (base.contains("cluster") && base["cluster"].is_object() && base["cluster"].contains("node") &&
+      base["cluster"]["node"].is_string())
     return base["cluster"]["node"].get<std::string>();
   return "";
 }
@@ -28,24 +29,30 @@ std::string node_of(const Sweep& sweep, const SweepPoint& point) {
 ServeSearch load_serve_search(const std::string& path) {
   nlohmann::json document = core::read_json_file(path);
   if (!document.is_object()) throw core::InputError(path, "expected a JSON object: a sweep file with usd_per_gpu_hour");
-  if (!document.contains("usd_per_gpu_hour")) throw core::InputError(path + ": /usd_per_gpu_hour", "is missing; the price of a GPU-hour, one number or by node");
+  if (!document.contains("usd_per_gpu_hour"))
+    throw core::InputError(path + ": /usd_per_gpu_hour", "is missing; the price of a GPU-hour, one number or by node");
   const nlohmann::json prices = document["usd_per_gpu_hour"];
   document.erase("usd_per_gpu_hour");
   ServeSearch search;
   search.sweep = parse_sweep(document, path, std::filesystem::path(path).parent_path());
   Sweep& sweep = search.sweep;
   if (sweep.base.value("kind", "") != "serving")
-    throw core::InputError(sweep.base_origin + ": /kind", "'" + sweep.base.value("kind", "") + "' is not allowed; a search is over a serving scenario");
-  if (!sweep.base.contains("slo")) throw core::InputError(sweep.base_origin + ": /slo", "is missing; a search finds each configuration's highest rate within an SLO");
+    throw core::InputError(sweep.base_origin + ": /kind", "'" + sweep.base.value("kind", "") +
+                                                              "' is not allowed; a search is over a serving scenario");
+  if (!sweep.base.contains("slo"))
+    throw core::InputError(sweep.base_origin + ": /slo",
+                           "is missing; a search finds each configuration's highest rate within an SLO");
   auto price = [&](const std::string& at, const nlohmann::json& v) {
     // The range a scenario's /cost/usd_per_gpu_hour allows.
     if (!v.is_number() || !(v.get<double>() >= 1e-6 && v.get<double>() <= 1e4))
-      throw core::InputError(path + ": " + at, core::describe(v) + " is not allowed; a price in USD from 1e-06 to 10000");
+      throw core::InputError(path + ": " + at,
+                             core::describe(v) + " is not allowed; a price in USD from 1e-06 to 10000");
     return v.get<double>();
   };
   std::set<std::string> priced_nodes;  // those a point runs on: a price for another is a typo
   if (!prices.is_number() && !prices.is_object())
-    throw core::InputError(path + ": /usd_per_gpu_hour", core::describe(prices) + " is not allowed; one price, or an object of node: price");
+    throw core::InputError(path + ": /usd_per_gpu_hour",
+                           core::describe(prices) + " is not allowed; one price, or an object of node: price");
   for (auto& point : sweep.points) {
     double usd = 0;
     if (prices.is_number()) {
@@ -53,7 +60,8 @@ ServeSearch load_serve_search(const std::string& path) {
     } else {
       const std::string node = node_of(sweep, point);
       if (!prices.contains(node))
-        throw core::InputError(path + ": /usd_per_gpu_hour/" + node, "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
+        throw core::InputError(path + ": /usd_per_gpu_hour/" + node,
+                               "is missing; point " + std::to_string(point.index) + " runs on node '" + node + "'");
       usd = price("/usd_per_gpu_hour/" + node, prices[node]);
       priced_nodes.insert(node);
     }
@@ -63,12 +71,15 @@ ServeSearch load_serve_search(const std::string& path) {
   if (prices.is_object())
     for (const auto& [node, value] : prices.items())
       if (!priced_nodes.count(node))
-        throw core::InputError(path + ": /usd_per_gpu_hour/" + node, "is not allowed; no point runs on node '" + node + "' (a typo?)");
-  if (std::find(sweep.pointers.begin(), sweep.pointers.end(), "/slo/search") == sweep.pointers.end()) sweep.pointers.push_back("/slo/search");
+        throw core::InputError(path + ": /usd_per_gpu_hour/" + node,
+                               "is not allowed; no point runs on node '" + node + "' (a typo?)");
+  if (std::find(sweep.pointers.begin(), sweep.pointers.end(), "/slo/search") == sweep.pointers.end())
+    sweep.pointers.push_back("/slo/search");
   return search;
 }
 
-std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows, double load_per_s) {
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows,
+                                 double load_per_s) {
   const Sweep& sweep = search.sweep;
   const bool at_load = load_per_s > 0;
   struct Ranked {
@@ -118,7 +129,8 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
     out += " " + p + " |";
     rule += "---|";
   }
-  out += " USD a GPU-hour | highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |";
+  out +=
+      " USD a GPU-hour | highest rate within the SLO (req/s) | output tokens/s per GPU there | USD per million output tokens |";
   rule += "---:|---:|---:|---:|";
   if (at_load) {
     out += " for " + format_number(load_per_s) + " req/s: copies | GPUs | headroom | USD per million output tokens |";
@@ -130,8 +142,13 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
   for (const auto& r : ranked) {
     const auto& inputs = (*r.row)["inputs"];
     const bool ranks = at_load ? std::isfinite(r.load_usd) : std::isfinite(r.usd);
-    out += "| " + (ranks ? std::to_string(++rank) : std::string("–")) + " | " + std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
-    for (const auto& p : varied) out += " " + (inputs.contains(p) ? (inputs[p].is_string() ? inputs[p].get<std::string>() : inputs[p].dump()) : std::string()) + " |";
+    out += "| " + (ranks ? std::to_string(++rank) : std::string("–")) + " | " +
+           std::to_string((*r.row)["point"].get<std::size_t>()) + " |";
+    for (const auto& p : varied)
+      out += " " +
+             (inputs.contains(p) ? (inputs[p].is_string() ? inputs[p].get<std::string>() : inputs[p].dump())
+                                 : std::string()) +
+             " |";
     out += " " + format_number(r.price) + " |";
     if (r.row->contains("error")) {
       out += " refused: " + (*r.row)["error"].get<std::string>() + " | | |" + blanks + "\n";
@@ -140,9 +157,10 @@ std::string serve_search_ranking(const ServeSearch& search, const std::vector<nl
     } else {
       out += " " + format_number(r.rate) + " | " + format_number(r.per_gpu) + " | " + format_number(r.usd) + " |";
       if (at_load)
-        out += std::isfinite(r.load_usd) ? " " + format_number(r.copies) + " | " + format_number(r.load_gpus) + " | " + format_number(std::round(1000 * r.headroom) / 10) +
-                                               "% | " + format_number(r.load_usd) + " |"
-                                         : std::string(" | | | |");
+        out += std::isfinite(r.load_usd)
+                   ? " " + format_number(r.copies) + " | " + format_number(r.load_gpus) + " | " +
+                         format_number(std::round(1000 * r.headroom) / 10) + "% | " + format_number(r.load_usd) + " |"
+                   : std::string(" | | | |");
       out += "\n";
     }
   }

@@ -18,7 +18,7 @@
 namespace studies {
 
 struct ServeSearch {
-  Sweep sweep;                          // each point with the SLO search on
+  Sweep sweep;                           // each point with the SLO search on
   std::vector<double> usd_per_gpu_hour;  // by point
 };
 
@@ -30,6 +30,7 @@ ServeSearch load_serve_search(const std::string& path);
 // also what each point needs for it: copies of its deployment (its highest rate divided into the
 // load, rounded up), their GPUs, the headroom they leave, and the cost per million output tokens
 // at that load; ranked by that cost.
-std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows, double load_per_s = 0);
+std::string serve_search_ranking(const ServeSearch& search, const std::vector<nlohmann::json>& rows,
+                                 double load_per_s = 0);
 
 }  // namespace studies

@@ -19,7 +19,8 @@ namespace studies {
 namespace {
 
 void add_pointer(Sweep& s, const std::string& pointer, const std::string& where) {
-  if (pointer.empty() || pointer[0] != '/') throw core::InputError(where, "'" + pointer + "' is not a JSON pointer; it starts with '/'");
+  if (pointer.empty() || pointer[0] != '/')
+    throw core::InputError(where, "'" + pointer + "' is not a JSON pointer; it starts with '/'");
   if (std::find(s.pointers.begin(), s.pointers.end(), pointer) == s.pointers.end()) s.pointers.push_back(pointer);
 }
 
@@ -76,7 +77,8 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
     s.base = *base;
     s.base_origin = path + " /base";
   } else {
-    throw core::InputError(path + ": /base", core::describe(*base) + " is not allowed; expected a path or a scenario object");
+    throw core::InputError(path + ": /base",
+                           core::describe(*base) + " is not allowed; expected a path or a scenario object");
   }
   parse_scenario(s.base, s.base_origin);  // the base must be valid on its own
 
@@ -85,15 +87,19 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
   root.finish();
   if (!grid == !points) throw core::InputError(path + ": /grid", "give either a grid or a list of points");
   if (grid) {
-    if (!grid->is_object() || grid->empty()) throw core::InputError(path + ": /grid", "expected an object of pointer: [values]");
+    if (!grid->is_object() || grid->empty())
+      throw core::InputError(path + ": /grid", "expected an object of pointer: [values]");
     std::size_t count = 1;
     for (const auto& [pointer, values] : grid->items()) {
       const std::string where = path + ": /grid/" + pointer;
       add_pointer(s, pointer, where);
-      if (!values.is_array() || values.empty()) throw core::InputError(where, core::describe(values) + " is not allowed; expected a non-empty array of values");
+      if (!values.is_array() || values.empty())
+        throw core::InputError(where, core::describe(values) + " is not allowed; expected a non-empty array of values");
       for (std::size_t i = 1; i < values.size(); ++i)  // a value twice would run one point twice
-        if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) != values.begin() + static_cast<std::ptrdiff_t>(i))
-          throw core::InputError(where + "/" + std::to_string(i), core::describe(values[i]) + " is not allowed; it is given twice");
+        if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+            values.begin() + static_cast<std::ptrdiff_t>(i))
+          throw core::InputError(where + "/" + std::to_string(i),
+                                 core::describe(values[i]) + " is not allowed; it is given twice");
       // A pointer the base cannot take fails every point: refused once, before any runs.
       nlohmann::json trial = s.base;
       try {
@@ -103,7 +109,8 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
         throw core::InputError(where, why);
       }
       if (count > kMaxSweepPoints / values.size())
-        throw core::InputError(path + ": /grid", "more than " + std::to_string(kMaxSweepPoints) + " points is not allowed");
+        throw core::InputError(path + ": /grid",
+                               "more than " + std::to_string(kMaxSweepPoints) + " points is not allowed");
       count *= values.size();
     }
     s.points.resize(count);
@@ -111,7 +118,8 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
       s.points[i].index = i;
       std::size_t rest = i;  // the last pointer varies fastest
       std::vector<std::pair<std::string, nlohmann::json>> values;
-      for (auto it = grid->items().begin(); it != grid->items().end(); ++it) values.emplace_back(it.key(), nlohmann::json());
+      for (auto it = grid->items().begin(); it != grid->items().end(); ++it)
+        values.emplace_back(it.key(), nlohmann::json());
       std::size_t k = values.size();
       for (auto it = grid->rbegin(); it != grid->rend(); ++it) {
         --k;
@@ -121,13 +129,16 @@ Sweep parse_sweep(const nlohmann::json& document, const std::string& path, const
       s.points[i].values = std::move(values);
     }
   } else {
-    if (!points->is_array() || points->empty()) throw core::InputError(path + ": /points", "expected a non-empty array of {pointer: value}");
+    if (!points->is_array() || points->empty())
+      throw core::InputError(path + ": /points", "expected a non-empty array of {pointer: value}");
     if (points->size() > kMaxSweepPoints)
-      throw core::InputError(path + ": /points", "more than " + std::to_string(kMaxSweepPoints) + " points is not allowed");
+      throw core::InputError(path + ": /points",
+                             "more than " + std::to_string(kMaxSweepPoints) + " points is not allowed");
     for (std::size_t i = 0; i < points->size(); ++i) {
       const auto& p = (*points)[i];
       const std::string where = path + ": /points/" + std::to_string(i);
-      if (!p.is_object()) throw core::InputError(where, core::describe(p) + " is not allowed; expected an object of pointer: value");
+      if (!p.is_object())
+        throw core::InputError(where, core::describe(p) + " is not allowed; expected an object of pointer: value");
       SweepPoint point;
       point.index = i;
       for (const auto& [pointer, value] : p.items()) {
@@ -154,21 +165,23 @@ nlohmann::json run_sweep_point(const Sweep& sweep, const SweepPoint& point) {
     }
     row["metrics"] = std::move(metrics);
     row["units"] = std::move(units);  // a metric's value means nothing without it (M tokens/s)
-  } catch (const core::InputError& e) {
-    row["error"] = e.what();
-  }
+  } catch (const core::InputError& e) { row["error"] = e.what(); }
   return row;
 }
 
 std::string metric_column(const std::string& id, const std::string& unit) {
   std::string suffix;
   for (const char c : unit) {
-    const std::string piece = c == '%' ? "pct" : c == '/' ? "_per_" : std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : "_";
+    const std::string piece = c == '%'                                      ? "pct"
+                              : c == '/'                                    ? "_per_"
+                              : std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c)
+                                                                            : "_";
     for (const char p : piece)
       if (p != '_' || (!suffix.empty() && suffix.back() != '_')) suffix += p;
   }
   while (!suffix.empty() && suffix.back() == '_') suffix.pop_back();
-  const bool ends_in_unit = id.size() >= suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool ends_in_unit =
+      id.size() >= suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0;
   return suffix.empty() || ends_in_unit ? id : id + "_" + suffix;
 }
 
@@ -198,7 +211,8 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
     text += std::to_string(row.at("point").get<std::size_t>());
     for (const auto& p : inputs) {
       text += ",";
-      if (const auto& in = row.at("inputs"); in.contains(p)) text += csv_field(in[p].is_string() ? in[p].get<std::string>() : in[p].dump());
+      if (const auto& in = row.at("inputs"); in.contains(p))
+        text += csv_field(in[p].is_string() ? in[p].get<std::string>() : in[p].dump());
     }
     for (const auto& m : metrics) {
       text += ",";

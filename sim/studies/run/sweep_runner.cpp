@@ -43,9 +43,7 @@ std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::strin
     auto row = nlohmann::json::parse(line);
     const auto point = row.at("point").get<std::size_t>();
     return std::pair{point, std::move(row)};
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  } catch (const std::exception&) { return std::nullopt; }
 }
 
 }  // namespace
@@ -65,7 +63,8 @@ std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& pat
   for (const auto& path : paths) {
     if (std::filesystem::path(path).extension() != ".jsonl")
       throw core::InputError(path, "is not a sweep log; merge the .jsonl files (a .csv sweep keeps one beside it)");
-    if (!std::filesystem::is_regular_file(path)) throw core::InputError(path, "cannot open the file (missing, unreadable or not a file)");
+    if (!std::filesystem::is_regular_file(path))
+      throw core::InputError(path, "cannot open the file (missing, unreadable or not a file)");
     std::size_t line_number = 0;
     for (const auto& line : complete_lines(path, false)) {
       ++line_number;
@@ -78,13 +77,14 @@ std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& pat
         sweep_key = key;
         sweep_path = path;
       } else if (key != sweep_key) {
-        throw core::InputError(where, "is a row of another sweep than " + sweep_path + "'s (sweep " + key + ", not " + sweep_key +
-                                          "); merge the shards of one sweep");
+        throw core::InputError(where, "is a row of another sweep than " + sweep_path + "'s (sweep " + key + ", not " +
+                                          sweep_key + "); merge the shards of one sweep");
       }
       rows.emplace(row->first, std::move(row->second));  // shards never overlap; a point in two is the same run
     }
   }
-  if (rows.empty()) throw core::InputError(paths.front(), "holds no finished point; merge the logs once their shards have run");
+  if (rows.empty())
+    throw core::InputError(paths.front(), "holds no finished point; merge the logs once their shards have run");
   std::vector<nlohmann::json> out;
   for (auto& [point, row] : rows) out.push_back(std::move(row));
   return out;
@@ -136,7 +136,8 @@ std::pair<std::set<std::size_t>, std::size_t> keep_current_rows(const std::strin
                                       " is not a sweep's row; give --out a new file or a log this command wrote");
     const std::size_t point = row->first;
     const auto* key = row->second.contains("scenario") ? &row->second["scenario"] : nullptr;
-    if (point < keys.points.size() && key && key->is_string() && *key == keys.points[point] && done.insert(point).second) {
+    if (point < keys.points.size() && key && key->is_string() && *key == keys.points[point] &&
+        done.insert(point).second) {
       kept += line + "\n";
     } else {
       ++cut;
@@ -146,7 +147,8 @@ std::pair<std::set<std::size_t>, std::size_t> keep_current_rows(const std::strin
     const int fd = ::open(log.c_str(), O_WRONLY);
     if (fd < 0) throw core::InputError(log, "cannot open the file for writing");
     ::flock(fd, LOCK_EX);
-    const bool ok = ::ftruncate(fd, 0) == 0 && ::write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
+    const bool ok =
+        ::ftruncate(fd, 0) == 0 && ::write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
     ::flock(fd, LOCK_UN);
     ::close(fd);
     if (!ok) throw core::InputError(log, "cannot rewrite the file (disk full?)");
@@ -167,8 +169,10 @@ bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t
   for (const auto& p : sweep.points)
     if (p.index % shard_n == shard_i) {
       ++in_shard;
-      if (!done.count(p.index)) todo.push_back(p.index);
-      else ++resumed;
+      if (!done.count(p.index))
+        todo.push_back(p.index);
+      else
+        ++resumed;
     }
   // Said on every stream, not only a terminal: results taken from a file are the user's to know.
   if (cut)
@@ -197,7 +201,7 @@ bool run_sweep(const Sweep& sweep, const std::string& out, int jobs, std::size_t
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its workers with it
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);        // a killed sweep takes its workers with it
       core::silence_progress_in_this_process();  // the parent's bar speaks for the points
       if (::getppid() == 1) ::_exit(1);
       ::close(progress[0]);

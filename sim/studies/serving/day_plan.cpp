@@ -32,7 +32,8 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   flat.generated->arrivals.profile = {};
   // One unit's share of the peak, or more where the search's lowest rate (1/64 of it) would see
   // fewer than 50 requests in the measured part of a run.
-  flat.generated->arrivals.rate_per_s = std::max(peak / std::max(1, fleet_config.decode_units), 50 * kSearchMaxScale / (day_window_s - day_warmup_s));
+  flat.generated->arrivals.rate_per_s =
+      std::max(peak / std::max(1, fleet_config.decode_units), 50 * kSearchMaxScale / (day_window_s - day_warmup_s));
   flat.generated->duration_s = day_window_s;
   flat.config.duration_s = day_window_s;
   flat.search_max_scale = max_search_scale(flat.expected_requests(1.0));
@@ -53,7 +54,8 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   const UnitRates rates = flat.unit_rates(c);
   bar.update(1);
   if (!rates.any) {
-    r.notes.push_back("Plan: no load meets the SLO on one " + rates.miss + (disaggregated ? " even with the other phase unlimited." : "."));
+    r.notes.push_back("Plan: no load meets the SLO on one " + rates.miss +
+                      (disaggregated ? " even with the other phase unlimited." : "."));
     return;
   }
   std::vector<Together> together;
@@ -69,7 +71,9 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
     int prefill = 0, decode = 0;
   };
   auto need = [&](double rate, double unit_rate, int Together::*first, bool prefill_units) {
-    auto added = [&](const Together& t) { return double(prefill_units ? t.config.prefill_units : t.config.decode_units) / (t.*first); };
+    auto added = [&](const Together& t) {
+      return double(prefill_units ? t.config.prefill_units : t.config.decode_units) / (t.*first);
+    };
     double share = added(together.back());
     for (std::size_t k = 0; k + 1 < checked.size(); ++k)
       if (rate <= checked[k + 1].second) {
@@ -88,7 +92,8 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   // Within the policy's bounds; a phase it does not scale holds the day's most units all day.
   int capped = 0;
   std::vector<Step> steps = needed;
-  for (auto [policy, units] : {std::pair{&fleet_config.autoscaling.prefill, &Step::prefill}, std::pair{&fleet_config.autoscaling.decode, &Step::decode}}) {
+  for (auto [policy, units] : {std::pair{&fleet_config.autoscaling.prefill, &Step::prefill},
+                               std::pair{&fleet_config.autoscaling.decode, &Step::decode}}) {
     int most = 0;
     for (auto& st : steps) {
       if (policy->enabled) {
@@ -127,13 +132,15 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
     return h;
   };
   const Held plan = held(steps), unbounded = held(needed);
-  const double node_s = plan.node_s, prefill_node_s = plan.prefill_node_s, most_nodes = plan.most_nodes, fewest_nodes = plan.fewest_nodes;
+  const double node_s = plan.node_s, prefill_node_s = plan.prefill_node_s, most_nodes = plan.most_nodes,
+               fewest_nodes = plan.fewest_nodes;
   const double hours = day_s / 3600;
   const double peak_nodes = most_nodes;  // a fixed fleet of the plan's most nodes, within the policy's bounds
   const double gpn = node_gpus();
 
   if (disaggregated) {
-    row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s", rates.prefill);
+    row("prefill_unit_rate", "one prefill unit: requests/s within the TTFT SLO (decode unlimited)", "req/s",
+        rates.prefill);
     row("decode_unit_rate", "one decode unit: requests/s within the SLO (prefill unlimited)", "req/s", rates.decode);
   } else {
     row("unit_rate", "one unit: requests/s within the SLO", "req/s", rates.decode);
@@ -155,11 +162,14 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   row("day/peak_nodes", "nodes in use, most", "nodes", most_nodes);
   row("day/fewest_nodes", "nodes in use, fewest", "nodes", fewest_nodes);
   row("day/peak_sized_node_hours", "node-hours of a fixed fleet sized for the peak", "node-h", peak_nodes * hours);
-  row("day/saved_vs_peak", "node-hours saved against the fleet sized for the peak", "%", 100 * (1 - node_s / 3600 / (peak_nodes * hours)));
+  row("day/saved_vs_peak", "node-hours saved against the fleet sized for the peak", "%",
+      100 * (1 - node_s / 3600 / (peak_nodes * hours)));
   row("day/gpu_hours", "GPU-hours the plan uses", "GPU-h", node_s * gpn / 3600);
   if (capped > 0) {
-    row("day/unbounded_node_hours", "node-hours that keep the SLO all day without the policy's max_units", "node-h", unbounded.node_s / 3600);
-    row("day/unbounded_peak_nodes", "nodes that keep the SLO at the peak without the policy's max_units", "nodes", unbounded.most_nodes);
+    row("day/unbounded_node_hours", "node-hours that keep the SLO all day without the policy's max_units", "node-h",
+        unbounded.node_s / 3600);
+    row("day/unbounded_peak_nodes", "nodes that keep the SLO at the peak without the policy's max_units", "nodes",
+        unbounded.most_nodes);
   }
   const double requests = profile.expected(0, day_s);
   const double output = requests * generated->output.mean, input = requests * generated->input.mean;
@@ -167,34 +177,45 @@ void ServingStudy::day_plan_rows(StudyResult& r, const serving::ServingConfig& f
   if (usd_per_gpu_hour > 0) {
     const double usd = node_s * gpn / 3600 * usd_per_gpu_hour;
     row("day/usd", "the plan's GPU cost at " + format_number(usd_per_gpu_hour) + " $/GPU-hour", "$", usd);
-    row("day/peak_sized_usd", "a fleet sized for the peak, the same day", "$", peak_nodes * hours * gpn * usd_per_gpu_hour);
+    row("day/peak_sized_usd", "a fleet sized for the peak, the same day", "$",
+        peak_nodes * hours * gpn * usd_per_gpu_hour);
     if (disaggregated) {
-      row("day/per_million_input", "cost per million input tokens (the prefill nodes' share)", "$", prefill_node_s * gpn / 3600 * usd_per_gpu_hour / (input / 1e6));
+      row("day/per_million_input", "cost per million input tokens (the prefill nodes' share)", "$",
+          prefill_node_s * gpn / 3600 * usd_per_gpu_hour / (input / 1e6));
       row("day/per_million_output", "cost per million output tokens (the decode nodes' share)", "$",
           (node_s - prefill_node_s) * gpn / 3600 * usd_per_gpu_hour / (output / 1e6));
     } else {
       row("day/per_million_tokens", "cost per million tokens, input and output", "$", usd / ((input + output) / 1e6));
     }
   }
-  hour_rows(row, n, step_s, hours, "nodes the plan holds (mean)", "highest request rate of its intervals (mean)", [&](std::size_t i) {
-    return std::pair{(steps[i].prefill * pn + steps[i].decode * dn) * step_s, load[i] * step_s};
-  });
-  std::string csv = std::string("start_h,end_h,load_per_s,") + (disaggregated ? "prefill_units,decode_units" : "units") + ",nodes\n";
+  hour_rows(row, n, step_s, hours, "nodes the plan holds (mean)", "highest request rate of its intervals (mean)",
+            [&](std::size_t i) {
+              return std::pair{(steps[i].prefill * pn + steps[i].decode * dn) * step_s, load[i] * step_s};
+            });
+  std::string csv =
+      std::string("start_h,end_h,load_per_s,") + (disaggregated ? "prefill_units,decode_units" : "units") + ",nodes\n";
   for (std::size_t i = 0; i < n; ++i)
-    csv += format_number(double(i) * step_s / 3600) + "," + format_number(std::min(day_s, double(i + 1) * step_s) / 3600) + "," + format_number(load[i]) + "," +
-           (disaggregated ? std::to_string(steps[i].prefill) + "," : std::string()) + std::to_string(steps[i].decode) + "," +
-           format_number(steps[i].prefill * pn + steps[i].decode * dn) + "\n";
+    csv += format_number(double(i) * step_s / 3600) + "," +
+           format_number(std::min(day_s, double(i + 1) * step_s) / 3600) + "," + format_number(load[i]) + "," +
+           (disaggregated ? std::to_string(steps[i].prefill) + "," : std::string()) + std::to_string(steps[i].decode) +
+           "," + format_number(steps[i].prefill * pn + steps[i].decode * dn) + "\n";
   r.series_csv = csv;
 
-  r.notes.push_back("Plan for the day: each " + format_number(step_s) + " s interval holds the units its highest request rate needs: each kind's rate "
-                    "alone divided into it, rounded up, times the units more that all units simulated together needed at the day's trough (" +
-                    format_number(trough) + " req/s), midway and at its peak (" + format_number(peak) + " req/s), as a share interpolated in load between them; each kind's rate alone from "
-                    "the load held flat, " + format_number(day_window_s) + " s runs measured after " + format_number(day_warmup_s) + " s. Units added start booting the policy's startup time ahead of the "
-                    "interval that needs them (a perfect forecast: the fewest node-hours a policy with these bounds can reach); units removed are "
-                    "freed at the interval's start, their drain not counted. A phase the policy does not scale holds the day's most units all day. "
-                    "The fleet sized for the peak holds the plan's most nodes all day. The policy's own day is `codesim run` on this scenario.");
+  r.notes.push_back(
+      "Plan for the day: each " + format_number(step_s) +
+      " s interval holds the units its highest request rate needs: each kind's rate "
+      "alone divided into it, rounded up, times the units more that all units simulated together needed at the day's trough (" +
+      format_number(trough) + " req/s), midway and at its peak (" + format_number(peak) +
+      " req/s), as a share interpolated in load between them; each kind's rate alone from "
+      "the load held flat, " +
+      format_number(day_window_s) + " s runs measured after " + format_number(day_warmup_s) +
+      " s. Units added start booting the policy's startup time ahead of the "
+      "interval that needs them (a perfect forecast: the fewest node-hours a policy with these bounds can reach); units removed are "
+      "freed at the interval's start, their drain not counted. A phase the policy does not scale holds the day's most units all day. "
+      "The fleet sized for the peak holds the plan's most nodes all day. The policy's own day is `codesim run` on this scenario.");
   if (capped > 0)
-    r.notes.push_back("Plan: in " + std::to_string(capped) + " interval(s) a phase needed more units than the policy's max_units allow; it holds the most "
+    r.notes.push_back("Plan: in " + std::to_string(capped) +
+                      " interval(s) a phase needed more units than the policy's max_units allow; it holds the most "
                       "allowed there, and the SLO is at risk.");
   r.notes.push_back(deployment_note());
 }

@@ -11,7 +11,8 @@ namespace studies::serving_study {
 // whole number of them, or past two days): each hour's mean nodes and requests/s, from `of(i)`,
 // interval i's node-seconds and requests.
 template <class Row, class Of>
-void hour_rows(const Row& row, std::size_t n, double interval_s, double hours, const std::string& nodes_metric, const std::string& load_metric, const Of& of) {
+void hour_rows(const Row& row, std::size_t n, double interval_s, double hours, const std::string& nodes_metric,
+               const std::string& load_metric, const Of& of) {
   const double per_hour = 3600 / interval_s;
   if (std::abs(per_hour - std::round(per_hour)) >= 1e-9 || hours > 48) return;
   const auto per = static_cast<std::size_t>(std::llround(per_hour));

@@ -25,7 +25,8 @@ ServingStudy::Found ServingStudy::find_max_rate(const serving::ServingConfig& c)
     return f;
   }
   serving::ServingMetrics scratch;
-  if (measure(hi, scratch)) lo = hi;
+  if (measure(hi, scratch))
+    lo = hi;
   else
     for (int i = 0; i < 10; ++i) {
       const double mid = std::sqrt(lo * hi);
@@ -40,19 +41,33 @@ ServingStudy::Found ServingStudy::find_max_rate(const serving::ServingConfig& c)
 void ServingStudy::search_rows(StudyResult& r, const serving::ServingConfig& c) const {
   const Found f = find_max_rate(c);
   if (!f.any) {
-    r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO (none: even the lowest tried misses it)", "req/s", {}, 0.0,
+    r.rows.push_back({"slo/max_rate",
+                      label_,
+                      "highest request rate within the SLO (none: even the lowest tried misses it)",
+                      "req/s",
+                      {},
+                      0.0,
                       Basis::kSimulated});
-    r.notes.push_back("No load meets the SLO: at " + format_number(f.rate_per_s) + " requests/s TTFT p90 is " + format_number(f.at.ttft_s.p90) +
-                      " s and TPOT p90 " + format_number(f.at.tpot_s.p90 * 1e3) + " ms.");
+    r.notes.push_back("No load meets the SLO: at " + format_number(f.rate_per_s) + " requests/s TTFT p90 is " +
+                      format_number(f.at.ttft_s.p90) + " s and TPOT p90 " + format_number(f.at.tpot_s.p90 * 1e3) +
+                      " ms.");
     return;
   }
   // The rate offered, as serve-plan's one unit reports it (what arrived in the window differs by chance).
-  r.rows.push_back({"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.rate_per_s, Basis::kSimulated});
+  r.rows.push_back(
+      {"slo/max_rate", label_, "highest request rate within the SLO", "req/s", {}, f.rate_per_s, Basis::kSimulated});
   r.rows.push_back({"slo/gpus", label_, "GPUs of the deployment", "GPUs", {}, gpus_of(c), Basis::kInput});
-  r.rows.push_back({"slo/max_output_per_gpu", label_, "output tokens/s per GPU at that rate", "tokens/s", {}, f.at.output_tokens_per_s / gpus_of(c),
+  r.rows.push_back({"slo/max_output_per_gpu",
+                    label_,
+                    "output tokens/s per GPU at that rate",
+                    "tokens/s",
+                    {},
+                    f.at.output_tokens_per_s / gpus_of(c),
                     Basis::kSimulated});
-  r.rows.push_back({"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
-  r.rows.push_back({"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
+  r.rows.push_back(
+      {"slo/ttft_p90_at_max", label_, "TTFT p90 at that rate", "s", {}, f.at.ttft_s.p90, Basis::kSimulated});
+  r.rows.push_back(
+      {"slo/tpot_p90_at_max", label_, "TPOT p90 at that rate", "ms", {}, f.at.tpot_s.p90 * 1e3, Basis::kSimulated});
 }
 
 }  // namespace studies::serving_study

@@ -17,8 +17,8 @@ constexpr double kMaxAutoscalingTicks = 1e6;
 
 // `key`, an interval of the run: at most its duration, and at most `max_count` of them in it,
 // refused before anything is made for them.
-void check_run_interval(core::JsonReader& r, const std::string& key, double interval_s, double duration_s, double max_count,
-                        const std::string& counted, const std::string& past_run);
+void check_run_interval(core::JsonReader& r, const std::string& key, double interval_s, double duration_s,
+                        double max_count, const std::string& counted, const std::string& past_run);
 
 // Searches replay the workload up to 64x its rate and the plan's throughput curve up to 128x: a
 // trace is read that far, and the rates they try are held to requests::kMaxRequests a run.

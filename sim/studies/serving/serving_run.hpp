@@ -42,14 +42,15 @@ class ServingStudy : public Study {
   serving::ServingConfig config;
   workload::ServingRequest base;
   workload::ServingLinks links;
-  std::optional<requests::GeneratedWorkload> generated;  // drawn as each run goes (a fleet's hour is 10.8 million requests)
-  std::vector<requests::Request> trace;         // a trace's requests, as run, within duration_s
-  std::vector<requests::Request> whole_trace;   // to replay at another pace
+  std::optional<requests::GeneratedWorkload>
+      generated;                               // drawn as each run goes (a fleet's hour is 10.8 million requests)
+  std::vector<requests::Request> trace;        // a trace's requests, as run, within duration_s
+  std::vector<requests::Request> whole_trace;  // to replay at another pace
   std::string workload_text;                   // {requests}: where the number of requests goes
 
   std::string workload_note(std::size_t requests) const;
-  requests::ClientLoop clients;    // closed-loop benchmark clients (client_levels: how many, each level a run)
-  bool capped = false;            // beside the workload's arrivals: the clients cap the requests in flight
+  requests::ClientLoop clients;  // closed-loop benchmark clients (client_levels: how many, each level a run)
+  bool capped = false;           // beside the workload's arrivals: the clients cap the requests in flight
   std::vector<int> client_levels;
   // A fleet over time (a load profile, autoscaling or a cost given): series by interval, the
   // records streamed, the day's totals, the fleet's cost.
@@ -80,13 +81,18 @@ class ServingStudy : public Study {
 
   // A fleet's run: the records streamed into per-interval tallies, the day's totals, the fleet
   // by the hour, its cost.
-  void fleet_run(StudyResult& r, const serving::ServingConfig& c, serving::StepCost& prefill_cost, serving::StepCost& decode_cost) const;
+  void fleet_run(StudyResult& r, const serving::ServingConfig& c, serving::StepCost& prefill_cost,
+                 serving::StepCost& decode_cost) const;
   // The SLO as the plan and search judge it: p90s within it, over an interval's requests.
   bool kept(const serving::RequestTally& t) const;
-  void fleet_rows(StudyResult& r, const serving::ServingConfig& c, const serving::ServingResult& res, const serving::RequestSeries& series) const;
-  std::string fleet_csv(const serving::ServingConfig& c, const serving::ServingResult& res, const serving::RequestSeries& series) const;
+  void fleet_rows(StudyResult& r, const serving::ServingConfig& c, const serving::ServingResult& res,
+                  const serving::RequestSeries& series) const;
+  std::string fleet_csv(const serving::ServingConfig& c, const serving::ServingResult& res,
+                        const serving::RequestSeries& series) const;
 
-  double base_rate() const { return generated ? generated->arrivals.rate_per_s : double(trace.size()) / config.duration_s; }
+  double base_rate() const {
+    return generated ? generated->arrivals.rate_per_s : double(trace.size()) / config.duration_s;
+  }
   // Requests in a run at `scale` times the workload's rate (a trace: those read, at most).
   double expected_requests(double scale) const;
 
@@ -94,36 +100,43 @@ class ServingStudy : public Study {
   // The run (serving_run.cpp).
   workload::ServingLinks links_for(const UnitSpec& u) const;
   // The typical steps' stage graphs, each a process of its own beside the requests in the trace.
-  static std::string with_step_stages(const std::string& trace, const std::vector<std::pair<std::string, workload::ServingStep>>& steps);
+  static std::string with_step_stages(const std::string& trace,
+                                      const std::vector<std::pair<std::string, workload::ServingStep>>& steps);
   // A trace's requests replayed at `scale` (not 1) times its pace.
   std::vector<requests::Request> requests_at(double scale, double duration_s) const;
   // `clients`: closed-loop clients in place of the workload's arrivals (0: its arrivals).
-  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr, int clients_count = 0) const;
+  serving::ServingResult simulate(const serving::ServingConfig& c, double scale, const char* progress = nullptr,
+                                  int clients_count = 0) const;
   double node_gpus() const { return cluster.cluster.gpus_per_node; }
   double gpus_of(const serving::ServingConfig& c) const;
 
   // The report's rows (serving_rows.cpp).
   // Where a typical step's time goes, per phase: each measured step's parts averaged (`result`
   // null: the rows named only).
-  void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost, serving::StepCost* decode_cost,
+  void breakdown_rows(StudyResult& r, const serving::ServingResult* result, serving::StepCost* prefill_cost,
+                      serving::StepCost* decode_cost,
                       std::vector<std::pair<std::string, workload::ServingStep>>* steps = nullptr) const;
   // Each request's times, as a benchmark client records them (Vidur's per-request metrics): one
   // row a request, in the order they arrived.
   static void write_requests_csv(const std::string& path, const serving::ServingResult& result);
   // One level of a concurrency sweep, as benchmark clients report it: TTFT, TPOT and end-to-end
   // latency (mean and percentiles), requests/s, output tokens/s per GPU and per user.
-  void client_rows(StudyResult& r, const serving::ServingConfig& c, int level, const serving::ServingResult* run = nullptr) const;
+  void client_rows(StudyResult& r, const serving::ServingConfig& c, int level,
+                   const serving::ServingResult* run = nullptr) const;
   // Every request at 0 s (trtllm-bench's throughput mode): what the run took to serve them all.
-  void throughput_mode_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const;
+  void throughput_mode_rows(StudyResult& r, const serving::ServingResult& result,
+                            const serving::ServingConfig& c) const;
   // What the engine's profile added to the GPU's times: the CPU work steps waited for, and the
   // request's way in (HTTP, tokenizer) and its tokens' way out (detokenize, stream).
-  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e, double window_s) const;
+  void engine_rows(StudyResult& r, const serving::ServingResult& result, const serving::EngineProfile& e,
+                   double window_s) const;
   // Where the measured requests' time to first token goes (means, adding up to TTFT's mean): the
   // engine's front end, the wait for a prefill rank, the prompt's steps (the engine's CPU work in
   // them by its share of those steps), the KV cache's transfer, the first decode step (or, under
   // an overlapping engine, the step after the prompt's) and the token's way out.
   void ttft_rows(StudyResult& r, const serving::ServingResult& result, const serving::ServingConfig& c) const;
-  void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m, const serving::ServingResult& result) const;
+  void add_rows(StudyResult& r, const std::string& prefix, const serving::ServingMetrics& m,
+                const serving::ServingResult& result) const;
 
   // The highest rate within the SLO (max_rate_search.cpp).
   bool meets(const serving::ServingResult& res, const serving::ServingMetrics& m) const;
@@ -156,7 +169,8 @@ class ServingStudy : public Study {
     int first_prefill = 0, first_decode = 0;  // from the rates alone
     int added() const { return config.prefill_units - first_prefill + config.decode_units - first_decode; }
   };
-  Together fit_together(const serving::ServingConfig& c, const UnitRates& rates, double load, const std::string& pointer) const;
+  Together fit_together(const serving::ServingConfig& c, const UnitRates& rates, double load,
+                        const std::string& pointer) const;
   std::string additions_note(const Together& t) const;
   // serve-plan: what one unit of each kind serves within the SLO, the other kind given unlimited
   // capacity; the ratio that balances them; the units a load needs, checked by simulating them

@@ -29,22 +29,24 @@ int unit_gpus(core::JsonReader& u, int node_gpus) {
     const double nodes = u.positive_number("nodes", 1.0);
     const double whole = std::round(nodes * node_gpus);
     if (whole < 1 || std::abs(nodes * node_gpus - whole) > 0.05)
-      throw core::InputError(at, core::describe_number(nodes) + " is not allowed; a number of nodes that makes whole GPUs (" + std::to_string(node_gpus) +
-                                     " a node), or give gpus");
+      throw core::InputError(at, core::describe_number(nodes) +
+                                     " is not allowed; a number of nodes that makes whole GPUs (" +
+                                     std::to_string(node_gpus) + " a node), or give gpus");
     if (whole > 2048)
-      throw core::InputError(at, core::describe_number(nodes) + " nodes (" + format_number(whole) + " GPUs) is not allowed; a unit has at most 2048 GPUs");
+      throw core::InputError(at, core::describe_number(nodes) + " nodes (" + format_number(whole) +
+                                     " GPUs) is not allowed; a unit has at most 2048 GPUs");
     gpus = static_cast<int>(whole);
   }
   if (gpus > node_gpus && gpus % node_gpus != 0)
-    throw core::InputError(at, std::to_string(gpus) + " GPUs is not allowed; a unit larger than a node (" + std::to_string(node_gpus) +
-                                   " GPUs) is whole nodes");
+    throw core::InputError(at, std::to_string(gpus) + " GPUs is not allowed; a unit larger than a node (" +
+                                   std::to_string(node_gpus) + " GPUs) is whole nodes");
   return gpus;
 }
 
 }  // namespace
 
-UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms,
-                    const serving::EngineProfile& engine) {
+UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind,
+                    bool colocated, int comm_sms, const serving::EngineProfile& engine) {
   UnitSpec s;
   s.pointer = u.pointer();
   s.units = static_cast<int>(u.positive_integer("units", 1, 100000));
@@ -57,28 +59,35 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   // Pipeline stages of consecutive GPUs; the deployment's other fields are one stage's.
   d.pipeline_stages = static_cast<int>(u.positive_integer("pipeline_parallel", 1, 1024));
   if (gpus % d.attention_tp != 0)
-    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide the unit's " + std::to_string(gpus) +
-                                                          " GPUs: TP x DP must equal them");
+    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) +
+                                                             " does not divide the unit's " + std::to_string(gpus) +
+                                                             " GPUs: TP x DP must equal them");
   if (gpus % (d.attention_tp * d.pipeline_stages) != 0)
-    throw core::InputError(u.pointer_of("pipeline_parallel"), "TP " + std::to_string(d.attention_tp) + " x PP " + std::to_string(d.pipeline_stages) +
-                                                              " does not divide the unit's " + std::to_string(gpus) + " GPUs: TP x DP x PP must equal them");
+    throw core::InputError(u.pointer_of("pipeline_parallel"),
+                           "TP " + std::to_string(d.attention_tp) + " x PP " + std::to_string(d.pipeline_stages) +
+                               " does not divide the unit's " + std::to_string(gpus) +
+                               " GPUs: TP x DP x PP must equal them");
   if (d.pipeline_stages > 1 && d.pipeline_stages > m.layers)
-    throw core::InputError(u.pointer_of("pipeline_parallel"), std::to_string(d.pipeline_stages) + " is not allowed; at most " + m.display_name + "'s " +
-                                                              std::to_string(m.layers) + " layers, a stage holding at least one");
+    throw core::InputError(u.pointer_of("pipeline_parallel"),
+                           std::to_string(d.pipeline_stages) + " is not allowed; at most " + m.display_name + "'s " +
+                               std::to_string(m.layers) + " layers, a stage holding at least one");
   d.gpus = gpus / d.pipeline_stages;
   for (int k = 1; k < d.pipeline_stages; ++k) d.pipeline_node_crossings += (k * d.gpus) % node_gpus == 0;
   // A stage within one node (scale-up domain) has all of its traffic on NVLink; a larger one is
   // made of whole nodes.
   d.gpus_per_node = std::min(node_gpus, d.gpus);
   if (m.attention.heads % d.attention_tp != 0)
-    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " + m.display_name + "'s " +
-                                                          std::to_string(m.attention.heads) + " attention heads");
+    throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " +
+                                                             m.display_name + "'s " +
+                                                             std::to_string(m.attention.heads) + " attention heads");
   if (m.moe) {
     const int experts = m.moe->routed_experts;
     d.routed_gpus = static_cast<int>(u.positive_integer("routed_expert_gpus", d.gpus, 1 << 20));
     d.redundant_experts = static_cast<int>(u.non_negative_integer("redundant_experts", 0, 1 << 20));
     if (d.routed_gpus > d.gpus)
-      throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
+      throw core::InputError(
+          u.pointer_of("routed_expert_gpus"),
+          std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
     const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus);
     d.expert_tp = spec.tensor_parallel;
     d.expert_ep = d.routed_gpus / spec.tp;
@@ -86,53 +95,72 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.eplb_plan = spec.eplb_plan;
     d.eplb_window_tokens = spec.eplb_window_tokens;
     if (!d.expert_tp && (experts + d.redundant_experts) % d.routed_gpus != 0)
-      throw core::InputError(u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
-                             std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) + " redundant experts do not split evenly over " +
-                                 std::to_string(d.routed_gpus) + " GPUs; every GPU holds the same number");
+      throw core::InputError(
+          u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
+          std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) +
+              " redundant experts do not split evenly over " + std::to_string(d.routed_gpus) +
+              " GPUs; every GPU holds the same number");
     d.dedicated_shared = u.one_of("shared_expert", {"local", "dedicated"}, "local") == "dedicated";
     if (d.dedicated_shared && d.shared_gpus() == 0)
-      throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " + std::to_string(d.routed_gpus) + " routed-expert GPUs");
-    d.direct_comm = u.one_of("communication", {"direct", "forwarded"}, decode_kind ? "direct" : "forwarded") == "direct";
+      throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " +
+                                                                std::to_string(d.routed_gpus) + " routed-expert GPUs");
+    d.direct_comm =
+        u.one_of("communication", {"direct", "forwarded"}, decode_kind ? "direct" : "forwarded") == "direct";
     if (!d.direct_comm && d.routed_gpus != d.gpus)
-      throw core::InputError(u.pointer_of("communication"), "'forwarded' needs the routed experts on every GPU of the unit");
+      throw core::InputError(u.pointer_of("communication"),
+                             "'forwarded' needs the routed experts on every GPU of the unit");
     // As vLLM and SGLang run an MoE model on a TP group without expert parallelism: each expert
     // split over the routed GPUs.
     if (d.expert_tp) {
       // Each expert's FFN width split evenly, as a TP group shards it (and the shared expert's).
       const int width = m.moe->expert_ffn, tp = spec.tp;
       if (width % tp != 0)
-        throw core::InputError(u.pointer_of("routed_expert_gpus"), std::to_string(tp) + " GPUs is not allowed with tensor-parallel experts: " +
-                                                                   m.display_name + "'s expert FFN width " + std::to_string(width) +
-                                                                   " does not split evenly over them");
+        throw core::InputError(u.pointer_of("routed_expert_gpus"),
+                               std::to_string(tp) +
+                                   " GPUs is not allowed with tensor-parallel experts: " + m.display_name +
+                                   "'s expert FFN width " + std::to_string(width) + " does not split evenly over them");
       if (experts % d.expert_ep != 0)
-        throw core::InputError(u.pointer_of("experts"), "expert TP" + std::to_string(tp) + " x EP" + std::to_string(d.expert_ep) + " is not allowed: " +
-                                                        std::to_string(experts) + " routed experts do not split evenly over EP" + std::to_string(d.expert_ep));
+        throw core::InputError(u.pointer_of("experts"),
+                               "expert TP" + std::to_string(tp) + " x EP" + std::to_string(d.expert_ep) +
+                                   " is not allowed: " + std::to_string(experts) +
+                                   " routed experts do not split evenly over EP" + std::to_string(d.expert_ep));
       for (const char* key : {"redundant_experts", "communication"})
-        if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
-      if (d.dedicated_shared) throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");
+        if (u.has(key))
+          throw core::InputError(
+              u.pointer_of(key),
+              "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
+      if (d.dedicated_shared)
+        throw core::InputError(u.pointer_of("shared_expert"),
+                               "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");
     }
   } else {
     for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication", "experts"})
-      if (u.has(key)) throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " is dense (no experts)");
+      if (u.has(key))
+        throw core::InputError(u.pointer_of(key), "is for MoE models; " + m.display_name + " is dense (no experts)");
     d.routed_gpus = d.gpus;
     d.dedicated_shared = false;
   }
-  d.micro_batches = static_cast<int>(u.positive_integer("micro_batches", engine.micro_batches.value_or(m.moe ? 2 : 1), 8));
+  d.micro_batches =
+      static_cast<int>(u.positive_integer("micro_batches", engine.micro_batches.value_or(m.moe ? 2 : 1), 8));
   parse_overlap(u, d);
   // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
   // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
   // IBGDA without SMs; none without an all-to-all.
   const int phase_sms = m.moe && !d.direct_comm && !d.expert_tp ? 24 : 0;
-  d.comm_sms = static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
+  d.comm_sms =
+      static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
   check_comm_sms(u, d.comm_sms);
   // An MoE layer's all-to-all or gathered experts join a stage's DP ranks; pipeline stages run
   // their batches apart, so an MoE model's stage has one DP rank.
   s.config.ranks_step_together = m.moe.has_value() && d.pipeline_stages == 1;
   if (m.moe && d.pipeline_stages > 1 && d.attention_dp() > 1)
-    throw core::InputError(u.pointer_of("pipeline_parallel"), std::to_string(d.pipeline_stages) + " is not allowed with " + std::to_string(d.attention_dp()) +
-                                                              " DP ranks of an MoE model in a stage: give attention_tp the stage's " + std::to_string(d.gpus) +
-                                                              " GPUs (one DP rank), or PP 1");
-  s.config.max_running = static_cast<int>(u.positive_integer("max_running", engine.max_running.value_or(decode_kind ? 128 : 64), 1 << 20));
+    throw core::InputError(u.pointer_of("pipeline_parallel"),
+                           std::to_string(d.pipeline_stages) + " is not allowed with " +
+                               std::to_string(d.attention_dp()) +
+                               " DP ranks of an MoE model in a stage: give attention_tp the stage's " +
+                               std::to_string(d.gpus) + " GPUs (one DP rank), or PP 1");
+  s.config.max_running =
+      static_cast<int>(u.positive_integer("max_running", engine.max_running.value_or(decode_kind ? 128 : 64), 1 << 20));
   const int default_tokens =
       decode_kind && !colocated ? 2 * s.config.max_running : engine.max_batch_tokens.value_or(colocated ? 8192 : 16384);
   s.config.max_batch_tokens = static_cast<int>(u.positive_integer("max_batch_tokens", default_tokens, 1 << 22));
@@ -140,10 +168,13 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   // leaves a tenth of HBM; TensorRT-LLM's KV takes a share of what the weights leave; SGLang
   // keeps a fixed reserve); a reserve given is the runtime's own, and replaces the rule.
   const bool reserve_given = u.has("runtime_reserve_bytes");
-  s.reserve_bytes = u.non_negative_number("runtime_reserve_bytes", engine.kv_memory == serving::KvMemoryRule::kShareOfHbm ? (1 - engine.kv_memory_fraction) * cl.gpu->hbm_bytes
-                                                                : engine.kv_memory == serving::KvMemoryRule::kReserve  ? engine.kv_memory_reserve_bytes
-                                                                                                                        : 0.0);
-  if (!reserve_given && engine.kv_memory == serving::KvMemoryRule::kShareOfFree) s.kv_share_of_free = engine.kv_memory_fraction;
+  s.reserve_bytes = u.non_negative_number(
+      "runtime_reserve_bytes", engine.kv_memory == serving::KvMemoryRule::kShareOfHbm
+                                   ? (1 - engine.kv_memory_fraction) * cl.gpu->hbm_bytes
+                               : engine.kv_memory == serving::KvMemoryRule::kReserve ? engine.kv_memory_reserve_bytes
+                                                                                     : 0.0);
+  if (!reserve_given && engine.kv_memory == serving::KvMemoryRule::kShareOfFree)
+    s.kv_share_of_free = engine.kv_memory_fraction;
   s.reserve_holds_activations = !reserve_given && engine.kv_memory == serving::KvMemoryRule::kReserve;
   u.finish();  // a misspelt key is an error, not a default
   return s;

@@ -22,14 +22,14 @@ struct UnitSpec {
   double nodes = 1;  // GPUs / GPUs per node: a unit smaller than a node takes its share of one
   serving::UnitConfig config;
   double reserve_bytes = 0;
-  double kv_share_of_free = 0;            // the engine's KV share of what the weights leave (0: none)
+  double kv_share_of_free = 0;             // the engine's KV share of what the weights leave (0: none)
   bool reserve_holds_activations = false;  // the engine's reserve covers the activations
-  serving::MemoryInput memory_input;  // what its memory plan was made from
+  serving::MemoryInput memory_input;       // what its memory plan was made from
 };
 
 // `comm_sms`: the compute section's communication SMs, where it gives them (else -1): every unit's default.
 // `engine`: its defaults for the batch caps where the unit gives none.
-UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind, bool colocated, int comm_sms,
-                    const serving::EngineProfile& engine);
+UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterConfig& cl, bool decode_kind,
+                    bool colocated, int comm_sms, const serving::EngineProfile& engine);
 
 }  // namespace studies::serving_study

@@ -40,8 +40,9 @@ class PipelineStudy : public Study {
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     if (options.trace && kinds.size() > 1)
-      throw core::InputError("--trace", "a trace shows one schedule and this scenario has " + std::to_string(kinds.size()) +
-                                      "; add --set '/pipeline/schedules=[\"" + kinds.front() + "\"]'");
+      throw core::InputError("--trace", "a trace shows one schedule and this scenario has " +
+                                            std::to_string(kinds.size()) + "; add --set '/pipeline/schedules=[\"" +
+                                            kinds.front() + "\"]'");
     for (const auto& kind : kinds) {
       const workload::ScheduleKind& row = workload::schedule_kind(kind);
       const bool devices_halved = row.v_shape;
@@ -54,12 +55,16 @@ class PipelineStudy : public Study {
       net::Cluster c = cluster;
       c.nodes = (schedule.ranks + c.gpus_per_node - 1) / c.gpus_per_node;
       const core::Timeline timeline =
-          flow && options.simulate ? core::simulate(net::StarPlatform(c), pg.graph) : core::evaluate_analytically(pg.graph, [&c](const core::Flow& f) {
-            return f.bytes / (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_Bps : c.scale_out_Bps) +
-                   (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_latency_s : c.scale_out_latency_s);
-          });
+          flow && options.simulate
+              ? core::simulate(net::StarPlatform(c), pg.graph)
+              : core::evaluate_analytically(pg.graph, [&c](const core::Flow& f) {
+                  return f.bytes / (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_Bps : c.scale_out_Bps) +
+                         (c.node_of(f.src_rank) == c.node_of(f.dst_rank) ? c.scale_up_latency_s
+                                                                         : c.scale_out_latency_s);
+                });
       const auto m = workload::pipeline_metrics(schedule, pg, timeline);
-      r.rows.push_back({kind + "/bubble", label, "bubble (critical rank idle)", "s", f.bubble_s, m.bubble_s, Basis::kFormula});
+      r.rows.push_back(
+          {kind + "/bubble", label, "bubble (critical rank idle)", "s", f.bubble_s, m.bubble_s, Basis::kFormula});
       r.rows.push_back({kind + "/activations", label, "peak in-flight activations", "chunks", f.activations,
                         double(m.max_peak_activations), Basis::kFormula});
       r.rows.push_back({kind + "/parameters", label, "parameter copies (stages per rank)", "x", f.parameter_copies,
@@ -70,8 +75,9 @@ class PipelineStudy : public Study {
     r.notes.push_back(
         "The paper column is the report's Table 2 formula evaluated at F = " + format_number(times.forward_s) +
         ", B = " + format_number(times.backward_s) + ", W = " + format_number(times.weight_s) +
-        ", F&B = " + format_number(times.overlapped_s) + " s; ours comes from simulating the generated schedule (PP = " +
-        std::to_string(pp) + ", " + std::to_string(micro_batches) +
+        ", F&B = " + format_number(times.overlapped_s) +
+        " s; ours comes from simulating the generated schedule (PP = " + std::to_string(pp) + ", " +
+        std::to_string(micro_batches) +
         " micro-batches; DualPipe counts both directions). Activations count forward chunks whose backward has not run.");
     r.notes.push_back(
         "1F1B's formula holds for any F and B; ZB1P's where W <= F and W <= B - W (a deferred weight pass fits the gap "
@@ -97,9 +103,10 @@ std::unique_ptr<Study> parse_pipeline_study(core::JsonReader& root) {
   s->times.weight_s = p.non_negative_number("weight_s", 0.0);
   s->times.overlapped_s = p.positive_number("overlapped_s", s->times.forward_s + s->times.backward_s);
   if (s->times.weight_s >= s->times.backward_s)
-    throw core::InputError(p.pointer_of("weight_s"), format_number(s->times.weight_s) +
-                                                   " is not allowed; the weight pass is part of the backward, so W < B (" +
-                                                   format_number(s->times.backward_s) + ")");
+    throw core::InputError(p.pointer_of("weight_s"),
+                           format_number(s->times.weight_s) +
+                               " is not allowed; the weight pass is part of the backward, so W < B (" +
+                               format_number(s->times.backward_s) + ")");
   s->transfer_bytes = p.non_negative_number("transfer_bytes", 0.0);
   p.finish();
   // Check every schedule's request now, so that bad input fails before anything runs.
@@ -107,9 +114,10 @@ std::unique_ptr<Study> parse_pipeline_study(core::JsonReader& root) {
     const workload::ScheduleKind* row = workload::find_schedule_kind(s->kinds[i]);
     const bool halved = row && row->v_shape;
     if (halved && s->pp % 2 != 0)
-      throw core::InputError(p.pointer_of("pp"), std::to_string(s->pp) + " is odd; " + row->label + " runs pp stages on pp / 2 devices");
+      throw core::InputError(p.pointer_of("pp"),
+                             std::to_string(s->pp) + " is odd; " + row->label + " runs pp stages on pp / 2 devices");
     workload::check_schedule_request({s->kinds[i], halved ? s->pp / 2 : s->pp, s->micro_batches, s->virtual_stages},
-                           root.pointer_of("pipeline") + "/");
+                                     root.pointer_of("pipeline") + "/");
   }
   if (auto c = root.optional_object("cluster")) {
     s->cluster = parse_cluster(*c).cluster;

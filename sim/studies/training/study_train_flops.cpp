@@ -22,22 +22,44 @@ class TrainFlopsStudy : public Study {
       const auto causal = workload::training_flops_per_token(m, sequence_tokens, AttentionMask::kCausal);
       const auto full = workload::training_flops_per_token(m, sequence_tokens, AttentionMask::kFull);
       const auto params = workload::model_parameters(m);
-      r.rows.push_back({name + "/training_flops", m.display_name, "training GFLOPs per token (causal)", "GFLOPs", {},
+      r.rows.push_back({name + "/training_flops",
+                        m.display_name,
+                        "training GFLOPs per token (causal)",
+                        "GFLOPs",
+                        {},
                         causal.total() / core::kGiga});
-      r.rows.push_back({name + "/training_flops_full_mask", m.display_name, "training GFLOPs per token (full mask)",
-                        "GFLOPs", {}, full.total() / core::kGiga});
-      r.rows.push_back({name + "/attention_flops", m.display_name, "of which attention (causal)", "GFLOPs", {},
+      r.rows.push_back({name + "/training_flops_full_mask",
+                        m.display_name,
+                        "training GFLOPs per token (full mask)",
+                        "GFLOPs",
+                        {},
+                        full.total() / core::kGiga});
+      r.rows.push_back({name + "/attention_flops",
+                        m.display_name,
+                        "of which attention (causal)",
+                        "GFLOPs",
+                        {},
                         causal.attention / core::kGiga});
-      r.rows.push_back({name + "/weight_flops", m.display_name, "of which weights (6 per active non-embedding weight)", "GFLOPs",
-                        {}, (causal.layers_matmul + causal.lm_head) / core::kGiga});
-      r.rows.push_back({name + "/params_total", m.display_name, "parameters, total", "B", {}, params.total() / core::kGiga});
-      r.rows.push_back({name + "/params_active", m.display_name, "parameters, active per token", "B", {},
+      r.rows.push_back({name + "/weight_flops",
+                        m.display_name,
+                        "of which weights (6 per active non-embedding weight)",
+                        "GFLOPs",
+                        {},
+                        (causal.layers_matmul + causal.lm_head) / core::kGiga});
+      r.rows.push_back(
+          {name + "/params_total", m.display_name, "parameters, total", "B", {}, params.total() / core::kGiga});
+      r.rows.push_back({name + "/params_active",
+                        m.display_name,
+                        "parameters, active per token",
+                        "B",
+                        {},
                         params.active() / core::kGiga});
     }
     r.notes.push_back(
         "Training FLOPs per token = 3 x forward; forward = 2 FLOPs per active non-embedding weight (attention "
         "projections, dense FFN or shared + top-k experts + gate), 2 per LM-head weight, and QK^T + AV over the "
-        "mean context: (s+1)/2 keys for a causal mask, s for a full one, s = " + format_number(sequence_tokens) +
+        "mean context: (s+1)/2 keys for a causal mask, s for a full one, s = " +
+        format_number(sequence_tokens) +
         ". Embedding lookups, norms, softmax and the MTP module are not counted; total parameters exclude MTP.");
     return r;
   }

@@ -40,8 +40,10 @@ std::string joined(const std::vector<std::string>& names, const std::string& sep
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out(1);
   for (char c : text) {
-    if (c == sep) out.emplace_back();
-    else out.back() += c;
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   return out;
 }
@@ -59,14 +61,16 @@ std::string comm_kernels_note(const workload::CommKernels& k, const net::FabricS
 // other, stretched to the op's span where the op runs slower than they add up to. Where the run
 // itself ran the ops (`ops_in_run`: the all-to-alls in the step's run), its tasks are the ops,
 // and each compute op's kernels go under the task that ran it.
-std::string op_trace(const workload::TrainingStep& step, const workload::PipelineSteps& pg, const std::vector<int>& gpus,
-                     const core::Timeline& timeline, bool kernels, bool ops_in_run) {
+std::string op_trace(const workload::TrainingStep& step, const workload::PipelineSteps& pg,
+                     const std::vector<int>& gpus, const core::Timeline& timeline, bool kernels, bool ops_in_run) {
   auto trace = nlohmann::json::parse(timeline.chrome_trace_json(gpus));
   auto& events = trace["traceEvents"];
   std::map<std::pair<int, std::string>, int> tracks;
   auto track = [&](int pid, const std::string& name) {
     auto [it, added] = tracks.try_emplace({pid, name}, 1000 + static_cast<int>(tracks.size()));
-    if (added) events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", name}}}});
+    if (added)
+      events.push_back(
+          {{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", it->second}, {"args", {{"name", name}}}});
     return it->second;
   };
   const auto& tasks = timeline.graph().tasks();
@@ -80,8 +84,7 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
       if (ops_in_run)
         for (core::TaskId id = pg.step_tasks[rank][i]; id <= pg.step_ends[rank][i]; ++id) {
           const auto& t = tasks[static_cast<std::size_t>(id)];
-          if (t.kind == core::TaskKind::kCompute && t.rank == pid)
-            ran[timeline.graph().name(t)].push_back(id);
+          if (t.kind == core::TaskKind::kCompute && t.rank == pid) ran[timeline.graph().name(t)].push_back(id);
         }
       std::map<std::string, std::size_t> next;
       for (const auto& op : step.step_ops(step.schedule().steps[rank][i])) {
@@ -90,13 +93,15 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
           if (!op.kernels) continue;  // the run's own task is the op
           const auto& ids = ran[op.name];
           const std::size_t k = next[op.name]++;
-          if (k >= ids.size()) throw std::logic_error("the run has no task for " + op.name + " in step " + std::to_string(i));
+          if (k >= ids.size())
+            throw std::logic_error("the run has no task for " + op.name + " in step " + std::to_string(i));
           const auto& s = timeline.span(ids[k]);
           start_us = s.start_s * 1e6;
           dur_us = (s.end_s - s.start_s) * 1e6;
         }
-        nlohmann::json e = {{"ph", "X"}, {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
-                            {"ts", start_us}, {"dur", dur_us}};
+        nlohmann::json e = {
+            {"ph", "X"},      {"name", op.name}, {"cat", "op"}, {"pid", pid}, {"tid", track(pid, "ops: " + op.stream)},
+            {"ts", start_us}, {"dur", dur_us}};
         if (op.layer >= 0) e["args"] = {{"layer", op.layer}};
         if (!ops_in_run) events.push_back(std::move(e));
         if (!kernels || !op.kernels) continue;
@@ -105,8 +110,14 @@ std::string op_trace(const workload::TrainingStep& step, const workload::Pipelin
         const double stretch = sum_s > 0 ? dur_us / (sum_s * 1e6) : 0;
         double t_us = start_us;
         for (const auto& k : *op.kernels) {
-          events.push_back({{"ph", "X"}, {"name", k.name}, {"cat", "kernel"}, {"pid", pid}, {"tid", track(pid, "kernels: " + op.stream)},
-                            {"ts", t_us}, {"dur", k.seconds * 1e6 * stretch}, {"args", {{"op", op.name}, {"layer", op.layer}}}});
+          events.push_back({{"ph", "X"},
+                            {"name", k.name},
+                            {"cat", "kernel"},
+                            {"pid", pid},
+                            {"tid", track(pid, "kernels: " + op.stream)},
+                            {"ts", t_us},
+                            {"dur", k.seconds * 1e6 * stretch},
+                            {"args", {{"op", op.name}, {"layer", op.layer}}}});
           t_us += k.seconds * 1e6 * stretch;
         }
       }
@@ -121,7 +132,8 @@ std::string ep_text(const workload::TrainingParallelism& par) {
   std::vector<std::string> spans;
   for (const auto& [dim, name] : {std::pair{"tp", "TP"}, {"cp", "CP"}, {"dp", "DP"}}) {
     const auto g = attention.group_of(0, {dim});
-    const auto shared = std::count_if(g.begin(), g.end(), [&](int r) { return std::binary_search(ep_group.begin(), ep_group.end(), r); });
+    const auto shared = std::count_if(g.begin(), g.end(),
+                                      [&](int r) { return std::binary_search(ep_group.begin(), ep_group.end(), r); });
     if (shared > 1) spans.push_back(name);
   }
   std::string text = par.ep > 1 && !spans.empty() ? " over " + joined(spans, " x ") + " ranks" : "";
@@ -133,8 +145,9 @@ class TrainingStepStudy : public Study {
  public:
   // Each straggler case's step on the fabric against the healthy one's, and how long each
   // collective waited for its last member, and for whom.
-  void add_straggler_rows(const workload::ClusterStepGraph& cluster, const workload::TrainingStep& step, const net::FabricSpec& whole,
-                          double healthy_step_s, const core::Timeline& healthy, StudyResult& r) const {
+  void add_straggler_rows(const workload::ClusterStepGraph& cluster, const workload::TrainingStep& step,
+                          const net::FabricSpec& whole, double healthy_step_s, const core::Timeline& healthy,
+                          StudyResult& r) const {
     auto where = [&](int gpu) {  // "node 17 / gpu 3 (pipeline 5, rank 2)"
       for (std::size_t p = 0; p < cluster.pipelines.size(); ++p)
         for (std::size_t st = 0; st < cluster.pipelines[p].size(); ++st)
@@ -143,10 +156,11 @@ class TrainingStepStudy : public Study {
       return gpu_name(whole, gpu);
     };
     const std::string healthy_label = "no straggler";
-    r.rows.push_back({"healthy/step", healthy_label, "time/step", "s", std::nullopt, healthy_step_s, Basis::kSimulated});
+    r.rows.push_back(
+        {"healthy/step", healthy_label, "time/step", "s", std::nullopt, healthy_step_s, Basis::kSimulated});
     for (const auto& w : workload::collective_waits(cluster.collectives, healthy))
-      r.rows.push_back({"healthy/wait/" + w.name, healthy_label, "wait for the last member at " + w.name + ", mean", "ms", std::nullopt,
-                        w.mean_s * 1e3, Basis::kSimulated});
+      r.rows.push_back({"healthy/wait/" + w.name, healthy_label, "wait for the last member at " + w.name + ", mean",
+                        "ms", std::nullopt, w.mean_s * 1e3, Basis::kSimulated});
     const auto& tasks = cluster.graph.tasks();
     for (const auto& c : straggler_cases) {
       net::FabricPlatform platform(whole);
@@ -160,7 +174,8 @@ class TrainingStepStudy : public Study {
       std::map<int, double> on_path_s;
       for (core::TaskId id : timeline.critical_path()) {
         const auto& t = tasks[static_cast<std::size_t>(id)];
-        if (t.kind == core::TaskKind::kCompute) on_path_s[t.rank] += timeline.span(id).end_s - timeline.span(id).start_s;
+        if (t.kind == core::TaskKind::kCompute)
+          on_path_s[t.rank] += timeline.span(id).end_s - timeline.span(id).start_s;
       }
       double slow_on_path_s = 0, path_s = 0;
       for (const auto& [gpu, seconds] : on_path_s) {
@@ -169,34 +184,40 @@ class TrainingStepStudy : public Study {
       }
       const std::string id = "case/" + c.id;
       r.rows.push_back({id + "/step", c.label, "time/step", "s", std::nullopt, step_s, Basis::kSimulated});
-      r.rows.push_back({id + "/wait", c.label, "the step's wait for stragglers", "s", std::nullopt, step_s - healthy_step_s, Basis::kSimulated});
-      r.rows.push_back({id + "/slowdown", c.label, "step slowdown", "%", std::nullopt, 100 * (step_s / healthy_step_s - 1), Basis::kSimulated});
-      r.rows.push_back({id + "/critical_path", c.label, "stragglers' compute on the critical path", "s", std::nullopt, slow_on_path_s,
-                        Basis::kSimulated});
+      r.rows.push_back({id + "/wait", c.label, "the step's wait for stragglers", "s", std::nullopt,
+                        step_s - healthy_step_s, Basis::kSimulated});
+      r.rows.push_back({id + "/slowdown", c.label, "step slowdown", "%", std::nullopt,
+                        100 * (step_s / healthy_step_s - 1), Basis::kSimulated});
+      r.rows.push_back({id + "/critical_path", c.label, "stragglers' compute on the critical path", "s", std::nullopt,
+                        slow_on_path_s, Basis::kSimulated});
       const auto waits = workload::collective_waits(cluster.collectives, timeline, slow);
       for (const auto& w : waits)
         if (w.gated_by_slow > 0)
-          r.rows.push_back({id + "/wait/" + w.name, c.label, "wait for a straggler at " + w.name + ", mean", "ms", std::nullopt,
-                            w.slow_mean_s * 1e3, Basis::kSimulated});
+          r.rows.push_back({id + "/wait/" + w.name, c.label, "wait for a straggler at " + w.name + ", mean", "ms",
+                            std::nullopt, w.slow_mean_s * 1e3, Basis::kSimulated});
 
       std::string note = c.label + ": ";
       const auto& all = c.slowdowns.all();
       for (std::size_t i = 0; i < all.size() && i < 4; ++i)
-        note += (i ? ", " : "") + where(all[i].rank) + " " + format_number(all[i].factor) + "x from " + format_number(all[i].from_s) + " s";
+        note += (i ? ", " : "") + where(all[i].rank) + " " + format_number(all[i].factor) + "x from " +
+                format_number(all[i].from_s) + " s";
       if (all.size() > 4) note += " and " + std::to_string(all.size() - 4) + " more";
-      note += ". The step takes " + format_number(step_s) + " s against " + format_number(healthy_step_s) + " s; its critical path holds " +
-              format_number(path_s) + " s of compute, " + format_number(slow_on_path_s) + " s of it the stragglers'";
+      note += ". The step takes " + format_number(step_s) + " s against " + format_number(healthy_step_s) +
+              " s; its critical path holds " + format_number(path_s) + " s of compute, " +
+              format_number(slow_on_path_s) + " s of it the stragglers'";
       std::vector<std::pair<double, int>> top;
       for (const auto& [gpu, seconds] : on_path_s) top.push_back({-seconds, gpu});
       std::sort(top.begin(), top.end());
       for (std::size_t i = 0; i < top.size() && i < 3; ++i)
-        note += (i ? ", " : " (most: ") + where(top[i].second) + " " + format_number(-top[i].first) + " s" + (i + 1 == std::min<std::size_t>(top.size(), 3) ? ")" : "");
+        note += (i ? ", " : " (most: ") + where(top[i].second) + " " + format_number(-top[i].first) + " s" +
+                (i + 1 == std::min<std::size_t>(top.size(), 3) ? ")" : "");
       note += ".";
       for (const auto& w : waits)
         if (w.gated_by_slow > 0)
-          note += " " + w.name + ": a straggler came last at " + std::to_string(w.gated_by_slow) + " of " + std::to_string(w.instances) +
-                  " instances, " + format_number(w.slow_mean_s * 1e3) + " ms after the first member on average (all instances: " +
-                  format_number(w.mean_s * 1e3) + " ms, at most " + format_number(w.max_s * 1e3) + " ms).";
+          note += " " + w.name + ": a straggler came last at " + std::to_string(w.gated_by_slow) + " of " +
+                  std::to_string(w.instances) + " instances, " + format_number(w.slow_mean_s * 1e3) +
+                  " ms after the first member on average (all instances: " + format_number(w.mean_s * 1e3) +
+                  " ms, at most " + format_number(w.max_s * 1e3) + " ms).";
       r.notes.push_back(note);
     }
   }
@@ -242,7 +263,8 @@ class TrainingStepStudy : public Study {
     StudyResult all = one.run(options);
     StudyResult r;
     r.warnings = all.warnings;
-    for (const char* id : {"step", "forward", "backward", "weight", "overlapped", "bubble", "optimizer", "tokens_per_s", "mfu_causal"})
+    for (const char* id :
+         {"step", "forward", "backward", "weight", "overlapped", "bubble", "optimizer", "tokens_per_s", "mfu_causal"})
       for (const auto& row : all.rows)
         if (row.id == id) r.rows.push_back(row);
     return r;
@@ -285,8 +307,8 @@ class TrainingStepStudy : public Study {
 
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
-    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, compute.kernels.sms, calibration, links,
-                                      options.trace_kernels || rows == Rows::kOps);
+    const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, compute.kernels.sms,
+                                      calibration, links, options.trace_kernels || rows == Rows::kOps);
     // Flow mode: every pipeline of the cluster on the fabric, its PP sends routed, with each
     // pipeline rank's data-parallel synchronisation in the same run. Analytically, one pipeline
     // with PP at one link's rate, then the synchronisation's closed forms.
@@ -295,7 +317,7 @@ class TrainingStepStudy : public Study {
     std::optional<core::Timeline> timeline;
     workload::DataParallelTimes dp;
     double pipeline_s = 0, step_s = 0;
-    int dp_rank = 0;  // the pipeline rank whose synchronisation the step waits for
+    int dp_rank = 0;               // the pipeline rank whose synchronisation the step waits for
     std::vector<int> traced_gpus;  // the pipeline the breakdown and the trace show
     if (use_flow) {
       std::optional<workload::EpInStep> in_step;
@@ -315,14 +337,17 @@ class TrainingStepStudy : public Study {
       if (!straggler_cases.empty()) add_straggler_rows(*cluster, step, whole, step_s, *timeline, stragglers);
     } else {
       for (const auto& c : straggler_cases)  // validation: the rows, unrun
-        for (const auto& [id, metric, unit] : {std::tuple{"step", "time/step", "s"}, {"wait", "the step's wait for stragglers", "s"},
+        for (const auto& [id, metric, unit] : {std::tuple{"step", "time/step", "s"},
+                                               {"wait", "the step's wait for stragglers", "s"},
                                                {"slowdown", "step slowdown", "%"},
                                                {"critical_path", "stragglers' compute on the critical path", "s"}})
-          stragglers.rows.push_back({"case/" + c.id + "/" + id, c.label, metric, unit, std::nullopt, kNotRun, Basis::kSimulated});
+          stragglers.rows.push_back(
+              {"case/" + c.id + "/" + id, c.label, metric, unit, std::nullopt, kNotRun, Basis::kSimulated});
       pg = step.pipeline_graph();
       const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
       const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
-      timeline.emplace(core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / pp_Bps + pp_latency_s; }));
+      timeline.emplace(
+          core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / pp_Bps + pp_latency_s; }));
       for (int r = 0; r < step.schedule().ranks; ++r) traced_gpus.push_back(r);
       workload::DataParallelSetup dp_setup{step.rank_parameters(), par, optimizer, fabric, false};
       dp = workload::data_parallel_times(dp_setup, roofline);
@@ -346,7 +371,8 @@ class TrainingStepStudy : public Study {
 
     StudyResult r;
     auto row = [&](const std::string& id, const std::string& metric, const std::string& unit, double v) {
-      if (rows == Rows::kAll) r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
+      if (rows == Rows::kAll)
+        r.rows.push_back({id, model->display_name, metric, unit, std::nullopt, v, Basis::kSimulated});
     };
     row("tokens_per_day", "tokens/day", "B", tokens_per_day / 1e9);
     row("step", "time/step", "s", step_s);
@@ -368,26 +394,30 @@ class TrainingStepStudy : public Study {
     // departs from it, its stages differ (the note says by how much).
     const int mid_stage = static_cast<int>(step.stages().size() / 2);
     const auto& mid = step.stages()[static_cast<std::size_t>(mid_stage)];
-    const workload::Step pair{{{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
-    const workload::PassTimes balanced{mid.forward_s(), mid.input_backward_s() + mid.weight_s(), mid.weight_s(), step.step_seconds(pair)};
+    const workload::Step pair{
+        {{workload::Pass::kForward, 0, 0, 0, mid_stage}, {workload::Pass::kBackward, 1, 0, 0, mid_stage}}};
+    const workload::PassTimes balanced{mid.forward_s(), mid.input_backward_s() + mid.weight_s(), mid.weight_s(),
+                                       step.step_seconds(pair)};
     const auto bubble_formula_s = workload::balanced_bubble_s(step.schedule().kind, step.schedule().ranks, balanced);
     if (bubble_formula_s && rows == Rows::kAll)
-      r.rows.push_back({"bubble_equal_stages", model->display_name, "bubble over equal stages (closed form at a middle stage's chunks)", "s",
-                        std::nullopt, *bubble_formula_s, Basis::kFormula});
+      r.rows.push_back({"bubble_equal_stages", model->display_name,
+                        "bubble over equal stages (closed form at a middle stage's chunks)", "s", std::nullopt,
+                        *bubble_formula_s, Basis::kFormula});
 
     const auto mem = workload::training_memory(step, optimizer, compute.fp8_gemms, reserved_bytes);
     const double hbm = gpu->hbm_bytes;
     row("memory_weights", "memory: weights", "GB", mem.weights_B / 1e9);
     row("memory_gradients", "memory: gradients", "GB", mem.gradients_B / 1e9);
     row("memory_optimizer", "memory: optimizer states", "GB", mem.optimizer_B / 1e9);
-    row("memory_activations", "memory: activations (" + std::to_string(mem.peak_micro_batches) + " micro-batches in flight)", "GB",
+    row("memory_activations",
+        "memory: activations (" + std::to_string(mem.peak_micro_batches) + " micro-batches in flight)", "GB",
         mem.activations_B / 1e9);
     row("memory_reserved", "memory: runtime and buffers", "GB", mem.reserved_B / 1e9);
     row("memory_total", "memory per GPU", "GB", mem.total_B() / 1e9);
     row("memory_free", "HBM left", "GB", (hbm - mem.total_B()) / 1e9);
     if (mem.total_B() > hbm)
-      r.warnings.push_back(label + ": the layout does not fit: " + format_number(mem.total_B() / 1e9) + " GB per GPU against " +
-                           format_number(hbm / 1e9) + " GB of HBM on " + gpu->name);
+      r.warnings.push_back(label + ": the layout does not fit: " + format_number(mem.total_B() / 1e9) +
+                           " GB per GPU against " + format_number(hbm / 1e9) + " GB of HBM on " + gpu->name);
 
     const std::string layer_kind = model->moe ? "MoE" : "dense";
     // One layer of a middle stage as the overlapped F&B pair (or the chunk alone) runs it, named
@@ -406,7 +436,9 @@ class TrainingStepStudy : public Study {
           {"dispatch(B)", "communication", layer.backward.dispatch_s},
           {"combine(B)", "communication", layer.backward.combine_s}};
       if (!model->moe)  // a dense layer has no all-to-all
-        ops.erase(std::remove_if(ops.begin(), ops.end(), [](const auto& op) { return std::get<1>(op) == "communication"; }), ops.end());
+        ops.erase(
+            std::remove_if(ops.begin(), ops.end(), [](const auto& op) { return std::get<1>(op) == "communication"; }),
+            ops.end());
       // Exposed TP and CP communication, of which the attention and MLP ops above hold.
       if (par.tp > 1) {
         ops.push_back({"tp(F)", "compute, of which", layer.tp_forward_s});
@@ -419,7 +451,8 @@ class TrainingStepStudy : public Study {
       const std::string layer_label = layer_kind + " layer of stage " + std::to_string(step.stages().size() / 2);
       if (rows == Rows::kAll || rows == Rows::kOps)
         for (const auto& [op, stream, seconds] : ops)
-          r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3, Basis::kSimulated});
+          r.rows.push_back({"op/" + op, layer_label, op + " (" + stream + ")", "ms", std::nullopt, seconds * 1e3,
+                            Basis::kSimulated});
       // Where the compute ops' time goes, by what their kernels do (as `codesim calibrate` classes
       // a profile's kernels by name).
       if (rows == Rows::kOps && !layer.kernels.empty()) {
@@ -431,31 +464,34 @@ class TrainingStepStudy : public Study {
         for (const auto& [kind, id, metric] : {std::tuple{KernelClass::kGemm, "gemm", "GEMM kernels"},
                                                std::tuple{KernelClass::kAttention, "attention", "attention kernels"},
                                                std::tuple{KernelClass::kOther, "memory", "memory-bound kernels"}})
-          r.rows.push_back({std::string("class/") + id, layer_label, std::string(metric) + ", six compute ops", "ms", std::nullopt,
-                            by_class[kind] * 1e3, Basis::kSimulated});
+          r.rows.push_back({std::string("class/") + id, layer_label, std::string(metric) + ", six compute ops", "ms",
+                            std::nullopt, by_class[kind] * 1e3, Basis::kSimulated});
       }
     }
     if (rows == Rows::kPair) {
-      const std::string stage =
-          "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " + layer_kind + " layers)";
-      r.rows.push_back({"pair", stage, "F&B pair, overlapped", "ms", std::nullopt, balanced.overlapped_s * 1e3, Basis::kSimulated});
+      const std::string stage = "stage " + std::to_string(mid_stage) + " (" + std::to_string(mid.layers.size()) + " " +
+                                layer_kind + " layers)";
+      r.rows.push_back(
+          {"pair", stage, "F&B pair, overlapped", "ms", std::nullopt, balanced.overlapped_s * 1e3, Basis::kSimulated});
     }
     auto ms = [](double s) { return format_number(s * 1e3); };
     const std::string recompute[] = {"none", "selective", "full"};
     std::string layout_text = std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
-                              (par.tp > 1 && par.sequence_parallel ? " with SP" : "") + ", CP " + std::to_string(par.cp) + ", PP " +
-                              std::to_string(par.pp) + " (" + step.schedule().kind +
+                              (par.tp > 1 && par.sequence_parallel ? " with SP" : "") + ", CP " +
+                              std::to_string(par.cp) + ", PP " + std::to_string(par.pp) + " (" + step.schedule().kind +
                               (par.vpp > 1 ? ", " + std::to_string(par.vpp) + " virtual stages" : "") + ", " +
                               std::to_string(step.schedule().micro_batches) + " micro-batches of " +
-                              std::to_string(batch.micro_batch_sequences) + " x " + std::to_string(batch.sequence_tokens) +
-                              " tokens), DP " + std::to_string(par.dp) + " with ZeRO-" + std::to_string(par.zero) +
-                              (model->moe ? ", EP " + std::to_string(par.ep) + ep_text(par) : "") +
-                              ", recompute " + recompute[static_cast<int>(par.recompute)] + ", placement " +
-                              joined(par.order, "-") + "; " +
-                              (use_flow ? "flow" : "analytical") + " mode";
-    std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) + " layers): F " +
-                       ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " + ms(mid.weight_s()) + " ms";
-    if (workload::schedule_kind(step.schedule().kind).overlaps_chunks) note += ", F&B " + ms(balanced.overlapped_s) + " ms";
+                              std::to_string(batch.micro_batch_sequences) + " x " +
+                              std::to_string(batch.sequence_tokens) + " tokens), DP " + std::to_string(par.dp) +
+                              " with ZeRO-" + std::to_string(par.zero) +
+                              (model->moe ? ", EP " + std::to_string(par.ep) + ep_text(par) : "") + ", recompute " +
+                              recompute[static_cast<int>(par.recompute)] + ", placement " + joined(par.order, "-") +
+                              "; " + (use_flow ? "flow" : "analytical") + " mode";
+    std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) +
+                       " layers): F " + ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " +
+                       ms(mid.weight_s()) + " ms";
+    if (workload::schedule_kind(step.schedule().kind).overlaps_chunks)
+      note += ", F&B " + ms(balanced.overlapped_s) + " ms";
     note += ".";
     {
       // The split, and how far its stages are from equal.
@@ -468,57 +504,73 @@ class TrainingStepStudy : public Study {
         if (total_s(i) < total_s(light)) light = i;
         if (total_s(i) > total_s(heavy)) heavy = i;
       }
-      note += " Stages hold " + layout.describe() + " layers (the embedding on the first, the head and loss on the last); F + B + W per micro-batch from " +
-              ms(total_s(light)) + " ms (stage " + std::to_string(light) + ") to " + ms(total_s(heavy)) + " ms (stage " + std::to_string(heavy) +
-              "), a middle stage's " + ms(total_s(static_cast<std::size_t>(mid_stage))) + " ms";
+      note += " Stages hold " + layout.describe() +
+              " layers (the embedding on the first, the head and loss on the last); F + B + W per micro-batch from " +
+              ms(total_s(light)) + " ms (stage " + std::to_string(light) + ") to " + ms(total_s(heavy)) +
+              " ms (stage " + std::to_string(heavy) + "), a middle stage's " +
+              ms(total_s(static_cast<std::size_t>(mid_stage))) + " ms";
       if (bubble_formula_s)
-        note += "; over equal stages the bubble would be " + ms(*bubble_formula_s) + " ms, the step's is " + ms(b.bubble_s) + " ms";
+        note += "; over equal stages the bubble would be " + ms(*bubble_formula_s) + " ms, the step's is " +
+                ms(b.bubble_s) + " ms";
       note += ".";
     }
     if (model->moe && par.ep > 1)
-      note += " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " + ms(ep.combine_forward_s) +
-              " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) + " ms" +
-              (ep.groups_simulated > 1 ? "; the slowest of " + std::to_string(ep.groups_simulated) +
-                                             " EP groups, all on the fabric at once"
-                                       : "") +
-              (cluster && ep_in_step != EpInStepMode::kNo
-                   ? std::string("; in the step's run every op of every step on its streams, each dispatch and combine its "
-                                 "group's flows beside the PP and DP traffic") +
-                         (ep_in_step == EpInStepMode::kEven ? ", evened per group and op, each op lasting at least its group's time above"
-                                                            : ", each as routed")
-                   : "") +
-              "); busiest expert GPU " +
-              format_number(ep.expert_imbalance) + "x the mean; " + comm_kernels_note(compute.kernels, fabric) + ".";
+      note +=
+          " Per MoE layer and micro-batch: dispatch " + ms(ep.dispatch_forward_s) + " ms, combine " +
+          ms(ep.combine_forward_s) + " ms (backward " + ms(ep.combine_backward_s) + " + " + ms(ep.dispatch_backward_s) +
+          " ms" +
+          (ep.groups_simulated > 1
+               ? "; the slowest of " + std::to_string(ep.groups_simulated) + " EP groups, all on the fabric at once"
+               : "") +
+          (cluster && ep_in_step != EpInStepMode::kNo
+               ? std::string("; in the step's run every op of every step on its streams, each dispatch and combine its "
+                             "group's flows beside the PP and DP traffic") +
+                     (ep_in_step == EpInStepMode::kEven
+                          ? ", evened per group and op, each op lasting at least its group's time above"
+                          : ", each as routed")
+               : "") +
+          "); busiest expert GPU " + format_number(ep.expert_imbalance) + "x the mean; " +
+          comm_kernels_note(compute.kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
-    if (par.tp > 1) note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
-    if (par.cp > 1) note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
+    if (par.tp > 1)
+      note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
+    if (par.cp > 1)
+      note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
     if (cluster)
-      note += " All " + std::to_string(cluster->pipelines.size()) + " pipelines on the fabric at once, PP sends routed, with the "
-              "data-parallel synchronisation in the same run; breakdown of rank " + std::to_string(b.rank) + " (the most idle) of the "
-              "pipeline that ends last. opt: the synchronisation that ends last, pipeline rank " + std::to_string(dp_rank) +
-              "'s: gradient ";
+      note += " All " + std::to_string(cluster->pipelines.size()) +
+              " pipelines on the fabric at once, PP sends routed, with the "
+              "data-parallel synchronisation in the same run; breakdown of rank " +
+              std::to_string(b.rank) +
+              " (the most idle) of the "
+              "pipeline that ends last. opt: the synchronisation that ends last, pipeline rank " +
+              std::to_string(dp_rank) + "'s: gradient ";
     else
       note += " Breakdown of rank " + std::to_string(b.rank) + " (the most idle). opt = gradient ";
-    note += (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms"
-                           : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) + " ms + weight all-gather" +
-                                 (par.zero == 3 ? "s (forward and backward) " : " ") + ms(dp.all_gather_s) + " ms") +
+    note += (par.zero == 0 ? "all-reduce " + ms(dp.reduce_scatter_s + dp.all_gather_s) + " ms + optimizer " +
+                                 ms(dp.optimizer_s) + " ms"
+                           : "reduce-scatter " + ms(dp.reduce_scatter_s) + " ms + optimizer " + ms(dp.optimizer_s) +
+                                 " ms + weight all-gather" + (par.zero == 3 ? "s (forward and backward) " : " ") +
+                                 ms(dp.all_gather_s) + " ms") +
             (par.dp_comm_overlap || cluster ? ", of which " + ms(dp_s) + " ms after the last chunk." : ".");
     r.notes.push_back(note);
     if (calibration)
-      r.notes.push_back(label + ": calibrated with " + calibration_source + ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
+      r.notes.push_back(label + ": calibrated with " + calibration_source +
+                        ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
                         "mlp(B) and mlp(W) of every MoE layer, each scaled by the model from the profiled " +
                         format_number(calibration->micro_batch_tokens) + "-token micro-batch with " +
                         std::to_string(calibration->communication_sms) + " communication SMs to this step's " +
                         format_number(batch.micro_batch_tokens()) + " tokens" +
-                        (calibration->communication ? ", and every MoE layer's dispatch(F), combine(F), combine(B) and dispatch(B) "
-                                                      "from their measured spans in proportion to the tokens; the dense layers' FFN"
-                                                    : "; the dense layers' FFN") +
+                        (calibration->communication
+                             ? ", and every MoE layer's dispatch(F), combine(F), combine(B) and dispatch(B) "
+                               "from their measured spans in proportion to the tokens; the dense layers' FFN"
+                             : "; the dense layers' FFN") +
                         ", the embedding, head and MTP projection, " + (calibration->communication ? "" : "the EP, ") +
                         "PP and DP traffic, the schedule and the optimizer from the model.");
     r.rows.insert(r.rows.end(), stragglers.rows.begin(), stragglers.rows.end());
     r.notes.insert(r.notes.end(), stragglers.notes.begin(), stragglers.notes.end());
     if (options.trace)
-      r.trace_json = op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels, cluster && ep_in_step != EpInStepMode::kNo);
+      r.trace_json =
+          op_trace(step, pg, traced_gpus, *timeline, options.trace_kernels, cluster && ep_in_step != EpInStepMode::kNo);
     return r;
   }
 };
@@ -534,7 +586,9 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
   const workload::Model& model = *s.model;
   const std::string gpus = std::to_string(par.gpus);
   core::JsonReader p = root.object("parallel");
-  auto size = [&](const char* key, long long fallback) { return static_cast<int>(p.positive_integer(key, fallback, 1 << 20)); };
+  auto size = [&](const char* key, long long fallback) {
+    return static_cast<int>(p.positive_integer(key, fallback, 1 << 20));
+  };
   par.tp = size("tp", 1);
   par.sequence_parallel = p.boolean("sequence_parallel", par.tp > 1);
   par.cp = size("cp", 1);
@@ -544,8 +598,9 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
   par.etp = size("etp", 1);
   par.zero = static_cast<int>(p.non_negative_integer("zero", 1, 3));
   const auto recompute = p.one_of("recompute", {"none", "selective", "full"}, "selective");
-  par.recompute = recompute == "none" ? workload::Recompute::kNone
-                  : recompute == "full" ? workload::Recompute::kFull : workload::Recompute::kSelective;
+  par.recompute = recompute == "none"   ? workload::Recompute::kNone
+                  : recompute == "full" ? workload::Recompute::kFull
+                                        : workload::Recompute::kSelective;
   par.tp_comm_overlap = p.boolean("tp_comm_overlap", false);
   par.dp_comm_overlap = p.boolean("dp_comm_overlap", false);
   // A schedule by the name /parallel/schedule gives it ("interleaved" for 1f1b-interleaved).
@@ -560,55 +615,67 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
     std::sort(sorted.begin(), sorted.end());
     std::sort(allowed.begin(), allowed.end());
     if (sorted != allowed || names.front() != "tp")
-      throw InputError(p.pointer_of("order"), "'" + *order + "' is not allowed; expected the dimensions " +
-                                                joined(workload::placement_dimensions(), ", ") +
-                                                " once each, innermost first, joined by '-', starting with tp (e.g. \"tp-cp-ep-pp-dp\")");
+      throw InputError(p.pointer_of("order"),
+                       "'" + *order + "' is not allowed; expected the dimensions " +
+                           joined(workload::placement_dimensions(), ", ") +
+                           " once each, innermost first, joined by '-', starting with tp (e.g. \"tp-cp-ep-pp-dp\")");
     par.order = names;
   }
   const int model_parallel = par.tp * par.cp * par.pp;
   if (par.gpus % model_parallel != 0) {
     const char* field = par.gpus % par.tp != 0 ? "tp" : par.gpus % (par.tp * par.cp) != 0 ? "cp" : "pp";
     const int value = field[0] == 't' ? par.tp : field[0] == 'c' ? par.cp : par.pp;
-    throw InputError(p.pointer_of(field), std::to_string(value) + " is not allowed; tp x cp x pp = " + std::to_string(model_parallel) +
-                                            " does not divide the " + gpus + " GPUs (/fabric/nodes x gpus_per_node), which tp x cp x pp x dp must equal");
+    throw InputError(p.pointer_of(field),
+                     std::to_string(value) + " is not allowed; tp x cp x pp = " + std::to_string(model_parallel) +
+                         " does not divide the " + gpus +
+                         " GPUs (/fabric/nodes x gpus_per_node), which tp x cp x pp x dp must equal");
   }
   par.dp = static_cast<int>(p.positive_integer("dp", par.gpus / model_parallel, 1 << 20));
   if (static_cast<long long>(model_parallel) * par.dp != par.gpus)
     throw InputError(p.pointer_of("dp"), std::to_string(par.dp) + " is not allowed; tp x cp x pp x dp = " +
-                                           std::to_string(static_cast<long long>(model_parallel) * par.dp) + ", the GPUs are " + gpus);
+                                             std::to_string(static_cast<long long>(model_parallel) * par.dp) +
+                                             ", the GPUs are " + gpus);
   const auto& a = model.attention;
   if (par.tp > par.gpus_per_node)
     throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " is not allowed; TP stays inside a node of " +
-                                           std::to_string(par.gpus_per_node) + " GPUs");
+                                             std::to_string(par.gpus_per_node) + " GPUs");
   if (a.heads % par.tp != 0)
-    throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " does not divide the " + std::to_string(a.heads) + " attention heads of " +
-                                           model.display_name);
+    throw InputError(p.pointer_of("tp"), std::to_string(par.tp) + " does not divide the " + std::to_string(a.heads) +
+                                             " attention heads of " + model.display_name);
   if (par.vpp > 1 && !workload::schedule_kind(par.schedule).virtual_stages)
     throw InputError(p.pointer_of("vpp"), std::to_string(par.vpp) + " is not allowed with schedule '" + schedule +
-                                            "'; virtual stages need \"interleaved\"");
+                                              "'; virtual stages need \"interleaved\"");
   if (model.moe) {
     // MoE parallel folding: the experts' grid (etp x ep x expert DP) covers the GPUs of a
     // pipeline stage, as attention's (tp x cp x dp) does.
     const int experts = model.moe->routed_experts;
     const long long stage_gpus = static_cast<long long>(par.tp) * par.cp * par.dp;
     if (experts % par.ep != 0)
-      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " does not divide the " + std::to_string(experts) + " routed experts");
+      throw InputError(p.pointer_of("ep"),
+                       std::to_string(par.ep) + " does not divide the " + std::to_string(experts) + " routed experts");
     if (par.etp > par.gpus_per_node || par.gpus_per_node % par.etp != 0 || model.moe->expert_ffn % par.etp != 0)
-      throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; an expert is cut into parts that divide its " +
-                                              std::to_string(model.moe->expert_ffn) + " FFN columns, inside a node of " +
-                                              std::to_string(par.gpus_per_node) + " GPUs");
+      throw InputError(p.pointer_of("etp"),
+                       std::to_string(par.etp) + " is not allowed; an expert is cut into parts that divide its " +
+                           std::to_string(model.moe->expert_ffn) + " FFN columns, inside a node of " +
+                           std::to_string(par.gpus_per_node) + " GPUs");
     if (stage_gpus % (static_cast<long long>(par.etp) * par.ep) != 0)
-      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; etp x ep = " + std::to_string(par.etp * par.ep) +
-                                             " does not divide the " + std::to_string(stage_gpus) +
-                                             " GPUs of a pipeline stage (tp x cp x dp), over which the experts fold");
+      throw InputError(p.pointer_of("ep"), std::to_string(par.ep) +
+                                               " is not allowed; etp x ep = " + std::to_string(par.etp * par.ep) +
+                                               " does not divide the " + std::to_string(stage_gpus) +
+                                               " GPUs of a pipeline stage (tp x cp x dp), over which the experts fold");
     if (!par.experts_fit_pipeline_stride())
-      throw InputError(p.pointer_of("order"), "'" + joined(par.order, "-") + "' is not allowed with etp " + std::to_string(par.etp) +
-                                                  ", ep " + std::to_string(par.ep) + ": it places PP at a stride of " +
-                                                  std::to_string(par.pipeline_stride()) +
-                                                  " ranks, inside an expert dimension it does not divide; put pp last (Megatron-Core's default)");
+      throw InputError(
+          p.pointer_of("order"),
+          "'" + joined(par.order, "-") + "' is not allowed with etp " + std::to_string(par.etp) + ", ep " +
+              std::to_string(par.ep) + ": it places PP at a stride of " + std::to_string(par.pipeline_stride()) +
+              " ranks, inside an expert dimension it does not divide; put pp last (Megatron-Core's default)");
   } else {
-    if (par.ep != 1) throw InputError(p.pointer_of("ep"), std::to_string(par.ep) + " is not allowed; " + model.display_name + " is dense (ep 1)");
-    if (par.etp != 1) throw InputError(p.pointer_of("etp"), std::to_string(par.etp) + " is not allowed; " + model.display_name + " is dense (etp 1)");
+    if (par.ep != 1)
+      throw InputError(p.pointer_of("ep"),
+                       std::to_string(par.ep) + " is not allowed; " + model.display_name + " is dense (ep 1)");
+    if (par.etp != 1)
+      throw InputError(p.pointer_of("etp"),
+                       std::to_string(par.etp) + " is not allowed; " + model.display_name + " is dense (etp 1)");
   }
   const bool mtp = p.boolean("mtp", model.mtp_modules > 0);
 
@@ -619,39 +686,50 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
   batch.micro_batch_sequences = static_cast<int>(bt.positive_integer("micro_batch_sequences", 1, 1 << 16));
   bt.finish();
   if (batch.sequence_tokens % (2 * par.cp) != 0)
-    throw InputError(p.pointer_of("cp"), std::to_string(par.cp) + " is not allowed; CP cuts each sequence into 2 x cp chunks (causal "
-                                           "balance), and 2 x " + std::to_string(par.cp) + " does not divide /batch/sequence_tokens " +
-                                           std::to_string(batch.sequence_tokens));
+    throw InputError(p.pointer_of("cp"), std::to_string(par.cp) +
+                                             " is not allowed; CP cuts each sequence into 2 x cp chunks (causal "
+                                             "balance), and 2 x " +
+                                             std::to_string(par.cp) + " does not divide /batch/sequence_tokens " +
+                                             std::to_string(batch.sequence_tokens));
   const long long per_replica = batch.global_sequences / par.dp;
   if (batch.global_sequences % par.dp != 0 || per_replica % batch.micro_batch_sequences != 0)
-    throw InputError(bt.pointer_of("global_sequences"),
-                     std::to_string(batch.global_sequences) + " sequences do not split into " + std::to_string(par.dp) +
-                         " data-parallel replicas of whole micro-batches of " + std::to_string(batch.micro_batch_sequences));
-  workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, par.vpp}, p.pointer() + "/");
+    throw InputError(bt.pointer_of("global_sequences"), std::to_string(batch.global_sequences) +
+                                                            " sequences do not split into " + std::to_string(par.dp) +
+                                                            " data-parallel replicas of whole micro-batches of " +
+                                                            std::to_string(batch.micro_batch_sequences));
+  workload::check_schedule_request({par.schedule, par.pp, per_replica / batch.micro_batch_sequences, par.vpp},
+                                   p.pointer() + "/");
   const int stages = par.stages();
   // The stage split: at most one way of giving it.
   std::vector<std::string> given;
-  for (const char* key : {"layers_per_stage", "pipeline_layout", "first_stage_layers", "last_stage_layers", "stage_split"})
+  for (const char* key :
+       {"layers_per_stage", "pipeline_layout", "first_stage_layers", "last_stage_layers", "stage_split"})
     if (p.has(key)) given.push_back(key);
   const bool by_rank = p.has("first_stage_layers") || p.has("last_stage_layers");
   if (given.size() > 1 && !(given.size() == 2 && given[0] == "first_stage_layers" && given[1] == "last_stage_layers"))
-    throw InputError(p.pointer_of(given[1]), "is not allowed beside " + p.pointer_of(given[0]) + "; give the stage split one way");
+    throw InputError(p.pointer_of(given[1]),
+                     "is not allowed beside " + p.pointer_of(given[0]) + "; give the stage split one way");
   if (p.has("layers_per_stage")) {
     const auto sizes = p.number_list("layers_per_stage", {0, 1e6, true, 0});
     if (static_cast<int>(sizes.size()) != stages)
-      throw InputError(p.pointer_of("layers_per_stage"), std::to_string(sizes.size()) + " entries is not allowed; one per stage (" +
-                                                           std::to_string(stages) + ")");
-    s.layout = workload::explicit_stage_layout(model, std::vector<int>(sizes.begin(), sizes.end()), mtp, p.pointer_of("layers_per_stage"));
+      throw InputError(
+          p.pointer_of("layers_per_stage"),
+          std::to_string(sizes.size()) + " entries is not allowed; one per stage (" + std::to_string(stages) + ")");
+    s.layout = workload::explicit_stage_layout(model, std::vector<int>(sizes.begin(), sizes.end()), mtp,
+                                               p.pointer_of("layers_per_stage"));
   } else if (auto text = p.optional_string("pipeline_layout")) {
     const std::string where = p.pointer_of("pipeline_layout");
     s.layout = workload::string_stage_layout(model, workload::parse_pipeline_layout(*text, where), stages, mtp, where);
   } else if (by_rank) {
     if (workload::schedule_kind(par.schedule).v_shape)
-      throw InputError(p.pointer_of(given[0]), "is not allowed with schedule '" + par.schedule + "', whose ranks hold a first and a last stage "
-                                                  "each; give layers_per_stage or pipeline_layout");
+      throw InputError(p.pointer_of(given[0]), "is not allowed with schedule '" + par.schedule +
+                                                   "', whose ranks hold a first and a last stage "
+                                                   "each; give layers_per_stage or pipeline_layout");
     workload::RankLayerCounts counts;
-    if (p.has("first_stage_layers")) counts.first = static_cast<int>(p.non_negative_integer("first_stage_layers", 0, model.layers));
-    if (p.has("last_stage_layers")) counts.last = static_cast<int>(p.non_negative_integer("last_stage_layers", 0, model.layers));
+    if (p.has("first_stage_layers"))
+      counts.first = static_cast<int>(p.non_negative_integer("first_stage_layers", 0, model.layers));
+    if (p.has("last_stage_layers"))
+      counts.last = static_cast<int>(p.non_negative_integer("last_stage_layers", 0, model.layers));
     counts.first_where = p.pointer_of("first_stage_layers");
     counts.last_where = p.pointer_of("last_stage_layers");
     s.layout = workload::megatron_stage_layout(model, par.pp, stages / par.pp, counts, mtp, p.pointer_of("pp"));
@@ -680,11 +758,12 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     const auto profile = workload::read_calibration(path);
     const std::string& gpu_name = s->gpu->name;
     if (profile.device.find(gpu_name) == std::string::npos)
-      throw core::InputError(path + ": /device", "'" + profile.device + "' is not allowed; the scenario runs on " + gpu_name +
-                                                     " (a calibration holds for the GPU it was taken on)");
+      throw core::InputError(path + ": /device", "'" + profile.device + "' is not allowed; the scenario runs on " +
+                                                     gpu_name + " (a calibration holds for the GPU it was taken on)");
     if (profile.workload.micro_batch_tokens <= 0 || profile.workload.communication_sms < 0)
-      throw core::InputError(path + ": /workload", "needs micro_batch_tokens and communication_sms (calibrate --micro-batch-tokens N "
-                                                   "--communication-sms N) to scale the measured ops");
+      throw core::InputError(path + ": /workload",
+                             "needs micro_batch_tokens and communication_sms (calibrate --micro-batch-tokens N "
+                             "--communication-sms N) to scale the measured ops");
     workload::OpCalibration cal;
     cal.micro_batch_tokens = profile.workload.micro_batch_tokens;
     cal.communication_sms = profile.workload.communication_sms;
@@ -693,7 +772,8 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     auto take = [&](const std::vector<std::string>& ops, const std::string& needs) {
       for (const auto& op : ops) {
         const auto it = profile.ops.find(op);
-        if (it == profile.ops.end() || it->second.span_ms <= 0) throw core::InputError(path + ": /ops/" + op, "missing; " + needs);
+        if (it == profile.ops.end() || it->second.span_ms <= 0)
+          throw core::InputError(path + ": /ops/" + op, "missing; " + needs);
         cal.op_s[op] = it->second.span_ms / 1e3;
       }
     };
@@ -704,8 +784,9 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
       take(workload::OpCalibration::communication_op_names(),
            "\"calibrated_ops\": \"all\" needs dispatch(F), combine(F), combine(B) and dispatch(B)");
     if (cal.communication_sms >= s->gpu->sm_count)
-      throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) + " is not allowed; the GPU has " +
-                                                                       std::to_string(s->gpu->sm_count) + " SMs");
+      throw core::InputError(path + ": /workload/communication_sms", std::to_string(cal.communication_sms) +
+                                                                         " is not allowed; the GPU has " +
+                                                                         std::to_string(s->gpu->sm_count) + " SMs");
     s->calibration = cal;
     s->calibration_source = *file + " (" + profile.device + ")";
   } else if (auto ops = root.optional_string("calibrated_ops")) {
@@ -714,21 +795,25 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   }
 
   core::JsonReader f = root.object("fabric");
-  s->fabric.kind = f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
+  s->fabric.kind =
+      f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
   read_fabric_fields(f, s->fabric, true);
   f.finish();
   net::check_fabric(s->fabric, f.pointer() + "/");
   refuse_job_stopping_faults(s->fabric, f.pointer() + "/");
   if (!s->flow && !s->fabric.faults.empty())
-    throw core::InputError(f.pointer_of("faults"), "is not allowed in analytical mode; faults change the network during the flow "
-                                                 "model's run (set /mode to \"flow\")");
+    throw core::InputError(f.pointer_of("faults"),
+                           "is not allowed in analytical mode; faults change the network during the flow "
+                           "model's run (set /mode to \"flow\")");
   if (s->flow && s->fabric.nodes * s->fabric.gpus_per_node > 16384)
-    throw core::InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) + " nodes is more than flow mode simulates (16,384 GPUs); "
-                                            "set /mode to \"analytical\"");
+    throw core::InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) +
+                                                      " nodes is more than flow mode simulates (16,384 GPUs); "
+                                                      "set /mode to \"analytical\"");
   if (root.has("straggler_cases")) {
     if (!s->flow)
-      throw core::InputError(root.pointer_of("straggler_cases"), "is not allowed in analytical mode; stragglers slow GPUs during the flow "
-                                                                 "model's run (set /mode to \"flow\")");
+      throw core::InputError(root.pointer_of("straggler_cases"),
+                             "is not allowed in analytical mode; stragglers slow GPUs during the flow "
+                             "model's run (set /mode to \"flow\")");
     std::set<std::string> ids;
     for (core::JsonReader& c : root.object_list("straggler_cases", "cases: {id, label, stragglers}")) {
       TrainingStepStudy::StragglerCase straggler_case;
@@ -751,8 +836,9 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   // layouts that cut each layer differently.
   if (s->calibration && (par.tp > 1 || par.cp > 1))
     throw core::InputError(root.pointer_of("parallel") + "/" + (par.tp > 1 ? "tp" : "cp"),
-                           std::to_string(par.tp > 1 ? par.tp : par.cp) + " is not allowed with a calibration; its ops were profiled "
-                           "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
+                           std::to_string(par.tp > 1 ? par.tp : par.cp) +
+                               " is not allowed with a calibration; its ops were profiled "
+                               "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
   s->compute = parse_compute(root.object("compute"), *s->gpu, 20,
                              {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kWeightGradient});
 
@@ -765,12 +851,15 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
                     : traffic == "in-step-per-flow" ? TrainingStepStudy::EpInStepMode::kPerFlow
                                                     : TrainingStepStudy::EpInStepMode::kNo;
     if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo && !s->flow)
-      throw core::InputError(m->pointer_of("traffic"), "'" + traffic + "' is not allowed in analytical mode; it puts the all-to-alls "
-                                                       "in the flow model's run of the step (set /mode to \"flow\")");
+      throw core::InputError(m->pointer_of("traffic"),
+                             "'" + traffic +
+                                 "' is not allowed in analytical mode; it puts the all-to-alls "
+                                 "in the flow model's run of the step (set /mode to \"flow\")");
     if (static_cast<long long>(s->simulated_tokens_per_gpu) * par.ep > (1 << 18))
       throw core::InputError(m->pointer_of("simulated_tokens_per_gpu"),
-                             std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " + std::to_string(par.ep) +
-                           " it routes more than 262,144 tokens (each with a score per expert held in memory)");
+                             std::to_string(s->simulated_tokens_per_gpu) + " is not allowed; x EP " +
+                                 std::to_string(par.ep) +
+                                 " it routes more than 262,144 tokens (each with a score per expert held in memory)");
     m->finish();
   }
   if (auto o = root.optional_object("optimizer")) {
@@ -779,8 +868,9 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     s->optimizer.master_and_moment_bytes = o->non_negative_number("master_and_moment_bytes", 12);
     // AdamW reads the master weight, moments and gradient and writes the first three and the
     // weights it holds.
-    s->optimizer.state_bytes_per_parameter = o->positive_number(
-        "state_bytes_per_parameter", 2 * s->optimizer.master_and_moment_bytes + s->optimizer.gradient_bytes + s->optimizer.parameter_bytes);
+    s->optimizer.state_bytes_per_parameter =
+        o->positive_number("state_bytes_per_parameter", 2 * s->optimizer.master_and_moment_bytes +
+                                                            s->optimizer.gradient_bytes + s->optimizer.parameter_bytes);
     o->finish();
   }
   if (auto m = root.optional_object("memory")) {
@@ -795,7 +885,8 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
                              std::to_string(s->compute.kernels.sms) + why + "; the all-to-alls were profiled on " +
                                  std::to_string(s->calibration->communication_sms) + " SMs");
     if (par.recompute == workload::Recompute::kFull)
-      throw core::InputError(root.pointer_of("parallel") + "/recompute", "'full'" + why + " (its reruns of the all-to-alls are not profiled)");
+      throw core::InputError(root.pointer_of("parallel") + "/recompute",
+                             "'full'" + why + " (its reruns of the all-to-alls are not profiled)");
     if (s->ep_in_step != TrainingStepStudy::EpInStepMode::kNo) {
       const bool even = s->ep_in_step == TrainingStepStudy::EpInStepMode::kEven;
       throw core::InputError(root.pointer_of("moe") + "/traffic",
@@ -807,8 +898,10 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     std::vector<std::string> overlapping;
     for (const auto& kind : workload::pipeline_schedules())
       if (kind.overlaps_chunks) overlapping.push_back(kind.name);
-    throw core::InputError(root.pointer_of("rows"), "'pair' is not allowed with the " + par.schedule + " schedule; it overlaps no forward "
-                           "and backward chunk (" + joined(overlapping, " and ") + " do)");
+    throw core::InputError(root.pointer_of("rows"), "'pair' is not allowed with the " + par.schedule +
+                                                        " schedule; it overlaps no forward "
+                                                        "and backward chunk (" +
+                                                        joined(overlapping, " and ") + " do)");
   }
   return s;
 }

@@ -17,8 +17,10 @@ LossByCause cost_of(const RunReliability& r, const FailureProcess& p, double int
   const double cycle = interval_s + r.checkpoint.stall();
   const bool planned = p.rollback == Rollback::kNone;
   const double manual = planned ? 0.0 : rec.manual_fraction * rec.manual_s;
-  const double spare_wait = p.path != RecoveryPath::kSwap ? 0.0
-                            : no_spare * (rec.strategy == RecoveryStrategy::kElastic ? rec.repair_s / rec.replicas : rec.requeue_s);
+  const double spare_wait =
+      p.path != RecoveryPath::kSwap
+          ? 0.0
+          : no_spare * (rec.strategy == RecoveryStrategy::kElastic ? rec.repair_s / rec.replicas : rec.requeue_s);
   LossByCause c;
   if (contained_to_replica(rec, p)) {  // the job waits for the detection; one replica for the rest
     const double share = 1.0 / rec.replicas;
@@ -30,7 +32,8 @@ LossByCause cost_of(const RunReliability& r, const FailureProcess& p, double int
   // Back to the last snapshot, in memory; or to the last one on storage, written every
   // storage_every snapshots and usable a write later.
   const bool from_memory = p.rollback == Rollback::kLastCheckpoint && r.checkpoint.memory_survives(p.path);
-  const double since_checkpoint = from_memory ? cycle / 2 : r.checkpoint.snapshots_per_write() * cycle / 2 + r.checkpoint.durable_lag_s();
+  const double since_checkpoint =
+      from_memory ? cycle / 2 : r.checkpoint.snapshots_per_write() * cycle / 2 + r.checkpoint.durable_lag_s();
   c.detection = p.rollback == Rollback::kBeforeCorruption ? 0.0 : p.detection_s;
   c.lost_work = planned ? 0.0 : since_checkpoint + (p.rollback == Rollback::kBeforeCorruption ? p.detection_s : 0.0);
   c.checkpoint = planned ? r.checkpoint.write_s : 0.0;
@@ -93,19 +96,23 @@ Renewal renewal(const RunReliability& r, double interval_s, double no_spare) {
       return;
     }
     c.lost_work = 0;
-    if (r.recovery.strategy == RecoveryStrategy::kElastic) {  // a shrunk job trains on, short a replica once it is back up
+    if (r.recovery.strategy ==
+        RecoveryStrategy::kElastic) {  // a shrunk job trains on, short a replica once it is back up
       sharing.spares += rate * c.spares * std::max(0.0, 1 - (c.total() - c.spares) / r.recovery.repair_s);
       c.spares = 0;
     }
-    stops.push_back({rate, c, p.rollback != Rollback::kNone, p.rollback == Rollback::kLastCheckpoint && k.memory_survives(p.path),
-                     p.rollback == Rollback::kBeforeCorruption ? p.detection_s : 0.0, !p.while_running && p.rollback != Rollback::kNone});
+    stops.push_back({rate, c, p.rollback != Rollback::kNone,
+                     p.rollback == Rollback::kLastCheckpoint && k.memory_survives(p.path),
+                     p.rollback == Rollback::kBeforeCorruption ? p.detection_s : 0.0,
+                     !p.while_running && p.rollback != Rollback::kNone});
   };
   for (const FailureProcess& p : r.failures) consider(p, p.rate_per_s);
   const FailSlow& f = r.fail_slow;
   if (f.rate_per_s > 0) {
     sharing.fail_slow += f.rate_per_s * fail_slow_mean_slowed_s(f) * fail_slow_mean_loss_share(f);
     // An exclusion is a planned swap: a checkpoint first, no work lost.
-    consider(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}, f.rate_per_s * fail_slow_excluded_share(f));
+    consider(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true},
+             f.rate_per_s * fail_slow_excluded_share(f));
   }
   double rate = 0, down_rate = 0;
   for (const Stop& s : stops) {
@@ -122,7 +129,8 @@ Renewal renewal(const RunReliability& r, double interval_s, double no_spare) {
     // Training as of the last snapshot usable from storage (every storage_every-th, a write's
     // lag past its stall) and from memory (each, at its stall's end).
     const int every = k.snapshots_per_write();
-    const double kept_storage = every * tau * tail_sum(rate, (every - 1) * cycle + tau + stall + k.durable_lag_s(), every * cycle);
+    const double kept_storage =
+        every * tau * tail_sum(rate, (every - 1) * cycle + tau + stall + k.durable_lag_s(), every * cycle);
     const double kept_memory = tau * tail_sum(rate, tau + stall, cycle);
     for (const Stop& s : stops) {
       const double share = s.rate / rate;
@@ -151,21 +159,27 @@ Renewal renewal(const RunReliability& r, double interval_s, double no_spare) {
   return out;
 }
 
-double ettr_of(const RunReliability& r, double interval_s, double no_spare) { return renewal(r, interval_s, no_spare).ettr; }
+double ettr_of(const RunReliability& r, double interval_s, double no_spare) {
+  return renewal(r, interval_s, no_spare).ettr;
+}
 
 }  // namespace
 
 double path_s(const Recovery& recovery, RecoveryPath path) {
   switch (path) {
-    case RecoveryPath::kInPlace: return recovery.in_place_s;
-    case RecoveryPath::kSwap: return recovery.swap_s;
-    case RecoveryPath::kRequeue: return recovery.requeue_s;
+    case RecoveryPath::kInPlace:
+      return recovery.in_place_s;
+    case RecoveryPath::kSwap:
+      return recovery.swap_s;
+    case RecoveryPath::kRequeue:
+      return recovery.requeue_s;
   }
   return 0;
 }
 
 double restart_s_of(const RunReliability& r, const FailureProcess& p) {
-  const bool from_memory = contained_to_replica(r.recovery, p) || (p.rollback != Rollback::kBeforeCorruption && r.checkpoint.memory_survives(p.path));
+  const bool from_memory = contained_to_replica(r.recovery, p) ||
+                           (p.rollback != Rollback::kBeforeCorruption && r.checkpoint.memory_survives(p.path));
   return r.recovery.restart_s + (from_memory ? r.recovery.memory_read_s : r.recovery.storage_read_s);
 }
 
@@ -183,7 +197,8 @@ double spare_draw_rate_per_s(const RunReliability& r) {
 
 // An asynchronous write ends before the next one starts.
 double usable_checkpoint_interval_s(const RunReliability& r, double interval_s) {
-  return r.checkpoint.async ? std::max(interval_s, r.checkpoint.write_s / r.checkpoint.snapshots_per_write()) : interval_s;
+  return r.checkpoint.async ? std::max(interval_s, r.checkpoint.write_s / r.checkpoint.snapshots_per_write())
+                            : interval_s;
 }
 
 double best_checkpoint_interval_s(const RunReliability& r) {
@@ -196,11 +211,15 @@ double best_checkpoint_interval_s(const RunReliability& r) {
   const double young = std::sqrt(2 * std::max(r.checkpoint.stall(), 1e-3) / rollback_rate);
   double lo = std::log(young / 100), hi = std::log(young * 100);
   const double g = (std::sqrt(5.0) - 1) / 2;
-  auto ettr = [&](double log_interval) { return ettr_of(r, usable_checkpoint_interval_s(r, std::exp(log_interval)), no_spare); };
+  auto ettr = [&](double log_interval) {
+    return ettr_of(r, usable_checkpoint_interval_s(r, std::exp(log_interval)), no_spare);
+  };
   for (int i = 0; i < 200; ++i) {
     const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-    if (ettr(a) < ettr(b)) lo = a;
-    else hi = b;
+    if (ettr(a) < ettr(b))
+      lo = a;
+    else
+      hi = b;
   }
   // Past the run's end a checkpoint is never written.
   return std::min(usable_checkpoint_interval_s(r, std::exp((lo + hi) / 2)), r.run_s);
@@ -208,24 +227,28 @@ double best_checkpoint_interval_s(const RunReliability& r) {
 
 GoodputEstimate goodput_closed_form(const RunReliability& r) {
   GoodputEstimate g;
-  g.spare_empty_probability = no_spare_probability(spare_draw_rate_per_s(r), r.recovery.repair_s, r.recovery.spare_nodes);
-  g.checkpoint_interval_s =
-      r.checkpoint.interval_s > 0 ? usable_checkpoint_interval_s(r, r.checkpoint.interval_s) : best_checkpoint_interval_s(r);
+  g.spare_empty_probability =
+      no_spare_probability(spare_draw_rate_per_s(r), r.recovery.repair_s, r.recovery.spare_nodes);
+  g.checkpoint_interval_s = r.checkpoint.interval_s > 0 ? usable_checkpoint_interval_s(r, r.checkpoint.interval_s)
+                                                        : best_checkpoint_interval_s(r);
   const Renewal run = renewal(r, g.checkpoint_interval_s, g.spare_empty_probability);
   g.ettr = run.ettr;
   add(g.loss_s_per_day, run.loss_per_s, 86400);
   // Hardware strikes whatever the job does; the job's own processes and planned stops only while it runs.
   for (const FailureProcess& p : r.failures) {
-    const double per_day = p.rate_per_s * 86400 * (p.while_running || p.rollback == Rollback::kNone ? run.up_share : 1.0);
+    const double per_day =
+        p.rate_per_s * 86400 * (p.while_running || p.rollback == Rollback::kNone ? run.up_share : 1.0);
     g.interruptions_per_day_by_process.push_back(per_day);
     g.interruptions_per_day += per_day;
     if (!contained_to_replica(r.recovery, p)) g.job_stops_per_day += per_day;
   }
-  const double exclusions_per_day = r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow) * 86400 * run.up_share;
+  const double exclusions_per_day =
+      r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow) * 86400 * run.up_share;
   g.interruptions_per_day += exclusions_per_day;
   g.exclusions_per_day = exclusions_per_day;
   g.fail_slow_episodes_per_day = r.fail_slow.rate_per_s * 86400 * (1 - fail_slow_excluded_share(r.fail_slow));
-  if (!contained_to_replica(r.recovery, FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}))
+  if (!contained_to_replica(r.recovery,
+                            FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}))
     g.job_stops_per_day += exclusions_per_day;
   return g;
 }

@@ -33,6 +33,8 @@ double fail_slow_mean_loss_share(const FailSlow& f) {
 
 double fail_slow_duration_s(const FailSlow& f, double u) { return f.min_s * std::pow(f.max_s / f.min_s, u); }
 
-double fail_slow_slowdown(const FailSlow& f, double u) { return f.slowdown_min + (f.slowdown_max - f.slowdown_min) * u; }
+double fail_slow_slowdown(const FailSlow& f, double u) {
+  return f.slowdown_min + (f.slowdown_max - f.slowdown_min) * u;
+}
 
 }  // namespace workload

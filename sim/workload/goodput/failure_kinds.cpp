@@ -37,7 +37,8 @@ FailureKind read_kind(core::JsonReader& k, const std::string& name) {
 std::vector<std::string> read_notes(core::JsonReader& r) {
   const nlohmann::json* notes = r.raw("notes");
   if (notes == nullptr || !notes->is_array() || notes->empty())
-    throw core::InputError(r.pointer_of("notes"), "expected a list of paragraphs: why these rates (which cluster, which sources)");
+    throw core::InputError(r.pointer_of("notes"),
+                           "expected a list of paragraphs: why these rates (which cluster, which sources)");
   std::vector<std::string> out;
   for (const auto& n : *notes) {
     if (!n.is_string() || n.get<std::string>().empty())
@@ -103,7 +104,9 @@ const std::vector<ReliabilityData>& failure_kind_catalogue() {
 
 double read_stop_share(core::JsonReader& r, const std::string& key, const std::string& what) {
   const double x = r.number(key);
-  if (!(x >= 0 && x < 1)) throw core::InputError(r.pointer_of(key), core::describe_number(x) + " is not allowed; " + what + ", from 0 to below 1");
+  if (!(x >= 0 && x < 1))
+    throw core::InputError(r.pointer_of(key),
+                           core::describe_number(x) + " is not allowed; " + what + ", from 0 to below 1");
   return x;
 }
 
@@ -128,14 +131,16 @@ const std::vector<std::string>& rollback_names() {
 
 Component component_named(const std::string& name) {
   return named(component_names(), name,
-               std::vector<Component>{Component::kGpu, Component::kNode, Component::kNic, Component::kLink, Component::kSwitchLink, Component::kSwitch,
-                                      Component::kJob});
+               std::vector<Component>{Component::kGpu, Component::kNode, Component::kNic, Component::kLink,
+                                      Component::kSwitchLink, Component::kSwitch, Component::kJob});
 }
 RecoveryPath recovery_path_named(const std::string& name) {
-  return named(recovery_path_names(), name, std::vector<RecoveryPath>{RecoveryPath::kInPlace, RecoveryPath::kSwap, RecoveryPath::kRequeue});
+  return named(recovery_path_names(), name,
+               std::vector<RecoveryPath>{RecoveryPath::kInPlace, RecoveryPath::kSwap, RecoveryPath::kRequeue});
 }
 Rollback rollback_named(const std::string& name) {
-  return named(rollback_names(), name, std::vector<Rollback>{Rollback::kLastCheckpoint, Rollback::kBeforeCorruption, Rollback::kNone});
+  return named(rollback_names(), name,
+               std::vector<Rollback>{Rollback::kLastCheckpoint, Rollback::kBeforeCorruption, Rollback::kNone});
 }
 
 }  // namespace workload

@@ -24,8 +24,8 @@ struct FailureKind {
   double detection_s = 0;
   RecoveryPath path = RecoveryPath::kSwap;
   Rollback rollback = Rollback::kLastCheckpoint;
-  bool per_replica = true;  // scope "replica": inside one data-parallel replica
-  bool network = false;     // a fabric fault that failover (PXN, rerouting) can ride through
+  bool per_replica = true;     // scope "replica": inside one data-parallel replica
+  bool network = false;        // a fabric fault that failover (PXN, rerouting) can ride through
   bool while_running = false;  // the job's processes' (software, a hang, a corruption), not a part's
 };
 
@@ -56,11 +56,11 @@ double read_stop_share(core::JsonReader& r, const std::string& key, const std::s
 const ReliabilityData& reliability_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> reliability_names();
 
-const std::vector<std::string>& component_names();         // "gpu", "node", "nic", "link", "switch-link", "switch", "job"
-const std::vector<std::string>& recovery_path_names();     // "in-place", "swap", "requeue"
-const std::vector<std::string>& rollback_names();          // "last-checkpoint", "before-corruption", "none"
-Component component_named(const std::string& name);        // one of component_names()
+const std::vector<std::string>& component_names();      // "gpu", "node", "nic", "link", "switch-link", "switch", "job"
+const std::vector<std::string>& recovery_path_names();  // "in-place", "swap", "requeue"
+const std::vector<std::string>& rollback_names();       // "last-checkpoint", "before-corruption", "none"
+Component component_named(const std::string& name);     // one of component_names()
 RecoveryPath recovery_path_named(const std::string& name);  // one of recovery_path_names()
-Rollback rollback_named(const std::string& name);          // one of rollback_names()
+Rollback rollback_named(const std::string& name);           // one of rollback_names()
 
 }  // namespace workload

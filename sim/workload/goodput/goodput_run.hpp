@@ -27,7 +27,7 @@ struct FailureProcess {
   double detection_s = 0;  // the job waits this long to learn of it (a corruption: trains on, in vain)
   RecoveryPath path = RecoveryPath::kSwap;
   Rollback rollback = Rollback::kLastCheckpoint;
-  bool per_replica = true;  // inside one data-parallel replica: per-replica fault tolerance contains it
+  bool per_replica = true;     // inside one data-parallel replica: per-replica fault tolerance contains it
   bool while_running = false;  // strikes the job's processes (software, a hang), not a part: never while it is down
 };
 
@@ -63,17 +63,17 @@ enum class RecoveryStrategy {
 
 struct Recovery {
   RecoveryStrategy strategy = RecoveryStrategy::kRestart;
-  int replicas = 1;            // data-parallel replicas, the unit per-replica recovery and shrink work in
+  int replicas = 1;  // data-parallel replicas, the unit per-replica recovery and shrink work in
   // Every recovery beyond its path: the image and dependencies, communicator initialisation and
   // warm-up (given whole, their sum), and the checkpoint read back, from storage or from host
   // memory (the node's own or a peer's; a replica recovering from its peers reads theirs).
   double restart_s = 0;
   double image_s = 0, comm_init_s = 0, warmup_s = 0;  // restart_s's parts, when given by part
   double storage_read_s = 0, memory_read_s = 0;
-  double in_place_s = 0;       // relaunching on the same nodes
-  double swap_s = 0;           // bringing in a hot spare
-  double requeue_s = 0;        // waiting for the scheduler: no spare ready, or a requeue path
-  double repair_s = 0;         // a failed node's way back into the spare pool
+  double in_place_s = 0;  // relaunching on the same nodes
+  double swap_s = 0;      // bringing in a hot spare
+  double requeue_s = 0;   // waiting for the scheduler: no spare ready, or a requeue path
+  double repair_s = 0;    // a failed node's way back into the spare pool
   int spare_nodes = 0;
   double manual_fraction = 0;  // unplanned stops that need an operator
   double manual_s = 0;         // their mean extra time (exponential)
@@ -83,10 +83,10 @@ struct Recovery {
 // synchronous step runs at its slowest rank's pace, so the whole job slows by the worst slowdown
 // under way. After exclude_after_s the slow node is swapped out as a planned stop.
 struct FailSlow {
-  double rate_per_s = 0;        // episodes starting in the job
-  double min_s = 0, max_s = 0;  // log-uniform durations
+  double rate_per_s = 0;                      // episodes starting in the job
+  double min_s = 0, max_s = 0;                // log-uniform durations
   double slowdown_min = 1, slowdown_max = 1;  // uniform: 1.5 computes in 1.5x the time
-  double exclude_after_s = 0;   // 0: never excluded
+  double exclude_after_s = 0;                 // 0: never excluded
 };
 
 struct RunReliability {
@@ -117,8 +117,8 @@ struct GoodputEstimate {
   std::vector<double> interruptions_per_day_by_process;
   double exclusions_per_day = 0;
   double fail_slow_episodes_per_day = 0;
-  double job_stops_per_day = 0;      // those that stop the whole job
-  double ettr = 0;                   // effective training time ratio: kept training over wall time
+  double job_stops_per_day = 0;  // those that stop the whole job
+  double ettr = 0;               // effective training time ratio: kept training over wall time
   LossByCause loss_s_per_day;
   double spare_empty_probability = 0;  // that a node failure finds no spare (Erlang B)
   // The Monte-Carlo's alone:

@@ -31,7 +31,9 @@ struct Tally {
   double episodes = 0;  // fail-slow episodes that end without an exclusion
 };
 
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+double overlap(double a0, double a1, double b0, double b1) {
+  return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 // The checkpoints of an up-time since a restart: after each `interval` of training a stall,
 // where a snapshot is taken.
@@ -61,7 +63,11 @@ struct Tier {
 class Run {
  public:
   Run(const RunReliability& r, const Cadence& cadence, const std::vector<double>& cumulative_rate, std::uint64_t seed)
-      : r_(r), c_(cadence), cumulative_(cumulative_rate), rng_(seed), pool_(r.recovery.spare_nodes, r.recovery.repair_s) {
+      : r_(r),
+        c_(cadence),
+        cumulative_(cumulative_rate),
+        rng_(seed),
+        pool_(r.recovery.spare_nodes, r.recovery.repair_s) {
     const Checkpointing& k = r.checkpoint;
     tally_.by_process.assign(r.failures.size(), 0.0);
     storage_.every = k.snapshots_per_write();
@@ -118,7 +124,8 @@ class Run {
   double draw_after(double rate) { return rate > 0 ? -std::log(rng_.uniform()) / rate : kNever; }
   double manual_s() {
     const Recovery& rec = r_.recovery;
-    return rec.manual_fraction > 0 && rng_.uniform() < rec.manual_fraction ? -std::log(rng_.uniform()) * rec.manual_s : 0.0;
+    return rec.manual_fraction > 0 && rng_.uniform() < rec.manual_fraction ? -std::log(rng_.uniform()) * rec.manual_s
+                                                                           : 0.0;
   }
 
   double first_slow_end() const {
@@ -127,7 +134,9 @@ class Run {
     return m;
   }
   std::size_t index_of_first_back() const {
-    return std::size_t(std::min_element(out_.begin(), out_.end(), [](const Out& a, const Out& b) { return a.back < b.back; }) - out_.begin());
+    return std::size_t(
+        std::min_element(out_.begin(), out_.end(), [](const Out& a, const Out& b) { return a.back < b.back; }) -
+        out_.begin());
   }
   double first_back() const { return out_.empty() ? kNever : out_[index_of_first_back()].back; }
   double first_found() const {
@@ -139,15 +148,18 @@ class Run {
   void advance(double to) {
     const double dt = to - t_;
     if (dt > 0) {
-      if (down_) charge_down(t_ - down_start_, to - down_start_);
-      else train(dt);
+      if (down_)
+        charge_down(t_ - down_start_, to - down_start_);
+      else
+        train(dt);
     }
     t_ = to;
   }
 
   // Down: the recovery's parts in order, each charged to its cause.
   void charge_down(double from_s, double to_s) {
-    double* causes[4] = {&tally_.loss_s.checkpoint, &tally_.loss_s.detection, &tally_.loss_s.spares, &tally_.loss_s.restart};
+    double* causes[4] = {&tally_.loss_s.checkpoint, &tally_.loss_s.detection, &tally_.loss_s.spares,
+                         &tally_.loss_s.restart};
     double start = 0;
     for (int i = 0; i < 4; ++i) {
       *causes[i] += overlap(from_s, to_s, start, start + parts_[i]);
@@ -203,7 +215,9 @@ class Run {
     }
   }
   // A stop for `p` rolls back to the last snapshot it left readable.
-  double kept_for(const FailureProcess& p) const { return r_.checkpoint.memory_survives(p.path) ? memory_.kept : storage_.kept; }
+  double kept_for(const FailureProcess& p) const {
+    return r_.checkpoint.memory_survives(p.path) ? memory_.kept : storage_.kept;
+  }
 
   void roll_back(double to) {
     tally_.loss_s.lost_work += done_ - to;
@@ -250,14 +264,16 @@ class Run {
   static constexpr int kExclusion = -1;
   void count(int index) {
     tally_.interruptions += 1;
-    if (index == kExclusion) tally_.exclusions += 1;
-    else tally_.by_process[std::size_t(index)] += 1;
+    if (index == kExclusion)
+      tally_.exclusions += 1;
+    else
+      tally_.by_process[std::size_t(index)] += 1;
   }
 
   void fail(const FailureProcess& p, int index) {
     const Recovery& rec = r_.recovery;
-    if (p.while_running && down_) return;  // no process to fail
-    if (p.rollback == Rollback::kBeforeCorruption) {  // counted when found
+    if (p.while_running && down_) return;                              // no process to fail
+    if (p.rollback == Rollback::kBeforeCorruption) {                   // counted when found
       corrupt_.push_back({t_ + p.detection_s, storage_.kept, index});  // memory holds only the latest
       return;
     }
@@ -280,11 +296,13 @@ class Run {
       roll_back(kept_for(p));
     }
     const double wait = p.path == RecoveryPath::kSwap ? swap_wait(true) : 0.0;
-    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait, path_s(rec, p.path) + restart_s_of(r_, p) + manual, true);
+    start_down(planned ? r_.checkpoint.write_s : 0.0, detection, wait,
+               path_s(rec, p.path) + restart_s_of(r_, p) + manual, true);
   }
 
   void find_corruption() {
-    const auto it = std::min_element(corrupt_.begin(), corrupt_.end(), [](const Corruption& a, const Corruption& b) { return a.found < b.found; });
+    const auto it = std::min_element(corrupt_.begin(), corrupt_.end(),
+                                     [](const Corruption& a, const Corruption& b) { return a.found < b.found; });
     const double clean = it->clean;
     const int index = it->process;
     corrupt_.erase(it);
@@ -304,13 +322,15 @@ class Run {
     slowdown_ = std::max(slowdown_, slowdown);
   }
   void end_slow() {
-    const auto it = std::min_element(slow_.begin(), slow_.end(), [](const Episode& a, const Episode& b) { return a.end < b.end; });
+    const auto it =
+        std::min_element(slow_.begin(), slow_.end(), [](const Episode& a, const Episode& b) { return a.end < b.end; });
     const bool excluded = it->excluded;
     slow_.erase(it);
     slowdown_ = 1;
     for (const Episode& e : slow_) slowdown_ = std::max(slowdown_, e.slowdown);
     // An exclusion: the slow node swapped out as a planned stop.
-    if (excluded) fail(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}, kExclusion);
+    if (excluded)
+      fail(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}, kExclusion);
   }
 
   const RunReliability& r_;
@@ -345,7 +365,8 @@ double monte_carlo_events_per_run(const RunReliability& r) {
 GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint64_t seed, int threads) {
   GoodputEstimate out;
   out.runs = runs;
-  out.checkpoint_interval_s = r.checkpoint.interval_s > 0 ? usable_checkpoint_interval_s(r, r.checkpoint.interval_s) : best_checkpoint_interval_s(r);
+  out.checkpoint_interval_s = r.checkpoint.interval_s > 0 ? usable_checkpoint_interval_s(r, r.checkpoint.interval_s)
+                                                          : best_checkpoint_interval_s(r);
   const Cadence cadence{out.checkpoint_interval_s, out.checkpoint_interval_s + r.checkpoint.stall()};
   std::vector<double> cumulative;
   double sum_rate = 0;
@@ -356,7 +377,8 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
   const int workers = std::max(1, std::min(threads, runs));
   auto work = [&](int first, int last) {
     for (int run = first; run < last; ++run) {
-      tallies[std::size_t(run)] = Run(r, cadence, cumulative, seed + 0x632BE59BD9B4E019ull * std::uint64_t(run + 1)).go();
+      tallies[std::size_t(run)] =
+          Run(r, cadence, cumulative, seed + 0x632BE59BD9B4E019ull * std::uint64_t(run + 1)).go();
       finished.fetch_add(1, std::memory_order_relaxed);
     }
   };
@@ -382,7 +404,8 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
     out.interruptions_per_day += t.interruptions / days / runs;
     out.job_stops_per_day += t.job_stops / days / runs;
     out.requeues_per_day += t.requeues / days / runs;
-    for (std::size_t i = 0; i < t.by_process.size(); ++i) out.interruptions_per_day_by_process[i] += t.by_process[i] / days / runs;
+    for (std::size_t i = 0; i < t.by_process.size(); ++i)
+      out.interruptions_per_day_by_process[i] += t.by_process[i] / days / runs;
     out.exclusions_per_day += t.exclusions / days / runs;
     out.fail_slow_episodes_per_day += t.episodes / days / runs;
     LossByCause& l = out.loss_s_per_day;
@@ -395,7 +418,8 @@ GoodputEstimate goodput_monte_carlo(const RunReliability& r, int runs, std::uint
   }
   out.ettr = sum / runs;
   out.ettr_sd = std::sqrt(std::max(0.0, sum2 / runs - out.ettr * out.ettr));
-  out.spare_empty_probability = no_spare_probability(spare_draw_rate_per_s(r), r.recovery.repair_s, r.recovery.spare_nodes);
+  out.spare_empty_probability =
+      no_spare_probability(spare_draw_rate_per_s(r), r.recovery.repair_s, r.recovery.spare_nodes);
   return out;
 }
 

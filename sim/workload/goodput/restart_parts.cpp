@@ -25,9 +25,12 @@ void add(RestartByPart& to, const RunReliability& r, const FailureProcess& p, do
 
 RestartByPart restart_by_part(const RunReliability& r, double restart_loss) {
   RestartByPart w;
-  auto weigh = [&](const FailureProcess& p, double rate) { add(w, r, p, rate * (contained_to_replica(r.recovery, p) ? 1.0 / r.recovery.replicas : 1.0)); };
+  auto weigh = [&](const FailureProcess& p, double rate) {
+    add(w, r, p, rate * (contained_to_replica(r.recovery, p) ? 1.0 / r.recovery.replicas : 1.0));
+  };
   for (const FailureProcess& p : r.failures) weigh(p, p.rate_per_s);
-  weigh(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true}, r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow));
+  weigh(FailureProcess{"fail-slow exclusion", 0, 0, RecoveryPath::kSwap, Rollback::kNone, true},
+        r.fail_slow.rate_per_s * fail_slow_excluded_share(r.fail_slow));
   const double total = w.total();
   if (total <= 0) return {};
   const double k = restart_loss / total;

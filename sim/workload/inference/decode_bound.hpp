@@ -12,8 +12,8 @@ enum class DecodeCompute {
 
 struct DecodeBoundInput {
   double tokens_per_device = 0;
-  double experts_per_token = 0;  // routed + shared
-  double hidden = 0;             // elements per token
+  double experts_per_token = 0;           // routed + shared
+  double hidden = 0;                      // elements per token
   double dispatch_bytes_per_element = 1;  // FP8
   double combine_bytes_per_element = 2;   // BF16
   double link_Bps = 0;                    // per device, per direction

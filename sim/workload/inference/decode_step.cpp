@@ -22,9 +22,7 @@ core::TaskGraph decode_step_graph(const DecodeBoundInput& in, const DecodeStepLa
     for (int mb = 0; mb < in.micro_batches; ++mb) {
       const std::string tag = "L" + std::to_string(layer) + " mb" + std::to_string(mb);
       std::vector<TaskId> computed(n);
-      for (int d = 0; d < n; ++d) {
-        computed[d] = g.add_compute("compute " + tag, d, "compute", compute_s, ready[mb]);
-      }
+      for (int d = 0; d < n; ++d) { computed[d] = g.add_compute("compute " + tag, d, "compute", compute_s, ready[mb]); }
       std::vector<TaskId> sent(n);
       for (int d = 0; d < n; ++d) {
         std::vector<Flow> flows;
@@ -38,7 +36,8 @@ core::TaskGraph decode_step_graph(const DecodeBoundInput& in, const DecodeStepLa
         // The expert device sends each token's output back to the device that owns the token.
         std::vector<Flow> flows;
         for (int k = 0; k < experts; ++k)
-          flows.push_back({d, (d - layout.stride * (k + 1) % n + n) % n, bytes_per_expert * in.combine_bytes_per_element});
+          flows.push_back(
+              {d, (d - layout.stride * (k + 1) % n + n) % n, bytes_per_expert * in.combine_bytes_per_element});
         returned[d] = g.add_transfer("combine " + tag, d, "comm", std::move(flows), {dispatched});
       }
       ready[mb] = {g.add_join("combined " + tag, returned)};

@@ -29,17 +29,22 @@ namespace {
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
 // The routing's profiles: one per MoE layer with a measured popularity, else one for all.
-int moe_profiles(const ServingDeployment& d) { return d.popularity ? static_cast<int>(d.popularity->layers.size()) : 1; }
+int moe_profiles(const ServingDeployment& d) {
+  return d.popularity ? static_cast<int>(d.popularity->layers.size()) : 1;
+}
 
 // Each routed expert's share of the selections in profile `p` of the step's routing: the measured
 // popularity's, or the gate's on the synthetic affinities (uniform: even; skewed: estimated from
 // a sample of tokens, kept in the cache).
-std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, const GateConfig& gate, const ServingRequest& q, int p, AllToAllCache* cache) {
+std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, const GateConfig& gate,
+                                  const ServingRequest& q, int p, AllToAllCache* cache) {
   if (d.popularity) return d.popularity->layer(p);
-  if (q.affinity.skew == AffinitySkew::kUniform) return std::vector<double>(static_cast<std::size_t>(moe.routed_experts), 1.0 / moe.routed_experts);
+  if (q.affinity.skew == AffinitySkew::kUniform)
+    return std::vector<double>(static_cast<std::size_t>(moe.routed_experts), 1.0 / moe.routed_experts);
   if (cache && !cache->gate_shares.empty()) return cache->gate_shares;
   const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
-  const auto history = route_synthetic_tokens(8192, q.affinity.skew, q.affinity.strength, q.seed + 0x9E37, gate, no_bias);
+  const auto history =
+      route_synthetic_tokens(8192, q.affinity.skew, q.affinity.strength, q.seed + 0x9E37, gate, no_bias);
   std::vector<double> shares(static_cast<std::size_t>(moe.routed_experts), 0.0);
   for (int e : history.experts) shares[static_cast<std::size_t>(e)] += 1.0 / history.experts.size();
   if (cache) cache->gate_shares = shares;
@@ -49,15 +54,18 @@ std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, co
 // EPLB's plan for profile `p`: made from what the plan saw (a measured popularity, the plan's own
 // file where it names one; else the gate's shares): hierarchical when the nodes divide the expert
 // groups, else global.
-ReplicatedPlacement eplb_plan(const Moe& moe, const ServingDeployment& d, const GateConfig& gate, const ServingRequest& q, int p, AllToAllCache* cache) {
+ReplicatedPlacement eplb_plan(const Moe& moe, const ServingDeployment& d, const GateConfig& gate,
+                              const ServingRequest& q, int p, AllToAllCache* cache) {
   std::vector<double> estimate = d.eplb_plan ? d.eplb_plan->layer(p) : expert_shares(moe, d, gate, q, p, cache);
   if (d.eplb_window_tokens > 0) {  // the counts of a past window, drawn apart from the tokens served
-    const Routing window = draw_routing(estimate, d.eplb_window_tokens, moe.active_routed_experts, q.seed + 0xE9B1ull * (static_cast<std::uint64_t>(p) + 1));
+    const Routing window = draw_routing(estimate, d.eplb_window_tokens, moe.active_routed_experts,
+                                        q.seed + 0xE9B1ull * (static_cast<std::uint64_t>(p) + 1));
     std::fill(estimate.begin(), estimate.end(), 0.0);
     for (int e : window.experts) estimate[static_cast<std::size_t>(e)] += 1;
   }
   return eplb_hierarchical(moe.groups, d.routed_gpus, d.gpus_per_node)
-             ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups, d.routed_gpus / d.gpus_per_node)
+             ? balance_experts_hierarchical(estimate, d.redundant_experts, d.routed_gpus, moe.groups,
+                                            d.routed_gpus / d.gpus_per_node)
              : balance_experts(estimate, d.redundant_experts, d.routed_gpus);
 }
 
@@ -74,23 +82,28 @@ int routed_count(const ServingDeployment& d, long long tokens, int max_routed) {
 // What `routed` tokens of MoE-layer profile `p` put on the GPUs: routed by the gate (or drawn
 // from the measured popularity) onto the placed experts (replicas of the heaviest with redundant
 // experts), sent directly or DeepEP's way.
-RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const ServingRequest& q, int routed, AllToAllCache* cache, int p, bool matrices) {
+RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const ServingRequest& q, int routed,
+                       AllToAllCache* cache, int p, bool matrices) {
   const std::uint64_t seed = q.seed;
   const int max_routed = q.max_routed_tokens;
   const Moe& moe = *m.moe;
-  const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
+  const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
+                        std::min(moe.groups_per_token, moe.groups), 2.5};
   const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
   const std::uint64_t layer_seed = seed + 0x51ED27ull * static_cast<std::uint64_t>(p);
   // Tokens are routed one by one and the first tokens' affinities do not depend on how many are
   // drawn, so fewer tokens' routing is the start of more tokens' routing: kept, and drawn again
   // (for at least twice as many) only when more are asked.
   auto route = [&](Routing& r, int n) {
-    if (d.popularity) extend_routing(r, d.popularity->layer(p), n, moe.active_routed_experts, layer_seed);
-    else r = route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
+    if (d.popularity)
+      extend_routing(r, d.popularity->layer(p), n, moe.active_routed_experts, layer_seed);
+    else
+      r = route_synthetic_tokens(n, q.affinity.skew, q.affinity.strength, seed, gate, no_bias);
   };
   Routing* kept = nullptr;
   if (cache) {
-    if (cache->routings.size() < static_cast<std::size_t>(moe_profiles(d))) cache->routings.resize(static_cast<std::size_t>(moe_profiles(d)));
+    if (cache->routings.size() < static_cast<std::size_t>(moe_profiles(d)))
+      cache->routings.resize(static_cast<std::size_t>(moe_profiles(d)));
     kept = &cache->routings[static_cast<std::size_t>(p)];
     if (kept->tokens < routed) route(*kept, std::min(max_routed, std::max(routed, 2 * kept->tokens)));
   }
@@ -103,15 +116,18 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
   const ReplicatedPlacement* placement = nullptr;
   std::optional<ReplicatedPlacement> made;
   if (d.redundant_experts > 0) {
-    if (cache && cache->placements.size() < static_cast<std::size_t>(moe_profiles(d))) cache->placements.resize(static_cast<std::size_t>(moe_profiles(d)));
+    if (cache && cache->placements.size() < static_cast<std::size_t>(moe_profiles(d)))
+      cache->placements.resize(static_cast<std::size_t>(moe_profiles(d)));
     std::optional<ReplicatedPlacement>& plan = cache ? cache->placements[static_cast<std::size_t>(p)] : made;
     if (!plan) plan = eplb_plan(moe, d, gate, q, p, cache);
     placement = &*plan;
     for (int e = 0; e < moe.routed_experts; ++e)
       for (int s : placement->expert_slots[static_cast<std::size_t>(e)])
-        slot_inclusion[static_cast<std::size_t>(s)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)] / placement->replicas(e);
+        slot_inclusion[static_cast<std::size_t>(s)] =
+            moe.active_routed_experts * shares[static_cast<std::size_t>(e)] / placement->replicas(e);
   } else {
-    for (int e = 0; e < moe.routed_experts; ++e) slot_inclusion[static_cast<std::size_t>(e)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)];
+    for (int e = 0; e < moe.routed_experts; ++e)
+      slot_inclusion[static_cast<std::size_t>(e)] = moe.active_routed_experts * shares[static_cast<std::size_t>(e)];
   }
   const int per_gpu = slots / d.routed_gpus;
   // DeepEP's low-latency (direct) kernels add 16 bytes of metadata to each selection
@@ -138,17 +154,20 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
         destinations.clear();
         for (int k = 0; k < routing.top_k; ++k) destinations.push_back(routing.expert(t, k) / per_gpu);
         if (shared_destination) destinations.push_back(d.routed_gpus + t % d.shared_gpus());
-        add_direct_copies(t, destinations.data(), destinations.data() + destinations.size(), d.gpus, d.gpus_per_node, c.copies);
+        add_direct_copies(t, destinations.data(), destinations.data() + destinations.size(), d.gpus, d.gpus_per_node,
+                          c.copies);
       }
     } else {
-      add_dispatch_copies(routing.experts, routing.top_k, first, routed, ExpertPlacement{d.gpus, d.gpus_per_node, slots}, c.copies);
+      add_dispatch_copies(routing.experts, routing.top_k, first, routed,
+                          ExpertPlacement{d.gpus, d.gpus_per_node, slots}, c.copies);
     }
   };
   AllToAllCache::CountedTokens counted{std::vector<long long>(static_cast<std::size_t>(d.routed_gpus), 0),
                                        std::vector<GpuCopies>(static_cast<std::size_t>(d.gpus))};
   if (cache && !matrices) {
     // From the counts of the most tokens fewer than these, their tokens added.
-    if (cache->counted.size() < static_cast<std::size_t>(moe_profiles(d))) cache->counted.resize(static_cast<std::size_t>(moe_profiles(d)));
+    if (cache->counted.size() < static_cast<std::size_t>(moe_profiles(d)))
+      cache->counted.resize(static_cast<std::size_t>(moe_profiles(d)));
     auto& by_count = cache->counted[static_cast<std::size_t>(p)];
     int first = 0;
     if (auto it = by_count.upper_bound(routed); it != by_count.begin()) {
@@ -159,8 +178,11 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
     count(kept->experts, first, counted);
     by_count[routed] = counted;
   } else {
-    if (kept) routing.experts.assign(kept->experts.begin(), kept->experts.begin() + static_cast<std::ptrdiff_t>(routed) * routing.top_k);
-    else route(routing, routed);
+    if (kept)
+      routing.experts.assign(kept->experts.begin(),
+                             kept->experts.begin() + static_cast<std::ptrdiff_t>(routed) * routing.top_k);
+    else
+      route(routing, routed);
     routing.tokens = routed;
     const std::vector<int> experts = routing.experts;
     count(experts, 0, counted);
@@ -168,7 +190,8 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
 
   RoutedLoad out;
   out.mean_copies = double(static_cast<long long>(routed) * routing.top_k) / d.routed_gpus;
-  const auto busiest_gpu = static_cast<int>(std::max_element(counted.load.begin(), counted.load.end()) - counted.load.begin());
+  const auto busiest_gpu =
+      static_cast<int>(std::max_element(counted.load.begin(), counted.load.end()) - counted.load.begin());
   out.busiest_copies = double(counted.load[static_cast<std::size_t>(busiest_gpu)]);
   out.busiest_inclusion.assign(slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu) * per_gpu,
                                slot_inclusion.begin() + static_cast<std::ptrdiff_t>(busiest_gpu + 1) * per_gpu);
@@ -176,8 +199,8 @@ RoutedLoad routed_load(const Model& m, const ServingDeployment& d, const Serving
   out.dispatched.resize(counted.copies.size());
   for (std::size_t g = 0; g < counted.copies.size(); ++g) {
     const GpuCopies& c = counted.copies[g];
-    out.dispatched[g] = {double(c.ib_sent) * dispatch_bytes, double(c.ib_received) * dispatch_bytes, double(c.nvlink_sent) * dispatch_bytes,
-                         double(c.nvlink_received) * dispatch_bytes};
+    out.dispatched[g] = {double(c.ib_sent) * dispatch_bytes, double(c.ib_received) * dispatch_bytes,
+                         double(c.nvlink_sent) * dispatch_bytes, double(c.nvlink_received) * dispatch_bytes};
   }
   if (matrices) {
     routing.tokens = routed;
@@ -215,7 +238,8 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   // The busiest GPU's experts that any of its token copies chose: as many tokens as bring it
   // that many copies, each choosing each of its slots with the slot's chance.
   const double gpu_chance = std::accumulate(l.busiest_inclusion.begin(), l.busiest_inclusion.end(), 0.0);
-  out.busiest_experts_touched = gpu_chance > 0 ? expected_experts_touched(l.busiest_inclusion, out.busiest_expert_tokens / gpu_chance) : 0.0;
+  out.busiest_experts_touched =
+      gpu_chance > 0 ? expected_experts_touched(l.busiest_inclusion, out.busiest_expert_tokens / gpu_chance) : 0.0;
 
   const double dispatch_bytes = fp8_token_bytes(m.hidden) + (d.direct_comm ? 16 : 0);
   const double combine_bytes = 2.0 * m.hidden;  // BF16
@@ -231,7 +255,9 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
   }
   const std::vector<GpuTraffic>& dispatched = l.dispatched;
   std::vector<GpuTraffic> combined = dispatched;
-  for (GpuTraffic& g : combined) g.ib_sent *= combine_ratio, g.ib_received *= combine_ratio, g.nvlink_sent *= combine_ratio, g.nvlink_received *= combine_ratio;
+  for (GpuTraffic& g : combined)
+    g.ib_sent *= combine_ratio, g.ib_received *= combine_ratio, g.nvlink_sent *= combine_ratio,
+        g.nvlink_received *= combine_ratio;
   double busiest = 0;
   for (const GpuTraffic& g : dispatched) busiest = std::max(busiest, g.ib_sent);
   out.ib_bytes_per_gpu = busiest * scale;
@@ -245,8 +271,10 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     kernels.scale_up_Bps *= ll.nvlink.rate_fraction;
     kernels.scale_out_latency_s = kernels.scale_up_latency_s = 0;
     const double fixed_s = d.gpus > d.gpus_per_node ? ll.nic.latency_s : ll.nvlink.latency_s;
-    out.dispatch_s = core::simulate(net::StarPlatform(kernels), dispatch_graph(dispatch, scale, false)).makespan_s() + fixed_s;
-    out.combine_s = core::simulate(net::StarPlatform(kernels), dispatch_graph(combine, scale, true)).makespan_s() + fixed_s;
+    out.dispatch_s =
+        core::simulate(net::StarPlatform(kernels), dispatch_graph(dispatch, scale, false)).makespan_s() + fixed_s;
+    out.combine_s =
+        core::simulate(net::StarPlatform(kernels), dispatch_graph(combine, scale, true)).makespan_s() + fixed_s;
   } else if (out.simulated) {
     out.dispatch_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(dispatch, scale, false)).makespan_s();
     out.combine_s = core::simulate(net::StarPlatform(*cluster), dispatch_graph(combine, scale, true)).makespan_s();
@@ -257,8 +285,9 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     auto seconds = [&](const std::vector<GpuTraffic>& per_gpu) {
       double worst = 0;
       for (const GpuTraffic& g : per_gpu)
-        worst = std::max({worst, ll.seconds(g.ib_sent * scale, g.nvlink_sent * scale, links.ib_Bps, links.nvlink_Bps),
-                          ll.seconds(g.ib_received * scale, g.nvlink_received * scale, links.ib_Bps, links.nvlink_Bps)});
+        worst =
+            std::max({worst, ll.seconds(g.ib_sent * scale, g.nvlink_sent * scale, links.ib_Bps, links.nvlink_Bps),
+                      ll.seconds(g.ib_received * scale, g.nvlink_received * scale, links.ib_Bps, links.nvlink_Bps)});
       return worst;
     };
     out.dispatch_s = seconds(dispatched);
@@ -270,7 +299,8 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
     auto bound_s = [&](const std::vector<GpuTraffic>& per_gpu) {
       double worst = 0;
       for (const GpuTraffic& g : per_gpu)
-        worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / links.ib_Bps, std::max(g.nvlink_sent, g.nvlink_received) * scale / links.nvlink_Bps});
+        worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / links.ib_Bps,
+                          std::max(g.nvlink_sent, g.nvlink_received) * scale / links.nvlink_Bps});
       return worst;
     };
     out.dispatch_s = bound_s(dispatched) + latency;
@@ -280,8 +310,9 @@ MoeTraffic moe_traffic(const Model& m, const ServingDeployment& d, const Serving
 }
 
 // Every profile's all-to-all at `tokens` per micro-batch, kept in the cache.
-std::vector<MoeTraffic> moe_traffics(const Model& m, const ServingDeployment& d, const ServingLinks& links, long long tokens, const ServingRequest& q,
-                                     const net::Cluster* cluster, AllToAllCache* cache) {
+std::vector<MoeTraffic> moe_traffics(const Model& m, const ServingDeployment& d, const ServingLinks& links,
+                                     long long tokens, const ServingRequest& q, const net::Cluster* cluster,
+                                     AllToAllCache* cache) {
   if (cache)
     if (const auto kept = cache->by_tokens.find(tokens); kept != cache->by_tokens.end()) return kept->second;
   std::vector<MoeTraffic> out;
@@ -315,8 +346,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   } else {
     const int group_sequences = ceil_div(mb_sequences, d.attention_dp());  // the busiest attention group
     (q.prefill ? g.prefill_sequences : g.decode_sequences) = group_sequences;
-    if (q.prefill) g.prefill_tokens = q.tokens_per_sequence;
-    else g.decode_context_tokens = q.context_tokens;
+    if (q.prefill)
+      g.prefill_tokens = q.tokens_per_sequence;
+    else
+      g.decode_context_tokens = q.context_tokens;
     mb_tokens = static_cast<long long>(mb_sequences) * q.tokens_per_sequence;
   }
   const double decode_tokens = g.decode_sequences * q.tokens_per_sequence;
@@ -339,8 +372,9 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   // Sequence parallelism in a TP group: the group's tokens all-gathered before a tensor-parallel
   // block (attention, a dense FFN) and its output reduce-scattered after, on NVLink.
   const double tp_comm = tp <= 1 ? 0
-                         : links.all_reduce ? links.all_reduce->seconds(tp, group_tokens * h * 2)
-                                            : 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s);
+                         : links.all_reduce
+                             ? links.all_reduce->seconds(tp, group_tokens * h * 2)
+                             : 2 * ((tp - 1.0) / tp * group_tokens * h * 2 / links.nvlink_Bps + links.nvlink_latency_s);
 
   // Attention of one micro-batch on one GPU of a TP group: its heads, all the group's tokens
   // (an MoE layer's with the router and the cast of the tokens to dispatch). Per attention window:
@@ -354,17 +388,21 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
     if (g.prefill_sequences > 0) {
       // Each new token attends to what precedes it and to itself (within the window).
-      prefill_flops = g.prefill_sequences * cost.attention_flops_per_token(1.0) * cost.causal_pairs(g.prefill_tokens, g.prefill_context_tokens) / tp;
+      prefill_flops = g.prefill_sequences * cost.attention_flops_per_token(1.0) *
+                      cost.causal_pairs(g.prefill_tokens, g.prefill_context_tokens) / tp;
     }
     if (g.decode_sequences > 0) {
       const double context = g.decode_context_tokens + q.tokens_per_sequence;
       // This GPU's share of the group's KV: its KV heads (GQA), or the whole latent (MLA).
-      kv_bytes = g.decode_sequences * cost.kv_cache_elements(context) * q.kv_bytes_per_element * kv_share_per_gpu(a, tp);
+      kv_bytes =
+          g.decode_sequences * cost.kv_cache_elements(context) * q.kv_bytes_per_element * kv_share_per_gpu(a, tp);
       if (a.kind == AttentionKind::kMla) {
         // Absorbed MLA: queries meet the compressed latent (and the RoPE key) directly; the
         // up-projections fold into per-head GEMMs over the latent.
-        decode_flops = decode_tokens * (double(a.heads) / tp) * 2.0 * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) * context;
-        extra_bf16_flops = decode_tokens * (double(a.heads) / tp) * 2.0 * a.kv_lora_rank * (a.qk_nope_head_dim + a.v_head_dim);
+        decode_flops =
+            decode_tokens * (double(a.heads) / tp) * 2.0 * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim) * context;
+        extra_bf16_flops =
+            decode_tokens * (double(a.heads) / tp) * 2.0 * a.kv_lora_rank * (a.qk_nope_head_dim + a.v_head_dim);
       } else {
         decode_flops = decode_tokens * cost.attention_flops_per_token(context) / tp;
       }
@@ -382,10 +420,11 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       if (r.gpu().fp8_dense_flops_per_s > 0 || r.attention().runs_on_gpu(r.gpu().name)) {
         const double s = g.prefill_tokens, before = g.prefill_context_tokens;
         double fa_s = hw::flash_attention_forward_seconds(r.gpu(),
-                                                          {g.prefill_sequences, double(a.heads) / tp, s, s + before, double(a.qk_head_dim()),
-                                                           double(a.value_head_dim()), true},
+                                                          {g.prefill_sequences, double(a.heads) / tp, s, s + before,
+                                                           double(a.qk_head_dim()), double(a.value_head_dim()), true},
                                                           d.sms - d.comm_sms, r.attention().flash) *
-                      double(d.sms - d.comm_sms) / d.sms;  // the serving graph slows compute by the SMs communication holds
+                      double(d.sms - d.comm_sms) /
+                      d.sms;  // the serving graph slows compute by the SMs communication holds
         // A windowed layer's kernel skips the blocks outside the window: its share of the pairs.
         if (cost.attention_window_tokens > 0) fa_s *= cost.causal_pairs(s, before) / (s * before + s * (s + 1) / 2);
         core_s += fa_s;
@@ -409,7 +448,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // the larger of its FLOPs and its KV reads); the reduce-scatter after attention is ATTN-1's.
     const double output_share = double(a.heads) * a.value_head_dim() * h / params.attention;
     const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
-    t.attention_late_s = std::min(base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
+    t.attention_late_s = std::min(
+        base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
     t.kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
     return t;
   };
@@ -424,13 +464,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const auto precision = r.gemm_precision();
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
-    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms, precision);
+    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows),
+                                 d.sms, precision);
   };
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all. A dense
   // model's FFN pays its all-gather and reduce-scatter as attention does; an MoE model's few
   // dense layers do not (DeepSeek runs them at TP1 to save that traffic, V3 report §3.4.1).
   const double dense_ffn_memory_s = memory_kernels_s(dense_kernels.mlp_forward, group_tokens, 0, tp);
-  const double dense_ffn_s = dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
+  const double dense_ffn_s =
+      dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
   // The MoE layers' parts after attention: one set per routing profile (per MoE layer with a
   // measured popularity, else one for all).
   // They depend on the micro-batch's tokens and the phase alone, so they are kept by those.
@@ -438,7 +480,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   std::vector<MoeCosts> moe_costs(1);
   const auto expert_layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
   const std::pair<long long, bool> moe_key{mb_tokens, q.prefill};
-  const auto kept_moe = cache ? cache->moe_parts.find(moe_key) : std::map<std::pair<long long, bool>, AllToAllCache::MoeParts>::iterator{};
+  const auto kept_moe = cache ? cache->moe_parts.find(moe_key)
+                              : std::map<std::pair<long long, bool>, AllToAllCache::MoeParts>::iterator{};
   if (m.moe && cache && kept_moe != cache->moe_parts.end()) {
     moe_costs = kept_moe->second.costs;
     out.expert_imbalance = kept_moe->second.expert_imbalance;
@@ -453,7 +496,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     const Moe& moe = *m.moe;
     const int t = d.routed_gpus, ep = d.expert_ep, slice = t / ep;
     const double rows = double(mb_tokens);
-    const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups, std::min(moe.groups_per_token, moe.groups), 2.5};
+    const GateConfig gate{moe.routed_experts, moe.active_routed_experts, moe.groups,
+                          std::min(moe.groups_per_token, moe.groups), 2.5};
     std::vector<MoeTraffic> groups;  // TP x EP: the tokens' copies on each EP group, as routed
     if (ep > 1) {
       ServingDeployment by_group = d;
@@ -482,9 +526,12 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
         out.expert_imbalance += 1.0 / moe_profiles(d);
       }
       touched_sum += touched;
-      c.expert_s = kernels ? touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, double(moe.expert_ffn) / slice), touched, copies,
-                                                             expert_layout, d.sms, precision)
-                           : (touched > 0 ? touched * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / slice, copies / touched) : 0.0);
+      c.expert_s =
+          kernels
+              ? touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(),
+                                                gated_ffn_weights(m, double(moe.expert_ffn) / slice), touched, copies,
+                                                expert_layout, d.sms, precision)
+              : (touched > 0 ? touched * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / slice, copies / touched) : 0.0);
       const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
       c.shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
       c.gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
@@ -493,7 +540,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       const bool crosses_nodes = t > d.gpus_per_node;
       const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
       const double latency_s = crosses_nodes ? links.ib_latency_s : links.nvlink_latency_s;
-      c.dispatch_s = c.combine_s = t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
+      c.dispatch_s = c.combine_s =
+          t > 1 ? (t - 1.0) / t * rows * h * 2 / link_Bps + latency_s : 0.0;  // BF16 tokens, each way
     }
     out.experts_touched = touched_sum / moe_profiles(d);
   } else if (m.moe) {
@@ -514,9 +562,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       // tokens. The kernel model: grouped GEMMs over the GPU's chosen experts (masked in decode,
       // contiguous in prefill), a dense GEMM for the shared expert.
       const double touched = traffic.busiest_experts_touched, copies = traffic.busiest_expert_tokens;
-      c.expert_s = !kernels          ? (touched > 0 ? touched * weight_gemm_s(r, expert, copies / touched) : 0.0)
-                                     : touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn), touched, copies,
-                                                                       expert_layout, d.sms, precision);
+      c.expert_s =
+          !kernels ? (touched > 0 ? touched * weight_gemm_s(r, expert, copies / touched) : 0.0)
+                   : touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn),
+                                                     touched, copies, expert_layout, d.sms, precision);
       const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
       if (d.dedicated_shared && d.shared_gpus() > 0) {
         c.expert_s = std::max(c.expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));
@@ -535,13 +584,25 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     }
   }
   if (m.moe && cache && kept_moe == cache->moe_parts.end())
-    cache->moe_parts[moe_key] = {moe_costs, out.expert_imbalance, out.experts_touched, out.ib_bytes_per_gpu, out.flow_simulated};
+    cache->moe_parts[moe_key] = {moe_costs, out.expert_imbalance, out.experts_touched, out.ib_bytes_per_gpu,
+                                 out.flow_simulated};
   auto layer_of = [&](bool moe, const AttentionTimes& t, std::size_t profile) -> MicroBatchCosts {
     if (!moe)
-      return {t.kv_fetch_s, t.dense_attention_s, 0, dense_ffn_s, 0, t.attention_late_s, 0, 0, t.dense_attention_memory_s + dense_ffn_memory_s,
+      return {t.kv_fetch_s,
+              t.dense_attention_s,
+              0,
+              dense_ffn_s,
+              0,
+              t.attention_late_s,
+              0,
+              0,
+              t.dense_attention_memory_s + dense_ffn_memory_s,
               tp_comm + (m.moe ? 0.0 : tp_comm)};
     const MoeCosts& c = moe_costs[std::min(profile, moe_costs.size() - 1)];
-    return {t.kv_fetch_s, t.attention_s, c.dispatch_s, c.expert_s, c.combine_s, t.attention_late_s, c.gate_s, c.shared_s, t.attention_memory_s + c.mlp_memory_s, tp_comm};
+    return {t.kv_fetch_s, t.attention_s, c.dispatch_s,
+            c.expert_s,   c.combine_s,   t.attention_late_s,
+            c.gate_s,     c.shared_s,    t.attention_memory_s + c.mlp_memory_s,
+            tp_comm};
   };
   std::size_t moe_index = 0;
   for (int l = 0; l < m.layers; ++l) {
@@ -550,8 +611,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     moe_index += moe;
   }
   // The model's last layer stands for it in reports and the MTP module's passes.
-  const MicroBatchCosts moe_layer = layer_of(m.moe.has_value(), by_window.at(costs.back().attention_window_tokens), moe_costs.size() - 1);
-  for (int k = 0; k < q.mtp_drafts; ++k) out.layers.push_back(moe_layer);  // the MTP module's passes, costed as the main model's layer
+  const MicroBatchCosts moe_layer =
+      layer_of(m.moe.has_value(), by_window.at(costs.back().attention_window_tokens), moe_costs.size() - 1);
+  for (int k = 0; k < q.mtp_drafts; ++k)
+    out.layers.push_back(moe_layer);  // the MTP module's passes, costed as the main model's layer
   out.moe_layer = moe_layer;
 
   // The head: prefill needs logits of each prompt's last token only.
@@ -559,8 +622,11 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const double head_weights = h * m.vocab / tp;
   out.head_s = std::max(r.bf16_gemm_s(2 * head_weights * head_rows), r.memory_s(2 * head_weights)) * (1 + q.mtp_drafts);
   if (!q.compute) {
-    for (auto* l : {&out.moe_layer}) l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s = l->tp_comm_s = 0;
-    for (auto& l : out.layers) l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = l.tp_comm_s = 0;
+    for (auto* l : {&out.moe_layer})
+      l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s =
+          l->tp_comm_s = 0;
+    for (auto& l : out.layers)
+      l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = l.tp_comm_s = 0;
     out.head_s = 0;
   }
   out.mtp_layers = q.mtp_drafts;
@@ -578,7 +644,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     out.stage_balance = double(p) * ((m.layers + p - 1) / p) / m.layers;
     const double bytes = group_tokens * 2 * h * 2 / tp;
     const int crossings = d.pipeline_node_crossings, on_nvlink = d.pipeline_stages - 1 - crossings;
-    out.pipeline_s = d.micro_batches * (crossings * (links.ib_latency_s + bytes / links.ib_Bps) + on_nvlink * (links.nvlink_latency_s + bytes / links.nvlink_Bps));
+    out.pipeline_s = d.micro_batches * (crossings * (links.ib_latency_s + bytes / links.ib_Bps) +
+                                        on_nvlink * (links.nvlink_latency_s + bytes / links.nvlink_Bps));
   }
   if (q.keep_graph) out.graph = serving_graph(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);
   const double layers_s = serving_makespan_s(out.layers, d.micro_batches, out.compute_slowdown, d.overlap, q.prefill);

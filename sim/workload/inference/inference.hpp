@@ -31,8 +31,8 @@ namespace workload {
 struct ServingDeployment {
   int gpus = 320;
   int gpus_per_node = 8;
-  int attention_tp = 4;          // attention DP = gpus / attention_tp
-  int routed_gpus = 256;         // hold the routed experts, (experts + redundant) / routed_gpus each
+  int attention_tp = 4;   // attention DP = gpus / attention_tp
+  int routed_gpus = 256;  // hold the routed experts, (experts + redundant) / routed_gpus each
   // Expert tensor parallelism, as vLLM and SGLang run an MoE model on a TP group without EP: every
   // routed GPU holds a 1/routed_gpus slice of every expert, the unit's tokens are gathered to all
   // of them and the experts' outputs reduce-scattered back; no all-to-all.
@@ -41,7 +41,7 @@ struct ServingDeployment {
   // moe_tp x moe_ep): each group holds routed experts / expert_ep, each split over its
   // routed_gpus / expert_ep GPUs. 1: every GPU a slice of every expert.
   int expert_ep = 1;
-  int redundant_experts = 0;     // extra replicas of the heaviest experts, placed as EPLB does
+  int redundant_experts = 0;  // extra replicas of the heaviest experts, placed as EPLB does
   // The experts' measured popularity in the unit's traffic, per MoE layer: each step draws its
   // tokens' experts from it (in place of the gate on the request's affinities), and each MoE
   // layer is costed with its own draw. Null: the gate.
@@ -57,7 +57,7 @@ struct ServingDeployment {
   int micro_batches = 2;
   Overlap overlap = Overlap::kDeployed;  // DeepSeek's stage order where two micro-batches allow it
   bool measured_all_to_all = true;       // direct: DeepEP's low-latency kernels as timed; else the links' rate
-  int comm_sms = 0;  // SMs the communication kernels take from overlapping compute
+  int comm_sms = 0;                      // SMs the communication kernels take from overlapping compute
   int sms = hw::default_node().gpu_model().sm_count;
   // Pipeline parallelism: the model's layers split over this many stages, each of `gpus` GPUs
   // (the fields above describe one stage); a step's tokens handed from stage to stage, over the
@@ -85,7 +85,7 @@ struct ServingLinks {
 // one after what is already in its KV cache).
 struct GroupLoad {
   double decode_sequences = 0;
-  double decode_context_tokens = 0;   // mean tokens already in a decoding sequence's KV cache
+  double decode_context_tokens = 0;  // mean tokens already in a decoding sequence's KV cache
   double prefill_sequences = 0;
   double prefill_tokens = 0;          // mean new tokens of a prefilling sequence
   double prefill_context_tokens = 0;  // mean tokens before them in its KV cache (earlier chunks, prefix hits)
@@ -101,7 +101,7 @@ struct ServingRequest {
   int mtp_drafts = 0;              // decode: also run the MTP module this many times, drafting the next tokens
   bool compute = true;             // false: compute taken to zero, ISCA'25 §2.3.2's assumption
   int max_routed_tokens = 32768;   // route at most this many tokens per micro-batch; bytes scale up
-  AffinityDistribution affinity;  // of the synthetic tokens the gate routes
+  AffinityDistribution affinity;   // of the synthetic tokens the gate routes
   std::uint64_t seed = 1;
   // A serving simulation's step: the busiest attention group's load and the unit's tokens (all
   // micro-batches), in place of `sequences` spread evenly; `prefill` then means the step holds
@@ -117,7 +117,8 @@ struct ServingStep {
   double step_s = 0;            // one forward pass: decode's TPOT, or prefill's time to first token
   MicroBatchCosts moe_layer;    // one MoE layer's costs, for reports
   double expert_imbalance = 1;  // busiest expert GPU / mean (the mean over MoE layers)
-  double experts_touched = 0;   // routed experts with at least one token on the busiest expert GPU, expected (mean over MoE layers)
+  double experts_touched =
+      0;  // routed experts with at least one token on the busiest expert GPU, expected (mean over MoE layers)
   double ib_bytes_per_gpu = 0;  // dispatch of one micro-batch, busiest GPU
   bool flow_simulated = false;  // the all-to-all ran flow by flow (see serving_step)
   int mtp_layers = 0;           // the last of `layers` are the MTP module's passes (one per drafted token)
@@ -127,25 +128,25 @@ struct ServingStep {
   int micro_batches = 1;
   double compute_slowdown = 1;  // compute beside communication kernels that hold SMs
   Overlap overlap = Overlap::kTwoStreams;
-  core::TaskGraph graph;        // empty where ServingRequest::keep_graph is false
+  core::TaskGraph graph;  // empty where ServingRequest::keep_graph is false
 };
 
 // Where a step's time goes, summed over its layers and micro-batches (compute at the rate it runs
 // beside communication). The compute parts, the head and the exposed communication add up to the
 // step; the all-to-alls' hidden part ran beside compute.
 struct ServingStepBreakdown {
-  double attention_s = 0;      // MoE and dense layers' attention (memory-bound kernels included)
-  double routed_experts_s = 0; // MoE layers' routed experts (their permutes and SwiGLU included)
+  double attention_s = 0;       // MoE and dense layers' attention (memory-bound kernels included)
+  double routed_experts_s = 0;  // MoE layers' routed experts (their permutes and SwiGLU included)
   double shared_expert_s = 0;
   double gate_s = 0;
-  double dense_ffn_s = 0;      // dense layers' FFN
-  double memory_kernels_s = 0; // of the above: the memory-bound kernels
-  double tp_comm_s = 0;        // of the above: TP all-gathers and reduce-scatters inside attention and a dense FFN
-  double mtp_s = 0;            // of the above: the MTP module's layer
-  double head_s = 0;           // final norm and LM head (twice with an MTP draft)
+  double dense_ffn_s = 0;       // dense layers' FFN
+  double memory_kernels_s = 0;  // of the above: the memory-bound kernels
+  double tp_comm_s = 0;         // of the above: TP all-gathers and reduce-scatters inside attention and a dense FFN
+  double mtp_s = 0;             // of the above: the MTP module's layer
+  double head_s = 0;            // final norm and LM head (twice with an MTP draft)
   double dispatch_s = 0, combine_s = 0;  // all-to-alls, whether hidden or not
-  double exposed_comm_s = 0;   // the step's time beyond its compute: transfers nothing hid
-  double pipeline_s = 0;       // of the above: pipeline stages' hand-offs, and the wait for the largest stage
+  double exposed_comm_s = 0;             // the step's time beyond its compute: transfers nothing hid
+  double pipeline_s = 0;                 // of the above: pipeline stages' hand-offs, and the wait for the largest stage
   double step_s = 0;
 };
 ServingStepBreakdown step_breakdown(const ServingStep& step);
@@ -153,9 +154,9 @@ ServingStepBreakdown step_breakdown(const ServingStep& step);
 // The EP all-to-all of one micro-batch, as routed by the gate onto the placed experts.
 struct MoeTraffic {
   double dispatch_s = 0, combine_s = 0;
-  double imbalance = 1;               // busiest expert GPU / mean
-  double busiest_expert_tokens = 0;   // routed token copies on the busiest expert GPU
-  double busiest_experts_touched = 0; // its experts that any of them chose, expected
+  double imbalance = 1;                // busiest expert GPU / mean
+  double busiest_expert_tokens = 0;    // routed token copies on the busiest expert GPU
+  double busiest_experts_touched = 0;  // its experts that any of them chose, expected
   double ib_bytes_per_gpu = 0;
   bool simulated = false;
 };
@@ -174,9 +175,9 @@ struct RoutedLoad {
 struct AllToAllCache {
   std::map<long long, std::vector<MoeTraffic>> by_tokens;      // one per MoE-layer profile
   std::vector<std::optional<ReplicatedPlacement>> placements;  // with redundant experts, per profile
-  std::vector<Routing> routings;                               // the most tokens routed yet (fewer take its start), per profile
-  std::vector<double> gate_shares;                             // skewed synthetic affinities: the gate's share of each expert
-  std::map<std::pair<int, int>, RoutedLoad> loads;             // by (profile, routed tokens)
+  std::vector<Routing> routings;                    // the most tokens routed yet (fewer take its start), per profile
+  std::vector<double> gate_shares;                  // skewed synthetic affinities: the gate's share of each expert
+  std::map<std::pair<int, int>, RoutedLoad> loads;  // by (profile, routed tokens)
   // A routing's first tokens counted on the GPUs (token copies per GPU by expert and by link),
   // per profile, by routed tokens: a new count adds its tokens past the nearest fewer.
   struct CountedTokens {

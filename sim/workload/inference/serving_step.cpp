@@ -14,8 +14,8 @@ namespace {
 class GraphSink {
  public:
   core::TaskId add(const char* what, int mb, int l, bool comm, double seconds, std::vector<core::TaskId> deps) {
-    return g_.add_compute(std::string(what) + " L" + std::to_string(l) + " mb" + std::to_string(mb), 0, comm ? "comm" : "compute", seconds,
-                          std::move(deps));
+    return g_.add_compute(std::string(what) + " L" + std::to_string(l) + " mb" + std::to_string(mb), 0,
+                          comm ? "comm" : "compute", seconds, std::move(deps));
   }
   core::TaskGraph result() { return std::move(g_); }
 
@@ -68,7 +68,8 @@ void two_streams(Sink& g, const std::vector<MicroBatchCosts>& layers, int micro_
 template <class Sink>
 class DeployedOrder {
  public:
-  DeployedOrder(Sink& g, const std::vector<MicroBatchCosts>& layers, double slowdown) : g_(g), layers_(layers), slowdown_(slowdown) {}
+  DeployedOrder(Sink& g, const std::vector<MicroBatchCosts>& layers, double slowdown)
+      : g_(g), layers_(layers), slowdown_(slowdown) {}
 
   // Decode, per layer l (notes/serving.md): SHARED(0), ATTN-0(1), MLP(0), ATTN-1(1), SHARED(1),
   // ATTN-0(0) and ATTN-1(0) of layer l + 1 around MLP(1). Micro-batch 1 runs half a layer behind.
@@ -156,26 +157,30 @@ class DeployedOrder {
 };
 
 template <class Sink>
-auto build(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown, Overlap overlap, bool prefill) {
+auto build(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown, Overlap overlap,
+           bool prefill) {
   Sink g;
   if (overlap == Overlap::kTwoStreams || micro_batches != 2 || layers.empty()) {
     two_streams(g, layers, micro_batches, slowdown);
   } else {
     DeployedOrder<Sink> order(g, layers, slowdown);
-    if (prefill) order.prefill();
-    else order.decode();
+    if (prefill)
+      order.prefill();
+    else
+      order.decode();
   }
   return g.result();
 }
 
 }  // namespace
 
-core::TaskGraph serving_graph(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown, Overlap overlap,
-                              bool prefill) {
+core::TaskGraph serving_graph(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown,
+                              Overlap overlap, bool prefill) {
   return build<GraphSink>(layers, micro_batches, slowdown, overlap, prefill);
 }
 
-double serving_makespan_s(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown, Overlap overlap, bool prefill) {
+double serving_makespan_s(const std::vector<MicroBatchCosts>& layers, int micro_batches, double slowdown,
+                          Overlap overlap, bool prefill) {
   return build<ClockSink>(layers, micro_batches, slowdown, overlap, prefill);
 }
 

@@ -43,17 +43,20 @@ class ConfigReader {
   bool boolean(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
     const auto& v = c_.at(key);
-    if (!v.is_boolean()) throw core::InputError(where(key), core::describe(v) + " is not allowed; expected true or false");
+    if (!v.is_boolean())
+      throw core::InputError(where(key), core::describe(v) + " is not allowed; expected true or false");
     return v.get<bool>();
   }
   // A list of one entry per layer (`layers` of them); empty where the key is absent, null or [].
   std::vector<nlohmann::json> per_layer(const std::string& key, int layers) const {
     if (!has(key)) return {};
     const auto& v = c_.at(key);
-    if (!v.is_array()) throw core::InputError(where(key), core::describe(v) + " is not allowed; expected a list, one entry per layer");
+    if (!v.is_array())
+      throw core::InputError(where(key), core::describe(v) + " is not allowed; expected a list, one entry per layer");
     if (v.empty()) return {};
     if (static_cast<int>(v.size()) != layers)
-      throw core::InputError(where(key), "has " + std::to_string(v.size()) + " entries; expected one per layer (" + std::to_string(layers) + ")");
+      throw core::InputError(where(key), "has " + std::to_string(v.size()) + " entries; expected one per layer (" +
+                                             std::to_string(layers) + ")");
     return {v.begin(), v.end()};
   }
   static int checked(const nlohmann::json& v, const std::string& at) {
@@ -72,7 +75,8 @@ Attention gqa(const ConfigReader& r, int hidden, bool qkv_bias) {
   a.kind = AttentionKind::kGqa;
   a.heads = r.integer("num_attention_heads");
   a.kv_heads = r.integer("num_key_value_heads", a.heads);
-  a.head_dim = r.positive("head_dim", a.heads > 0 ? hidden / a.heads : 0);  // Gemma's and gpt-oss's differ from hidden / heads
+  a.head_dim =
+      r.positive("head_dim", a.heads > 0 ? hidden / a.heads : 0);  // Gemma's and gpt-oss's differ from hidden / heads
   a.qkv_bias = qkv_bias;
   return a;
 }
@@ -85,11 +89,17 @@ std::vector<int> windows_from_layer_types(const ConfigReader& r, int layers, int
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string at = r.where("layer_types/" + std::to_string(i));
     const std::string type = types[i].is_string() ? types[i].get<std::string>() : core::describe(types[i]);
-    const int window = type == "full_attention" ? 0 : type == "sliding_attention" ? sliding_window : type == "chunked_attention" ? chunk : -1;
+    const int window = type == "full_attention"      ? 0
+                       : type == "sliding_attention" ? sliding_window
+                       : type == "chunked_attention" ? chunk
+                                                     : -1;
     if (window < 0)
-      throw core::InputError(at, "'" + type + "' is not allowed; " + core::allowed_list(type, {"full_attention", "sliding_attention", "chunked_attention"}));
+      throw core::InputError(
+          at, "'" + type + "' is not allowed; " +
+                  core::allowed_list(type, {"full_attention", "sliding_attention", "chunked_attention"}));
     if (type != "full_attention" && window == 0)
-      throw core::InputError(at, "'" + type + "' needs its window (" + (type == "sliding_attention" ? "sliding_window" : "attention_chunk_size") +
+      throw core::InputError(at, "'" + type + "' needs its window (" +
+                                     (type == "sliding_attention" ? "sliding_window" : "attention_chunk_size") +
                                      "), which the config does not give");
     windows.push_back(window);
   }
@@ -126,7 +136,9 @@ void name_model(Model& m, const nlohmann::json& config, const std::string& famil
     }
   }
   const auto type = config.find("model_type");
-  const std::string kind = type != config.end() && type->is_string() && !type->get<std::string>().empty() ? type->get<std::string>() : family;
+  const std::string kind = type != config.end() && type->is_string() && !type->get<std::string>().empty()
+                               ? type->get<std::string>()
+                               : family;
   const auto p = model_parameters(m);
   std::string size = billions(p.total());
   if (m.moe) size += "b-a" + billions(p.active());
@@ -137,28 +149,40 @@ void name_model(Model& m, const nlohmann::json& config, const std::string& famil
 }  // namespace
 
 const std::vector<std::string>& huggingface_architectures() {
-  static const std::vector<std::string> names = {
-      "LlamaForCausalLM",      "MistralForCausalLM",    "Qwen2ForCausalLM",  "Qwen3ForCausalLM",
-      "Gemma2ForCausalLM",     "Gemma3ForCausalLM",     "Gemma3ForConditionalGeneration",
-      "Qwen3MoeForCausalLM",   "MixtralForCausalLM",    "GptOssForCausalLM", "Llama4ForConditionalGeneration",
-      "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
+  static const std::vector<std::string> names = {"LlamaForCausalLM",
+                                                 "MistralForCausalLM",
+                                                 "Qwen2ForCausalLM",
+                                                 "Qwen3ForCausalLM",
+                                                 "Gemma2ForCausalLM",
+                                                 "Gemma3ForCausalLM",
+                                                 "Gemma3ForConditionalGeneration",
+                                                 "Qwen3MoeForCausalLM",
+                                                 "MixtralForCausalLM",
+                                                 "GptOssForCausalLM",
+                                                 "Llama4ForConditionalGeneration",
+                                                 "DeepseekV2ForCausalLM",
+                                                 "DeepseekV3ForCausalLM"};
   return names;
 }
 
 Model model_from_huggingface_config(const nlohmann::json& config, const std::string& origin) {
-  if (!config.is_object()) throw core::InputError(origin + ": /", core::describe(config) + " is not allowed; expected a config.json object");
+  if (!config.is_object())
+    throw core::InputError(origin + ": /", core::describe(config) + " is not allowed; expected a config.json object");
   const auto arch = config.find("architectures");
   if (arch == config.end() || !arch->is_array() || arch->empty() || !(*arch)[0].is_string())
-    throw core::InputError(origin + ": /architectures", "missing; expected [\"LlamaForCausalLM\"] or another supported family");
+    throw core::InputError(origin + ": /architectures",
+                           "missing; expected [\"LlamaForCausalLM\"] or another supported family");
   const std::string family = (*arch)[0].get<std::string>();
   const auto& known = huggingface_architectures();
   if (std::find(known.begin(), known.end(), family) == known.end())
-    throw core::InputError(origin + ": /architectures/0", "'" + family + "' is not supported; " + core::allowed_list(family, known));
+    throw core::InputError(origin + ": /architectures/0",
+                           "'" + family + "' is not supported; " + core::allowed_list(family, known));
   // The multimodal families hold their language model's fields in text_config.
   const bool multimodal = family == "Llama4ForConditionalGeneration" || family == "Gemma3ForConditionalGeneration";
   const auto text = config.find("text_config");
   if (multimodal && (text == config.end() || !text->is_object()))
-    throw core::InputError(origin + ": /text_config", "missing; a " + family + " config holds its language model there");
+    throw core::InputError(origin + ": /text_config",
+                           "missing; a " + family + " config holds its language model there");
   const ConfigReader r(multimodal ? *text : config, origin, multimodal ? "/text_config" : "", family);
   const ConfigReader top(config, origin, "", family);
   const bool gemma = family.rfind("Gemma", 0) == 0;
@@ -167,7 +191,8 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   Model m;
   m.layers = r.integer("num_hidden_layers");
   m.hidden = r.integer("hidden_size");
-  m.vocab = gemma3 ? r.integer("vocab_size", 262'208) : r.integer("vocab_size");  // Gemma 3's published configs leave the default out
+  m.vocab = gemma3 ? r.integer("vocab_size", 262'208)
+                   : r.integer("vocab_size");  // Gemma 3's published configs leave the default out
   // Gemma ties its head to the embedding unless told otherwise; the multimodal configs say so at the top.
   m.tied_embeddings = r.boolean("tie_word_embeddings", top.boolean("tie_word_embeddings", gemma));
   m.dense_ffn = r.positive("intermediate_size");
@@ -175,7 +200,8 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   // Gemma 3 report's 128K).
   m.max_context_tokens = r.positive("max_position_embeddings", gemma3 ? 131'072 : 0);
   if (m.layers < 1 || m.hidden < 1 || m.vocab < 1)
-    throw core::InputError(r.where("num_hidden_layers"), "a model needs layers, a hidden size and a vocabulary above 0");
+    throw core::InputError(r.where("num_hidden_layers"),
+                           "a model needs layers, a hidden size and a vocabulary above 0");
 
   if (family == "DeepseekV2ForCausalLM" || family == "DeepseekV3ForCausalLM") {
     Attention& a = m.attention;
@@ -210,7 +236,8 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
       if (r.integer("decoder_sparse_step", 1) != 1)
         throw core::InputError(r.where("decoder_sparse_step"), "only 1 (every layer MoE) is supported");
       if (config.contains("mlp_only_layers") && !config["mlp_only_layers"].empty())
-        throw core::InputError(r.where("mlp_only_layers"), "dense layers among MoE ones are not supported; expected []");
+        throw core::InputError(r.where("mlp_only_layers"),
+                               "dense layers among MoE ones are not supported; expected []");
     }
   } else if (family == "GptOssForCausalLM") {
     // Every layer MoE; queries, keys, values and the output projection biased; sliding-window
@@ -218,12 +245,14 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
     m.attention = gqa(r, m.hidden, r.boolean("attention_bias", true));
     Moe e;
     e.routed_experts = r.integer("num_local_experts");
-    e.active_routed_experts = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok") : r.integer("experts_per_token");
+    e.active_routed_experts =
+        r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok") : r.integer("experts_per_token");
     e.expert_ffn = m.dense_ffn;
     m.moe = e;
     const int window = r.integer("sliding_window", 0);
     m.attention_window_tokens = windows_from_layer_types(r, m.layers, window, 0);
-    if (m.attention_window_tokens.empty()) m.attention_window_tokens = windows_where(m.layers, window, [](int i) { return i % 2 == 0; });
+    if (m.attention_window_tokens.empty())
+      m.attention_window_tokens = windows_where(m.layers, window, [](int i) { return i % 2 == 0; });
   } else if (family == "Llama4ForConditionalGeneration") {
     // Experts of intermediate_size with one shared expert; every interleave_moe_layer_step-th
     // layer MoE and the others dense, of intermediate_size_mlp. Layers with RoPE attend within
@@ -237,14 +266,16 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
     m.moe = e;
     m.dense_ffn = r.integer("intermediate_size_mlp");
     m.moe_layer_step = r.integer("interleave_moe_layer_step", 1);
-    if (m.moe_layer_step < 1) throw core::InputError(r.where("interleave_moe_layer_step"), "0 is not allowed; expected 1 or more");
+    if (m.moe_layer_step < 1)
+      throw core::InputError(r.where("interleave_moe_layer_step"), "0 is not allowed; expected 1 or more");
     if (r.has("moe_layers") && r.at("moe_layers").is_array() && !r.at("moe_layers").empty()) {
       std::vector<int> expected, given;
       for (int l = 0; l < m.layers; ++l)
         if (m.is_moe_layer(l)) expected.push_back(l);
       for (const auto& v : r.at("moe_layers")) given.push_back(ConfigReader::checked(v, r.where("moe_layers")));
       if (given != expected)
-        throw core::InputError(r.where("moe_layers"), "is not allowed; only every interleave_moe_layer_step-th layer MoE is supported");
+        throw core::InputError(r.where("moe_layers"),
+                               "is not allowed; only every interleave_moe_layer_step-th layer MoE is supported");
     }
     const int chunk = r.integer("attention_chunk_size", 0);
     std::vector<int> windows = windows_from_layer_types(r, m.layers, 0, chunk);
@@ -252,7 +283,9 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
       const auto rope = r.per_layer("no_rope_layers", m.layers);
       const int interval = r.integer("no_rope_layer_interval", 4);
       windows = windows_where(m.layers, chunk, [&](int i) {
-        if (!rope.empty()) return ConfigReader::checked(rope[static_cast<std::size_t>(i)], r.where("no_rope_layers/" + std::to_string(i))) != 0;
+        if (!rope.empty())
+          return ConfigReader::checked(rope[static_cast<std::size_t>(i)],
+                                       r.where("no_rope_layers/" + std::to_string(i))) != 0;
         return interval < 1 || (i + 1) % interval != 0;
       });
     }
@@ -260,7 +293,8 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
   } else {
     // Qwen2 biases its q, k and v projections; Llama where attention_bias says; Qwen3, Mistral and
     // Gemma do not.
-    const bool bias = family == "Qwen2ForCausalLM" || (family == "LlamaForCausalLM" && r.boolean("attention_bias", false));
+    const bool bias =
+        family == "Qwen2ForCausalLM" || (family == "LlamaForCausalLM" && r.boolean("attention_bias", false));
     m.attention = gqa(r, m.hidden, bias);
     m.dense_layers = m.layers;
     if (family == "MistralForCausalLM") {
@@ -274,27 +308,33 @@ Model model_from_huggingface_config(const nlohmann::json& config, const std::str
       m.attention_window_tokens = windows_from_layer_types(r, m.layers, window, 0);
       if (m.attention_window_tokens.empty()) {
         const int pattern = gemma3 ? r.integer("sliding_window_pattern", 6) : 2;
-        m.attention_window_tokens = windows_where(m.layers, window, [&](int i) { return pattern < 1 || (i + 1) % pattern != 0; });
+        m.attention_window_tokens =
+            windows_where(m.layers, window, [&](int i) { return pattern < 1 || (i + 1) % pattern != 0; });
       }
     }
   }
   if (std::all_of(m.attention_window_tokens.begin(), m.attention_window_tokens.end(), [](int w) { return w == 0; }))
     m.attention_window_tokens.clear();
   if (m.moe) {
-    if (m.moe->routed_experts < 1 || m.moe->active_routed_experts < 1 || m.moe->active_routed_experts > m.moe->routed_experts)
+    if (m.moe->routed_experts < 1 || m.moe->active_routed_experts < 1 ||
+        m.moe->active_routed_experts > m.moe->routed_experts)
       throw core::InputError(r.where("num_experts_per_tok"), std::to_string(m.moe->active_routed_experts) +
-                                                                  " is not allowed; from 1 to the routed experts");
+                                                                 " is not allowed; from 1 to the routed experts");
     if (m.moe->groups < 1 || m.moe->routed_experts % m.moe->groups != 0 || m.moe->groups_per_token > m.moe->groups)
-      throw core::InputError(r.where("n_group"), "the expert groups must divide the experts, and topk_group be at most n_group");
+      throw core::InputError(r.where("n_group"),
+                             "the expert groups must divide the experts, and topk_group be at most n_group");
   }
   if (m.attention.kind == AttentionKind::kGqa &&
       (m.attention.heads < 1 || m.attention.kv_heads < 1 || m.attention.heads % m.attention.kv_heads != 0))
-    throw core::InputError(r.where("num_key_value_heads"), std::to_string(m.attention.kv_heads) + " is not allowed; it must divide the " +
-                                                                std::to_string(m.attention.heads) + " attention heads");
+    throw core::InputError(r.where("num_key_value_heads"), std::to_string(m.attention.kv_heads) +
+                                                               " is not allowed; it must divide the " +
+                                                               std::to_string(m.attention.heads) + " attention heads");
   name_model(m, config, family);
   return m;
 }
 
-Model read_huggingface_config(const std::string& path) { return model_from_huggingface_config(core::read_json_file(path), path); }
+Model read_huggingface_config(const std::string& path) {
+  return model_from_huggingface_config(core::read_json_file(path), path);
+}
 
 }  // namespace workload

@@ -26,7 +26,7 @@ struct LayerCost {
   int index = 0;
   bool moe = false;
   ParameterCount params;
-  double matmul_flops_per_token = 0;  // forward, active weights only
+  double matmul_flops_per_token = 0;       // forward, active weights only
   double kv_cache_elements_per_token = 0;  // per token the cache holds
   int attention_window_tokens = 0;         // 0: the whole context; else the most recent tokens (Model)
 
@@ -35,9 +35,13 @@ struct LayerCost {
     return attention_window_tokens > 0 ? std::min(context_tokens, double(attention_window_tokens)) : context_tokens;
   }
   // Forward FLOPs of QK^T and AV for one token attending over `context_tokens` keys (at most the window).
-  double attention_flops_per_token(double context_tokens) const { return attention_flops_per_key_ * attended_tokens(context_tokens); }
+  double attention_flops_per_token(double context_tokens) const {
+    return attention_flops_per_key_ * attended_tokens(context_tokens);
+  }
   // KV-cache elements of one sequence of `context_tokens`: a windowed layer keeps its window only.
-  double kv_cache_elements(double context_tokens) const { return kv_cache_elements_per_token * attended_tokens(context_tokens); }
+  double kv_cache_elements(double context_tokens) const {
+    return kv_cache_elements_per_token * attended_tokens(context_tokens);
+  }
   // (query, key) pairs when `new_tokens` follow `before_tokens` under a causal mask: each new
   // token sees what precedes it and itself, at most the window.
   double causal_pairs(double new_tokens, double before_tokens) const;

@@ -48,8 +48,10 @@ std::vector<Weight> gated_ffn_weights(const Model& m, double intermediate) {
 
 std::vector<Weight> tensor_parallel_shard(std::vector<Weight> weights, int tp, int replicated) {
   for (std::size_t i = static_cast<std::size_t>(replicated); i < weights.size(); ++i) {
-    if (i + 1 == weights.size()) weights[i].in /= tp;
-    else weights[i].out /= tp;
+    if (i + 1 == weights.size())
+      weights[i].in /= tp;
+    else
+      weights[i].out /= tp;
   }
   return weights;
 }
@@ -60,14 +62,16 @@ double forward_flops(const std::vector<Weight>& weights, double rows) {
   return flops;
 }
 
-double dense_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms, hw::GemmPrecision p) {
+double dense_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                             double rows, int sms, hw::GemmPrecision p) {
   double t = 0;
   if (rows > 0)
     for (const auto& w : weights) t += hw::gemm_seconds(gpu, {rows, w.out, w.in, 1, hw::GemmKind::kDense, p}, sms, c);
   return t;
 }
 
-GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms, hw::GemmPrecision p) {
+GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                               double rows, int sms, hw::GemmPrecision p) {
   GemmSeconds t;
   if (rows <= 0) return t;
   t.forward_s = dense_forward_seconds(gpu, c, weights, rows, sms, p);
@@ -78,34 +82,41 @@ GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c,
   return t;
 }
 
-double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group,
-                               hw::GemmKind layout, int sms, hw::GemmPrecision p) {
+double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                               int groups, double rows_per_group, hw::GemmKind layout, int sms, hw::GemmPrecision p) {
   if (rows_per_group <= 0 || groups <= 0) return 0;
-  const double rows = layout == hw::GemmKind::kGroupedContiguous ? std::ceil(rows_per_group / 128) * 128 : std::ceil(rows_per_group);
+  const double rows =
+      layout == hw::GemmKind::kGroupedContiguous ? std::ceil(rows_per_group / 128) * 128 : std::ceil(rows_per_group);
   double t = 0;
   for (const auto& w : weights) t += hw::gemm_seconds(gpu, {rows, w.out, w.in, groups, layout, p}, sms, c);
   return t;
 }
 
-double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double groups, double rows,
+double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c,
+                                       const std::vector<Weight>& weights, double groups, double rows,
                                        hw::GemmKind layout, int sms, hw::GemmPrecision p) {
   if (rows <= 0 || groups <= 0) return 0;
   groups = std::max(1.0, groups);
   const double below = std::floor(groups), above = std::ceil(groups);
-  auto seconds = [&](double n) { return grouped_forward_seconds(gpu, c, weights, static_cast<int>(n), rows / n, layout, sms, p); };
+  auto seconds = [&](double n) {
+    return grouped_forward_seconds(gpu, c, weights, static_cast<int>(n), rows / n, layout, sms, p);
+  };
   if (below == above) return seconds(below);
   return seconds(below) + (groups - below) * (seconds(above) - seconds(below));
 }
 
-GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,
-                                 hw::GemmPrecision p) {
+GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                                 int groups, double rows_per_group, int sms, hw::GemmPrecision p) {
   GemmSeconds t;
   if (rows_per_group <= 0 || groups <= 0) return t;
-  t.forward_s = grouped_forward_seconds(gpu, c, weights, groups, rows_per_group, hw::GemmKind::kGroupedContiguous, sms, p);
+  t.forward_s =
+      grouped_forward_seconds(gpu, c, weights, groups, rows_per_group, hw::GemmKind::kGroupedContiguous, sms, p);
   const double rows = std::ceil(rows_per_group / 128) * 128;  // each group aligned to the layout's 128 rows
   for (const auto& w : weights) {
-    t.input_gradient_s += hw::gemm_seconds(gpu, {rows, w.in, w.out, groups, hw::GemmKind::kGroupedContiguous, p}, sms, c);
-    t.weight_gradient_s += hw::gemm_seconds(gpu, {w.out, w.in, rows_per_group, groups, hw::GemmKind::kWeightGradient, p}, sms, c);
+    t.input_gradient_s +=
+        hw::gemm_seconds(gpu, {rows, w.in, w.out, groups, hw::GemmKind::kGroupedContiguous, p}, sms, c);
+    t.weight_gradient_s +=
+        hw::gemm_seconds(gpu, {w.out, w.in, rows_per_group, groups, hw::GemmKind::kWeightGradient, p}, sms, c);
   }
   return t;
 }

@@ -42,20 +42,24 @@ struct GemmSeconds {
 // `rows` tokens through the weights, on `sms` SMs of `gpu` with a GEMM library's constants `c`
 // (hw/gemm_library.hpp), one kernel per weight: the forward
 // alone (inference, recomputation) or all three passes of training.
-double dense_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms,
-                             hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
-GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int sms,
-                               hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
+double dense_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                             double rows, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
+GemmSeconds dense_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                               double rows, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 // `groups` experts' weights, `rows_per_group` tokens each: contiguous rows (training, prefill;
 // each group padded to the layout's 128) or masked (decode).
-double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group,
-                               hw::GemmKind layout, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
-GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, int groups, double rows_per_group, int sms,
+double grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                               int groups, double rows_per_group, hw::GemmKind layout, int sms,
+                               hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
+GemmSeconds grouped_gemm_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                                 int groups, double rows_per_group, int sms,
                                  hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 // `rows` tokens over the experts any of them chose, `groups` of them on average (the expected
 // number a few tokens touch, at least one): an expert no token chose is skipped, its weights not
 // read. Between whole numbers of experts, the time in proportion, each with its share of the rows.
-double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double groups, double rows,
-                                       hw::GemmKind layout, int sms, hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
+double touched_grouped_forward_seconds(const hw::Gpu& gpu, const hw::GemmCalibration& c,
+                                       const std::vector<Weight>& weights, double groups, double rows,
+                                       hw::GemmKind layout, int sms,
+                                       hw::GemmPrecision precision = hw::GemmPrecision::kFp8);
 
 }  // namespace workload

@@ -31,7 +31,8 @@ struct MemoryKernel {
 
   // On one GPU: `tokens` of its micro-batch shard, `routed_rows` received by its experts.
   double bytes(double tokens, double routed_rows, int tp, bool sequence_parallel) const {
-    return ((sequence_parallel ? hidden_bytes / tp : hidden_bytes) + heads_bytes / tp) * tokens + routed_row_bytes * routed_rows;
+    return ((sequence_parallel ? hidden_bytes / tp : hidden_bytes) + heads_bytes / tp) * tokens +
+           routed_row_bytes * routed_rows;
   }
 };
 

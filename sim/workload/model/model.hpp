@@ -43,13 +43,14 @@ struct Model {
   std::string display_name;  // e.g. "DeepSeek-V3"
   int layers = 0;
   int dense_layers = 0;  // the first layers use the dense FFN; the rest are MoE (every moe_layer_step-th)
-  int moe_layer_step = 1;  // after the dense layers, every step-th layer is MoE, the others dense (Llama 4's interleave)
+  int moe_layer_step =
+      1;  // after the dense layers, every step-th layer is MoE, the others dense (Llama 4's interleave)
   int hidden = 0;
   Attention attention;
   int dense_ffn = 0;  // intermediate size of the gated (SwiGLU) dense FFN
   std::optional<Moe> moe;
   int vocab = 0;
-  int mtp_modules = 0;  // multi-token-prediction modules, one transformer layer each
+  int mtp_modules = 0;           // multi-token-prediction modules, one transformer layer each
   bool tied_embeddings = false;  // the LM head reuses the embedding matrix
   int max_context_tokens = 0;    // max_position_embeddings; 0 where the config does not say
   // Per layer, the most recent tokens its attention sees (a sliding window, or a chunk of

@@ -30,12 +30,16 @@ class Roofline {
 
   // A linear layer's GEMM in the recipe's precision.
   double linear_s(double flops) const {
-    return precision_ == hw::GemmPrecision::kFp4 ? fp4_gemm_s(flops) : precision_ == hw::GemmPrecision::kFp8 ? fp8_gemm_s(flops) : bf16_gemm_s(flops);
+    return precision_ == hw::GemmPrecision::kFp4   ? fp4_gemm_s(flops)
+           : precision_ == hw::GemmPrecision::kFp8 ? fp8_gemm_s(flops)
+                                                   : bf16_gemm_s(flops);
   }
   double fp4_gemm_s(double flops) const { return slow_ * flops / (gpu_->fp4_dense_flops_per_s * eff_.fp8_gemm); }
   double fp8_gemm_s(double flops) const { return slow_ * flops / (gpu_->fp8_dense_flops_per_s * eff_.fp8_gemm); }
   double bf16_gemm_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.bf16_gemm); }
-  double attention_forward_s(double flops) const { return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward); }
+  double attention_forward_s(double flops) const {
+    return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_forward);
+  }
   double attention_backward_s(double flops) const {
     return slow_ * flops / (gpu_->bf16_dense_flops_per_s * eff_.attention_backward);
   }
@@ -54,7 +58,9 @@ class Roofline {
   bool fp8_gemms() const { return precision_ != hw::GemmPrecision::kBf16; }
   hw::GemmPrecision gemm_precision() const { return precision_; }
   // Bytes a weight takes in HBM in the recipe's precision, its scales left out (under 7%).
-  double weight_bytes() const { return precision_ == hw::GemmPrecision::kFp4 ? 0.5 : precision_ == hw::GemmPrecision::kFp8 ? 1.0 : 2.0; }
+  double weight_bytes() const {
+    return precision_ == hw::GemmPrecision::kFp4 ? 0.5 : precision_ == hw::GemmPrecision::kFp8 ? 1.0 : 2.0;
+  }
   const hw::GemmCalibration& gemm_constants() const { return gemm_library_->constants; }
   const hw::GemmLibrary& gemm_library() const { return *gemm_library_; }
   // Whether the GEMMs are timed by the kernel model: on GPUs with FP8 tensor cores (Hopper's

@@ -18,7 +18,9 @@ struct CommKernels {
 
   bool offloaded() const { return sms == 0; }
   int channels() const { return sms / sms_per_channel; }
-  double ib_Bps(double link_Bps) const { return offloaded() ? link_Bps : std::min(link_Bps, channels() * ib_Bps_per_channel); }
+  double ib_Bps(double link_Bps) const {
+    return offloaded() ? link_Bps : std::min(link_Bps, channels() * ib_Bps_per_channel);
+  }
   double nvlink_Bps(double link_Bps) const {
     return offloaded() ? link_Bps : std::min(link_Bps, channels() * nvlink_Bps_per_channel);
   }

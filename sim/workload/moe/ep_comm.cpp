@@ -9,8 +9,8 @@
 
 namespace workload {
 
-void add_dispatch(core::TaskGraph& g, const DispatchTraffic& t, double scale, bool reverse, const std::vector<int>& ranks,
-                  std::vector<core::TaskId>& tasks) {
+void add_dispatch(core::TaskGraph& g, const DispatchTraffic& t, double scale, bool reverse,
+                  const std::vector<int>& ranks, std::vector<core::TaskId>& tasks) {
   const int n = static_cast<int>(t.ib.size());
   auto rank = [&](int local) { return ranks.empty() ? local : ranks[static_cast<std::size_t>(local)]; };
   for (const auto* stage : {&t.ib, &t.nvlink})
@@ -37,7 +37,8 @@ core::TaskGraph dispatch_graph(const DispatchTraffic& t, double scale, bool reve
 double dispatch_bound_s(const DispatchTraffic& t, double scale, double ib_Bps, double nvlink_Bps) {
   double worst = 0;
   for (const GpuTraffic& g : per_gpu_traffic(t))
-    worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / ib_Bps, std::max(g.nvlink_sent, g.nvlink_received) * scale / nvlink_Bps});
+    worst = std::max({worst, std::max(g.ib_sent, g.ib_received) * scale / ib_Bps,
+                      std::max(g.nvlink_sent, g.nvlink_received) * scale / nvlink_Bps});
   return worst;
 }
 
@@ -95,7 +96,8 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
   auto group_s = [&](std::size_t g, EpOp op) -> double& { return out.group_op_s[g][static_cast<std::size_t>(op)]; };
   // Each group's time (its transfers' last end) of one op; the slowest's is the op's.
   auto time = [&](const std::vector<DispatchTraffic>& t, bool reverse, EpOp op) {
-    if (!s.flow) return group_s(0, op) = dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
+    if (!s.flow)
+      return group_s(0, op) = dispatch_bound_s(t[0], scale, spec.nic_Bps, spec.nvlink_Bps);  // symmetric in direction
     const net::FabricPlatform platform(spec);
     core::TaskGraph graph;
     std::vector<core::TaskId> all;
@@ -109,7 +111,8 @@ EpCommTimes expert_parallel_comm(const EpCommSetup& s, const EpTraffic& traffic)
     const auto timeline = core::simulate(platform, graph);
     for (std::size_t g = 0; g < groups; ++g) {
       double end_s = 0;
-      for (std::size_t k = first_task[g]; k < first_task[g + 1]; ++k) end_s = std::max(end_s, timeline.span(all[k]).end_s);
+      for (std::size_t k = first_task[g]; k < first_task[g + 1]; ++k)
+        end_s = std::max(end_s, timeline.span(all[k]).end_s);
       group_s(g, op) = end_s;
     }
     return timeline.makespan_s();
@@ -154,16 +157,23 @@ OpFlows ep_op_flows(const EpTraffic& t, std::size_t group, int local, EpOp op, b
       for (std::size_t other = 0; other < ranks.size(); ++other) {
         const double bytes = (reverse ? (*stage)[other][l] : (*stage)[l][other]) * t.scale;
         if (!(bytes > 0)) continue;
-        auto it = std::find_if(out->begin(), out->end(), [&](const core::Flow& f) { return f.dst_rank == ranks[other]; });
-        if (it == out->end()) out->push_back({ranks[l], ranks[other], bytes});
-        else it->bytes += bytes;
+        auto it =
+            std::find_if(out->begin(), out->end(), [&](const core::Flow& f) { return f.dst_rank == ranks[other]; });
+        if (it == out->end())
+          out->push_back({ranks[l], ranks[other], bytes});
+        else
+          it->bytes += bytes;
       }
   };
   const auto& forward = t.forward_of(group);
   const auto& gradients = t.gradients_of(group);
   switch (op) {
-    case EpOp::kDispatchForward: add(forward, false); break;
-    case EpOp::kCombineForward: add(gradients, true); break;
+    case EpOp::kDispatchForward:
+      add(forward, false);
+      break;
+    case EpOp::kCombineForward:
+      add(gradients, true);
+      break;
     case EpOp::kCombineBackward:
       add(forward, false);
       if (recompute) add(gradients, true);  // the rerun forward's combine

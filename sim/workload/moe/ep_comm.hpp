@@ -21,10 +21,10 @@ struct EpCommSetup {
   int tokens_per_gpu = 4096;           // of the micro-batch
   int simulated_tokens_per_gpu = 256;  // routed and simulated; bytes are scaled to tokens_per_gpu
   std::uint64_t seed = 1;
-  AffinityDistribution affinity;       // of the synthetic tokens the gate routes
-  bool fp8_dispatch = true;            // FP8 with a 4-byte scale per 128 channels, else BF16
-  net::FabricSpec fabric;              // one EP group's: its node count is set from ep
-  bool flow = true;                    // flow simulation, else the analytical bound
+  AffinityDistribution affinity;  // of the synthetic tokens the gate routes
+  bool fp8_dispatch = true;       // FP8 with a 4-byte scale per 128 channels, else BF16
+  net::FabricSpec fabric;         // one EP group's: its node count is set from ep
+  bool flow = true;               // flow simulation, else the analytical bound
   // Flow simulation on the whole fabric: every EP group of the cluster, as its global ranks on
   // `fabric` (then the cluster's, nodes included), all at once, routed with four seeds (seed,
   // seed + 1, ...) in turn; the slowest group's times. Empty: one group on a fabric of its own.
@@ -38,7 +38,7 @@ struct EpCommTimes {
   double dispatch_backward_s = 0;  // combine direction, BF16 gradients
   double expert_imbalance = 1;     // max / mean expert-token assignments per GPU
   double ib_bytes_per_gpu_dispatch = 0;
-  int groups_simulated = 1;        // EP groups in the flow simulation (the whole fabric's, or one)
+  int groups_simulated = 1;  // EP groups in the flow simulation (the whole fabric's, or one)
   // Each group's own time of each op (by EpOp), in the same run (the four above are the slowest's).
   std::vector<std::array<double, 4>> group_op_s;
 };
@@ -46,7 +46,8 @@ struct EpCommTimes {
 // The routed traffic of one MoE layer for one micro-batch, per EP group: what the times above
 // are simulated from, and what a training step's run puts on the fabric op by op.
 struct EpTraffic {
-  std::vector<std::vector<int>> groups;  // each group's GPUs (global ranks); one group 0..ep-1 when not on the whole fabric
+  std::vector<std::vector<int>>
+      groups;  // each group's GPUs (global ranks); one group 0..ep-1 when not on the whole fabric
   std::vector<DispatchTraffic> forward;    // per distinct routing: the dispatch in its own precision
   std::vector<DispatchTraffic> gradients;  // the same routing in BF16: combine, and dispatch's backward
   double scale = 1;                        // simulated tokens to the micro-batch's

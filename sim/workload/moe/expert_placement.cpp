@@ -14,8 +14,12 @@ ReplicatedPlacement balance_experts(const std::vector<double>& expert_load, int 
 
   // Replicate: each extra replica to the expert with the most load per replica (ties: lowest id).
   std::vector<int> count(static_cast<std::size_t>(experts), 1);
-  auto per_replica = [&](int e) { return expert_load[static_cast<std::size_t>(e)] / count[static_cast<std::size_t>(e)]; };
-  auto lighter = [&](int a, int b) { return per_replica(a) < per_replica(b) || (per_replica(a) == per_replica(b) && a > b); };
+  auto per_replica = [&](int e) {
+    return expert_load[static_cast<std::size_t>(e)] / count[static_cast<std::size_t>(e)];
+  };
+  auto lighter = [&](int a, int b) {
+    return per_replica(a) < per_replica(b) || (per_replica(a) == per_replica(b) && a > b);
+  };
   std::priority_queue<int, std::vector<int>, decltype(lighter)> heaviest(lighter);
   for (int e = 0; e < experts; ++e) heaviest.push(e);
   for (int r = 0; r < redundant; ++r) {
@@ -36,26 +40,32 @@ ReplicatedPlacement balance_experts(const std::vector<double>& expert_load, int 
   for (int e : replicas) {
     int best = -1;
     for (int g = 0; g < gpus; ++g)
-      if (used[static_cast<std::size_t>(g)] < p.slots_per_gpu && (best < 0 || p.gpu_load[static_cast<std::size_t>(g)] < p.gpu_load[static_cast<std::size_t>(best)]))
+      if (used[static_cast<std::size_t>(g)] < p.slots_per_gpu &&
+          (best < 0 || p.gpu_load[static_cast<std::size_t>(g)] < p.gpu_load[static_cast<std::size_t>(best)]))
         best = g;
-    p.expert_slots[static_cast<std::size_t>(e)].push_back(best * p.slots_per_gpu + used[static_cast<std::size_t>(best)]);
+    p.expert_slots[static_cast<std::size_t>(e)].push_back(best * p.slots_per_gpu +
+                                                          used[static_cast<std::size_t>(best)]);
     ++used[static_cast<std::size_t>(best)];
     p.gpu_load[static_cast<std::size_t>(best)] += per_replica(e);
   }
   return p;
 }
 
-ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expert_load, int redundant, int gpus, int groups, int nodes) {
+ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expert_load, int redundant, int gpus,
+                                                 int groups, int nodes) {
   const int experts = static_cast<int>(expert_load.size());
   const int group_size = experts / groups, groups_per_node = groups / nodes, gpus_per_node = gpus / nodes;
   const int slots_per_node = (experts + redundant) / nodes;
 
   // Groups onto nodes: heaviest first, each onto the least-loaded node with room.
   std::vector<double> group_load(static_cast<std::size_t>(groups), 0.0);
-  for (int e = 0; e < experts; ++e) group_load[static_cast<std::size_t>(e / group_size)] += expert_load[static_cast<std::size_t>(e)];
+  for (int e = 0; e < experts; ++e)
+    group_load[static_cast<std::size_t>(e / group_size)] += expert_load[static_cast<std::size_t>(e)];
   std::vector<int> order(static_cast<std::size_t>(groups));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return group_load[static_cast<std::size_t>(a)] > group_load[static_cast<std::size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return group_load[static_cast<std::size_t>(a)] > group_load[static_cast<std::size_t>(b)];
+  });
   std::vector<double> node_load(static_cast<std::size_t>(nodes), 0.0);
   std::vector<std::vector<int>> node_groups(static_cast<std::size_t>(nodes));
   for (int grp : order) {
@@ -81,9 +91,11 @@ ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expe
         ids.push_back(e);
         load.push_back(expert_load[static_cast<std::size_t>(e)]);
       }
-    const ReplicatedPlacement local = balance_experts(load, slots_per_node - static_cast<int>(ids.size()), gpus_per_node);
+    const ReplicatedPlacement local =
+        balance_experts(load, slots_per_node - static_cast<int>(ids.size()), gpus_per_node);
     for (std::size_t i = 0; i < ids.size(); ++i)
-      for (int slot : local.expert_slots[i]) p.expert_slots[static_cast<std::size_t>(ids[i])].push_back(n * slots_per_node + slot);
+      for (int slot : local.expert_slots[i])
+        p.expert_slots[static_cast<std::size_t>(ids[i])].push_back(n * slots_per_node + slot);
     p.gpu_load.insert(p.gpu_load.end(), local.gpu_load.begin(), local.gpu_load.end());
   }
   return p;

@@ -10,9 +10,9 @@ namespace workload {
 
 struct ReplicatedPlacement {
   int gpus = 0;
-  int slots_per_gpu = 0;                        // (experts + redundant) / gpus
-  std::vector<std::vector<int>> expert_slots;   // slot ids of each expert's replicas; slot s is on GPU s / slots_per_gpu
-  std::vector<double> gpu_load;                 // the estimate's load on each GPU
+  int slots_per_gpu = 0;                       // (experts + redundant) / gpus
+  std::vector<std::vector<int>> expert_slots;  // slot ids of each expert's replicas; slot s is on GPU s / slots_per_gpu
+  std::vector<double> gpu_load;                // the estimate's load on each GPU
 
   int replicas(int expert) const { return static_cast<int>(expert_slots[static_cast<std::size_t>(expert)].size()); }
   // The replica token `token` uses: the replicas take turns.
@@ -31,7 +31,8 @@ ReplicatedPlacement balance_experts(const std::vector<double>& expert_load, int 
 // group-limited routing keeps a token's traffic on few nodes): whole groups (consecutive experts,
 // `groups` of them) packed onto the `nodes` so each node carries an even load, then on each node
 // its share of the redundant replicas made and packed onto its GPUs as the global policy does.
-ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expert_load, int redundant, int gpus, int groups, int nodes);
+ReplicatedPlacement balance_experts_hierarchical(const std::vector<double>& expert_load, int redundant, int gpus,
+                                                 int groups, int nodes);
 
 // Whether EPLB takes its hierarchical policy for `groups` expert groups over `gpus` GPUs.
 inline bool eplb_hierarchical(int groups, int gpus, int gpus_per_node) {

@@ -26,28 +26,34 @@ std::vector<double> normalised(std::vector<double> v) {
 
 }  // namespace
 
-ExpertPopularity read_expert_counts(const std::string& path, int layers, int dense_layers, int experts, const std::string& pointer) {
+ExpertPopularity read_expert_counts(const std::string& path, int layers, int dense_layers, int experts,
+                                    const std::string& pointer) {
   const nlohmann::json doc = core::read_json_file(path);
-  auto fail = [&](const std::string& at, const std::string& what) { throw core::InputError(pointer, path + at + ": " + what); };
+  auto fail = [&](const std::string& at, const std::string& what) {
+    throw core::InputError(pointer, path + at + ": " + what);
+  };
   const nlohmann::json* rows = &doc;
   std::string base;
   if (doc.is_object()) {
-    if (!doc.contains("logical_count")) fail("", "has no \"logical_count\"; expected SGLang's {\"logical_count\": [[count per expert] x layers]}");
+    if (!doc.contains("logical_count"))
+      fail("", "has no \"logical_count\"; expected SGLang's {\"logical_count\": [[count per expert] x layers]}");
     rows = &doc["logical_count"];
     base = "/logical_count";
   }
-  auto what = [](const nlohmann::json& v) { return v.is_array() ? std::to_string(v.size()) + " rows" : core::describe(v); };
+  auto what = [](const nlohmann::json& v) {
+    return v.is_array() ? std::to_string(v.size()) + " rows" : core::describe(v);
+  };
   if (!rows->is_array() || rows->size() != static_cast<std::size_t>(layers))
-    fail(base, what(*rows) + " is not allowed; expected " + std::to_string(layers) + " (the model's layers), each " + std::to_string(experts) +
-                   " counts (its routed experts)");
+    fail(base, what(*rows) + " is not allowed; expected " + std::to_string(layers) + " (the model's layers), each " +
+                   std::to_string(experts) + " counts (its routed experts)");
   ExpertPopularity p;
   p.source = path;
   for (std::size_t l = 0; l < rows->size(); ++l) {
     const auto& row = (*rows)[l];
     const std::string at = base + "/" + std::to_string(l);
     if (!row.is_array() || row.size() != static_cast<std::size_t>(experts))
-      fail(at, (row.is_array() ? std::to_string(row.size()) + " counts" : core::describe(row)) + " is not allowed; expected " + std::to_string(experts) +
-                   ", one per routed expert of the model");
+      fail(at, (row.is_array() ? std::to_string(row.size()) + " counts" : core::describe(row)) +
+                   " is not allowed; expected " + std::to_string(experts) + ", one per routed expert of the model");
     std::vector<double> counts;
     counts.reserve(row.size());
     for (std::size_t e = 0; e < row.size(); ++e) {
@@ -63,10 +69,13 @@ ExpertPopularity read_expert_counts(const std::string& path, int layers, int den
   return p;
 }
 
-ExpertPopularity popularity_from_summary(const nlohmann::json& doc, const std::string& path, const std::string& phase, int moe_layers, int experts,
-                                         std::uint64_t seed, const std::string& pointer) {
-  auto fail = [&](const std::string& at, const std::string& what) { throw core::InputError(pointer, path + at + ": " + what); };
-  if (!doc.is_object() || !doc.contains("ranks") || !doc.contains(phase)) fail("", "expected {\"ranks\", \"" + phase + "\": {\"load_over_mean\"}}");
+ExpertPopularity popularity_from_summary(const nlohmann::json& doc, const std::string& path, const std::string& phase,
+                                         int moe_layers, int experts, std::uint64_t seed, const std::string& pointer) {
+  auto fail = [&](const std::string& at, const std::string& what) {
+    throw core::InputError(pointer, path + at + ": " + what);
+  };
+  if (!doc.is_object() || !doc.contains("ranks") || !doc.contains(phase))
+    fail("", "expected {\"ranks\", \"" + phase + "\": {\"load_over_mean\"}}");
   const auto& ranks = doc["ranks"];
   const auto& rows = doc[phase].value("load_over_mean", nlohmann::json());
   if (!ranks.is_array() || ranks.size() < 2 || ranks.front() != 1 || ranks.back() != experts)
@@ -77,20 +86,23 @@ ExpertPopularity popularity_from_summary(const nlohmann::json& doc, const std::s
   p.source = path + " (" + phase + ")";
   for (std::size_t l = 0; l < rows.size(); ++l) {
     const auto& row = rows[l];
-    if (!row.is_array() || row.size() != ranks.size()) fail("/" + phase + "/load_over_mean/" + std::to_string(l), "expected one load per rank");
+    if (!row.is_array() || row.size() != ranks.size())
+      fail("/" + phase + "/load_over_mean/" + std::to_string(l), "expected one load per rank");
     // The sorted curve at every rank, linear between the given ranks.
     std::vector<double> sorted(static_cast<std::size_t>(experts));
     for (std::size_t i = 0; i + 1 < ranks.size(); ++i) {
       const int r0 = ranks[i].get<int>(), r1 = ranks[i + 1].get<int>();
       const double v0 = row[i].get<double>(), v1 = row[i + 1].get<double>();
       if (v0 < 0 || v1 < 0) fail("/" + phase + "/load_over_mean/" + std::to_string(l), "a load is a number from 0 up");
-      for (int r = r0; r <= r1; ++r) sorted[static_cast<std::size_t>(r - 1)] = v0 + (v1 - v0) * (r - r0) / std::max(1, r1 - r0);
+      for (int r = r0; r <= r1; ++r)
+        sorted[static_cast<std::size_t>(r - 1)] = v0 + (v1 - v0) * (r - r0) / std::max(1, r1 - r0);
     }
     // Which expert holds which rank: drawn, as the summary does not keep it.
     std::vector<int> order(static_cast<std::size_t>(experts));
     std::iota(order.begin(), order.end(), 0);
     core::FastNormal rng(seed * 0x9E3779B97F4A7C15ull + l);
-    for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[static_cast<std::size_t>(rng.next_bits() % (i + 1))]);
+    for (std::size_t i = order.size() - 1; i > 0; --i)
+      std::swap(order[i], order[static_cast<std::size_t>(rng.next_bits() % (i + 1))]);
     std::vector<double> shares(static_cast<std::size_t>(experts));
     for (std::size_t r = 0; r < sorted.size(); ++r) shares[static_cast<std::size_t>(order[r])] = sorted[r];
     p.layers.push_back(normalised(std::move(shares)));
@@ -154,7 +166,8 @@ void extend_routing(Routing& r, const std::vector<double>& shares, int tokens, i
     const std::size_t first = r.experts.size();
     while (static_cast<int>(r.experts.size() - first) < k) {
       const int e = table.draw(rng);
-      if (std::find(r.experts.begin() + static_cast<std::ptrdiff_t>(first), r.experts.end(), e) == r.experts.end()) r.experts.push_back(e);
+      if (std::find(r.experts.begin() + static_cast<std::ptrdiff_t>(first), r.experts.end(), e) == r.experts.end())
+        r.experts.push_back(e);
     }
     // Fewer experts with load than top-k (a sparse file): the token's other picks repeat its last.
     while (static_cast<int>(r.experts.size() - first) < top_k) r.experts.push_back(r.experts.back());

@@ -16,8 +16,8 @@
 namespace workload {
 
 struct ExpertPopularity {
-  std::string source;                         // the file it came from
-  std::vector<std::vector<double>> layers;    // per MoE layer (in model order), each expert's share; each sums to 1
+  std::string source;                       // the file it came from
+  std::vector<std::vector<double>> layers;  // per MoE layer (in model order), each expert's share; each sums to 1
   // The layer `moe_layer` of a model's MoE layers; a model with more MoE layers than the file
   // (an MTP module) takes the last layer's.
   const std::vector<double>& layer(int moe_layer) const;
@@ -27,14 +27,15 @@ struct ExpertPopularity {
 // [[...] x layers], `layers` the model's (dense layers' rows all zero, dropped) and `experts` its
 // routed experts. `pointer`: the scenario field naming the file; errors name it and the file's
 // own path, the value and what is allowed (InputError, exit 2).
-ExpertPopularity read_expert_counts(const std::string& path, int layers, int dense_layers, int experts, const std::string& pointer);
+ExpertPopularity read_expert_counts(const std::string& path, int layers, int dense_layers, int experts,
+                                    const std::string& pointer);
 
 // A derived summary (data/expert_popularity/*.json, made by analysis/expert_popularity_summary.py):
 // per MoE layer, each expert's load over the mean at a few ranks, hottest first; between the
 // ranks the curve is linear. The experts' identities are not kept: each layer's ranks go to
 // experts in an order drawn from `seed`.
-ExpertPopularity popularity_from_summary(const nlohmann::json& doc, const std::string& path, const std::string& phase, int moe_layers, int experts,
-                                         std::uint64_t seed, const std::string& pointer);
+ExpertPopularity popularity_from_summary(const nlohmann::json& doc, const std::string& path, const std::string& phase,
+                                         int moe_layers, int experts, std::uint64_t seed, const std::string& pointer);
 
 // `tokens` tokens, each choosing `top_k` distinct experts, each expert about top_k x its share of
 // them (drawn one by one, again where already chosen, with weights that make up for it). The

@@ -8,7 +8,8 @@ namespace {
 
 // Calls visit(source GPU, target node, GPUs reached on that node) for each target node of a token.
 template <class Visit>
-void for_each_target_node(const Routing& r, const ExpertPlacement& p, int token, std::vector<int>& scratch, Visit visit) {
+void for_each_target_node(const Routing& r, const ExpertPlacement& p, int token, std::vector<int>& scratch,
+                          Visit visit) {
   const int source = token % p.gpus;
   // The token's GPUs, deduplicated and grouped by node (top_k is small: sort them).
   scratch.clear();
@@ -34,7 +35,8 @@ DispatchStats dispatch_stats(const Routing& r, const ExpertPlacement& p) {
   for (int t = 0; t < r.tokens; ++t)
     for_each_target_node(r, p, t, gpus, [&](int source, int node, const int* first, const int* last) {
       s.nodes_per_token += 1;
-      for (int k = 0; k < r.top_k; ++k) experts_on_target_nodes += p.node_of_gpu(p.gpu_of_expert(r.expert(t, k))) == node;
+      for (int k = 0; k < r.top_k; ++k)
+        experts_on_target_nodes += p.node_of_gpu(p.gpu_of_expert(r.expert(t, k))) == node;
       s.ib_copies_per_token += node != p.node_of_gpu(source);
       const int receiver = node * p.gpus_per_node + source % p.gpus_per_node;  // same in-node index
       for (const int* g = first; g != last; ++g) s.nvlink_copies_per_token += *g != receiver;
@@ -117,7 +119,8 @@ void add_dispatch_copies(const std::vector<int>& experts, int top_k, int first, 
   }
 }
 
-void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node, std::vector<GpuCopies>& copies) {
+void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node,
+                       std::vector<GpuCopies>& copies) {
   const int source = token % gpus;
   for (const int* g = first; g != last; ++g) {
     if (*g == source) continue;

@@ -11,9 +11,9 @@
 namespace workload {
 
 struct ExpertPlacement {
-  int gpus = 64;           // the EP group
+  int gpus = 64;  // the EP group
   int gpus_per_node = 8;
-  int experts = 256;       // routed experts, spread evenly: experts / gpus per GPU, in order
+  int experts = 256;  // routed experts, spread evenly: experts / gpus per GPU, in order
 
   int experts_per_gpu() const { return experts / gpus; }
   int gpu_of_expert(int e) const { return e / experts_per_gpu(); }
@@ -21,10 +21,10 @@ struct ExpertPlacement {
 };
 
 struct DispatchStats {
-  double nodes_per_token = 0;         // nodes holding at least one of the token's experts
-  double experts_per_node = 0;        // of those nodes, experts per node
-  double ib_copies_per_token = 0;     // remote nodes reached
-  double nvlink_copies_per_token = 0; // GPUs reached inside target nodes, past the IB receiver
+  double nodes_per_token = 0;          // nodes holding at least one of the token's experts
+  double experts_per_node = 0;         // of those nodes, experts per node
+  double ib_copies_per_token = 0;      // remote nodes reached
+  double nvlink_copies_per_token = 0;  // GPUs reached inside target nodes, past the IB receiver
 };
 
 // Token t starts on GPU t % gpus.
@@ -50,10 +50,11 @@ struct GpuCopies {
 };
 // dispatch_traffic's copies of tokens [first, last), each token's experts given by `experts`
 // (tokens x top_k, from token 0), added to `copies` (one per GPU of the placement).
-void add_dispatch_copies(const std::vector<int>& experts, int top_k, int first, int last, const ExpertPlacement& placement,
-                         std::vector<GpuCopies>& copies);
+void add_dispatch_copies(const std::vector<int>& experts, int top_k, int first, int last,
+                         const ExpertPlacement& placement, std::vector<GpuCopies>& copies);
 // direct_traffic's copies of one token starting on GPU token % gpus, sent to [first, last).
-void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node, std::vector<GpuCopies>& copies);
+void add_direct_copies(int token, const int* first, const int* last, int gpus, int gpus_per_node,
+                       std::vector<GpuCopies>& copies);
 
 // The direct form of low-latency decode kernels (IBGDA, no forwarding): each token goes straight
 // to the GPU of each of its experts, one message per (token, expert) selection as DeepEP's

@@ -60,8 +60,8 @@ void top_2(const float* v, int n, float& best_out, float& second_out) {
       s = _mm_max_ps(_mm_min_ps(b, ob), _mm_max_ps(s, os));
       b = _mm_max_ps(b, ob);
     };
-    merge(b0, s0, b1, s1);  // 8 lanes -> 4
-    merge(b0, s0, _mm_movehl_ps(b0, b0), _mm_movehl_ps(s0, s0));  // -> 2
+    merge(b0, s0, b1, s1);                                                // 8 lanes -> 4
+    merge(b0, s0, _mm_movehl_ps(b0, b0), _mm_movehl_ps(s0, s0));          // -> 2
     merge(b0, s0, _mm_shuffle_ps(b0, b0, 1), _mm_shuffle_ps(s0, s0, 1));  // -> 1
     best = _mm_cvtss_f32(b0);
     second = _mm_cvtss_f32(s0);
@@ -102,7 +102,8 @@ int at_least(const float* v, int first, int last, float floor, int* out) {
 }
 
 // Routes tokens [first, last) into r (already sized); `rows` holds token first's affinities, then the next token's.
-void route_range(const float* rows, int first, int last, const GateConfig& g, const std::vector<float>& bias, Routing& r) {
+void route_range(const float* rows, int first, int last, const GateConfig& g, const std::vector<float>& bias,
+                 Routing& r) {
   const int per_group = g.experts / g.groups;
   const int kept_per_group = std::min(per_group, 2);
   std::vector<float> biased(g.experts), best(g.groups), second(g.groups), group_score(g.groups), kept;
@@ -114,7 +115,8 @@ void route_range(const float* rows, int first, int last, const GateConfig& g, co
     int n = 0;
     if (g.groups > 1) {
       // Group score: the sum of the group's two best biased scores.
-      for (int grp = 0; grp < g.groups; ++grp) top_2(biased.data() + static_cast<std::size_t>(grp) * per_group, per_group, best[grp], second[grp]);
+      for (int grp = 0; grp < g.groups; ++grp)
+        top_2(biased.data() + static_cast<std::size_t>(grp) * per_group, per_group, best[grp], second[grp]);
       for (int grp = 0; grp < g.groups; ++grp) group_score[grp] = best[grp] + (per_group > 1 ? second[grp] : 0.0f);
       top_k(group_score.data(), all_groups.data(), g.groups, g.groups_per_token, chosen_groups.data());
       // The chosen groups' two best scores are known; when there are at least top_k of them, the
@@ -129,7 +131,8 @@ void route_range(const float* rows, int first, int last, const GateConfig& g, co
         std::nth_element(kept.begin(), kept.begin() + (g.top_k - 1), kept.end(), std::greater<float>());
         floor = kept[g.top_k - 1];
       }
-      for (int grp : chosen_groups) n += at_least(biased.data(), grp * per_group, (grp + 1) * per_group, floor, candidates.data() + n);
+      for (int grp : chosen_groups)
+        n += at_least(biased.data(), grp * per_group, (grp + 1) * per_group, floor, candidates.data() + n);
     } else {
       for (int e = 0; e < g.experts; ++e) candidates[n++] = e;
     }
@@ -146,7 +149,8 @@ void route_range(const float* rows, int first, int last, const GateConfig& g, co
 
 }  // namespace
 
-Routing route_tokens(const std::vector<float>& affinities, int tokens, const GateConfig& g, const std::vector<float>& bias) {
+Routing route_tokens(const std::vector<float>& affinities, int tokens, const GateConfig& g,
+                     const std::vector<float>& bias) {
   Routing r;
   r.tokens = tokens;
   r.top_k = g.top_k;
@@ -176,8 +180,10 @@ std::vector<int> expert_load(const Routing& r, int experts) {
 void update_bias(std::vector<float>& bias, const std::vector<int>& load, float gamma) {
   const double mean = std::accumulate(load.begin(), load.end(), 0.0) / static_cast<double>(load.size());
   for (std::size_t e = 0; e < bias.size(); ++e) {
-    if (load[e] > mean) bias[e] -= gamma;
-    else if (load[e] < mean) bias[e] += gamma;
+    if (load[e] > mean)
+      bias[e] -= gamma;
+    else if (load[e] < mean)
+      bias[e] += gamma;
   }
 }
 
@@ -197,7 +203,8 @@ std::vector<float> expert_popularity(int experts, AffinitySkew skew, double stre
   std::shuffle(rank.begin(), rank.end(), rng);
   for (int e = 0; e < experts; ++e) {
     if (skew == AffinitySkew::kZipf) popularity[rank[e]] = static_cast<float>(-strength * std::log(1.0 + e));
-    if (skew == AffinitySkew::kHotExperts && e < std::max(1, experts / 32)) popularity[rank[e]] = static_cast<float>(strength);
+    if (skew == AffinitySkew::kHotExperts && e < std::max(1, experts / 32))
+      popularity[rank[e]] = static_cast<float>(strength);
   }
   return popularity;
 }
@@ -230,11 +237,13 @@ void for_each_block(int tokens, const std::function<void(int)>& work) {
 
 }  // namespace
 
-std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed) {
+std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength,
+                                        std::uint64_t seed) {
   const auto popularity = expert_popularity(experts, skew, strength, seed);
   std::vector<float> a(static_cast<std::size_t>(tokens) * experts);
   for_each_block(tokens, [&](int block) {
-    draw_affinity_block(popularity, seed, block, tokens, a.data() + static_cast<std::size_t>(block) * kAffinityBlock * experts);
+    draw_affinity_block(popularity, seed, block, tokens,
+                        a.data() + static_cast<std::size_t>(block) * kAffinityBlock * experts);
   });
   return a;
 }

@@ -28,7 +28,8 @@ struct Routing {
 };
 
 // `affinities`: tokens x experts sigmoid scores; `bias`: one per expert.
-Routing route_tokens(const std::vector<float>& affinities, int tokens, const GateConfig& gate, const std::vector<float>& bias);
+Routing route_tokens(const std::vector<float>& affinities, int tokens, const GateConfig& gate,
+                     const std::vector<float>& bias);
 
 // Tokens routed to each expert.
 std::vector<int> expert_load(const Routing& routing, int experts);
@@ -49,12 +50,13 @@ struct AffinityDistribution {
 };
 
 // Seeded synthetic sigmoid affinities: logits = N(0, 1) + popularity(expert), per token.
-std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength, std::uint64_t seed);
+std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew skew, double strength,
+                                        std::uint64_t seed);
 
 // route_tokens(synthetic_affinities(tokens, gate.experts, ...), tokens, gate, bias), the same
 // routing, without holding every token's affinities: a block of tokens is drawn and routed at a
 // time (262,144 tokens of 256 experts are 268 MB of affinities).
-Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed, const GateConfig& gate,
-                               const std::vector<float>& bias);
+Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed,
+                               const GateConfig& gate, const std::vector<float>& bias);
 
 }  // namespace workload

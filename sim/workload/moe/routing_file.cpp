@@ -9,17 +9,22 @@ namespace workload {
 
 Routing read_routing_file(const std::string& path, int experts, int top_k) {
   const nlohmann::json doc = core::read_json_file(path);
-  auto fail = [&](const std::string& pointer, const std::string& what) { throw core::InputError(path + ": " + pointer, what); };
-  if (!doc.is_object()) fail("/", core::describe(doc) + " is not allowed; expected {\"experts\", \"top_k\", \"tokens\"}");
+  auto fail = [&](const std::string& pointer, const std::string& what) {
+    throw core::InputError(path + ": " + pointer, what);
+  };
+  if (!doc.is_object())
+    fail("/", core::describe(doc) + " is not allowed; expected {\"experts\", \"top_k\", \"tokens\"}");
   for (const auto& [key, value] : doc.items())
     if (key != "experts" && key != "top_k" && key != "tokens" && key != "weights")
       fail("/" + key, "unknown key; allowed: experts, top_k, tokens, weights");
   auto integer = [&](const char* key) {
-    if (!doc.contains(key) || !doc[key].is_number_integer()) fail(std::string("/") + key, "is missing or not an integer");
+    if (!doc.contains(key) || !doc[key].is_number_integer())
+      fail(std::string("/") + key, "is missing or not an integer");
     return doc[key].get<long long>();
   };
   if (integer("experts") != experts)
-    fail("/experts", std::to_string(integer("experts")) + " does not match the model's " + std::to_string(experts) + " routed experts");
+    fail("/experts", std::to_string(integer("experts")) + " does not match the model's " + std::to_string(experts) +
+                         " routed experts");
   if (integer("top_k") != top_k)
     fail("/top_k", std::to_string(integer("top_k")) + " does not match the gate's top-" + std::to_string(top_k));
   if (!doc.contains("tokens") || !doc["tokens"].is_array() || doc["tokens"].empty())
@@ -42,9 +47,11 @@ Routing read_routing_file(const std::string& path, int experts, int top_k) {
     std::vector<int> seen;
     for (std::size_t k = 0; k < row.size(); ++k) {
       if (!row[k].is_number_integer() || row[k].get<long long>() < 0 || row[k].get<long long>() >= experts)
-        fail(at + "/" + std::to_string(k), core::describe(row[k]) + " is not an expert id from 0 to " + std::to_string(experts - 1));
+        fail(at + "/" + std::to_string(k),
+             core::describe(row[k]) + " is not an expert id from 0 to " + std::to_string(experts - 1));
       const int e = row[k].get<int>();
-      if (std::find(seen.begin(), seen.end(), e) != seen.end()) fail(at + "/" + std::to_string(k), "expert " + std::to_string(e) + " appears twice");
+      if (std::find(seen.begin(), seen.end(), e) != seen.end())
+        fail(at + "/" + std::to_string(k), "expert " + std::to_string(e) + " appears twice");
       seen.push_back(e);
       r.experts.push_back(e);
       float w = 1.0f / static_cast<float>(top_k);

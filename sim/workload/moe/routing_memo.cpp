@@ -19,7 +19,8 @@ struct Draw {
 
   bool operator==(const Draw& o) const {
     return std::tie(tokens, skew, strength, seed, experts, top_k, groups, groups_per_token, routed_scaling, bias) ==
-           std::tie(o.tokens, o.skew, o.strength, o.seed, o.experts, o.top_k, o.groups, o.groups_per_token, o.routed_scaling, o.bias);
+           std::tie(o.tokens, o.skew, o.strength, o.seed, o.experts, o.top_k, o.groups, o.groups_per_token,
+                    o.routed_scaling, o.bias);
   }
 };
 
@@ -28,11 +29,14 @@ constexpr std::size_t kKept = 8;
 
 }  // namespace
 
-std::shared_ptr<const Routing> kept_synthetic_routing(int tokens, AffinitySkew skew, double strength, std::uint64_t seed,
-                                                      const GateConfig& gate, const std::vector<float>& bias) {
+std::shared_ptr<const Routing> kept_synthetic_routing(int tokens, AffinitySkew skew, double strength,
+                                                      std::uint64_t seed, const GateConfig& gate,
+                                                      const std::vector<float>& bias) {
   static std::mutex mutex;
   static std::deque<std::pair<Draw, std::shared_ptr<const Routing>>> kept;  // newest first
-  const Draw draw{tokens, skew, strength, seed, gate.experts, gate.top_k, gate.groups, gate.groups_per_token, gate.routed_scaling, bias};
+  const Draw draw{
+      tokens, skew, strength, seed, gate.experts, gate.top_k, gate.groups, gate.groups_per_token, gate.routed_scaling,
+      bias};
   {
     const std::lock_guard<std::mutex> lock(mutex);
     for (const auto& [d, routing] : kept)

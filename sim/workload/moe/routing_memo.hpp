@@ -12,7 +12,8 @@
 namespace workload {
 
 // route_synthetic_tokens(...), drawn once per process for the same inputs (the last few kept).
-std::shared_ptr<const Routing> kept_synthetic_routing(int tokens, AffinitySkew skew, double strength, std::uint64_t seed,
-                                                      const GateConfig& gate, const std::vector<float>& bias);
+std::shared_ptr<const Routing> kept_synthetic_routing(int tokens, AffinitySkew skew, double strength,
+                                                      std::uint64_t seed, const GateConfig& gate,
+                                                      const std::vector<float>& bias);
 
 }  // namespace workload

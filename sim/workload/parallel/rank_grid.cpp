@@ -62,7 +62,8 @@ std::vector<int> RankGrid::group_of(int rank, const std::vector<std::string>& va
 
 int RankGrid::members_per_node(const std::vector<int>& group, int gpus_per_node) {
   const int first_node = group.front() / gpus_per_node;
-  return static_cast<int>(std::count_if(group.begin(), group.end(), [&](int r) { return r / gpus_per_node == first_node; }));
+  return static_cast<int>(
+      std::count_if(group.begin(), group.end(), [&](int r) { return r / gpus_per_node == first_node; }));
 }
 
 }  // namespace workload

@@ -13,7 +13,8 @@ namespace {
 // placed at `stride`, splitting the slot it falls inside; none when it falls at a point of a slot
 // that does not divide it.
 template <typename SizeOf>
-std::optional<std::vector<GridDimension>> with_pipeline(const std::vector<std::string>& order, SizeOf size_of, int pp, long long stride) {
+std::optional<std::vector<GridDimension>> with_pipeline(const std::vector<std::string>& order, SizeOf size_of, int pp,
+                                                        long long stride) {
   std::vector<GridDimension> dims;
   long long below = 1;  // ranks counted by the slots placed so far
   bool placed = false;
@@ -79,8 +80,11 @@ RankGrid TrainingParallelism::attention_grid() const {
 namespace {
 std::optional<std::vector<GridDimension>> expert_dims(const TrainingParallelism& par) {
   return with_pipeline(
-      par.order, [&](const std::string& n) { return n == "tp" ? par.etp : n == "cp" ? 1 : n == "ep" ? par.ep : par.expert_dp(); }, par.pp,
-      par.pipeline_stride());
+      par.order,
+      [&](const std::string& n) {
+        return n == "tp" ? par.etp : n == "cp" ? 1 : n == "ep" ? par.ep : par.expert_dp();
+      },
+      par.pp, par.pipeline_stride());
 }
 }  // namespace
 

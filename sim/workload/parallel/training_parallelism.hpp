@@ -33,8 +33,8 @@ struct TrainingParallelism {
   int pp = 16;
   int vpp = 1;  // stages per rank of the interleaved schedule
   int dp = 128;
-  int ep = 64;  // etp x ep divides tp x cp x dp; 1: every GPU holds every expert
-  int etp = 1;  // the ways each expert is cut (its own TP)
+  int ep = 64;                        // etp x ep divides tp x cp x dp; 1: every GPU holds every expert
+  int etp = 1;                        // the ways each expert is cut (its own TP)
   std::string schedule = "dualpipe";  // a ScheduleKind::name (workload/pipeline/schedule_registry.hpp)
   int zero = 1;
   Recompute recompute = Recompute::kSelective;
@@ -47,7 +47,7 @@ struct TrainingParallelism {
   // default; the slots "tp", "ep" and "dp" of the experts' grid hold etp, ep and expert DP.
   std::vector<std::string> order = {"tp", "cp", "ep", "dp", "pp"};
 
-  int dense_dp() const { return cp * dp; }                  // replicas of the dense weights
+  int dense_dp() const { return cp * dp; }                     // replicas of the dense weights
   int expert_dp() const { return tp * cp * dp / (etp * ep); }  // replicas of each expert shard
   // Pipeline stages: pp ranks, each holding vpp (interleaved) or two (DualPipeV) of them.
   int stages() const;
@@ -70,8 +70,8 @@ struct TrainingParallelism {
 
   // GPUs of one group of `dim` that share a node (every group alike): the group's links are
   // NVLink when it is all of them, else the fabric.
-  int members_per_node(const std::string& dim) const;         // attention's grid
-  int expert_members_per_node(const std::string& dim) const;  // the experts' grid
+  int members_per_node(const std::string& dim) const;                      // attention's grid
+  int expert_members_per_node(const std::string& dim) const;               // the experts' grid
   std::vector<std::string> dense_dp_dims() const { return {"cp", "dp"}; }  // of attention's grid
 };
 

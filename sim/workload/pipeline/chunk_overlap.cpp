@@ -32,8 +32,8 @@ core::TaskGraph overlapped_chunk_pair(const ChunkPair& p) {
 double serial_chunk_pair_s(const ChunkPair& p) {
   const auto& f = p.forward;
   const auto& b = p.backward;
-  return f.attention_s + f.dispatch_s + f.mlp_s + f.combine_s + f.pp_s + b.combine_s + b.mlp_input_s +
-         b.mlp_weight_s + b.dispatch_s + b.attention_input_s + b.attention_weight_s + b.pp_s;
+  return f.attention_s + f.dispatch_s + f.mlp_s + f.combine_s + f.pp_s + b.combine_s + b.mlp_input_s + b.mlp_weight_s +
+         b.dispatch_s + b.attention_input_s + b.attention_weight_s + b.pp_s;
 }
 
 }  // namespace workload

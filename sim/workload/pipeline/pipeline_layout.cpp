@@ -44,7 +44,8 @@ class Parser {
         skip();
         const std::size_t start = pos_;
         long long n = 0;
-        while (!at_end() && std::isdigit(static_cast<unsigned char>(text_[pos_])) && n <= 100000) n = n * 10 + (text_[pos_++] - '0');
+        while (!at_end() && std::isdigit(static_cast<unsigned char>(text_[pos_])) && n <= 100000)
+          n = n * 10 + (text_[pos_++] - '0');
         if (pos_ == start || n < 1 || n > 100000) fail("a repeat count that is not an integer from 1 to 100000");
         times = static_cast<int>(n);
       }
@@ -59,9 +60,10 @@ class Parser {
     while (!at_end() && (text_[pos_] == ',' || text_[pos_] == ' ')) ++pos_;
   }
   [[noreturn]] void fail(const std::string& what) const {
-    throw core::InputError(where_, "'" + text_ + "' is not allowed: " + what + " at character " + std::to_string(pos_ + 1) +
-                                       "; expected E (embedding), t (layer), m (MTP layer), L (loss), | (end of a stage), "
-                                       "X*n or (...)*n (repeat n times)");
+    throw core::InputError(where_,
+                           "'" + text_ + "' is not allowed: " + what + " at character " + std::to_string(pos_ + 1) +
+                               "; expected E (embedding), t (layer), m (MTP layer), L (loss), | (end of a stage), "
+                               "X*n or (...)*n (repeat n times)");
   }
 
   const std::string& text_;

@@ -32,7 +32,7 @@ struct Schedule {
   int ranks = 0;
   int micro_batches = 0;  // as requested (for DualPipe: both directions together)
   bool show_lane = false;
-  int stages_per_rank = 1;  // parameter copies relative to one stage per rank
+  int stages_per_rank = 1;               // parameter copies relative to one stage per rank
   std::vector<std::vector<Step>> steps;  // per rank
   std::vector<std::vector<int>> paths;   // per flow: the rank of each stage position
 };

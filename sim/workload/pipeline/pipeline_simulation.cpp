@@ -11,10 +11,14 @@ namespace {
 double step_seconds(const Step& step, const PassTimes& t) {
   if (step.chunks.size() == 2) return t.overlapped_s;
   switch (step.chunks[0].pass) {
-    case Pass::kForward: return t.forward_s;
-    case Pass::kBackward: return t.backward_s;
-    case Pass::kBackwardInput: return t.backward_s - t.weight_s;
-    case Pass::kWeight: return t.weight_s;
+    case Pass::kForward:
+      return t.forward_s;
+    case Pass::kBackward:
+      return t.backward_s;
+    case Pass::kBackwardInput:
+      return t.backward_s - t.weight_s;
+    case Pass::kWeight:
+      return t.weight_s;
   }
   return 0;
 }
@@ -22,14 +26,16 @@ double step_seconds(const Step& step, const PassTimes& t) {
 }  // namespace
 
 PipelineGraph pipeline_graph(const Schedule& s, const PassTimes& times, double transfer_bytes) {
-  return pipeline_graph(s, [&times](const Step& step) { return step_seconds(step, times); }, transfer_bytes);
+  return pipeline_graph(
+      s, [&times](const Step& step) { return step_seconds(step, times); }, transfer_bytes);
 }
 
 PipelineGraph pipeline_graph(const Schedule& s, const StepSeconds& seconds_of, double transfer_bytes) {
   PipelineGraph out;
   std::vector<int> gpus(static_cast<std::size_t>(s.ranks));
   for (int r = 0; r < s.ranks; ++r) gpus[static_cast<std::size_t>(r)] = r;
-  static_cast<PipelineSteps&>(out) = append_pipeline(out.graph, s, compute_steps(seconds_of, s.show_lane), transfer_bytes, gpus);
+  static_cast<PipelineSteps&>(out) =
+      append_pipeline(out.graph, s, compute_steps(seconds_of, s.show_lane), transfer_bytes, gpus);
   return out;
 }
 
@@ -39,7 +45,8 @@ core::TaskSpan PipelineSteps::span(const core::Timeline& timeline, int rank, std
 }
 
 StepBuilder compute_steps(StepSeconds seconds_of, bool show_lane) {
-  return [seconds_of = std::move(seconds_of), show_lane](core::TaskGraph& g, const Step& step, const std::vector<int>& gpus,
+  return [seconds_of = std::move(seconds_of), show_lane](core::TaskGraph& g, const Step& step,
+                                                         const std::vector<int>& gpus,
                                                          const std::vector<std::vector<core::TaskId>>& deps) {
     const double seconds = seconds_of(step);
     std::vector<StepTaskRange> out;
@@ -63,7 +70,8 @@ std::vector<PipelineSteps> append_pipelines(core::TaskGraph& g, const Schedule& 
   // Per pipeline, per (flow, position): the task after which the forward's output (resp. the
   // backward's gradient) is available on the rank that consumes it, and the rank's own B* for its W.
   using Ready = std::vector<std::vector<core::TaskId>>;
-  std::vector<Ready> forward_ready(n, Ready(s.paths.size())), backward_ready = forward_ready, input_backward = forward_ready;
+  std::vector<Ready> forward_ready(n, Ready(s.paths.size())), backward_ready = forward_ready,
+                                                              input_backward = forward_ready;
   for (std::size_t p = 0; p < n; ++p) {
     out[p].step_tasks.resize(static_cast<std::size_t>(s.ranks));
     out[p].step_ends.resize(static_cast<std::size_t>(s.ranks));
@@ -114,9 +122,11 @@ std::vector<PipelineSteps> append_pipelines(core::TaskGraph& g, const Schedule& 
         }
         if (to < 0) continue;
         (*ready)[c.flow][c.position] =
-            to == rank ? task
-                       : g.add_transfer((c.pass == Pass::kForward ? "activation " : "gradient ") + token(Step{{c}}, s.show_lane),
-                                        gpu(rank), "send to " + std::to_string(gpu(to)), {{gpu(rank), gpu(to), transfer_bytes}}, {task});
+            to == rank
+                ? task
+                : g.add_transfer(
+                      (c.pass == Pass::kForward ? "activation " : "gradient ") + token(Step{{c}}, s.show_lane),
+                      gpu(rank), "send to " + std::to_string(gpu(to)), {{gpu(rank), gpu(to), transfer_bytes}}, {task});
       }
     }
   }
@@ -128,7 +138,8 @@ std::vector<int> peak_activations(const Schedule& s) {
   for (int r = 0; r < s.ranks; ++r) {
     int live = 0;
     for (const auto& step : s.steps[r])
-      for (const auto& c : step.chunks) {  // in an F&B pair the forward's activation exists before the backward frees one
+      for (const auto& c :
+           step.chunks) {  // in an F&B pair the forward's activation exists before the backward frees one
         if (c.pass == Pass::kForward) peaks[r] = std::max(peaks[r], ++live);
         if (c.pass == Pass::kBackward || c.pass == Pass::kBackwardInput) --live;
       }

@@ -47,8 +47,9 @@ PipelineGraph pipeline_graph(const Schedule& schedule, const StepSeconds& step_s
 struct StepTaskRange {
   core::TaskId first = -1, end = -1;
 };
-using StepBuilder = std::function<std::vector<StepTaskRange>(core::TaskGraph& graph, const Step& step, const std::vector<int>& gpus,
-                                                             const std::vector<std::vector<core::TaskId>>& deps)>;
+using StepBuilder =
+    std::function<std::vector<StepTaskRange>(core::TaskGraph& graph, const Step& step, const std::vector<int>& gpus,
+                                             const std::vector<std::vector<core::TaskId>>& deps)>;
 // Each step one compute task of step_seconds(step) on the GPU's compute stream, named by its token.
 StepBuilder compute_steps(StepSeconds step_seconds, bool show_lane = false);
 

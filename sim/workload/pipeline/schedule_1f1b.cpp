@@ -41,7 +41,9 @@ ScheduleKind one_f_one_b_kind() {
   k.label = "1F1B";
   k.generate = [](int pp, int m, int) { return one_f_one_b(pp, m); };
   k.refuses = [](long long, long long, long long) -> std::optional<ScheduleRefusal> { return std::nullopt; };
-  k.bubble_s = [](int ranks, const PassTimes& t) -> std::optional<double> { return (ranks - 1) * (t.forward_s + t.backward_s); };
+  k.bubble_s = [](int ranks, const PassTimes& t) -> std::optional<double> {
+    return (ranks - 1) * (t.forward_s + t.backward_s);
+  };
   k.activations = [](int pp) -> std::optional<double> { return double(pp); };
   k.parameter_copies = 1.0;
   return k;

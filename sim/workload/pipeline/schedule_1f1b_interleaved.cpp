@@ -46,13 +46,18 @@ ScheduleKind one_f_one_b_interleaved_kind() {
   k.virtual_stages = true;
   k.generate = one_f_one_b_interleaved;
   k.refuses = [](long long pp, long long m, long long v) -> std::optional<ScheduleRefusal> {
-    if (v < 1 || v > 64) return ScheduleRefusal{"virtual", std::to_string(v) + " is not allowed; virtual stages must be from 1 to 64"};
+    if (v < 1 || v > 64)
+      return ScheduleRefusal{"virtual", std::to_string(v) + " is not allowed; virtual stages must be from 1 to 64"};
     if (m % pp != 0)
-      return ScheduleRefusal{"microbatches", std::to_string(m) + " is not allowed; interleaved 1F1B needs micro-batches divisible by pp (" +
-                                                 std::to_string(pp) + ")"};
+      return ScheduleRefusal{"microbatches",
+                             std::to_string(m) +
+                                 " is not allowed; interleaved 1F1B needs micro-batches divisible by pp (" +
+                                 std::to_string(pp) + ")"};
     return std::nullopt;
   };
-  k.bubble_s = [](int ranks, const PassTimes& t) -> std::optional<double> { return (ranks - 1) * (t.forward_s + t.backward_s); };
+  k.bubble_s = [](int ranks, const PassTimes& t) -> std::optional<double> {
+    return (ranks - 1) * (t.forward_s + t.backward_s);
+  };
   k.activations = [](int) -> std::optional<double> { return std::nullopt; };
   return k;
 }

@@ -71,7 +71,8 @@ std::vector<std::pair<int, int>> execution_order(const Schedule& s) {
   if (order.size() < total) {
     std::string where;
     for (int r = 0; r < s.ranks && where.empty(); ++r)
-      if (next[r] < s.steps[r].size()) where = "rank " + std::to_string(r) + " at " + token(s.steps[r][next[r]], s.show_lane);
+      if (next[r] < s.steps[r].size())
+        where = "rank " + std::to_string(r) + " at " + token(s.steps[r][next[r]], s.show_lane);
     throw std::logic_error(s.kind + " schedule deadlocks: " + where + " waits for an input that never comes");
   }
   return order;
@@ -108,9 +109,7 @@ std::vector<std::string> check_schedule(const Schedule& s) {
   if (problems.empty()) {
     try {
       execution_order(s);  // ready() also enforces F before B and B* before W on each rank
-    } catch (const std::logic_error& e) {
-      problems.push_back(e.what());
-    }
+    } catch (const std::logic_error& e) { problems.push_back(e.what()); }
   }
   return problems;
 }

@@ -43,8 +43,11 @@ ScheduleKind dualpipe_kind() {
   k.overlaps_chunks = true;
   k.generate = [](int pp, int m, int) { return dualpipe(pp, m); };
   k.refuses = [](long long pp, long long m, long long) -> std::optional<ScheduleRefusal> {
-    if (pp % 2 != 0) return ScheduleRefusal{"pp", std::to_string(pp) + " is odd; DualPipe needs an even number of ranks"};
-    if (m % 2 != 0) return ScheduleRefusal{"microbatches", std::to_string(m) + " is odd; DualPipe splits micro-batches evenly over its two directions"};
+    if (pp % 2 != 0)
+      return ScheduleRefusal{"pp", std::to_string(pp) + " is odd; DualPipe needs an even number of ranks"};
+    if (m % 2 != 0)
+      return ScheduleRefusal{
+          "microbatches", std::to_string(m) + " is odd; DualPipe splits micro-batches evenly over its two directions"};
     if (m < 2 * pp)
       return ScheduleRefusal{"microbatches", std::to_string(m) + " is too few; DualPipe on " + std::to_string(pp) +
                                                  " ranks needs at least 2 x pp = " + std::to_string(2 * pp)};

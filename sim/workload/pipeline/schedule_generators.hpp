@@ -10,7 +10,7 @@ namespace workload {
 Schedule one_f_one_b(int pp, int micro_batches);
 Schedule one_f_one_b_interleaved(int pp, int micro_batches, int virtual_stages);
 Schedule zb1p(int pp, int micro_batches);
-Schedule dualpipe(int pp, int micro_batches);   // micro_batches counts both directions
+Schedule dualpipe(int pp, int micro_batches);  // micro_batches counts both directions
 Schedule dualpipev(int devices, int micro_batches);
 
 // Each schedule's row of the registry.

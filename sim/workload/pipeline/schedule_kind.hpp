@@ -18,9 +18,9 @@ struct ScheduleRefusal {
 };
 
 struct ScheduleKind {
-  std::string name;           // as `codesim schedule --kind` and a pipeline scenario give it: "1f1b-interleaved"
-  std::string parallel_name;  // as a training scenario's /parallel/schedule gives it: "interleaved"
-  std::string label;          // as reports print it: "1F1B interleaved"
+  std::string name;              // as `codesim schedule --kind` and a pipeline scenario give it: "1f1b-interleaved"
+  std::string parallel_name;     // as a training scenario's /parallel/schedule gives it: "interleaved"
+  std::string label;             // as reports print it: "1F1B interleaved"
   bool virtual_stages = false;   // each rank holds vpp stages (virtual pipeline stages)
   bool v_shape = false;          // the stages folded in a V, two a device: pp devices hold 2 x pp stages
   bool overlaps_chunks = false;  // runs a forward and a backward chunk overlapped (F&B)

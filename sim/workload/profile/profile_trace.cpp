@@ -37,8 +37,9 @@ class EventReader {
   double number(const nlohmann::json& object, const char* key, const std::string& at) const {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_number())
-      throw core::InputError(where_ + at + "/" + key, (it == object.end() ? std::string("missing") : core::describe(*it) + " is not allowed") +
-                                                          "; expected a number");
+      throw core::InputError(where_ + at + "/" + key,
+                             (it == object.end() ? std::string("missing") : core::describe(*it) + " is not allowed") +
+                                 "; expected a number");
     return it->get<double>();
   }
   double number(const char* key) const { return number(e_, key, ""); }
@@ -79,14 +80,15 @@ double union_ms(std::vector<std::pair<double, double>> intervals) {
 Profile profile_from_trace(const nlohmann::json& trace, const std::string& origin, std::optional<int> device) {
   const std::string file = origin + ": ";
   if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
-    throw core::InputError(file + "/traceEvents", "missing; expected a Chrome trace (an object with a traceEvents array)");
+    throw core::InputError(file + "/traceEvents",
+                           "missing; expected a Chrome trace (an object with a traceEvents array)");
   const auto& events = trace["traceEvents"];
 
   // By process: a kernel launched from another thread of the process (the autograd engine's, in
   // the backward) belongs to the annotation open on the main thread at its launch.
   std::map<long long, std::vector<Annotation>> annotations;
-  std::map<long long, Launch> launches;                                             // by correlation id
-  std::map<int, std::vector<Kernel>> kernels;                                       // by device
+  std::map<long long, Launch> launches;        // by correlation id
+  std::map<int, std::vector<Kernel>> kernels;  // by device
   for (std::size_t i = 0; i < events.size(); ++i) {
     const auto& e = events[i];
     if (!e.is_object()) continue;
@@ -111,17 +113,22 @@ Profile profile_from_trace(const nlohmann::json& trace, const std::string& origi
            kernel_class(name != e.end() && name->is_string() ? name->get<std::string>() : "")});
     }
   }
-  if (kernels.empty()) throw core::InputError(file + "/traceEvents", "holds no GPU kernels (events with \"cat\": \"kernel\"); expected a GPU trace");
-  if (annotations.empty())
+  if (kernels.empty())
     throw core::InputError(file + "/traceEvents",
-                           "holds no user annotations (\"cat\": \"user_annotation\", from record_function); expected the ops named");
+                           "holds no GPU kernels (events with \"cat\": \"kernel\"); expected a GPU trace");
+  if (annotations.empty())
+    throw core::InputError(
+        file + "/traceEvents",
+        "holds no user annotations (\"cat\": \"user_annotation\", from record_function); expected the ops named");
   std::string devices;
   for (const auto& [id, list] : kernels) devices += (devices.empty() ? "" : ", ") + std::to_string(id);
   if (!device && kernels.size() > 1)
-    throw core::InputError(file + "/traceEvents", "kernels of several devices (" + devices + "); choose one with --device");
+    throw core::InputError(file + "/traceEvents",
+                           "kernels of several devices (" + devices + "); choose one with --device");
   const int chosen = device ? *device : kernels.begin()->first;
   if (!kernels.count(chosen))
-    throw core::InputError("--device", std::to_string(chosen) + " is not allowed; the trace has kernels of device " + devices);
+    throw core::InputError("--device",
+                           std::to_string(chosen) + " is not allowed; the trace has kernels of device " + devices);
 
   Profile p;
   p.source = origin;
@@ -209,8 +216,11 @@ nlohmann::json calibration_json(const Profile& p) {
   for (const auto& [name, op] : p.ops) {
     nlohmann::json streams = nlohmann::json::object();
     for (const auto& [stream, ms] : op.stream_ms) streams[std::to_string(stream)] = ms;
-    ops[name] = {{"instances", op.instances}, {"kernels", op.kernels}, {"busy_ms", op.busy_ms},
-                 {"span_ms", op.span_ms},     {"stream_ms", streams}};
+    ops[name] = {{"instances", op.instances},
+                 {"kernels", op.kernels},
+                 {"busy_ms", op.busy_ms},
+                 {"span_ms", op.span_ms},
+                 {"stream_ms", streams}};
   }
   nlohmann::json out = {{"source", std::filesystem::path(p.source).filename().string()},
                         {"device", p.device},
@@ -232,7 +242,8 @@ Profile calibration_from_json(const nlohmann::json& document, const std::string&
   root.optional_string("source");
   core::JsonReader w = root.object("workload");
   if (w.has("micro_batch_tokens")) p.workload.micro_batch_tokens = w.positive_number("micro_batch_tokens");
-  if (w.has("communication_sms")) p.workload.communication_sms = static_cast<int>(w.non_negative_integer("communication_sms", 0, p.sms - 1));
+  if (w.has("communication_sms"))
+    p.workload.communication_sms = static_cast<int>(w.non_negative_integer("communication_sms", 0, p.sms - 1));
   w.finish();
   core::JsonReader ops = root.object("ops");
   for (const auto& [name, value] : document.at("ops").items()) {
@@ -247,9 +258,7 @@ Profile calibration_from_json(const nlohmann::json& document, const std::string&
       int id = 0;
       try {
         id = std::stoi(stream);
-      } catch (const std::exception&) {
-        throw core::InputError(streams.pointer_of(stream), "is not a stream number");
-      }
+      } catch (const std::exception&) { throw core::InputError(streams.pointer_of(stream), "is not a stream number"); }
       op.stream_ms[id] = streams.non_negative_number(stream);
     }
     streams.finish();

@@ -19,11 +19,11 @@ namespace workload {
 
 struct OpTimes {
   int instances = 0;
-  double kernels = 0;                         // per instance
-  std::map<int, double> stream_ms;            // per instance: kernel time summed on each stream
-  std::map<KernelClass, double> class_ms;     // per instance: kernel time summed by class (not in the file)
-  double busy_ms = 0;                         // per instance: union of its kernels' intervals, all streams
-  double span_ms = 0;                         // per instance: first kernel's start to last kernel's end
+  double kernels = 0;                      // per instance
+  std::map<int, double> stream_ms;         // per instance: kernel time summed on each stream
+  std::map<KernelClass, double> class_ms;  // per instance: kernel time summed by class (not in the file)
+  double busy_ms = 0;                      // per instance: union of its kernels' intervals, all streams
+  double span_ms = 0;                      // per instance: first kernel's start to last kernel's end
 };
 
 // What the trace was taken of, as far as a scenario must know it to scale the figures.
@@ -33,14 +33,14 @@ struct ProfiledWorkload {
 };
 
 struct Profile {
-  std::string source;   // the trace's path, for messages
-  std::string device;   // its name, from deviceProperties
+  std::string source;  // the trace's path, for messages
+  std::string device;  // its name, from deviceProperties
   int device_id = 0;
   int sms = 0;
   std::map<std::string, OpTimes> ops;
-  int kernels = 0;      // on the device, attributed or not
-  int unattributed = 0; // kernels whose launch no annotation holds
-  double span_ms = 0;   // the device's first kernel's start to its last one's end (not in the file)
+  int kernels = 0;       // on the device, attributed or not
+  int unattributed = 0;  // kernels whose launch no annotation holds
+  double span_ms = 0;    // the device's first kernel's start to its last one's end (not in the file)
   ProfiledWorkload workload;
 };
 
@@ -48,7 +48,8 @@ struct Profile {
 // trace, truncated, has no kernels or no annotations, or holds several devices and `device` is
 // not given (or names none of them).
 Profile read_profile_trace(const std::string& path, std::optional<int> device = std::nullopt);
-Profile profile_from_trace(const nlohmann::json& trace, const std::string& origin, std::optional<int> device = std::nullopt);
+Profile profile_from_trace(const nlohmann::json& trace, const std::string& origin,
+                           std::optional<int> device = std::nullopt);
 
 // The calibration file: the profile's figures as JSON, and back (InputError naming the file and
 // the JSON pointer).

@@ -23,9 +23,14 @@ std::optional<EpOp> ep_op(const std::string& name) {
 class EpStepBuilder {
  public:
   EpStepBuilder(const TrainingStep& step, const EpInStep& ep, std::vector<StepCollective>& collectives)
-      : step_(step), ep_(ep), traffic_(ep.traffic), collectives_(&collectives), recompute_(step.parallelism().recompute == Recompute::kFull) {
+      : step_(step),
+        ep_(ep),
+        traffic_(ep.traffic),
+        collectives_(&collectives),
+        recompute_(step.parallelism().recompute == Recompute::kFull) {
     for (std::size_t g = 0; g < traffic_.groups.size(); ++g)
-      for (std::size_t l = 0; l < traffic_.groups[g].size(); ++l) member_[traffic_.groups[g][l]] = {g, static_cast<int>(l)};
+      for (std::size_t l = 0; l < traffic_.groups[g].size(); ++l)
+        member_[traffic_.groups[g][l]] = {g, static_cast<int>(l)};
   }
 
   std::vector<StepTaskRange> operator()(core::TaskGraph& g, const Step& step, const std::vector<int>& gpus,
@@ -39,7 +44,8 @@ class EpStepBuilder {
       member[p] = it->second;
     }
     std::vector<StepTaskRange> ranges(n);
-    std::vector<std::vector<core::TaskId>> start = deps;  // per GPU: what a segment's ops wait for (the one before's end)
+    std::vector<std::vector<core::TaskId>> start =
+        deps;  // per GPU: what a segment's ops wait for (the one before's end)
     for (const auto& seg : ops.segments) {
       // id[p][k]: the task op k's successors on GPU p wait for (an all-to-all's: its group's end).
       std::vector<std::vector<core::TaskId>> id(n, std::vector<core::TaskId>(seg.ops.size(), -1));
@@ -86,7 +92,8 @@ class EpStepBuilder {
             auto& waits = group_waits[group];
             std::sort(waits.begin(), waits.end());
             waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-            transfers.push_back(g.add_delay(op.name, group_gpu[group], "all-to-all", op_seconds(group, *kind), std::move(waits)));
+            transfers.push_back(
+                g.add_delay(op.name, group_gpu[group], "all-to-all", op_seconds(group, *kind), std::move(waits)));
           }
           group_end[group] = collective.barrier = g.add_join(op.name, std::move(transfers));
           collectives_->push_back(std::move(collective));
@@ -198,7 +205,8 @@ ClusterStepGraph cluster_step_graph(const TrainingStep& step, const OptimizerSet
   return out;
 }
 
-ClusterStepResult cluster_step_result(const ClusterStepGraph& g, const TrainingStep& step, const core::Timeline& timeline) {
+ClusterStepResult cluster_step_result(const ClusterStepGraph& g, const TrainingStep& step,
+                                      const core::Timeline& timeline) {
   ClusterStepResult r;
   for (std::size_t p = 0; p < g.steps.size(); ++p)
     for (const auto& ends : g.steps[p].step_ends)
@@ -215,7 +223,8 @@ ClusterStepResult cluster_step_result(const ClusterStepGraph& g, const TrainingS
     if (step.parallelism().dp_comm_overlap && step.parallelism().zero > 0) {
       // The weights' all-gather runs behind the next step's first chunk, when that is a forward.
       const Step& first = step.schedule().steps[rank].front();
-      const double hidden_s = first.chunks.size() == 1 && first.chunks[0].pass == Pass::kForward ? step.step_seconds(first) : 0;
+      const double hidden_s =
+          first.chunks.size() == 1 && first.chunks[0].pass == Pass::kForward ? step.step_seconds(first) : 0;
       double optimizer_end_s = end_s;
       for (const auto& [phase, id] : dp.phases)
         if (phase == DataParallelPhase::kOptimizer) optimizer_end_s = timeline.span(id).end_s;

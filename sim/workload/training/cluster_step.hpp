@@ -60,7 +60,8 @@ struct ClusterStepResult {
   int dp_rank = 0;        // the pipeline rank whose synchronisation ends last
   DataParallelTimes dp;   // its phases, as they ran
 };
-ClusterStepResult cluster_step_result(const ClusterStepGraph& graph, const TrainingStep& step, const core::Timeline& timeline);
+ClusterStepResult cluster_step_result(const ClusterStepGraph& graph, const TrainingStep& step,
+                                      const core::Timeline& timeline);
 
 // One pipeline's step tasks as a PipelineGraph view (without the graph), for TrainingStep::breakdown.
 PipelineGraph pipeline_view(const ClusterStepGraph& graph, int pipeline);

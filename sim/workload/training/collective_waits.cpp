@@ -6,8 +6,8 @@
 
 namespace workload {
 
-std::vector<CollectiveWait> collective_waits(const std::vector<StepCollective>& collectives, const core::Timeline& timeline,
-                                             const std::vector<int>& slow) {
+std::vector<CollectiveWait> collective_waits(const std::vector<StepCollective>& collectives,
+                                             const core::Timeline& timeline, const std::vector<int>& slow) {
   const auto& tasks = timeline.graph().tasks();
   std::vector<CollectiveWait> out;
   std::unordered_map<core::Label, std::size_t> index;
@@ -40,7 +40,8 @@ std::vector<CollectiveWait> collective_waits(const std::vector<StepCollective>& 
     w.mean_s += last - first;
     w.max_s = std::max(w.max_s, last - first);
     if (!tie && last > first) {
-      const int gpu = c.member_gpus.empty() ? tasks[static_cast<std::size_t>(c.members[last_member])].rank : c.member_gpus[last_member];
+      const int gpu = c.member_gpus.empty() ? tasks[static_cast<std::size_t>(c.members[last_member])].rank
+                                            : c.member_gpus[last_member];
       ++gated_by[it->second][gpu];
       if (std::binary_search(slow.begin(), slow.end(), gpu)) {
         ++w.gated_by_slow;

@@ -34,7 +34,7 @@ struct CollectiveWait {
 
 // Per collective name, in the order they first appear. `slow`: GPUs (stragglers) whose
 // instances to count apart, sorted.
-std::vector<CollectiveWait> collective_waits(const std::vector<StepCollective>& collectives, const core::Timeline& timeline,
-                                             const std::vector<int>& slow = {});
+std::vector<CollectiveWait> collective_waits(const std::vector<StepCollective>& collectives,
+                                             const core::Timeline& timeline, const std::vector<int>& slow = {});
 
 }  // namespace workload

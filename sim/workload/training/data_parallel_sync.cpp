@@ -72,7 +72,8 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
     return tasks.times(core::simulate(net::FabricPlatform(spec), g));
   }
   // The closed form needs one group of each kind (all are alike).
-  const Hierarchy dense = hierarchy({par.attention_grid().group_of(0, par.dense_dp_dims())}, par.gpus_per_node, s.fabric);
+  const Hierarchy dense =
+      hierarchy({par.attention_grid().group_of(0, par.dense_dp_dims())}, par.gpus_per_node, s.fabric);
   const Hierarchy experts = hierarchy({par.expert_grid().group_of(0, {"dp"})}, par.gpus_per_node, s.fabric);
   auto phase_s = [](const RingSet& set, double size) {
     return set.rings.empty() || set.rings.front().size() < 2 || size <= 0 ? 0.0 : closed_form_s(set, size);
@@ -80,7 +81,8 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& s, const Roofline
   // One pass of reduce-scatter (or all-gather) of `bytes_per_parameter` over both groups.
   auto sync_s = [&](double bytes_per_parameter) {
     double t = 0;
-    for (const auto& [h, parameters] : {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
+    for (const auto& [h, parameters] :
+         {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
       const double size = parameters * bytes_per_parameter;
       t += phase_s(h->in_node, size) + phase_s(h->across_nodes, size / h->per_node);
     }
@@ -109,7 +111,8 @@ DataParallelTimes DataParallelTasks::times(const core::Timeline& timeline) const
 }
 
 DataParallelTasks append_data_parallel_sync(core::TaskGraph& g, const DataParallelSetup& s, const Roofline& roofline,
-                                            const std::vector<int>& gpus, const std::vector<core::TaskId>& gradients_ready,
+                                            const std::vector<int>& gpus,
+                                            const std::vector<core::TaskId>& gradients_ready,
                                             const std::vector<core::TaskId>& last_step) {
   const auto& par = s.parallelism;
   const std::set<int> here(gpus.begin(), gpus.end());
@@ -126,7 +129,8 @@ DataParallelTasks append_data_parallel_sync(core::TaskGraph& g, const DataParall
   out.start = g.add_join("gradients ready", gradients_ready);
   auto sync = [&](DataParallelPhase phase, double bytes_per_parameter) {
     core::TaskId last = out.end();
-    for (const auto& [h, parameters] : {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
+    for (const auto& [h, parameters] :
+         {std::pair{&dense, s.parameters.dense}, std::pair{&experts, s.parameters.expert}}) {
       const double size = parameters * bytes_per_parameter;
       if (h->in_node.rings.empty() || size <= 0) continue;
       last = net::append_ring(g, h->in_node.rings, size, 1, {last});
@@ -147,7 +151,8 @@ DataParallelTasks append_data_parallel_sync(core::TaskGraph& g, const DataParall
   return out;
 }
 
-double exposed_data_parallel_s(const DataParallelTimes& t, int zero, bool overlap, double forward_s, double backward_s) {
+double exposed_data_parallel_s(const DataParallelTimes& t, int zero, bool overlap, double forward_s,
+                               double backward_s) {
   if (!overlap) return t.total();
   auto beyond = [](double comm_s, double behind_s) { return std::max(0.0, comm_s - behind_s); };
   if (zero == 0) return beyond(t.reduce_scatter_s + t.all_gather_s, backward_s) + t.optimizer_s;

@@ -38,16 +38,17 @@ DataParallelTimes data_parallel_times(const DataParallelSetup& setup, const Roof
 // then the weights' all-gather (ZeRO 1-3). Phases in the order data_parallel_times runs them.
 enum class DataParallelPhase { kReduceScatter, kAllGather, kOptimizer };
 struct DataParallelTasks {
-  core::TaskId start = -1;  // the gradients are ready
+  core::TaskId start = -1;                                         // the gradients are ready
   std::vector<std::pair<DataParallelPhase, core::TaskId>> phases;  // each phase's end, in the order they run
-  double optimizer_s = 0;  // each GPU's optimizer step
+  double optimizer_s = 0;                                          // each GPU's optimizer step
 
   core::TaskId end() const { return phases.empty() ? start : phases.back().second; }
   // The phases' times as they ran; the optimizer's is its own, not the wait for the last step.
   DataParallelTimes times(const core::Timeline& timeline) const;
 };
-DataParallelTasks append_data_parallel_sync(core::TaskGraph& graph, const DataParallelSetup& setup, const Roofline& roofline,
-                                            const std::vector<int>& gpus, const std::vector<core::TaskId>& gradients_ready,
+DataParallelTasks append_data_parallel_sync(core::TaskGraph& graph, const DataParallelSetup& setup,
+                                            const Roofline& roofline, const std::vector<int>& gpus,
+                                            const std::vector<core::TaskId>& gradients_ready,
                                             const std::vector<core::TaskId>& last_step);
 
 // What of them the step waits for. Without overlap, all. With it (dp_comm_overlap), on the rank

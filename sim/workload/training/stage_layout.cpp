@@ -53,7 +53,8 @@ StageLayout balanced_stage_layout(const Model& model, int stages, bool mtp, doub
   const auto costs = layer_costs(model);
   std::vector<double> weights;
   for (const auto& c : costs)
-    weights.push_back(c.matmul_flops_per_token + c.attention_flops_per_token(c.mean_attended_tokens(sequence_tokens, AttentionMask::kCausal)));
+    weights.push_back(c.matmul_flops_per_token +
+                      c.attention_flops_per_token(c.mean_attended_tokens(sequence_tokens, AttentionMask::kCausal)));
   // The tail the last stage carries beyond its layers: the head, and the MTP module (a layer,
   // its 2h x h projection and the shared head once more).
   const double head = 2.0 * model.hidden * model.vocab;
@@ -89,41 +90,49 @@ void check_sum(const Model& model, const std::vector<int>& sizes, const std::str
   long long sum = 0;
   for (int n : sizes) sum += n;
   if (sum != model.layers)
-    throw core::InputError(where, "the stages hold " + std::to_string(sum) + " layers; " + model.display_name + " has " +
-                                      std::to_string(model.layers));
+    throw core::InputError(where, "the stages hold " + std::to_string(sum) + " layers; " + model.display_name +
+                                      " has " + std::to_string(model.layers));
 }
 
 }  // namespace
 
-StageLayout explicit_stage_layout(const Model& model, const std::vector<int>& sizes, bool mtp, const std::string& where) {
+StageLayout explicit_stage_layout(const Model& model, const std::vector<int>& sizes, bool mtp,
+                                  const std::string& where) {
   check_stages(model, static_cast<int>(sizes.size()), where);
   const std::size_t last = sizes.size() - 1;
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const bool end = s == 0 || s == last;
     if (sizes[s] < (end ? 0 : 1))
-      throw core::InputError(where + "/" + std::to_string(s), std::to_string(sizes[s]) + " is not allowed; every stage holds at least one layer" +
-                                                                 (end ? "" : " but the first and the last, which may hold only the embedding or the head"));
+      throw core::InputError(
+          where + "/" + std::to_string(s),
+          std::to_string(sizes[s]) + " is not allowed; every stage holds at least one layer" +
+              (end ? "" : " but the first and the last, which may hold only the embedding or the head"));
   }
   check_sum(model, sizes, where);
   return from_counts(sizes, mtp ? static_cast<int>(last) : -1);
 }
 
-StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages, const RankLayerCounts& counts, bool mtp,
-                                  const std::string& where) {
+StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages, const RankLayerCounts& counts,
+                                  bool mtp, const std::string& where) {
   const int stages = pp * virtual_stages;
   check_stages(model, stages, where);
   auto not_whole = [&](const std::string& field, const std::string& what) { throw core::InputError(field, what); };
   std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
-  auto given = [&](int r) { return (r == 0 && counts.first >= 0) || (r == pp - 1 && counts.last >= 0); };  // a count of its own
+  auto given = [&](int r) {
+    return (r == 0 && counts.first >= 0) || (r == pp - 1 && counts.last >= 0);
+  };  // a count of its own
   if (counts.first < 0 && counts.last < 0) {
     if (model.layers % stages != 0)
-      not_whole(where, std::to_string(stages) + " stages is not allowed with an even split; they do not divide the " +
-                           std::to_string(model.layers) + " layers of " + model.display_name +
-                           " (set first_stage_layers / last_stage_layers, layers_per_stage or pipeline_layout, or split \"balanced\")");
+      not_whole(
+          where,
+          std::to_string(stages) + " stages is not allowed with an even split; they do not divide the " +
+              std::to_string(model.layers) + " layers of " + model.display_name +
+              " (set first_stage_layers / last_stage_layers, layers_per_stage or pipeline_layout, or split \"balanced\")");
     per_rank.assign(per_rank.size(), model.layers / pp);
   } else {
     int rest = model.layers, others = pp;
-    for (const auto& [count, rank, field] : {std::tuple{counts.first, 0, counts.first_where}, std::tuple{counts.last, pp - 1, counts.last_where}}) {
+    for (const auto& [count, rank, field] :
+         {std::tuple{counts.first, 0, counts.first_where}, std::tuple{counts.last, pp - 1, counts.last_where}}) {
       if (count < 0) continue;
       if (pp < 2)
         not_whole(field, std::to_string(count) + " is not allowed; a first or last rank of its own needs PP 2 or more");
@@ -134,15 +143,17 @@ StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages
     if (rest < 0 || (others == 0 && rest != 0) || (others > 0 && rest % others != 0))
       not_whole(counts.first >= 0 ? counts.first_where : counts.last_where,
                 "the first and last ranks' layers leave " + std::to_string(rest) + " of " + model.display_name + "'s " +
-                    std::to_string(model.layers) + " layers for " + std::to_string(others) + " other ranks, which is not a whole number each");
+                    std::to_string(model.layers) + " layers for " + std::to_string(others) +
+                    " other ranks, which is not a whole number each");
     for (int r = 0; r < pp; ++r)
       if (!given(r)) per_rank[static_cast<std::size_t>(r)] = others ? rest / others : 0;
   }
   for (int r = 0; r < pp; ++r)
     if (per_rank[static_cast<std::size_t>(r)] % virtual_stages != 0) {
       not_whole(given(r) ? (r == 0 ? counts.first_where : counts.last_where) : where,
-                std::to_string(per_rank[static_cast<std::size_t>(r)]) + " layers on pipeline rank " + std::to_string(r) +
-                    " is not allowed; they spread evenly over its " + std::to_string(virtual_stages) + " virtual stages");
+                std::to_string(per_rank[static_cast<std::size_t>(r)]) + " layers on pipeline rank " +
+                    std::to_string(r) + " is not allowed; they spread evenly over its " +
+                    std::to_string(virtual_stages) + " virtual stages");
     }
   std::vector<int> sizes;
   for (int s = 0; s < stages; ++s) sizes.push_back(per_rank[static_cast<std::size_t>(s % pp)] / virtual_stages);
@@ -163,7 +174,8 @@ StageLayout string_stage_layout(const Model& model, const std::vector<LayoutStag
   for (int s = 0; s < stages; ++s) {
     const LayoutStage& st = parsed[static_cast<std::size_t>(s)];
     if (st.embedding != (s == 0))
-      refuse(s == 0 ? "the first stage has no E; the embedding sits on the first stage" : "stage " + std::to_string(s) + " has an E; only the first stage holds the embedding");
+      refuse(s == 0 ? "the first stage has no E; the embedding sits on the first stage"
+                    : "stage " + std::to_string(s) + " has an E; only the first stage holds the embedding");
     if (st.loss != (s == stages - 1))
       refuse(s == stages - 1 ? "the last stage has no L; the output layer and loss sit on the last stage"
                              : "stage " + std::to_string(s) + " has an L; only the last stage holds the loss");
@@ -173,12 +185,15 @@ StageLayout string_stage_layout(const Model& model, const std::vector<LayoutStag
     sizes.push_back(st.layers);
   }
   if (layers != model.layers)
-    refuse("the stages hold " + std::to_string(layers) + " layers (t); " + model.display_name + " has " + std::to_string(model.layers));
+    refuse("the stages hold " + std::to_string(layers) + " layers (t); " + model.display_name + " has " +
+           std::to_string(model.layers));
   if (mtp_stage >= 0 && std::accumulate(sizes.begin(), sizes.begin() + mtp_stage + 1, 0) < model.layers)
-    refuse("stage " + std::to_string(mtp_stage) + " has an m before every t; the MTP module follows the model's layers");
+    refuse("stage " + std::to_string(mtp_stage) +
+           " has an m before every t; the MTP module follows the model's layers");
   if (mtp_layers != (mtp ? 1 : 0))
     refuse(std::to_string(mtp_layers) + " MTP layers (m) is not allowed; " +
-           (mtp ? std::string("the step trains one MTP module (/parallel/mtp)") : std::string("the step trains none (/parallel/mtp is false)")));
+           (mtp ? std::string("the step trains one MTP module (/parallel/mtp)")
+                : std::string("the step trains none (/parallel/mtp is false)")));
   return from_counts(sizes, mtp_stage);
 }
 
@@ -186,7 +201,9 @@ std::string StageLayout::describe() const {
   std::string out;
   for (std::size_t s = 0; s < layers.size();) {
     std::size_t run = 1;
-    while (s + run < layers.size() && layers[s + run] == layers[s] && static_cast<int>(s + run) != mtp_stage && static_cast<int>(s) != mtp_stage) ++run;
+    while (s + run < layers.size() && layers[s + run] == layers[s] && static_cast<int>(s + run) != mtp_stage &&
+           static_cast<int>(s) != mtp_stage)
+      ++run;
     if (!out.empty()) out += ", ";
     out += std::to_string(layers[s]) + (run > 1 ? " x " + std::to_string(run) : "");
     if (static_cast<int>(s) == mtp_stage) out += " + MTP";

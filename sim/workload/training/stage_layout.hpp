@@ -47,8 +47,8 @@ struct RankLayerCounts {
   int first = -1, last = -1;
   std::string first_where, last_where;
 };
-StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages, const RankLayerCounts& counts, bool mtp,
-                                  const std::string& where);
+StageLayout megatron_stage_layout(const Model& model, int pp, int virtual_stages, const RankLayerCounts& counts,
+                                  bool mtp, const std::string& where);
 
 // A parsed Megatron-Core layout string: `stages` of them, the embedding in the first only, the
 // loss in the last only, the model's layers in all, the MTP module (one "m", after every "t")

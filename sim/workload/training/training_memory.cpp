@@ -4,8 +4,8 @@
 
 namespace workload {
 
-ActivationBytes layer_activation_bytes(const Model& m, bool moe_layer, const TrainingParallelism& par, double micro_batch_tokens,
-                                       bool fp8) {
+ActivationBytes layer_activation_bytes(const Model& m, bool moe_layer, const TrainingParallelism& par,
+                                       double micro_batch_tokens, bool fp8) {
   const double t = par.tp;
   const double seq = par.sequence_parallel ? t : 1;  // hidden-sized tensors: on sequence shards with SP
   const double tokens = micro_batch_tokens / par.cp;
@@ -26,9 +26,9 @@ ActivationBytes layer_activation_bytes(const Model& m, bool moe_layer, const Tra
   if (!selective) b.gemm_inputs += g * h / seq;
   if (a.kind == AttentionKind::kMla) {
     const double latent = a.q_lora_rank + a.kv_lora_rank;
-    b.other += 2 * (latent + a.qk_rope_head_dim);      // the down-projections' outputs, before their norms
-    if (!selective) {                                  // recomputed up-projections (report §3.2.3)
-      b.gemm_inputs += g * latent;                     // normed latents, the up-projections' inputs
+    b.other += 2 * (latent + a.qk_rope_head_dim);  // the down-projections' outputs, before their norms
+    if (!selective) {                              // recomputed up-projections (report §3.2.3)
+      b.gemm_inputs += g * latent;                 // normed latents, the up-projections' inputs
       b.other += 2.0 * a.heads * (2 * a.qk_head_dim() + a.v_head_dim) / t;  // q, k, v per head
     }
   } else {

@@ -35,18 +35,24 @@ std::string gemm_shape(double m, double n, double k) {
 }
 
 // `named`: with their names (for a trace), else their times alone.
-GemmKernels gemm_kernels(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights, double rows, int groups,
-                         int sms, hw::GemmPrecision precision, bool named) {
+GemmKernels gemm_kernels(const hw::Gpu& gpu, const hw::GemmCalibration& c, const std::vector<Weight>& weights,
+                         double rows, int groups, int sms, hw::GemmPrecision precision, bool named) {
   GemmKernels k;
-  const std::string type = precision == hw::GemmPrecision::kFp4 ? "FP4" : precision == hw::GemmPrecision::kFp8 ? "FP8" : "BF16";
-  const std::string grouped = groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
+  const std::string type = precision == hw::GemmPrecision::kFp4   ? "FP4"
+                           : precision == hw::GemmPrecision::kFp8 ? "FP8"
+                                                                  : "BF16";
+  const std::string grouped =
+      groups > 0 ? "grouped " + type + " GEMM " + std::to_string(groups) + " x " : type + " GEMM ";
   for (const Weight& w : weights) {
     const GemmSeconds g = groups > 0 ? grouped_gemm_seconds(gpu, c, {w}, groups, rows, sms, precision)
                                      : dense_gemm_seconds(gpu, c, {w}, rows, sms, precision);
-    auto name = [&](const std::string& prefix, double m, double n, double kk) { return named ? prefix + gemm_shape(m, n, kk) : ""; };
+    auto name = [&](const std::string& prefix, double m, double n, double kk) {
+      return named ? prefix + gemm_shape(m, n, kk) : "";
+    };
     k.forward.push_back({name(grouped, rows, w.out, w.in), g.forward_s, KernelClass::kGemm});
     k.input_gradient.push_back({name(grouped, rows, w.in, w.out), g.input_gradient_s, KernelClass::kGemm});
-    k.weight_gradient.push_back({name("weight-gradient " + grouped, w.out, w.in, rows), g.weight_gradient_s, KernelClass::kGemm});
+    k.weight_gradient.push_back(
+        {name("weight-gradient " + grouped, w.out, w.in, rows), g.weight_gradient_s, KernelClass::kGemm});
   }
   return k;
 }
@@ -61,14 +67,17 @@ double ring_s(double bytes, int n, double link_Bps) {
 
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
   const RankGrid grid = par.attention_grid(), experts = par.expert_grid();
-  auto link = [&](const std::string& dim) { return par.members_per_node(dim) == grid.size(dim) ? nvlink_Bps : nic_Bps; };
+  auto link = [&](const std::string& dim) {
+    return par.members_per_node(dim) == grid.size(dim) ? nvlink_Bps : nic_Bps;
+  };
   const double etp_Bps = par.expert_members_per_node("tp") == experts.size("tp") ? nvlink_Bps : nic_Bps;
   return {link("tp"), link("cp"), etp_Bps};
 }
 
 double StageChunks::forward_s() const {
   double t = extra_forward_s;
-  for (const auto& l : layers) t += l.forward.attention_s + l.forward.dispatch_s + l.forward.mlp_s + l.forward.combine_s;
+  for (const auto& l : layers)
+    t += l.forward.attention_s + l.forward.dispatch_s + l.forward.mlp_s + l.forward.combine_s;
   return t;
 }
 
@@ -108,8 +117,10 @@ TrainingStep::TrainingStep(const Model& model, const Roofline& roofline, Trainin
   const Roofline& r = roofline_;
   // The head and the loss: a BF16 GEMM (the recipe keeps the output head in BF16), the final
   // norm, and a softmax over the vocabulary (BF16 logits written, read and their gradient written).
-  const double head_forward = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((4 * h / seq_shard + 6 * vocab) * tokens);
-  const double head_input = r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((8 * h / seq_shard + 6 * vocab) * tokens);
+  const double head_forward =
+      r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((4 * h / seq_shard + 6 * vocab) * tokens);
+  const double head_input =
+      r.bf16_gemm_s(2 * h * vocab * tokens) + r.memory_s((8 * h / seq_shard + 6 * vocab) * tokens);
   const double head_weight = r.bf16_gemm_s(2 * h * vocab * tokens);
   const auto costs = layer_costs(model);
   for (int s = 0; s < n_stages; ++s) {
@@ -204,8 +215,10 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // This GPU's tokens: its CP shard of the micro-batch, every one of them through its TP shard
   // of the weights (gathered from the sequence-parallel shards first).
   const double tokens = micro_batch_tokens / cp;
-  const double core = cost.attention_flops_per_token(cost.mean_attended_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
-  const double core_flops = core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
+  const double core =
+      cost.attention_flops_per_token(cost.mean_attended_tokens(batch_.sequence_tokens, AttentionMask::kCausal));
+  const double core_flops =
+      core * micro_batch_tokens / (double(tp) * cp);  // heads over TP, load-balanced queries over CP
   const bool mla = a.kind == AttentionKind::kMla;
   // Recomputed in the backward with selective recomputation (report §3.2.3): every RMSNorm and
   // MLA's up-projections.
@@ -239,16 +252,18 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // Kernel by kernel, for the ops' kernel lists; their sums are the ops' GEMM time.
   auto gemm_parts = [&](const std::vector<Weight>& weights, double rows) {
     if (kernels) return gemm_kernels(gpu, r.gemm_constants(), weights, rows, 0, gemm_sms, precision, keep_kernels_);
-    const std::vector<KernelTime> one = {{"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows)), KernelClass::kGemm}};
+    const std::vector<KernelTime> one = {
+        {"GEMMs (roofline)", r.linear_s(forward_flops(weights, rows)), KernelClass::kGemm}};
     return GemmKernels{one, one, one};
   };
-  const GemmKernels attn_kernels = gemm_parts(tensor_parallel_shard(attention_weights(m), tp, attention_replicated_weights(m)), tokens);
+  const GemmKernels attn_kernels =
+      gemm_parts(tensor_parallel_shard(attention_weights(m), tp, attention_replicated_weights(m)), tokens);
   const GemmSeconds attn = attn_kernels.seconds();
   std::vector<Weight> up = attention_up_projections(m);
   for (auto& w : up) w.out /= tp;
   const double recompute_s = !selective ? 0.0
-                             : kernels  ? dense_forward_seconds(gpu, r.gemm_constants(), up, tokens, gemm_sms, precision)
-                                        : r.linear_s(forward_flops(up, tokens));
+                             : kernels ? dense_forward_seconds(gpu, r.gemm_constants(), up, tokens, gemm_sms, precision)
+                                       : r.linear_s(forward_flops(up, tokens));
 
   // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
   // or its output all-reduced (the same bytes) without; the backward mirrors it. Where the
@@ -259,19 +274,24 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   };
   // CP: each GPU's K and V pass the ring (cp - 1 steps of one shard), behind the attention
   // kernels; the backward passes K, V and their gradients. MLA's K and V are per head.
-  const double kv_bytes_per_token =
-      mla ? 2.0 * a.heads * (a.qk_head_dim() + a.v_head_dim) / tp : 2.0 * 2 * a.kv_heads * a.head_dim / std::min(tp, std::max(1, a.kv_heads));
+  const double kv_bytes_per_token = mla ? 2.0 * a.heads * (a.qk_head_dim() + a.v_head_dim) / tp
+                                        : 2.0 * 2 * a.kv_heads * a.head_dim / std::min(tp, std::max(1, a.kv_heads));
   const double cp_ring_s = ring_s(kv_bytes_per_token * micro_batch_tokens, cp, links_.cp_Bps);
 
   LayerChunks c;
   double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
   if (kernels) {
-    // The GPU's FlashAttention kernel (FA3 on Hopper, FA2 on Ampere) on the SMs communication leaves. With CP each GPU holds two chunks of
-    // S / 2cp (causal balance) and meets every other GPU's K and V once around the ring: its own
+    // The GPU's FlashAttention kernel (FA3 on Hopper, FA2 on Ampere) on the SMs communication leaves. With CP each GPU
+    // holds two chunks of S / 2cp (causal balance) and meets every other GPU's K and V once around the ring: its own
     // step under the mask, the cp - 1 others half visible on average.
     const double s = batch_.sequence_tokens, chunk = s / cp;
-    hw::AttentionShape own{double(batch_.micro_batch_sequences), double(a.heads) / tp, chunk, chunk,
-                           double(a.qk_head_dim()), double(a.value_head_dim()), true};
+    hw::AttentionShape own{double(batch_.micro_batch_sequences),
+                           double(a.heads) / tp,
+                           chunk,
+                           chunk,
+                           double(a.qk_head_dim()),
+                           double(a.value_head_dim()),
+                           true};
     hw::AttentionShape other = own;
     other.causal = false;
     const hw::FlashAttentionCalibration& fa = r.attention().flash;
@@ -282,13 +302,15 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   }
   c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
   c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);
-  const double attn_tp_forward = exposed(block_tp_s, attn.forward_s), attn_tp_backward = exposed(block_tp_s, attn.input_gradient_s);
+  const double attn_tp_forward = exposed(block_tp_s, attn.forward_s),
+               attn_tp_backward = exposed(block_tp_s, attn.input_gradient_s);
   // A MoE layer's router runs in attention's ops, before the dispatch that needs its choices;
   // autograd computes its two gradients together (only the FP8 GEMMs' weight gradients wait).
   const std::vector<MemoryKernel> no_kernels;
   const std::vector<MemoryKernel>& attn_recompute = selective ? memory.attn_recompute : no_kernels;
   const std::vector<MemoryKernel>& mlp_recompute = selective ? memory.mlp_recompute : no_kernels;
-  c.forward.attention_s = attn.forward_s + core_forward_s + router_s + memory_s(memory.attn_forward) + attn_tp_forward + c.cp_forward_s;
+  c.forward.attention_s =
+      attn.forward_s + core_forward_s + router_s + memory_s(memory.attn_forward) + attn_tp_forward + c.cp_forward_s;
   // FlashAttention's backward runs five GEMMs to the forward's two.
   c.backward.attention_input_s = attn.input_gradient_s + core_backward_s + 2 * router_s + memory_s(attn_recompute) +
                                  memory_s(memory.attn_backward) + recompute_s + attn_tp_backward + c.cp_backward_s;
@@ -300,7 +322,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const GemmKernels& g = attn_kernels;
     auto& f = c.kernels["attn(F)"];
     f.assign(g.forward.begin(), g.forward.end() - 1);
-    f.push_back({kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
+    f.push_back(
+        {kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
     f.push_back(g.forward.back());
     memory_s(memory.attn_forward, &f);
     if (moe) f.push_back({"router (BF16 gate GEMM)", router_s, KernelClass::kGemm});
@@ -312,7 +335,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     memory_s(memory.attn_backward, &b);
     if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s, KernelClass::kGemm});
     b.push_back(g.input_gradient.back());
-    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s, KernelClass::kAttention});
+    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s,
+                 KernelClass::kAttention});
     b.insert(b.end(), g.input_gradient.rbegin() + 1, g.input_gradient.rend());
     b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward, KernelClass::kCommunication});
     b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s, KernelClass::kCommunication});
@@ -346,19 +370,23 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const int etp = par_.etp;
     const double rows = expert_rows;
     const auto expert_weights = tensor_parallel_shard(gated_ffn_weights(m, e.expert_ffn), etp, 0);
-    const auto shared_weights = tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, 0);
+    const auto shared_weights =
+        tensor_parallel_shard(gated_ffn_weights(m, double(e.expert_ffn) * e.shared_experts), tp, 0);
     GemmSeconds g;
     GemmKernels routed, shared;  // the kernels, for the ops' lists
     if (kernels) {
-      routed = gemm_kernels(gpu, r.gemm_constants(), expert_weights, rows, local_experts, gemm_sms, precision, keep_kernels_);
+      routed = gemm_kernels(gpu, r.gemm_constants(), expert_weights, rows, local_experts, gemm_sms, precision,
+                            keep_kernels_);
       if (e.shared_experts > 0) shared = gemm_parts(shared_weights, tokens);
       const GemmSeconds r_s = routed.seconds(), s_s = shared.seconds();
-      g = {r_s.forward_s + s_s.forward_s, r_s.input_gradient_s + s_s.input_gradient_s, r_s.weight_gradient_s + s_s.weight_gradient_s};
+      g = {r_s.forward_s + s_s.forward_s, r_s.input_gradient_s + s_s.input_gradient_s,
+           r_s.weight_gradient_s + s_s.weight_gradient_s};
     } else {
       const double flops = forward_flops(expert_weights, rows) * local_experts +
                            (e.shared_experts > 0 ? forward_flops(shared_weights, tokens) : 0.0);
       g = {r.linear_s(flops), r.linear_s(flops), r.linear_s(flops)};
-      const std::vector<KernelTime> one = {{"GEMMs (roofline)", g.forward_s, KernelClass::kGemm}};  // routed and shared experts
+      const std::vector<KernelTime> one = {
+          {"GEMMs (roofline)", g.forward_s, KernelClass::kGemm}};  // routed and shared experts
       routed = GemmKernels{one, one, one};
     }
     // TP around the MoE block: the shared experts, cut over TP, gather and scatter like a dense
@@ -366,8 +394,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     // dispatch and scatter them after the combine (one collective with TP's where the groups are
     // one); whole experts take tokens from the sequence shards.
     const double shared_tp_s = e.shared_experts > 0 ? block_tp_s : 0.0;
-    const double routed_tp_s = etp == tp ? (etp > 1 ? block_tp_s : 0.0)
-                                         : 2 * ring_s(2.0 * m.hidden * tokens * etp / tp, etp, links_.etp_Bps);
+    const double routed_tp_s =
+        etp == tp ? (etp > 1 ? block_tp_s : 0.0) : 2 * ring_s(2.0 * m.hidden * tokens * etp / tp, etp, links_.etp_Bps);
     const double moe_tp_s = etp == tp ? std::max(shared_tp_s, routed_tp_s) : shared_tp_s + routed_tp_s;
     const double tp_forward = exposed(moe_tp_s, g.forward_s);
     const double tp_backward = exposed(moe_tp_s, g.input_gradient_s);
@@ -401,7 +429,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     c.tp_backward_s += tp_backward;
   }
   for (auto& [op, list] : c.kernels)  // what the model does not spend, it does not list
-    list.erase(std::remove_if(list.begin(), list.end(), [](const KernelTime& k) { return !(k.seconds > 0); }), list.end());
+    list.erase(std::remove_if(list.begin(), list.end(), [](const KernelTime& k) { return !(k.seconds > 0); }),
+               list.end());
   if (par_.recompute == Recompute::kFull) {
     // The layer's forward, communication included, rerun before its backward.
     for (const auto& [backward, forward] : {std::pair{"attn(B)", "attn(F)"}, {"mlp(B)", "mlp(F)"}}) {
@@ -435,10 +464,14 @@ double TrainingStep::step_seconds(const Step& step) const {
   const Chunk& c = step.chunks[0];
   const StageChunks& st = stages_[static_cast<std::size_t>(c.position)];
   switch (c.pass) {
-    case Pass::kForward: return st.forward_s();
-    case Pass::kBackward: return st.input_backward_s() + st.weight_s();
-    case Pass::kBackwardInput: return st.input_backward_s();
-    case Pass::kWeight: return st.weight_s();
+    case Pass::kForward:
+      return st.forward_s();
+    case Pass::kBackward:
+      return st.input_backward_s() + st.weight_s();
+    case Pass::kBackwardInput:
+      return st.input_backward_s();
+    case Pass::kWeight:
+      return st.weight_s();
   }
   return 0;
 }
@@ -474,8 +507,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
   };
   auto serial = [&]() -> StepOpGraph::Segment& { return g.segments.emplace_back(); };
   // An op of a serial segment waits for the one before it.
-  auto add = [&](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer, double seconds,
-                 const LayerChunks* l = nullptr) {
+  auto add = [&](StepOpGraph::Segment& seg, const std::string& name, const std::string& stream, int layer,
+                 double seconds, const LayerChunks* l = nullptr) {
     if (seconds <= 0) return;
     std::vector<int> deps;
     if (!seg.ops.empty()) deps.push_back(static_cast<int>(seg.ops.size()) - 1);
@@ -483,7 +516,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
                        l ? before_send_of(*l, name) : 0.0});
   };
   auto layer_of = [&](int stage, std::size_t i) {
-    return layout_.first_layer[static_cast<std::size_t>(stage)] + static_cast<int>(i);  // the MTP layer follows the last
+    return layout_.first_layer[static_cast<std::size_t>(stage)] +
+           static_cast<int>(i);  // the MTP layer follows the last
   };
   auto forward = [&](const LayerChunks& l, int layer) {
     auto& seg = serial();
@@ -520,7 +554,7 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
     // computed it) and for their streams, so that one layer's combine(B) runs beside the last
     // one's attn(W), as in DeepSeek's profile. A chunk with more layers runs its rest alone.
     const std::size_t n = std::max(f.layers.size(), b.layers.size());
-    std::optional<std::size_t> paired;  // the segment of the overlapped layers
+    std::optional<std::size_t> paired;              // the segment of the overlapped layers
     std::vector<int> output_ready, gradient_ready;  // of the layer pair before: the ops those wait for
     for (std::size_t i = 0; i < n; ++i) {
       const bool has_f = i < f.layers.size(), has_b = i < b.layers.size();
@@ -548,7 +582,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
           if (task_name == "COMBINE (B)") waits.insert(waits.end(), gradient_ready.begin(), gradient_ready.end());
           const auto before = last_on_stream.find(task_stream);
           const bool before_dropped = before != last_on_stream.end() && pair.tasks()[before->second].seconds <= 0;
-          if (before_dropped) waits.insert(waits.end(), stands_for[before->second].begin(), stands_for[before->second].end());
+          if (before_dropped)
+            waits.insert(waits.end(), stands_for[before->second].begin(), stands_for[before->second].end());
           std::sort(waits.begin(), waits.end());
           waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
           last_on_stream[task_stream] = static_cast<int>(k);
@@ -560,8 +595,8 @@ StepOpGraph TrainingStep::step_op_graph(const Step& step) const {
           const bool is_forward = name.find("(F)") != std::string::npos;
           const LayerChunks& l = is_forward ? f.layers[i] : b.layers[bi];
           stands_for[k] = {static_cast<int>(seg.ops.size())};
-          seg.ops.push_back({name, task_stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi), task.seconds,
-                             std::move(waits), kernels_of(l, name), before_send_of(l, name)});
+          seg.ops.push_back({name, task_stream, is_forward ? layer_of(fc.position, i) : layer_of(bc.position, bi),
+                             task.seconds, std::move(waits), kernels_of(l, name), before_send_of(l, name)});
         }
         for (std::size_t k = 0; k < pair.tasks().size(); ++k) {
           if (pair.name(pair.tasks()[k]) == "COMBINE (F)") output_ready = stands_for[k];
@@ -609,7 +644,8 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
     double segment_s = 0;
     for (std::size_t k = 0; k < seg.ops.size(); ++k) {
       const auto& op = seg.ops[k];
-      ops.push_back({op.name, op_stream(op.name, op.stream), op.layer, t + spans[k].start_s, t + spans[k].end_s, op.kernels});
+      ops.push_back(
+          {op.name, op_stream(op.name, op.stream), op.layer, t + spans[k].start_s, t + spans[k].end_s, op.kernels});
       segment_s = std::max(segment_s, spans[k].end_s);
     }
     t += segment_s;
@@ -622,7 +658,8 @@ double TrainingStep::pp_transfer_bytes() const {
 }
 
 PipelineGraph TrainingStep::pipeline_graph() const {
-  return workload::pipeline_graph(schedule_, [this](const Step& s) { return step_seconds(s); }, pp_transfer_bytes());
+  return workload::pipeline_graph(
+      schedule_, [this](const Step& s) { return step_seconds(s); }, pp_transfer_bytes());
 }
 
 StepBreakdown TrainingStep::breakdown(const PipelineGraph& graph, const core::Timeline& timeline) const {
@@ -634,10 +671,14 @@ StepBreakdown TrainingStep::breakdown(const PipelineGraph& graph, const core::Ti
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const auto span = graph.span(timeline, b.rank, i);
     const double d = span.end_s - span.start_s;
-    if (steps[i].chunks.size() == 2) b.overlapped_s += d;
-    else if (steps[i].chunks[0].pass == Pass::kForward) b.forward_s += d;
-    else if (steps[i].chunks[0].pass == Pass::kWeight) b.weight_s += d;
-    else b.backward_s += d;
+    if (steps[i].chunks.size() == 2)
+      b.overlapped_s += d;
+    else if (steps[i].chunks[0].pass == Pass::kForward)
+      b.forward_s += d;
+    else if (steps[i].chunks[0].pass == Pass::kWeight)
+      b.weight_s += d;
+    else
+      b.backward_s += d;
   }
   return b;
 }
@@ -661,7 +702,8 @@ RankParameters TrainingStep::rank_parameters(int rank) const {
     p.expert += (moe ? routed : 0.0) / (par_.ep * par_.etp);
   };
   for (int s : stages_of_rank(rank)) {
-    for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l) add_layer(m.is_moe_layer(l));
+    for (int l = layout_.first_layer[s]; l < layout_.first_layer[s] + layout_.layers[s]; ++l)
+      add_layer(m.is_moe_layer(l));
     if (s == 0) p.dense += double(m.vocab) * m.hidden;
     if (s == n_stages - 1)  // a tied head is the embedding, held here too unless the first stage is this one
       p.dense += (m.tied_embeddings && n_stages == 1 ? 0.0 : double(m.vocab) * m.hidden) + m.hidden;

@@ -57,7 +57,8 @@ GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double
 struct OptimizerSetup {
   double gradient_bytes = 4;   // FP32 gradients reduce-scattered, and held
   double parameter_bytes = 2;  // BF16 weights all-gathered, and held
-  double master_and_moment_bytes = 12;  // held per parameter: FP32 master weight and moments (DeepSeek-V3's BF16 moments: 8)
+  double master_and_moment_bytes =
+      12;  // held per parameter: FP32 master weight and moments (DeepSeek-V3's BF16 moments: 8)
   // What AdamW's step reads and writes per parameter: master, moments and gradient read; master,
   // moments and the held weight written (2 x 12 + 4 + 2; DeepSeek-V3's: 22).
   double state_bytes_per_parameter = 30;
@@ -126,10 +127,10 @@ struct OpSpan {
 // layers is a segment of its own, first.
 struct StepOpGraph {
   struct Op {
-    std::string name;    // as DeepSeek's profile names it
-    std::string stream;  // compute or communication: the stream it runs on, in segment order
-    int layer = -1;      // the model's layer; -1 for other
-    double seconds = 0;  // as the step is timed: communication at its whole-fabric time per micro-batch
+    std::string name;       // as DeepSeek's profile names it
+    std::string stream;     // compute or communication: the stream it runs on, in segment order
+    int layer = -1;         // the model's layer; -1 for other
+    double seconds = 0;     // as the step is timed: communication at its whole-fabric time per micro-batch
     std::vector<int> deps;  // ops of its segment it waits for, besides the one before it on its stream
     const std::vector<KernelTime>* kernels = nullptr;
     double before_send_s = 0;  // communication: of `seconds`, the kernels its stream runs before it sends
@@ -175,7 +176,8 @@ class TrainingStep {
  public:
   TrainingStep(const Model& model, const Roofline& roofline, TrainingParallelism parallelism, TrainingBatch batch,
                StageLayout layout, EpCommTimes ep_comm, int sms, int comm_sms,
-               std::optional<OpCalibration> calibration = std::nullopt, GroupLinks links = {}, bool keep_kernels = false);
+               std::optional<OpCalibration> calibration = std::nullopt, GroupLinks links = {},
+               bool keep_kernels = false);
 
   const std::vector<StageChunks>& stages() const { return stages_; }
   const Schedule& schedule() const { return schedule_; }
