@@ -89,6 +89,63 @@ TEST_CASE("simulation: one request alone takes queue 0, prefill, transfer, and a
   CHECK(quick.finish_s - quick.transfer_end_s == Approx(rec.finish_s - rec.transfer_end_s));
 }
 
+TEST_CASE("simulation: a KV cache between ranks of one NVLink domain moves over NVLink, else over the NICs",
+          "[serving]") {
+  workload::ServingRequest base;
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
+  c.duration_s = 10;
+  c.kv_transfer_latency_s = 1e-5;
+  c.kv_scale_up_Bps = 900e9;
+  c.kv_scale_up_latency_s = 3e-6;
+  const Request q = a_request(1, 3000, 10);
+  const double bytes = 3000 * c.prefill.memory.kv_bytes_per_token;
+  auto transfer_s = [&](const ServingConfig& config) {
+    const auto r = simulate_serving({q}, config);
+    return r.requests[0].transfer_end_s - r.requests[0].prefill_end_s;
+  };
+  // 8-GPU nodes: the prefill unit's 32 GPUs fill four, the decode unit begins on the fifth.
+  c.domain_gpus = 8;
+  CHECK_FALSE(kv_over_nvlink_somewhere(c));
+  CHECK(transfer_s(c) == Approx(1e-5 + bytes / c.kv_transfer_Bps));
+  // 72-GPU domains: the decode unit's first 40 ranks share the prefill unit's domain.
+  c.domain_gpus = 72;
+  CHECK(kv_over_nvlink_somewhere(c));
+  CHECK(transfer_s(c) == Approx(3e-6 + bytes / 900e9));
+  // No domain given: the NICs.
+  c.domain_gpus = 0;
+  CHECK_FALSE(kv_over_nvlink_somewhere(c));
+  CHECK(transfer_s(c) == Approx(1e-5 + bytes / c.kv_transfer_Bps));
+}
+
+TEST_CASE("placement: a DP rank's NVLink domain is the one all its GPUs are in", "[serving]") {
+  workload::ServingRequest base;
+  StepCost prefill_cost(v3(), roofline(), prefill_unit(), ib(), base, nullptr),
+      decode_cost(v3(), roofline(), decode_unit(), ib(), base, nullptr);
+  ServingConfig c = prefill_and_decode(prefill_cost, decode_cost);
+  c.domain_gpus = 72;
+  CHECK(nvlink_domain(c, c.decode, 32, 39) == 0);   // GPU 71
+  CHECK(nvlink_domain(c, c.decode, 32, 40) == 1);   // GPU 72
+  CHECK(nvlink_domain(c, c.decode, 32, 143) == 2);  // GPU 175
+  UnitConfig tp4 = c.decode;
+  tp4.deployment.attention_tp = 4;
+  CHECK(nvlink_domain(c, tp4, 70, 0) == -1);  // GPUs 70-73 span two
+  CHECK(nvlink_domain(c, tp4, 70, 1) == 1);   // GPUs 74-77
+  UnitConfig staged = tp4;
+  staged.deployment.gpus = 16;
+  staged.deployment.pipeline_stages = 2;
+  CHECK(nvlink_domain(c, staged, 0, 3) == 0);    // its two stages' 32 GPUs in one domain
+  CHECK(nvlink_domain(c, staged, 48, 0) == -1);  // GPUs 48-79
+  // The prefill units end where the decode units begin: 2 x 32 GPUs, then decode from GPU 64.
+  c.prefill_units = 2;
+  CHECK(kv_over_nvlink_somewhere(c));
+  c.prefill_units = 3;  // decode from GPU 96: prefill's last rank (GPU 95) and decode's first (96) in domain 1
+  CHECK(kv_over_nvlink_somewhere(c));
+  c.domain_gpus = 32;  // decode from GPU 96, a domain's first
+  CHECK_FALSE(kv_over_nvlink_somewhere(c));
+}
+
 TEST_CASE("simulation: KV caches to one decode rank queue on its NICs", "[serving]") {
   workload::ServingRequest base;
   workload::ServingDeployment d = decode_unit();

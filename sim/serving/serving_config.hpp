@@ -58,6 +58,13 @@ struct ServingConfig {
   double kv_transfer_Bps = 50e9;
   double kv_transfer_latency_s = 0;
   int kv_senders = 1;
+  // ... or, where both ranks' GPUs lie in one NVLink domain of `domain_gpus` GPUs, over NVLink at
+  // `kv_scale_up_Bps` a sending GPU after `kv_scale_up_latency_s`. The units are placed in GPU
+  // order, prefill units first, then decode units, each filling the domains from where the last
+  // ended (0: no domain is shared; every KV cache goes over the NICs).
+  int domain_gpus = 0;
+  double kv_scale_up_Bps = 0;
+  double kv_scale_up_latency_s = 0;
   double swap_Bps = 50e9;  // preempted KV to host memory and back (PCIe)
   // Prefix cache: blocks kept across requests (from the requests' block hashes), and the
   // bandwidth a hit's KV comes in at (0: held in HBM, free).
@@ -85,5 +92,30 @@ struct ServingConfig {
   // out to its client is the caller's: an `EngineFrontEnd` in front of the source.)
   EngineProfile engine;
 };
+
+// The NVLink domain that all GPUs of a unit's DP rank lie in, for a unit whose GPUs begin at
+// `first_gpu` (-1: they span several, or no domain is given). A DP rank's GPUs are its attention
+// TP group, of every pipeline stage (then the unit's all).
+inline int nvlink_domain(const ServingConfig& c, const UnitConfig& unit, long long first_gpu, int rank_in_unit) {
+  if (c.domain_gpus <= 0) return -1;
+  const workload::ServingDeployment& d = unit.deployment;
+  const bool staged = d.pipeline_stages > 1;
+  const long long first = first_gpu + (staged ? 0 : 1LL * rank_in_unit * d.attention_tp);
+  const long long last = staged ? first_gpu + 1LL * d.gpus * d.pipeline_stages - 1 : first + d.attention_tp - 1;
+  return first / c.domain_gpus == last / c.domain_gpus ? static_cast<int>(first / c.domain_gpus) : -1;
+}
+// Whether a prefill rank and a decode rank share an NVLink domain, the units placed as
+// `domain_gpus` says: their KV caches then move over NVLink.
+inline bool kv_over_nvlink_somewhere(const ServingConfig& c) {
+  if (!c.disaggregated || c.domain_gpus <= 0) return false;
+  const long long prefill_gpus = 1LL * c.prefill.deployment.gpus * c.prefill.deployment.pipeline_stages;
+  // Only the domain where the prefill units end and the decode units begin can hold both.
+  const long long boundary = c.prefill_units * prefill_gpus;
+  int last_prefill = -1, first_decode = -1;
+  for (int r = c.prefill.ranks() - 1; r >= 0 && last_prefill < 0; --r)
+    last_prefill = nvlink_domain(c, c.prefill, boundary - prefill_gpus, r);
+  for (int r = 0; r < c.decode.ranks() && first_decode < 0; ++r) first_decode = nvlink_domain(c, c.decode, boundary, r);
+  return c.prefill_units > 0 && c.decode_units > 0 && last_prefill >= 0 && last_prefill == first_decode;
+}
 
 }  // namespace serving

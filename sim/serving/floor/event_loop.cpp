@@ -38,11 +38,14 @@ Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const
     flights.reserve(room);
   }
   BySide<std::vector<Router::Slot>> slots;
+  long long placed_gpus = 0;  // where the group being placed begins: groups take the GPUs in order
   auto add_units = [&](int count, const UnitConfig& unit_config, bool prefill_kind, bool decodes, Side side) {
     // Ranks that step on their own clocks are simulated as units of one rank each.
     const int ranks = unit_config.ranks_step_together ? unit_config.ranks() : 1;
     const int per_group = unit_config.ranks() / ranks;
+    const long long group_gpus = 1LL * unit_config.deployment.gpus * unit_config.deployment.pipeline_stages;
     for (int i = 0; i < count * per_group; ++i) {
+      if (i > 0 && i % per_group == 0) placed_gpus += group_gpus;
       if (i % per_group == 0)
         groups.push_back({prefill_kind ? Side::kPrefill : Side::kDecode, {}, UnitState::kServing});
       groups.back().units.push_back(static_cast<int>(units.size()));
@@ -59,10 +62,12 @@ Floor::Floor(requests::RequestSource& source, const ServingConfig& config, const
             static_cast<int>(std::min<long long>(unit_config.memory.kv_group_tokens / c.page_tokens, INT_MAX));
         if (decodes) rank.decoding = DecodeBatch(decode_steps.mean_tokens(), 1 + c.mtp_drafts, c.page_tokens);
         rank.router_slot = static_cast<int>(slots[side].size());
+        rank.nvlink_domain = nvlink_domain(c, unit_config, placed_gpus, i % per_group + r);
         slots[side].push_back({static_cast<int>(units.size()), r});
       }
       units.push_back(std::move(u));
     }
+    if (count > 0) placed_gpus += group_gpus;
   };
   if (c.disaggregated) add_units(c.prefill_units, c.prefill, true, false, Side::kPrefill);
   // (Colocated: every unit computes prompts, and the prefill side's router places them.)

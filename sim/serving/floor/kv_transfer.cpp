@@ -29,13 +29,16 @@ void send_to_decode(Floor& f, int id, int u, int r) {
 
 double transfer_end_s(Floor& f, const RequestState& l, Rank* to) {
   Rank* from = l.prefill_unit >= 0 ? &f.rank_of(l.prefill_unit, l.prefill_rank) : nullptr;
+  const bool nvlink = from && to && from->nvlink_domain >= 0 && from->nvlink_domain == to->nvlink_domain;
+  auto link_free_s = [nvlink](Rank* rank) -> double& { return nvlink ? rank->nvlink_free_s : rank->nic_free_s; };
   double start = f.now;
   for (Rank* rank : {from, to})
-    if (rank) start = std::max(start, rank->nic_free_s);
-  const double end = start + f.c.kv_transfer_latency_s +
-                     f.c.prefill.memory.kv_pages.bytes(l.in_kv) / (f.c.kv_senders * f.c.kv_transfer_Bps);
+    if (rank) start = std::max(start, link_free_s(rank));
+  const double latency_s = nvlink ? f.c.kv_scale_up_latency_s : f.c.kv_transfer_latency_s;
+  const double per_gpu_Bps = nvlink ? f.c.kv_scale_up_Bps : f.c.kv_transfer_Bps;
+  const double end = start + latency_s + f.c.prefill.memory.kv_pages.bytes(l.in_kv) / (f.c.kv_senders * per_gpu_Bps);
   for (Rank* rank : {from, to})
-    if (rank) rank->nic_free_s = end;
+    if (rank) link_free_s(rank) = end;
   return end;
 }
 

@@ -12,8 +12,8 @@ namespace serving {
 void send_to_decode(Floor& f, int id, int u, int r);
 // When a KV cache that starts moving now has arrived. It takes the NICs of the prefill rank
 // that holds it and of the decode rank `to` (none where a phase is not simulated) whole, so
-// transfers to or from one rank queue one after another. (The EP all-to-all's share of those
-// NICs is not taken from them.)
+// transfers to or from one rank queue one after another; where both ranks are in one NVLink
+// domain, their NVLink instead. (The EP all-to-all's share of those links is not taken from them.)
 double transfer_end_s(Floor& f, const RequestState& l, Rank* to);
 void transfer_end(Floor& f, int id);
 void swap_in_end(Floor& f, int id);

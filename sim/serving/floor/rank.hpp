@@ -39,6 +39,8 @@ struct alignas(64) Rank {
   long long pending_tokens = 0;  // prompt tokens waiting or being prefilled, for the router
   double pending_pairs = 0;      // ... and the query-key pairs of their attention
   double nic_free_s = 0;         // when its NICs are done with the KV caches queued on them
+  double nvlink_free_s = 0;      // ... and its NVLink, with those to ranks of its domain
+  int nvlink_domain = -1;        // the NVLink domain all its GPUs are in (-1: they span several)
   long long promised_pages = 0;  // a scheduler that reserves to the end: its sequences' pages at their last tokens
 
   int running() const { return static_cast<int>(prefilling.size() + decoding.size()); }

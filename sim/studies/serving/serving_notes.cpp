@@ -143,8 +143,13 @@ std::string ServingStudy::deployment_note() const {
     s +=
         " KV caches go to decode over " + std::to_string(config.kv_senders) + " NIC(s) of the prefill rank at " +
         format_number(config.kv_transfer_Bps / 1e9) +
-        " GB/s each, one at a time on the NICs of the ranks at either end (the EP all-to-all's share of them not counted), the prefill rank "
-        "keeping its pages until the transfer ends; the decode unit takes a request once it has pages for it, and its "
+        " GB/s each, one at a time on the NICs of the ranks at either end (the EP all-to-all's share of them not counted)" +
+        (serving::kv_over_nvlink_somewhere(config)
+             ? ", or over NVLink at " + format_number(config.kv_scale_up_Bps / 1e9) +
+                   " GB/s a GPU between ranks in one " + std::to_string(config.domain_gpus) +
+                   "-GPU NVLink domain (the units placed in GPU order, prefill first: here some prefill and decode ranks share one)"
+             : std::string()) +
+        ", the prefill rank keeping its pages until the transfer ends; the decode unit takes a request once it has pages for it, and its "
         "first step delivers the first token (TTFT = queue + prefill + transfer + first decode step).";
   s += std::string(" Router: ") + router_name_ + "; preemption by " +
        (config.preemption == serving::Preemption::kSwap ? "swapping to host memory" : "recomputation") +

@@ -197,6 +197,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   s->base.kv_bytes_per_element = kv_bytes_per_element;
   c.kv_transfer_Bps = dep.positive_number("kv_transfer_bandwidth_Bps", k.scale_out_Bps);
   c.kv_transfer_latency_s = dep.non_negative_number("kv_transfer_latency_s", k.scale_out_latency_s);
+  // Between ranks of one node's NVLink domain (the units placed in GPU order), over NVLink.
+  c.domain_gpus = s->cluster.node->gpus;
+  c.kv_scale_up_Bps = k.scale_up_Bps;
+  c.kv_scale_up_latency_s = k.scale_up_latency_s;
   c.swap_Bps = dep.positive_number("swap_bandwidth_Bps", s->cluster.node->pcie_Bps);
   // MTP: `mtp_draft_tokens` drafts per step (0: none, no verify step), each accepted with its
   // position's rate (one rate for all, or one per position).
