@@ -476,3 +476,31 @@ TEST_CASE("expert TP x EP: each GPU a slice of its EP group's experts, the busie
   CHECK(one_tp8.experts_touched == Approx(8));
   CHECK(one_ep4.experts_touched < 8);
 }
+
+TEST_CASE("a layer's profiler parts lie inside its costs; balanced routing loads every expert GPU alike",
+          "[inference]") {
+  for (const bool prefill : {false, true}) {
+    ServingDeployment d;
+    d.gpus = d.routed_gpus = prefill ? 32 : 128;
+    d.attention_tp = 1;
+    d.dedicated_shared = false;
+    d.direct_comm = !prefill;
+    ServingRequest q;
+    q.prefill = prefill;
+    q.sequences = prefill ? 128 : 16384;
+    if (prefill)
+      q.tokens_per_sequence = 4096;
+    else
+      q.context_tokens = 4096;
+    q.affinity.skew = AffinitySkew::kBalanced;
+    const ServingStep step = serving_step(v3(), h800(), d, ib(), q, nullptr);
+    CHECK(step.expert_imbalance == Approx(1.0));
+    const MicroBatchCosts& c = step.moe_layer;
+    CHECK(c.core_attention_s > 0);
+    CHECK(c.core_attention_s < c.attention_s);
+    CHECK(c.swiglu_s > 0);
+    CHECK(c.swiglu_s < c.expert_memory_s);
+    CHECK(c.expert_memory_s < c.memory_kernels_s);
+    CHECK(c.expert_memory_s + c.shared_s + c.gate_s < c.expert_s);  // the routed GEMMs are what is left
+  }
+}

@@ -134,6 +134,28 @@ TEST_CASE("a kept synthetic routing is the draw's own, drawn once for the same i
   CHECK(kept_synthetic_routing(1500, AffinitySkew::kUniform, 0, 11, g, bias)->experts != first->experts);
 }
 
+TEST_CASE("balanced routing gives every expert the same tokens, each token its groups' share", "[moe]") {
+  const GateConfig gate;  // DeepSeek-V3's: 256 experts, top-8, 8 groups, 4 a token
+  const Routing r = route_synthetic_tokens(4096, AffinitySkew::kBalanced, 0, 1, gate, {});
+  const std::vector<int> load = expert_load(r, gate.experts);
+  CHECK(*std::min_element(load.begin(), load.end()) == 4096 * 8 / 256);
+  CHECK(*std::max_element(load.begin(), load.end()) == 4096 * 8 / 256);
+  for (int t = 0; t < r.tokens; ++t) {
+    std::set<int> experts, groups;
+    for (int k = 0; k < r.top_k; ++k) {
+      experts.insert(r.expert(t, k));
+      groups.insert(r.expert(t, k) / 32);
+    }
+    CHECK(experts.size() == 8);
+    CHECK(groups.size() == 4);  // as many as the group limit allows, spread over the nodes
+  }
+  // A shape that does not split by groups: experts dealt in turn, still each as loaded.
+  const GateConfig odd{60, 6, 7, 3, 1.0};
+  const std::vector<int> odd_load = expert_load(balanced_routing(600, odd), odd.experts);
+  CHECK(*std::min_element(odd_load.begin(), odd_load.end()) == 60);
+  CHECK(*std::max_element(odd_load.begin(), odd_load.end()) == 60);
+}
+
 TEST_CASE("dispatch crosses IB once per remote node, then fans out over NVLink", "[moe]") {
   // One token on GPU 0 (node 0), experts on GPUs 8, 9 (node 1) and 1 (node 0): 2 experts per GPU.
   Routing r;

@@ -15,6 +15,7 @@
 #include "studies/config/overlap_config.hpp"
 #include "workload/inference/decode_bound.hpp"
 #include "workload/inference/inference.hpp"
+#include "workload/inference/serving_step.hpp"
 
 namespace studies {
 
@@ -51,6 +52,7 @@ class InferenceStudy : public Study {
   workload::ServingRequest base;
   std::optional<double> mtp_acceptance;
   double reserve_bytes = 0;  // each GPU's runtime reserve: CUDA context, communication buffers
+  bool layer_parts = false;  // the first point's MoE layer parted as a profiler parts it
 
   // A point's memory: `n` sequences (prompts) of `len` tokens of context (prompt) over the unit.
   PointMemory memory_at(double n, double len) const {
@@ -174,8 +176,12 @@ class InferenceStudy : public Study {
                             n / step.step_s / gpus,
                             Basis::kSimulated});
           if (!base.compute) add_bound_rows(r, id, label, n, step);
-          if (mtp_acceptance) add_mtp_rows(r, id, label, step, roofline, q, simulate_on, cache);
+          if (mtp_acceptance) {
+            const auto mtp_step = add_mtp_rows(r, id, label, step, roofline, q, simulate_on, cache);
+            if (layer_parts && !first) add_layer_part_rows(r, id, label + ", MTP step", mtp_step);
+          }
         }
+        if (layer_parts && !first && (prefill || !mtp_acceptance)) add_layer_part_rows(r, id, label, step);
         if (!first) first = std::move(step);
       }
     add_memory_rows(r);
@@ -255,11 +261,50 @@ class InferenceStudy : public Study {
                       Basis::kSimulated});
   }
 
+  // One MoE layer of the step, both micro-batches, in the parts a profiler's trace gives (DeepSeek's
+  // serving profiles, notes/serving-profiles.md): the attention kernel; the other GEMMs (attention's
+  // projections, the shared expert, the router); the routed experts' GEMMs with their SwiGLU; the
+  // other memory-bound kernels; each all-to-all from its start to its end; and the layer's wall
+  // time, as one more MoE layer adds to the step's schedule. Compute at the rate it runs beside
+  // communication kernels that hold SMs.
+  void add_layer_part_rows(StudyResult& r, const std::string& id, const std::string& label,
+                           const workload::ServingStep& step) const {
+    const auto& c = step.moe_layer;
+    const double mb = step.micro_batches, slow = step.compute_slowdown;
+    const double attention_memory_s = c.memory_kernels_s - c.expert_memory_s;
+    const double routed_gemms_s = c.expert_s - c.shared_s - c.gate_s - c.expert_memory_s;
+    // The layer's wall time: the step's layers with and without one MoE layer, as scheduled.
+    std::vector<workload::MicroBatchCosts> fewer = step.layers;
+    for (std::size_t l = 0; l < fewer.size(); ++l)
+      if (fewer[l].dispatch_s > 0 || fewer[l].combine_s > 0 || fewer[l].gate_s > 0) {
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(l));
+        break;
+      }
+    auto makespan_s = [&](const std::vector<workload::MicroBatchCosts>& layers) {
+      return workload::serving_makespan_s(layers, step.micro_batches, slow, step.overlap, step.prefill);
+    };
+    const std::string what = label + ": one MoE layer, " + std::to_string(step.micro_batches) + " micro-batches";
+    for (const auto& [part, metric, seconds] : std::vector<std::tuple<std::string, std::string, double>>{
+             {"wall", "layer, wall (one more MoE layer in the step's schedule)",
+              makespan_s(step.layers) - makespan_s(fewer)},
+             {"attention", "attention kernel", mb * slow * c.core_attention_s},
+             {"gemms", "other GEMMs (attention projections, shared expert, router)",
+              mb * slow *
+                  (c.attention_s - c.core_attention_s - attention_memory_s - c.tp_comm_s + c.shared_s + c.gate_s)},
+             {"routed_experts", "routed experts' GEMMs with their SwiGLU", mb * slow * (routed_gemms_s + c.swiglu_s)},
+             {"memory_kernels", "other memory-bound kernels (norms, casts, RoPE, router, permutes)",
+              mb * slow * (c.memory_kernels_s - c.swiglu_s)},
+             {"dispatch", "dispatch, start to end", mb * c.dispatch_s},
+             {"combine", "combine, start to end", mb * c.combine_s}})
+      r.rows.push_back({id + "/layer/" + part, what, metric, "ms", {}, seconds * 1e3, Basis::kSimulated});
+  }
+
   // MTP speculative decoding: each step verifies the drafted token (two tokens per sequence) and
   // drafts the next with the MTP module; it yields 1 + acceptance tokens on average.
-  void add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label, const workload::ServingStep& plain,
-                    const workload::Roofline& roofline, workload::ServingRequest q, const net::Cluster* simulate_on,
-                    workload::AllToAllCache& cache) const {
+  workload::ServingStep add_mtp_rows(StudyResult& r, const std::string& id, const std::string& label,
+                                     const workload::ServingStep& plain, const workload::Roofline& roofline,
+                                     workload::ServingRequest q, const net::Cluster* simulate_on,
+                                     workload::AllToAllCache& cache) const {
     q.tokens_per_sequence = 2;
     q.mtp_drafts = 1;
     const auto step = workload::serving_step(*model, roofline, deployment, links, q, simulate_on, &cache);
@@ -285,6 +330,7 @@ class InferenceStudy : public Study {
                       {},
                       tokens_per_step / step.step_s * plain.step_s,
                       Basis::kSimulated});
+    return step;
   }
 };
 
@@ -376,6 +422,8 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
     }
   }
   q.seed = static_cast<std::uint64_t>(p.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
+  // The first point's MoE layer in a profiler's parts (with MTP: the MTP step's, as traced).
+  s->layer_parts = p.boolean("layer_parts", false);
   q.affinity = parse_affinity(p, "uniform", 0.0);
   p.finish();
   for (std::size_t i = 0; i < s->sequences.size(); ++i)

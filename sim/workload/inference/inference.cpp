@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 
 #include "core/analytic_engine.hpp"
@@ -34,12 +35,12 @@ int moe_profiles(const ServingDeployment& d) {
 }
 
 // Each routed expert's share of the selections in profile `p` of the step's routing: the measured
-// popularity's, or the gate's on the synthetic affinities (uniform: even; skewed: estimated from
-// a sample of tokens, kept in the cache).
+// popularity's, or the gate's on the synthetic affinities (uniform and balanced: even; skewed:
+// estimated from a sample of tokens, kept in the cache).
 std::vector<double> expert_shares(const Moe& moe, const ServingDeployment& d, const GateConfig& gate,
                                   const ServingRequest& q, int p, AllToAllCache* cache) {
   if (d.popularity) return d.popularity->layer(p);
-  if (q.affinity.skew == AffinitySkew::kUniform)
+  if (q.affinity.skew == AffinitySkew::kUniform || q.affinity.skew == AffinitySkew::kBalanced)
     return std::vector<double>(static_cast<std::size_t>(moe.routed_experts), 1.0 / moe.routed_experts);
   if (cache && !cache->gate_shares.empty()) return cache->gate_shares;
   const std::vector<float> no_bias(static_cast<std::size_t>(moe.routed_experts), 0.0f);
@@ -368,6 +369,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     for (const MemoryKernel& k : list) s += memory_kernel_seconds(k, r, tokens, routed_rows, shards, true);
     return s;
   };
+  // The MoE's SwiGLU alone, which a profiler's parts count with the experts' GEMMs.
+  std::vector<MemoryKernel> moe_swiglu;
+  for (const MemoryKernel& k : moe_kernels.mlp_forward)
+    if (std::string_view(k.name).starts_with("SwiGLU")) moe_swiglu.push_back(k);
 
   // Sequence parallelism in a TP group: the group's tokens all-gathered before a tensor-parallel
   // block (attention, a dense FFN) and its output reduce-scattered after, on NVLink.
@@ -382,6 +387,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   struct AttentionTimes {
     double attention_s = 0, dense_attention_s = 0, kv_fetch_s = 0, attention_late_s = 0;
     double attention_memory_s = 0, dense_attention_memory_s = 0;  // their memory-bound kernels
+    double core_s = 0;                                            // the attention kernel alone
   };
   auto attention_times = [&](const LayerCost& cost) {
     AttentionTimes t;
@@ -448,6 +454,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // the larger of its FLOPs and its KV reads); the reduce-scatter after attention is ATTN-1's.
     const double output_share = double(a.heads) * a.value_head_dim() * h / params.attention;
     const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
+    t.core_s = core_alone_s;
     t.attention_late_s = std::min(
         base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
     t.kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
@@ -536,6 +543,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       c.shared_s = shared_ffn > 0 ? dense_s(shared_ffn / t, rows) : 0.0;
       c.gate_s = r.bf16_gemm_s(2 * h * moe.routed_experts * rows);
       c.mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, rows, rows * moe.active_routed_experts, t);
+      c.swiglu_s = memory_kernels_s(moe_swiglu, rows, rows * moe.active_routed_experts, t);
       c.expert_s += c.shared_s + c.gate_s + c.mlp_memory_s;
       const bool crosses_nodes = t > d.gpus_per_node;
       const double link_Bps = crosses_nodes ? links.ib_Bps : links.nvlink_Bps;
@@ -578,6 +586,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       // Permute, SwiGLU and unpermute over the busiest GPU's rows (the shared expert's SwiGLU and
       // the residual over its share of tokens).
       c.mlp_memory_s = memory_kernels_s(moe_kernels.mlp_forward, gpu_tokens, traffic.busiest_expert_tokens, 1);
+      c.swiglu_s = memory_kernels_s(moe_swiglu, gpu_tokens, traffic.busiest_expert_tokens, 1);
       c.expert_s += c.mlp_memory_s;
       c.dispatch_s = traffic.dispatch_s;
       c.combine_s = traffic.combine_s;
@@ -597,12 +606,16 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
               0,
               0,
               t.dense_attention_memory_s + dense_ffn_memory_s,
-              tp_comm + (m.moe ? 0.0 : tp_comm)};
+              tp_comm + (m.moe ? 0.0 : tp_comm),
+              t.core_s,
+              dense_ffn_memory_s,
+              0};
     const MoeCosts& c = moe_costs[std::min(profile, moe_costs.size() - 1)];
     return {t.kv_fetch_s, t.attention_s, c.dispatch_s,
             c.expert_s,   c.combine_s,   t.attention_late_s,
             c.gate_s,     c.shared_s,    t.attention_memory_s + c.mlp_memory_s,
-            tp_comm};
+            tp_comm,      t.core_s,      c.mlp_memory_s,
+            c.swiglu_s};
   };
   std::size_t moe_index = 0;
   for (int l = 0; l < m.layers; ++l) {
@@ -624,9 +637,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   if (!q.compute) {
     for (auto* l : {&out.moe_layer})
       l->attention_s = l->expert_s = l->attention_late_s = l->gate_s = l->shared_s = l->memory_kernels_s =
-          l->tp_comm_s = 0;
+          l->tp_comm_s = l->core_attention_s = l->expert_memory_s = l->swiglu_s = 0;
     for (auto& l : out.layers)
-      l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = l.tp_comm_s = 0;
+      l.attention_s = l.expert_s = l.attention_late_s = l.gate_s = l.shared_s = l.memory_kernels_s = l.tp_comm_s =
+          l.core_attention_s = l.expert_memory_s = l.swiglu_s = 0;
     out.head_s = 0;
   }
   out.mtp_layers = q.mtp_drafts;

@@ -189,6 +189,7 @@ struct AllToAllCache {
   // by (tokens per micro-batch, prefill): nothing else of a step changes them.
   struct MoeCosts {
     double dispatch_s = 0, expert_s = 0, combine_s = 0, gate_s = 0, shared_s = 0, mlp_memory_s = 0;
+    double swiglu_s = 0;  // of mlp_memory_s
   };
   struct MoeParts {
     std::vector<MoeCosts> costs;

@@ -24,6 +24,11 @@ struct MicroBatchCosts {
   double shared_s = 0;          // of expert_s: the shared expert on this GPU's own tokens
   double memory_kernels_s = 0;  // of attention_s and expert_s: the memory-bound kernels between the GEMMs
   double tp_comm_s = 0;         // of attention_s and expert_s: a TP group's all-gathers and reduce-scatters (NVLink)
+  // For reports that part a layer as a profiler does (not in any schedule):
+  double core_attention_s = 0;  // of attention_s: the attention kernel itself (FlashMLA, FlashAttention)
+  double expert_memory_s =
+      0;                // of expert_s and memory_kernels_s: those after the dispatch (permutes, SwiGLU, residual)
+  double swiglu_s = 0;  // of expert_memory_s: an MoE layer's SwiGLU with its cast (experts' and shared expert's)
 };
 
 // How micro-batches overlap. `kTwoStreams`: per layer, each micro-batch's attention in turn,

@@ -248,8 +248,31 @@ std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew sk
   return a;
 }
 
+Routing balanced_routing(int tokens, const GateConfig& g) {
+  Routing r;
+  r.tokens = tokens;
+  r.top_k = g.top_k;
+  r.experts.resize(static_cast<std::size_t>(tokens) * g.top_k);
+  r.weights.assign(r.experts.size(), static_cast<float>(g.routed_scaling / g.top_k));
+  const int groups = std::max(1, g.groups), size = g.experts / groups;
+  const int chosen = std::clamp(g.groups_per_token, 1, groups), per_group = g.top_k / chosen;
+  const bool even = g.experts % groups == 0 && g.top_k % chosen == 0 && per_group <= size;
+  for (int t = 0; t < tokens; ++t)
+    for (int k = 0; k < g.top_k; ++k) {
+      int e = (t * g.top_k + k) % g.experts;  // (shapes that do not split: dealt in turn)
+      if (even) {
+        const int i = k / per_group, j = k % per_group;
+        const int group = (t + i * groups / chosen) % groups;
+        e = group * size + (t / groups + j * size / per_group) % size;
+      }
+      r.experts[static_cast<std::size_t>(t) * g.top_k + k] = e;
+    }
+  return r;
+}
+
 Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed, const GateConfig& g,
                                const std::vector<float>& bias) {
+  if (skew == AffinitySkew::kBalanced) return balanced_routing(tokens, g);
   const auto popularity = expert_popularity(g.experts, skew, strength, seed);
   Routing r;
   r.tokens = tokens;

@@ -38,9 +38,12 @@ std::vector<int> expert_load(const Routing& routing, int experts);
 void update_bias(std::vector<float>& bias, const std::vector<int>& load, float gamma);
 
 enum class AffinitySkew {
-  kUniform,    // every expert alike
-  kZipf,       // expert popularity falls as 1 / rank^s
-  kHotExperts  // a few experts far more popular than the rest
+  kUniform,     // every expert alike
+  kZipf,        // expert popularity falls as 1 / rank^s
+  kHotExperts,  // a few experts far more popular than the rest
+  // No affinities: every expert given the same tokens, each token's experts dealt in turn across
+  // its groups, as DeepSeek's serving profiles simulate routing ("absolutely balanced").
+  kBalanced
 };
 
 // A scenario's choice of synthetic affinities.
@@ -55,8 +58,14 @@ std::vector<float> synthetic_affinities(int tokens, int experts, AffinitySkew sk
 
 // route_tokens(synthetic_affinities(tokens, gate.experts, ...), tokens, gate, bias), the same
 // routing, without holding every token's affinities: a block of tokens is drawn and routed at a
-// time (262,144 tokens of 256 experts are 268 MB of affinities).
+// time (262,144 tokens of 256 experts are 268 MB of affinities). kBalanced: balanced_routing.
 Routing route_synthetic_tokens(int tokens, AffinitySkew skew, double strength, std::uint64_t seed,
                                const GateConfig& gate, const std::vector<float>& bias);
+
+// Routing without a gate, every expert as loaded as the next: token t takes `groups_per_token`
+// groups spread evenly from group t (mod groups), and in each its share of top_k experts spread
+// evenly over the group from place t / groups; equal weights. Each expert gets the same tokens
+// when their number is a multiple of the experts' (within one otherwise).
+Routing balanced_routing(int tokens, const GateConfig& gate);
 
 }  // namespace workload
