@@ -1,18 +1,16 @@
 // The serving scenario's reader (study_serving.hpp): every field of a `serving` scenario, checked
 // with an error naming its JSON path, into the study that runs it (serving_run.hpp); a unit's
-// fields in unit_spec.cpp, a generated workload's parts in workload_reader.cpp.
+// fields in unit_spec.cpp, the workload's in workload_reader.cpp.
 #include "studies/serving/study_serving.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "hw/all_reduce.hpp"
 #include "core/input_error.hpp"
 #include "serving/request_trace.hpp"
 #include "studies/config/affinity_config.hpp"
 #include "studies/config/engine_config.hpp"
-#include "studies/config/input_file.hpp"
 #include "studies/config/model_config.hpp"
 #include "studies/serving/serving_run.hpp"
 #include "studies/serving/workload_reader.hpp"
@@ -22,9 +20,6 @@ namespace studies {
 namespace serving_study {
 
 namespace {
-
-// A value as a message quotes it: numbers as the rows print them, anything else as JSON.
-std::string shown(const nlohmann::json& v) { return v.is_number() ? format_number(v.get<double>()) : v.dump(); }
 
 // Autoscaling per phase: its units from min_units to max_units (the deployment's units by
 // default, and the fleet the run holds); a unit started serves after boot, weight load (each
@@ -260,170 +255,11 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
                                                          format_number(c.duration_s) + ")");
   c.seed = static_cast<std::uint64_t>(w.positive_integer("seed", 1, core::JsonReader::kMaxInteger));
   s->base.seed = c.seed;
-  const int max_tokens = m.max_context_tokens > 0 ? m.max_context_tokens : 10'000'000;
   // A search or a plan replays the workload faster (kMaxReplayScale).
   const nlohmann::json* slo_raw = root.has("slo") ? root.raw("slo") : nullptr;
   const bool replays = root.has("plan") || (slo_raw && slo_raw->is_object() && slo_raw->contains("search") &&
                                             slo_raw->at("search") == true);
-  if (w.has("trace")) {
-    const std::string given = w.string("trace");
-    const std::string path = resolve_input_file(given);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-      std::string tried;
-      for (const auto& place : input_file_places(given)) tried += (tried.empty() ? "" : ", ") + place;
-      throw core::InputError(w.pointer_of("trace"), "'" + given.substr(0, 200) + "' is not a file; tried " + tried);
-    }
-    const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
-    const double speed = w.positive_number("time_scale", 1.0);
-    serving::TraceWindow window;
-    window.until_s = c.duration_s * speed * (replays ? kMaxReplayScale : 1.0);
-    s->trace = serving::read_trace(
-        path, format == "azure-csv" ? serving::TraceFormat::kAzureCsv : serving::TraceFormat::kMooncakeJsonl, window);
-    for (auto& q : s->trace) q.arrival_s /= speed;
-    s->whole_trace = s->trace;
-    std::erase_if(s->trace, [&](const requests::Request& q) { return q.arrival_s >= c.duration_s; });
-    if (w.has("prefix_hit_fraction")) {
-      const double f = w.non_negative_number("prefix_hit_fraction");
-      if (f >= 1)
-        throw core::InputError(w.pointer_of("prefix_hit_fraction"),
-                               format_number(f) + " is not allowed; a share below 1");
-      for (auto* list : {&s->trace, &s->whole_trace})
-        for (auto& q : *list) q.set_prefix_hit(f);
-    }
-    for (const auto& q : s->trace)
-      if (q.input_tokens + q.output_tokens > max_tokens)
-        throw core::InputError(path + ": line " + std::to_string(q.source_line),
-                               std::to_string(q.input_tokens) + " + " + std::to_string(q.output_tokens) +
-                                   " tokens is not allowed; " + m.display_name + "'s context is " +
-                                   std::to_string(max_tokens) + " tokens");
-    // A request that asked for no token still gets the one its prefill makes, as an engine's does.
-    const auto no_output = std::count_if(s->trace.begin(), s->trace.end(),
-                                         [](const requests::Request& q) { return q.output_tokens == 0; });
-    s->workload_text =
-        "Workload: " + std::to_string(s->trace.size()) + " requests from the trace " +
-        std::filesystem::path(path).filename().string() +
-        (speed != 1 ? " at " + format_number(speed) + "x its pace" : "") + "." +
-        (no_output > 0 ? " " + std::to_string(no_output) +
-                             " of them ask for 0 output tokens: each is served the one token its prefill makes."
-                       : "");
-  } else {
-    requests::GeneratedWorkload g;
-    if (w.has("clients")) {
-      if (s->fleet)
-        throw core::InputError(
-            w.pointer_of("clients"),
-            "is not allowed in a fleet over time (a load profile, autoscaling, a cost or series): give arrivals");
-      s->client_levels = parse_client_levels(w);
-      // Beside arrivals, the clients are a cap on the requests in flight (vLLM's --request-rate
-      // with --max-concurrency); alone, each sends its next request when its last one ends.
-      s->capped = w.has("arrivals");
-      if (s->capped) {
-        const nlohmann::json* given = w.raw("arrivals");
-        if (given->is_object() && given->contains("rate_per_s") && (*given)["rate_per_s"] == "inf")
-          throw core::InputError(w.pointer_of("arrivals") + "/rate_per_s",
-                                 "'inf' is not allowed beside clients: every request would be sent at 0 s; "
-                                 "give clients alone (each sends its next request when its last one ends)");
-        g.arrivals = parse_arrivals(w, c.duration_s, s->fleet);
-        if (std::isinf(g.arrivals.rate_per_s))
-          throw core::InputError(w.pointer_of("arrivals") + "/rate_per_s",
-                                 "'inf' is not allowed beside clients: every request would be sent at 0 s; "
-                                 "give clients alone (each sends its next request when its last one ends)");
-        for (const char* key : {"think_s", "think"})
-          if (w.has(key))
-            throw core::InputError(
-                w.pointer_of(key),
-                shown(*w.raw(key)) +
-                    " is not allowed beside arrivals: a pause is for closed-loop clients; beside arrivals, clients cap the requests in flight");
-      }
-      s->clients.think_s = w.non_negative_number("think_s", 0.0);
-      s->clients.exponential_think = w.one_of("think", {"fixed", "exponential"}, "fixed") == "exponential";
-      if (s->clients.exponential_think && !(s->clients.think_s > 0))
-        throw core::InputError(w.pointer_of("think"),
-                               "'exponential' is not allowed without a pause: give think_s, its mean, above 0");
-      if (s->clients.think_s >= c.duration_s)
-        throw core::InputError(w.pointer_of("think_s"), format_number(s->clients.think_s) +
-                                                            " is not allowed; below duration_s (" +
-                                                            format_number(c.duration_s) + ")");
-      s->clients.clients = s->client_levels.front();
-      // At most one request a client per step: a bound to refuse an absurd count before the run.
-      for (int level : s->client_levels)
-        check_request_count(w.pointer_of("clients"),
-                            std::to_string(level) + " clients over duration_s " + format_number(c.duration_s) + " s",
-                            double(level));
-    } else {
-      g.arrivals = parse_arrivals(w, c.duration_s, s->fleet);
-    }
-    g.input = parse_length(w, "input_tokens", 1, max_tokens);
-    g.output = parse_length(w, "output_tokens", 1, max_tokens);
-    if (g.input.max + g.output.max > max_tokens)
-      throw core::InputError(w.pointer_of("output_tokens"),
-                             "prompts up to " + std::to_string(g.input.max) + " and answers up to " +
-                                 std::to_string(g.output.max) + " tokens are not allowed; " + m.display_name +
-                                 "'s context is " + std::to_string(max_tokens) + " tokens (give max)");
-    g.prefix_hit_fraction = w.non_negative_number("prefix_hit_fraction", 0.0);
-    if (g.prefix_hit_fraction >= 1)
-      throw core::InputError(w.pointer_of("prefix_hit_fraction"),
-                             format_number(g.prefix_hit_fraction) + " is not allowed; a share below 1");
-    if (w.has("hours"))
-      for (auto& h :
-           w.object_list("hours", "hours of the run, each with input_scale, output_scale or prefix_hit_fraction")) {
-        requests::WorkloadHour hour;
-        hour.input_scale = h.positive_number("input_scale", 1.0);
-        hour.output_scale = h.positive_number("output_scale", 1.0);
-        if (h.has("prefix_hit_fraction")) hour.prefix_hit_fraction = h.non_negative_number("prefix_hit_fraction");
-        if (hour.prefix_hit_fraction >= 1)
-          throw core::InputError(h.pointer_of("prefix_hit_fraction"),
-                                 format_number(hour.prefix_hit_fraction) + " is not allowed; a share below 1");
-        // A scale stretches the lengths' bounds too: the longest request it makes must fit the context.
-        const long long longest_scaled = requests::longest_request_tokens(g, hour);
-        if (longest_scaled > max_tokens)
-          throw core::InputError(h.pointer_of(h.has("input_scale") ? "input_scale" : "output_scale"),
-                                 "scales the longest request to " + std::to_string(longest_scaled) + " tokens; " +
-                                     m.display_name + "'s context is " + std::to_string(max_tokens) + " tokens");
-        h.finish();
-        g.hours.push_back(hour);
-      }
-    g.duration_s = c.duration_s;
-    g.seed = c.seed;
-    s->generated = g;
-    if ((s->client_levels.empty() || s->capped) && std::isfinite(g.arrivals.rate_per_s) &&
-        requests::first_arrival_s(g) >= g.duration_s)
-      throw core::InputError(w.pointer_of("arrivals"),
-                             "no request arrives within duration_s; raise rate_per_s or duration_s");
-    const std::string arrivals =
-        s->capped
-            ? std::string(g.arrivals.burstiness == 1
-                              ? "Poisson"
-                              : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
-                  " arrivals at " + format_number(g.arrivals.rate_per_s) +
-                  " requests/s, each sent once fewer than the clients' number are in flight (as `vllm bench serve "
-                  "--request-rate R --max-concurrency N` sends them; TTFT from the send)"
-        : !s->client_levels.empty()
-            ? "closed-loop clients (each sends its next request when its last one ends" +
-                  (s->clients.think_s > 0 ? std::string(", after ") +
-                                                (s->clients.exponential_think ? "an exponential pause of mean " : "") +
-                                                format_number(s->clients.think_s) + " s"
-                                          : std::string()) +
-                  ")"
-        : std::isinf(g.arrivals.rate_per_s)
-            ? "every request at 0 s (a benchmark's throughput mode)"
-            : std::string(g.arrivals.burstiness == 1
-                              ? "Poisson"
-                              : "gamma (burstiness " + format_number(g.arrivals.burstiness) + ")") +
-                  " arrivals at " + format_number(g.arrivals.rate_per_s) + " requests/s" +
-                  (g.arrivals.profile.empty()
-                       ? std::string()
-                       : " on average (from " +
-                             format_number(*std::min_element(g.arrivals.profile.rates_per_s().begin(),
-                                                             g.arrivals.profile.rates_per_s().end())) +
-                             " to " + format_number(g.arrivals.profile.peak_per_s()) + " over the run)");
-    s->workload_text = "Workload: " + arrivals + ", {requests} requests" +
-                       (g.prefix_hit_fraction > 0
-                            ? ", " + format_number(100 * g.prefix_hit_fraction) + "% of each prompt a prefix-cache hit"
-                            : "") +
-                       ".";
-  }
+  read_workload(w, *s, m, replays);
   s->base.affinity = parse_affinity(w, "uniform", 0.0);
   w.finish();
   if (auto slo = root.optional_object("slo")) {
