@@ -389,6 +389,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     double attention_memory_s = 0, dense_attention_memory_s = 0;  // their memory-bound kernels
     double core_s = 0;                                            // the attention kernel alone
   };
+  // GEMMs from the kernel model, in the recipe's precision with its library's constants, on GPUs
+  // of the family they were fitted on (those with FP8 tensor cores, or the library's own); the
+  // roofline elsewhere.
+  const bool kernels = r.gemm_kernels();
+  const auto precision = r.gemm_precision();
+  // Attention's projections on one GPU of a TP group (the down-projections of MLA whole on each,
+  // as engines replicate them): one kernel each.
+  const std::vector<Weight> projection_shards =
+      tensor_parallel_shard(attention_weights(m), tp, attention_replicated_weights(m));
   auto attention_times = [&](const LayerCost& cost) {
     AttentionTimes t;
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
@@ -440,23 +449,38 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     }
     const double weight_bytes = weights * r.weight_bytes();
     const double projections_compute = r.linear_s(2 * weights * group_tokens) + r.bf16_gemm_s(extra_bf16_flops);
-    const double compute = projections_compute + core_s;
-    // The weights and the KV cache read once, beside the tensor cores.
-    const double memory = r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes));
-    const double base_s = std::max(compute, memory) + flash_mla_s + tp_comm;
+    const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
+    // With the GEMM kernel model: each projection its own kernel (its weights read inside it),
+    // absorbed MLA's per-head BF16 GEMMs on the roofline, then the attention kernel (the larger of
+    // its FLOPs and its KV reads). Else the roofline: the weights and the KV cache read once,
+    // beside the tensor cores.
+    const bool projection_kernels = kernels && group_tokens > 0;
+    const double projections_s = projection_kernels
+                                     ? dense_forward_seconds(r.gpu(), r.gemm_constants(), projection_shards,
+                                                             std::ceil(group_tokens), d.sms, precision)
+                                     : 0.0;
+    const double output_s = projection_kernels
+                                ? dense_forward_seconds(r.gpu(), r.gemm_constants(), {projection_shards.back()},
+                                                        std::ceil(group_tokens), d.sms, precision)
+                                : 0.0;
+    const double base_s = projection_kernels ? projections_s + r.bf16_gemm_s(extra_bf16_flops) + core_alone_s + tp_comm
+                                             : std::max(projections_compute + core_s,
+                                                        r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes))) +
+                                                   flash_mla_s + tp_comm;
     t.attention_memory_s = memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
     t.dense_attention_memory_s = memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
     t.attention_s = base_s + t.attention_memory_s;
     t.dense_attention_s = base_s + t.dense_attention_memory_s;
     // DeepSeek's decode runs attention in two stages (notes/serving.md): ATTN-1 is the core
     // attention and the output projection, ATTN-0 the rest (norms, RoPE, the down and up
-    // projections). The projections' time splits by their weights; the core is its kernel (or
-    // the larger of its FLOPs and its KV reads); the reduce-scatter after attention is ATTN-1's.
+    // projections). The output projection is its own kernel (on the roofline, the projections'
+    // time split by their weights); the core is its kernel (or the larger of its FLOPs and its
+    // KV reads); the reduce-scatter after attention is ATTN-1's.
     const double output_share = double(a.heads) * a.value_head_dim() * h / params.attention;
-    const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
     t.core_s = core_alone_s;
-    t.attention_late_s = std::min(
-        base_s, output_share * std::max(projections_compute, r.memory_s(weight_bytes)) + core_alone_s + tp_comm / 2);
+    const double late_output_s =
+        projection_kernels ? output_s : output_share * std::max(projections_compute, r.memory_s(weight_bytes));
+    t.attention_late_s = std::min(base_s, late_output_s + core_alone_s + tp_comm / 2);
     t.kv_fetch_s = q.kv_offload_fraction * kv_bytes / links.pcie_Bps;
     return t;
   };
@@ -465,10 +489,6 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     if (!by_window.count(c.attention_window_tokens)) by_window[c.attention_window_tokens] = attention_times(c);
 
   ServingStep out;
-  // FFN GEMMs from the kernel model, in the recipe's precision with its library's constants, on
-  // GPUs of the family they were fitted on (those with FP8 tensor cores); the roofline elsewhere.
-  const bool kernels = r.gemm_kernels();
-  const auto precision = r.gemm_precision();
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
     return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows),
