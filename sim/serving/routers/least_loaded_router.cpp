@@ -6,12 +6,6 @@
 
 namespace serving {
 
-long long kv_sixteenths(const Rank& rank) {
-  const double kv_use =
-      double(rank.pages_used + rank.incoming_pages) / double(std::max<long long>(1, rank.pages_total));
-  return static_cast<long long>(std::min(std::floor(kv_use * 16), 15.0));
-}
-
 LeastLoadedRouter::LeastLoadedRouter(std::vector<Slot> slots, double pair_weight)
     : Router(std::move(slots)), pair_weight_(pair_weight) {
   if (!slots_.empty()) index_.emplace(static_cast<int>(slots_.size()));
