@@ -276,7 +276,7 @@ class InferenceStudy : public Study {
     // The layer's wall time: the step's layers with and without one MoE layer, as scheduled.
     std::vector<workload::MicroBatchCosts> fewer = step.layers;
     for (std::size_t l = 0; l < fewer.size(); ++l)
-      if (fewer[l].dispatch_s > 0 || fewer[l].combine_s > 0 || fewer[l].gate_s > 0) {
+      if (fewer[l].moe()) {
         fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(l));
         break;
       }

@@ -395,9 +395,12 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const bool kernels = r.gemm_kernels();
   const auto precision = r.gemm_precision();
   // Attention's projections on one GPU of a TP group (the down-projections of MLA whole on each,
-  // as engines replicate them): one kernel each.
-  const std::vector<Weight> projection_shards =
+  // as engines replicate them), one kernel each: those before the attention kernel, and the output
+  // projection after it (its own stage in DeepSeek's decode).
+  std::vector<Weight> projections_before =
       tensor_parallel_shard(attention_weights(m), tp, attention_replicated_weights(m));
+  const std::vector<Weight> output_projection = {projections_before.back()};
+  projections_before.pop_back();
   auto attention_times = [&](const LayerCost& cost) {
     AttentionTimes t;
     double decode_flops = 0, prefill_flops = 0, kv_bytes = 0, extra_bf16_flops = 0;
@@ -455,14 +458,14 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // its FLOPs and its KV reads). Else the roofline: the weights and the KV cache read once,
     // beside the tensor cores.
     const bool projection_kernels = kernels && group_tokens > 0;
+    const double output_s = projection_kernels ? dense_forward_seconds(r.gpu(), r.gemm_constants(), output_projection,
+                                                                       std::ceil(group_tokens), d.sms, precision)
+                                               : 0.0;
     const double projections_s = projection_kernels
-                                     ? dense_forward_seconds(r.gpu(), r.gemm_constants(), projection_shards,
-                                                             std::ceil(group_tokens), d.sms, precision)
+                                     ? dense_forward_seconds(r.gpu(), r.gemm_constants(), projections_before,
+                                                             std::ceil(group_tokens), d.sms, precision) +
+                                           output_s
                                      : 0.0;
-    const double output_s = projection_kernels
-                                ? dense_forward_seconds(r.gpu(), r.gemm_constants(), {projection_shards.back()},
-                                                        std::ceil(group_tokens), d.sms, precision)
-                                : 0.0;
     const double base_s = projection_kernels ? projections_s + r.bf16_gemm_s(extra_bf16_flops) + core_alone_s + tp_comm
                                              : std::max(projections_compute + core_s,
                                                         r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes))) +
@@ -693,7 +696,7 @@ ServingStepBreakdown step_breakdown(const ServingStep& step) {
   std::vector<MicroBatchCosts> compute_only = step.layers;
   for (std::size_t l = 0; l < step.layers.size(); ++l) {
     const MicroBatchCosts& c = step.layers[l];
-    const bool moe = c.dispatch_s > 0 || c.combine_s > 0 || c.gate_s > 0;
+    const bool moe = c.moe();
     b.attention_s += mb * slow * c.attention_s;
     (moe ? b.routed_experts_s : b.dense_ffn_s) += mb * slow * (c.expert_s - c.shared_s - c.gate_s);
     b.shared_expert_s += mb * slow * c.shared_s;

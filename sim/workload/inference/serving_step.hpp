@@ -29,6 +29,9 @@ struct MicroBatchCosts {
   double expert_memory_s =
       0;                // of expert_s and memory_kernels_s: those after the dispatch (permutes, SwiGLU, residual)
   double swiglu_s = 0;  // of expert_memory_s: an MoE layer's SwiGLU with its cast (experts' and shared expert's)
+
+  // An MoE layer's costs: it routes (a gate) or sends (an all-to-all); a dense layer does neither.
+  bool moe() const { return dispatch_s > 0 || combine_s > 0 || gate_s > 0; }
 };
 
 // How micro-batches overlap. `kTwoStreams`: per layer, each micro-batch's attention in turn,
