@@ -29,3 +29,33 @@ TEST_CASE("engine profiles: by version, the latest by default, each engine its o
   CHECK(sglang.step_s(5e-3, 64) != Approx(trtllm.step_s(5e-3, 64)));
   CHECK_FALSE(engine_by_version("sglang", "0.3", "/deployment/engine_version").overlap_scheduling);
 }
+
+TEST_CASE("engine profiles: what each runs on the GPU, from its sources", "[serving]") {
+  // Each engine's MoE path as notes/engines.md gives its defaults: experts tensor-parallel unless
+  // expert parallelism is asked for, then vLLM's all-gather / reduce-scatter and SGLang's DeepEP
+  // kernels by phase; no two-batch overlap in either phase.
+  const auto& vllm = engine_by_name("vllm", "/deployment/engine");
+  const auto& sglang = engine_by_name("sglang", "/deployment/engine");
+  const auto& trtllm = engine_by_name("trtllm", "/deployment/engine");
+  for (const auto* e : {&vllm, &sglang, &trtllm}) {
+    REQUIRE(e->moe.has_value());
+    CHECK(e->moe->experts == "tensor-parallel");
+    CHECK(e->two_batch_overlap_prefill == std::optional<bool>(false));
+    CHECK(e->two_batch_overlap_decode == std::optional<bool>(false));
+  }
+  CHECK(vllm.moe->prefill_communication == "all-gather");
+  CHECK(vllm.moe->decode_communication == "all-gather");
+  CHECK(sglang.moe->prefill_communication == "forwarded");
+  CHECK(sglang.moe->decode_communication == "direct");
+  CHECK(sglang.moe->communication_sms == 20);  // DeepEP's library default, where DeepSeek's profile held 24
+  // Their FP8 GEMMs: per-token scales on CUTLASS (vLLM, SGLang), per-tensor on cuBLASLt
+  // (TensorRT-LLM); so SGLang and TensorRT-LLM differ on one layout's dense FP8 GEMMs.
+  REQUIRE_FALSE(sglang.gemm_libraries.empty());
+  REQUIRE_FALSE(trtllm.gemm_libraries.empty());
+  CHECK(sglang.gemm_libraries.front() != trtllm.gemm_libraries.front());
+  // No engine: DeepSeek's own way (expert-parallel, its stage order) stays the deployment's.
+  const auto& bare = engine_by_name("bare", "/deployment/engine");
+  CHECK_FALSE(bare.moe.has_value());
+  CHECK_FALSE(bare.two_batch_overlap_decode.has_value());
+  CHECK(bare.gemm_libraries.empty());
+}

@@ -475,6 +475,15 @@ TEST_CASE("expert TP x EP: each GPU a slice of its EP group's experts, the busie
   const ServingStep one_tp8 = step(1, 1), one_ep4 = step(4, 1);
   CHECK(one_tp8.experts_touched == Approx(8));
   CHECK(one_ep4.experts_touched < 8);
+  // EP8 with every token gathered (vLLM's all-gather / reduce-scatter): each GPU its 32 whole
+  // experts, the same gather and reduce-scatter; the busiest GPU's experts set the pace.
+  const ServingStep ep8 = step(8, 256);
+  CHECK(ep8.experts_touched == Approx(32).epsilon(0.01));
+  CHECK(ep8.expert_imbalance >= tp2ep4.expert_imbalance);
+  CHECK(ep8.moe_layer.dispatch_s == tp8.moe_layer.dispatch_s);
+  CHECK(ep8.moe_layer.combine_s == tp8.moe_layer.combine_s);
+  CHECK(ep8.moe_layer.expert_s > 0.9 * tp8.moe_layer.expert_s);
+  CHECK(ep8.moe_layer.expert_s < ep8.expert_imbalance * 1.2 * tp8.moe_layer.expert_s);
 }
 
 TEST_CASE("a layer's profiler parts lie inside its costs; balanced routing loads every expert GPU alike",

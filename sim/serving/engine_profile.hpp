@@ -45,7 +45,26 @@ struct EngineProfile {
   // the GPU (hw::attention_backend_for); empty: the GPU generation's own.
   std::vector<std::string> attention_backends;
   // Defaults the engine gives a deployment (absent: the deployment's own).
-  std::optional<int> page_tokens, max_running, max_batch_tokens, micro_batches;
+  std::optional<int> page_tokens, max_running, max_batch_tokens;
+  // Two-batch overlap (two micro-batches a step, one's communication beside the other's compute)
+  // in prefill and in decode units (absent: the deployment's own, DeepSeek's two for an MoE model).
+  std::optional<bool> two_batch_overlap_prefill, two_batch_overlap_decode;
+  // How it runs an MoE model's routed experts where the deployment does not say (absent:
+  // DeepSeek's way, expert-parallel with DeepEP's normal kernels in prefill and its low-latency
+  // kernels in decode, the normal kernels on 24 SMs).
+  struct MoePath {
+    std::string experts = "expert-parallel";  // the layout: "expert-parallel" or "tensor-parallel"
+    // With expert-parallel experts, the tokens' way to them by phase: "forwarded" (DeepEP's
+    // normal kernels, IB once per node then NVLink), "direct" (its low-latency kernels) or
+    // "all-gather" (every token gathered to every expert GPU, the outputs reduce-scattered).
+    std::string prefill_communication = "forwarded", decode_communication = "direct";
+    int communication_sms = 24;  // SMs the forwarded all-to-all's kernels hold
+  };
+  std::optional<MoePath> moe;
+  // The GEMM libraries it runs, in its order of preference: the first whose rows run on the GPU at
+  // the recipe's precision with the kernels the study needs (data/gemm_libraries/); empty, or none
+  // of them: the GPU's default library.
+  std::vector<std::string> gemm_libraries;
   std::optional<std::string>
       scheduler;  // its colocated units' scheduler (schedulers/), where the deployment names none
   KvMemoryRule kv_memory = KvMemoryRule::kShareOfHbm;

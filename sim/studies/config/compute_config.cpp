@@ -25,7 +25,8 @@ workload::CommKernels read_comm_kernels(core::JsonReader& c, int sms) {
 }
 
 ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms,
-                            const std::vector<hw::GemmKind>& gemm_kinds) {
+                            const std::vector<hw::GemmKind>& gemm_kinds,
+                            const std::vector<std::string>& preferred_libraries) {
   ComputeConfig out;
   out.fp8_gemms = c.boolean("fp8_gemms", gpu.fp8_dense_flops_per_s > 0);
   if (out.fp8_gemms) hw::require_precision(gpu, hw::GemmPrecision::kFp8, c.pointer_of("fp8_gemms"));
@@ -39,6 +40,14 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
   }
   const int sm_count = gpu.sm_count;
   out.gemm_library = &hw::default_gemm_library(out.precision(), gpu.name);
+  for (const auto& name : preferred_libraries) {
+    const hw::GemmLibrary& lib = hw::gemm_library(name, "preferred GEMM library");
+    if (lib.runs_on_gpu(gpu.name) && lib.precision == out.precision() &&
+        std::all_of(gemm_kinds.begin(), gemm_kinds.end(), [&](hw::GemmKind kind) { return lib.has(kind); })) {
+      out.gemm_library = &lib;
+      break;
+    }
+  }
   auto fraction = [&](const char* key, double fallback) {
     const double v = c.positive_number(key, fallback);
     if (v > 1)

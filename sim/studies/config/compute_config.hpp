@@ -31,8 +31,12 @@ struct ComputeConfig {
 // library must run on the GPU, in the recipe's precision, and have rows of every kind in
 // `gemm_kinds` (what the study times); without one, the default library's constants are taken
 // as they are on any GPU and precision (an assumption where it did not run); "default" says so.
+// `preferred_libraries`: a serving engine's, in its order: where the scenario names no library, the
+// first of them that runs on the GPU in the recipe's precision with rows of every kind in
+// `gemm_kinds` (else the default).
 ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_comm_sms,
-                            const std::vector<hw::GemmKind>& gemm_kinds);
+                            const std::vector<hw::GemmKind>& gemm_kinds,
+                            const std::vector<std::string>& preferred_libraries = {});
 
 // The channel rates of communication kernels on `sms` SMs ("channel_ib_bandwidth_Bps",
 // "channel_nvlink_bandwidth_Bps"); refuses SMs that do not form whole channels.

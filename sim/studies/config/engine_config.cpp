@@ -6,6 +6,7 @@
 #include "core/catalogue.hpp"
 #include "core/data_files.hpp"
 #include "hw/attention_backend.hpp"
+#include "hw/gemm_library.hpp"
 #include "serving/serving_config.hpp"
 
 namespace studies {
@@ -115,12 +116,37 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
       }
       for (auto [key, slot, max] :
            {std::tuple{"page_tokens", &e.page_tokens, 1 << 16}, std::tuple{"max_running", &e.max_running, 1 << 20},
-            std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22},
-            std::tuple{"micro_batches", &e.micro_batches, 8}})
+            std::tuple{"max_batch_tokens", &e.max_batch_tokens, 1 << 22}})
         if (r.has(key)) {
           *slot = static_cast<int>(r.positive_integer(key, max));
           figures.push_back(key);
         }
+      if (r.has("two_batch_overlap")) {
+        // By phase: a prefill unit's steps and a decode unit's.
+        core::JsonReader t = r.object("two_batch_overlap");
+        e.two_batch_overlap_prefill = t.boolean("prefill", false);
+        e.two_batch_overlap_decode = t.boolean("decode", false);
+        t.finish();
+        figures.push_back("two_batch_overlap");
+      }
+      if (r.has("moe")) {
+        // Its MoE path: the experts' layout, and with expert parallelism the all-to-all by phase.
+        core::JsonReader p = r.object("moe");
+        serving::EngineProfile::MoePath path;
+        path.experts = p.one_of("experts", {"expert-parallel", "tensor-parallel"});
+        core::JsonReader c = p.object("communication");
+        path.prefill_communication = c.one_of("prefill", moe_communication_names());
+        path.decode_communication = c.one_of("decode", moe_communication_names());
+        c.finish();
+        path.communication_sms = static_cast<int>(p.positive_integer("communication_sms", 1024));
+        p.finish();
+        e.moe = path;
+        figures.insert(figures.end(), {"moe_experts", "moe_communication", "moe_communication_sms"});
+      }
+      if (r.has("gemm_libraries")) {
+        e.gemm_libraries = r.string_list("gemm_libraries", hw::gemm_library_names());
+        figures.push_back("gemm_libraries");
+      }
       core::require_sources(r, figures);
       r.finish();
       out.push_back(e);
@@ -131,6 +157,11 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
 }
 
 }  // namespace
+
+const std::vector<std::string>& moe_communication_names() {
+  static const std::vector<std::string> names = {"forwarded", "direct", "all-gather"};
+  return names;
+}
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> names;

@@ -15,5 +15,8 @@ const serving::EngineProfile& engine_by_name(const std::string& name, const std:
 const serving::EngineProfile& engine_by_version(const std::string& name, const std::string& version,
                                                 const std::string& where);
 std::vector<std::string> engine_versions(const std::string& name);
+// An expert-parallel MoE's ways for the tokens, as a unit's `communication` and an engine's MoE
+// path name them: "forwarded", "direct", "all-gather".
+const std::vector<std::string>& moe_communication_names();
 
 }  // namespace studies

@@ -34,14 +34,16 @@ std::shared_ptr<const workload::ExpertPopularity> counts_file(const std::string&
 
 }  // namespace
 
-ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const std::string& phase, int routed_gpus) {
+ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const std::string& phase, int routed_gpus,
+                          const std::string& default_layout) {
   ExpertsSpec s;
   const std::vector<std::string> layouts = {"expert-parallel", "tensor-parallel"};
   std::optional<std::string> popularity, plan;
   std::string popularity_pointer = u.pointer_of("experts"), plan_pointer, window_pointer;
   if (u.has("experts") && u.raw("experts")->is_object()) {
     core::JsonReader e = u.object("experts");
-    s.tensor_parallel = e.one_of("parallel", layouts, "expert-parallel") == "tensor-parallel";
+    s.tensor_parallel =
+        e.one_of("parallel", layouts, e.has("tp") ? "expert-parallel" : default_layout) == "tensor-parallel";
     if (s.tensor_parallel) s.tp = routed_gpus;
     if (e.has("tp")) {
       s.tp = static_cast<int>(e.positive_integer("tp", routed_gpus));
@@ -64,7 +66,7 @@ ExpertsSpec parse_experts(core::JsonReader& u, const workload::Model& m, const s
     window_pointer = e.pointer_of("eplb_window_tokens");
     e.finish();
   } else {
-    s.tensor_parallel = u.one_of("experts", layouts, "expert-parallel") == "tensor-parallel";
+    s.tensor_parallel = u.one_of("experts", layouts, default_layout) == "tensor-parallel";
     if (s.tensor_parallel) s.tp = routed_gpus;
   }
   if (!popularity)

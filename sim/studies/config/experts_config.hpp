@@ -1,6 +1,7 @@
 #pragma once
 // A serving unit's `experts`: how its routed experts are laid out and how popular its traffic
-// makes them. A string gives the layout alone (`expert-parallel` or `tensor-parallel`); an object
+// makes them. A string gives the layout alone (`expert-parallel` or `tensor-parallel`; absent:
+// the engine's); an object
 // {"parallel": ..., "tp": n, "popularity": ..., "eplb_plan": file} gives any of them:
 // - `tp`: each expert split over n GPUs, the routed GPUs / n expert-parallel groups each holding
 //   their share of the experts (TensorRT-LLM's moe_tp x moe_ep); n = the routed GPUs is
@@ -30,6 +31,8 @@ struct ExpertsSpec {
 
 // `unit`: the unit's reader (its `experts` read here); `phase`: "prefill" or "decode", the
 // summary's part a unit of that kind takes; `routed_gpus`: the unit's routed-expert GPUs.
-ExpertsSpec parse_experts(core::JsonReader& unit, const workload::Model& m, const std::string& phase, int routed_gpus);
+// `default_layout`: where the unit names none (its engine's).
+ExpertsSpec parse_experts(core::JsonReader& unit, const workload::Model& m, const std::string& phase, int routed_gpus,
+                          const std::string& default_layout);
 
 }  // namespace studies

@@ -51,11 +51,14 @@ std::string ServingStudy::step_times_note(const serving::StepCost& prefill_cost,
       std::string("attention per DP rank from its own sequences, ") +
       (mla ? "FlashMLA in decode" : "the attention core on the roofline with its KV reads in decode") + prefill};
   if (model->moe) {
-    const bool expert_tp = config.decode.deployment.expert_tp;
+    const auto& d = config.decode.deployment;
     parts.push_back(
-        expert_tp ? "every expert tensor-parallel, its GEMMs over the unit's tokens, gathered and reduce-scattered"
-                  : std::string("grouped expert GEMMs over the placed experts; the EP all-to-all ") +
-                        (flow ? "flow-simulated" : "from the busiest port"));
+        !d.expert_tp ? std::string("grouped expert GEMMs over the placed experts; the EP all-to-all ") +
+                           (flow ? "flow-simulated" : "from the busiest port")
+        : d.expert_ep == d.routed_gpus && d.routed_gpus > 1
+            ? "grouped expert GEMMs over each GPU's whole experts, the unit's tokens gathered to every "
+              "expert GPU and reduce-scattered"
+            : "every expert tensor-parallel, its GEMMs over the unit's tokens, gathered and reduce-scattered");
   }
   if (model->moe_layer_count() < model->layers) parts.push_back("dense FFN GEMMs, TP-sharded");
   const bool tp =
@@ -93,7 +96,12 @@ std::string ServingStudy::deployment_note() const {
           " layers, " + std::to_string(d.pipeline_node_crossings) + " of " + std::to_string(d.pipeline_stages - 1) +
           " boundaries between nodes; " + std::to_string(d.pipeline_stages) +
           " batches in flight per DP rank, one per stage, each with its own requests and KV cache as vLLM's virtual engines run them)";
-    if (model->moe && d.expert_tp && d.expert_ep > 1)
+    if (model->moe && d.expert_tp && d.expert_ep == d.routed_gpus && d.routed_gpus > 1)
+      s += ", routed experts EP" + std::to_string(d.routed_gpus) + " (" +
+           std::to_string(model->moe->routed_experts / d.routed_gpus) +
+           " whole experts a GPU; every token of the unit gathered to all of them and the outputs "
+           "reduce-scattered, no all-to-all)";
+    else if (model->moe && d.expert_tp && d.expert_ep > 1)
       s += ", routed experts TP" + std::to_string(d.routed_gpus / d.expert_ep) + " x EP" + std::to_string(d.expert_ep) +
            " over " + std::to_string(d.routed_gpus) + " GPUs (each holds 1/" +
            std::to_string(d.routed_gpus / d.expert_ep) + " of its EP group's " +

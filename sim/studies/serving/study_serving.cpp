@@ -126,9 +126,6 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   // masked expert GEMMs as dense ones (hw/gemm_library.cpp).
   std::vector<hw::GemmKind> kinds = {hw::GemmKind::kDense};
   if (m.moe) kinds.push_back(hw::GemmKind::kGroupedContiguous);
-  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0, kinds);
-  const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;
-
   auto& c = s->config;
   core::JsonReader dep = root.object("deployment");
   s->disaggregated = dep.one_of("mode", {"disaggregated", "colocated"}) == "disaggregated";
@@ -138,6 +135,9 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   // The engine's release where its profiles differ by version (its latest where none is given).
   if (dep.has("engine_version"))
     c.engine = engine_by_version(c.engine.name, dep.string("engine_version"), dep.pointer_of("engine_version"));
+  // The engine's GEMM libraries where the scenario names none.
+  s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0, kinds, c.engine.gemm_libraries);
+  const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;
   if (s->disaggregated) {
     s->prefill = parse_unit(dep.object("prefill"), m, s->cluster, false, false, comm_sms, c.engine);
     s->decode = parse_unit(dep.object("decode"), m, s->cluster, true, false, comm_sms, c.engine);

@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "studies/config/compute_config.hpp"
+#include "studies/config/engine_config.hpp"
 #include "studies/config/experts_config.hpp"
 #include "studies/config/overlap_config.hpp"
 #include "studies/report/report.hpp"
@@ -88,31 +89,39 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
       throw core::InputError(
           u.pointer_of("routed_expert_gpus"),
           std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
-    const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus);
+    // The engine's MoE path where the unit does not say (absent: DeepSeek's, expert-parallel with
+    // DeepEP's kernels by phase).
+    const serving::EngineProfile::MoePath path = engine.moe.value_or(serving::EngineProfile::MoePath{});
+    const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus, path.experts);
     d.expert_tp = spec.tensor_parallel;
     d.expert_ep = d.routed_gpus / spec.tp;
     d.popularity = spec.popularity;
     d.eplb_plan = spec.eplb_plan;
     d.eplb_window_tokens = spec.eplb_window_tokens;
+    d.dedicated_shared = u.one_of("shared_expert", {"local", "dedicated"}, "local") == "dedicated";
+    if (d.dedicated_shared && d.shared_gpus() == 0)
+      throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " +
+                                                                std::to_string(d.routed_gpus) + " routed-expert GPUs");
+    // Tensor-parallel experts gather the unit's tokens to every GPU; expert-parallel ones reach
+    // theirs by the unit's `communication` (the engine's for the phase where it gives none).
+    std::string communication = "all-gather";
+    if (!d.expert_tp)
+      communication = u.one_of("communication", moe_communication_names(),
+                               decode_kind ? path.decode_communication : path.prefill_communication);
+    d.direct_comm = communication == "direct";
+    if (communication == "forwarded" && d.routed_gpus != d.gpus)
+      throw core::InputError(u.pointer_of("communication"),
+                             "'forwarded' needs the routed experts on every GPU of the unit");
     if (!d.expert_tp && (experts + d.redundant_experts) % d.routed_gpus != 0)
       throw core::InputError(
           u.has("redundant_experts") ? u.pointer_of("redundant_experts") : u.pointer_of("routed_expert_gpus"),
           std::to_string(experts) + " routed + " + std::to_string(d.redundant_experts) +
               " redundant experts do not split evenly over " + std::to_string(d.routed_gpus) +
               " GPUs; every GPU holds the same number");
-    d.dedicated_shared = u.one_of("shared_expert", {"local", "dedicated"}, "local") == "dedicated";
-    if (d.dedicated_shared && d.shared_gpus() == 0)
-      throw core::InputError(u.pointer_of("shared_expert"), "'dedicated' needs GPUs beyond the " +
-                                                                std::to_string(d.routed_gpus) + " routed-expert GPUs");
-    d.direct_comm =
-        u.one_of("communication", {"direct", "forwarded"}, decode_kind ? "direct" : "forwarded") == "direct";
-    if (!d.direct_comm && d.routed_gpus != d.gpus)
-      throw core::InputError(u.pointer_of("communication"),
-                             "'forwarded' needs the routed experts on every GPU of the unit");
-    // As vLLM and SGLang run an MoE model on a TP group without expert parallelism: each expert
-    // split over the routed GPUs.
     if (d.expert_tp) {
-      // Each expert's FFN width split evenly, as a TP group shards it (and the shared expert's).
+      // As vLLM and SGLang run an MoE model on a TP group without expert parallelism: each
+      // expert's FFN width split evenly over the routed GPUs (or TP x EP's groups), as a TP group
+      // shards it (and the shared expert's).
       const int width = m.moe->expert_ffn, tp = spec.tp;
       if (width % tp != 0)
         throw core::InputError(u.pointer_of("routed_expert_gpus"),
@@ -129,10 +138,22 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
           throw core::InputError(
               u.pointer_of(key),
               "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
-      if (d.dedicated_shared)
-        throw core::InputError(u.pointer_of("shared_expert"),
-                               "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'");
+    } else if (communication == "all-gather") {
+      // Whole experts on each GPU (EP), every token gathered to all of them and the outputs
+      // reduce-scattered back (vLLM's allgather_reducescatter): the gathered path at TP1 x EP.
+      d.expert_tp = true;
+      d.expert_ep = d.routed_gpus;
+      if (u.has("redundant_experts"))
+        throw core::InputError(u.pointer_of("redundant_experts"),
+                               "is for an all-to-all's experts; 'all-gather' sends every token to every expert GPU, "
+                               "so replicas would serve none of it");
     }
+    if (d.expert_tp && d.dedicated_shared)
+      throw core::InputError(u.pointer_of("shared_expert"),
+                             spec.tensor_parallel
+                                 ? "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'"
+                                 : "'dedicated' is for experts an all-to-all reaches; /communication 'all-gather' "
+                                   "gathers the unit's tokens to every expert GPU");
   } else {
     for (const char* key : {"routed_expert_gpus", "redundant_experts", "shared_expert", "communication", "experts"})
       if (u.has(key))
@@ -140,13 +161,23 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     d.routed_gpus = d.gpus;
     d.dedicated_shared = false;
   }
+  // Two micro-batches where the engine overlaps two batches in the unit's phase (a colocated unit
+  // mixes both: where it does in both); without an engine's word, DeepSeek's two for an MoE model.
+  const std::optional<bool> two_batches =
+      colocated && engine.two_batch_overlap_prefill && engine.two_batch_overlap_decode
+          ? std::optional<bool>(*engine.two_batch_overlap_prefill && *engine.two_batch_overlap_decode)
+      : decode_kind ? engine.two_batch_overlap_decode
+                    : engine.two_batch_overlap_prefill;
   d.micro_batches =
-      static_cast<int>(u.positive_integer("micro_batches", engine.micro_batches.value_or(m.moe ? 2 : 1), 8));
+      static_cast<int>(u.positive_integer("micro_batches", two_batches ? (*two_batches ? 2 : 1) : (m.moe ? 2 : 1), 8));
   parse_overlap(u, d);
   // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
   // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
   // IBGDA without SMs; none without an all-to-all.
-  const int phase_sms = m.moe && !d.direct_comm && !d.expert_tp ? 24 : 0;
+  const int phase_sms =
+      m.moe && !d.direct_comm && !d.expert_tp
+          ? (engine.moe ? engine.moe->communication_sms : serving::EngineProfile::MoePath{}.communication_sms)
+          : 0;
   d.comm_sms =
       static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
   check_comm_sms(u, d.comm_sms);
