@@ -53,9 +53,17 @@ TEST_CASE("engine profiles: what each runs on the GPU, from its sources", "[serv
   REQUIRE_FALSE(sglang.gemm_libraries.empty());
   REQUIRE_FALSE(trtllm.gemm_libraries.empty());
   CHECK(sglang.gemm_libraries.front() != trtllm.gemm_libraries.front());
+  // CUDA graphs: vLLM's full and piecewise graphs up to 512, SGLang's decode graphs up to 256,
+  // TensorRT-LLM's up to 128.
+  CHECK(vllm.cuda_graph_max_batch == 512);
+  CHECK(vllm.cuda_graph_prefill);
+  CHECK(sglang.cuda_graph_max_batch == 256);
+  CHECK_FALSE(sglang.cuda_graph_prefill);
+  CHECK(trtllm.cuda_graph_max_batch == 128);
   // No engine: DeepSeek's own way (expert-parallel, its stage order) stays the deployment's.
   const auto& bare = engine_by_name("bare", "/deployment/engine");
   CHECK_FALSE(bare.moe.has_value());
   CHECK_FALSE(bare.two_batch_overlap_decode.has_value());
   CHECK(bare.gemm_libraries.empty());
+  CHECK(bare.cuda_graph_max_batch == 0);
 }

@@ -5,6 +5,7 @@
 #include "core/analytic_engine.hpp"
 #include "hw/gpu.hpp"
 #include "hw/low_latency_alltoall.hpp"
+#include "hw/memory_kernel.hpp"
 #include "workload/inference/inference.hpp"
 #include "workload/inference/serving_step.hpp"
 
@@ -512,4 +513,40 @@ TEST_CASE("a layer's profiler parts lie inside its costs; balanced routing loads
     CHECK(c.expert_memory_s < c.memory_kernels_s);
     CHECK(c.expert_memory_s + c.shared_s + c.gate_s < c.expert_s);  // the routed GEMMs are what is left
   }
+}
+
+TEST_CASE("a step replayed as a CUDA graph: each kernel's launch cheaper, its GPU time the same", "[inference]") {
+  // DeepSeek-V3 decoding 64 sequences a GPU on 8 H100s (EP8, DP8): eager, in a graph, and past the
+  // graph's captured size (eager again).
+  auto step = [&](int max_batch, bool prefill, bool graph_prefill) {
+    ServingDeployment d;
+    d.gpus = d.routed_gpus = 8;
+    d.gpus_per_node = 8;
+    d.attention_tp = 1;
+    d.dedicated_shared = false;
+    d.micro_batches = 1;
+    d.cuda_graph_max_batch = max_batch;
+    d.cuda_graph_prefill = graph_prefill;
+    ServingRequest q;
+    q.prefill = prefill;
+    q.sequences = prefill ? 8 : 512;
+    q.tokens_per_sequence = prefill ? 32 : 1;
+    q.context_tokens = prefill ? 0 : 1000;
+    return serving_step(v3(), Roofline(hw::gpu_by_name("H100"), KernelEfficiency{}, true), d, ib(), q, nullptr);
+  };
+  const double saving_s = hw::memory_kernels_for(hw::gpu_by_name("H100")).graph_launch_saving_s;
+  REQUIRE(saving_s > 0);
+  const ServingStep eager = step(0, false, false), graph = step(512, false, false), past = step(32, false, false);
+  CHECK(graph.step_s < eager.step_s);
+  CHECK(past.step_s == eager.step_s);
+  // The memory-bound kernels: each launch's floor less the saving, their streaming the same.
+  const double saved_memory = eager.moe_layer.memory_kernels_s - graph.moe_layer.memory_kernels_s;
+  CHECK(saved_memory > 0);
+  const double launches = saved_memory / saving_s;
+  CHECK(launches == Approx(std::round(launches)).margin(1e-6));  // whole launches
+  // The experts' GEMMs: each kernel's launch term less the saving.
+  CHECK(graph.moe_layer.expert_s < eager.moe_layer.expert_s);
+  // Steps with prompt tokens replay a graph only where the engine captures them (vLLM's piecewise).
+  CHECK(step(512, true, false).step_s == step(0, true, false).step_s);
+  CHECK(step(512, true, true).step_s < step(0, true, false).step_s);
 }

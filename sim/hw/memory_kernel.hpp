@@ -35,6 +35,10 @@ struct MemoryKernelModel {
   std::vector<std::string> scaled_to;  // GPUs without rows that take its fractions (an assumption)
   std::vector<MemoryKernelMeasurement> rows;
   std::array<MemoryKernelRate, kMemoryKernelKinds> rates{};  // fitted to `rows`, kind by kind
+  // What a kernel replayed in a CUDA graph saves of its fixed cost against one launched on a
+  // stream (back-to-back tiny kernels timed both ways): the host's launch, not the GPU's own
+  // start and end. The same for every kernel of the generation, GEMMs and attention included.
+  double graph_launch_saving_s = 0;
   // Kinds without rows here, which take Hopper's fraction of HBM (an assumption).
   std::array<bool, kMemoryKernelKinds> borrowed{};
 

@@ -61,6 +61,10 @@ struct EngineProfile {
     int communication_sms = 24;  // SMs the forwarded all-to-all's kernels hold
   };
   std::optional<MoePath> moe;
+  // CUDA graphs: steps of at most this many tokens a DP rank replay a captured graph, decode-only
+  // steps, and with `cuda_graph_prefill` steps with prompt tokens too (0: every step launched).
+  int cuda_graph_max_batch = 0;
+  bool cuda_graph_prefill = false;
   // The GEMM libraries it runs, in its order of preference: the first whose rows run on the GPU at
   // the recipe's precision with the kernels the study needs (data/gemm_libraries/); empty, or none
   // of them: the GPU's default library.

@@ -143,6 +143,14 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
         e.moe = path;
         figures.insert(figures.end(), {"moe_experts", "moe_communication", "moe_communication_sms"});
       }
+      if (r.has("cuda_graphs")) {
+        // The batch sizes it captures up to, and whether prompts' steps replay graphs too.
+        core::JsonReader g = r.object("cuda_graphs");
+        e.cuda_graph_max_batch = static_cast<int>(g.non_negative_integer("max_batch", 0, 1 << 16));
+        e.cuda_graph_prefill = g.boolean("prefill", false);
+        g.finish();
+        figures.push_back("cuda_graphs");
+      }
       if (r.has("gemm_libraries")) {
         e.gemm_libraries = r.string_list("gemm_libraries", hw::gemm_library_names());
         figures.push_back("gemm_libraries");

@@ -1,6 +1,7 @@
 #include "studies/inference/study_inference.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <tuple>
 
@@ -380,6 +381,12 @@ std::unique_ptr<Study> parse_inference_study(core::JsonReader& root) {
                                std::to_string(dep.gpus) + ")");
   dep.micro_batches = static_cast<int>(d.positive_integer("micro_batches", 2, 64));
   parse_overlap(d, dep);
+  // Each step one CUDA graph replay, as DeepSeek's decode profile runs (notes/serving-profiles.md),
+  // every kernel's launch cheaper; off by default (each kernel launched on its stream).
+  if (d.boolean("cuda_graphs", false)) {
+    dep.cuda_graph_max_batch = std::numeric_limits<int>::max();
+    dep.cuda_graph_prefill = true;
+  }
   s->links.pcie_Bps = d.positive_number("pcie_bandwidth_Bps", s->links.pcie_Bps);
   // A tenth of HBM for the CUDA context, communication buffers and fragmentation, as the serving
   // study's engines leave (vLLM's gpu_memory_utilization of 0.9): an assumption for DeepSeek's.

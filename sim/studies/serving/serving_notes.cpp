@@ -135,8 +135,13 @@ std::string ServingStudy::deployment_note() const {
                                                          : std::string()) +
                                ")"
                          : std::string("from the gate on the workload's affinities"));
-    s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") + "; at most " +
-         std::to_string(u.config.max_running) + " sequences and " + std::to_string(u.config.max_batch_tokens) +
+    s += ", " + std::to_string(d.micro_batches) + " micro-batch" + (d.micro_batches > 1 ? "es" : "") +
+         (d.cuda_graph_max_batch > 0
+              ? ", CUDA graphs for " + std::string(d.cuda_graph_prefill ? "steps" : "decode steps") + " of up to " +
+                    std::to_string(d.cuda_graph_max_batch) + " tokens a DP rank"
+              : std::string(", every kernel launched on its stream (no CUDA graphs)")) +
+         "; at most " + std::to_string(u.config.max_running) + " sequences and " +
+         std::to_string(u.config.max_batch_tokens) +
          " new tokens per DP rank and step. Per GPU: " + gb(mem.weight_bytes) + " GB weights, " +
          gb(mem.activation_bytes) + " GB activations, " + gb(mem.reserve_bytes) + " GB reserve, " + gb(mem.kv_bytes) +
          " GB KV cache = " + kv_capacity_text(mem, d.pipeline_stages) + ".";

@@ -171,6 +171,10 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   d.micro_batches =
       static_cast<int>(u.positive_integer("micro_batches", two_batches ? (*two_batches ? 2 : 1) : (m.moe ? 2 : 1), 8));
   parse_overlap(u, d);
+  // Steps replayed as CUDA graphs up to the engine's captured size (0: every kernel launched).
+  d.cuda_graph_max_batch =
+      static_cast<int>(u.non_negative_integer("cuda_graph_max_batch", engine.cuda_graph_max_batch, 1 << 16));
+  d.cuda_graph_prefill = engine.cuda_graph_prefill;
   // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
   // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
   // IBGDA without SMs; none without an all-to-all.

@@ -13,6 +13,7 @@
 #include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "hw/low_latency_alltoall.hpp"
+#include "hw/memory_kernel.hpp"
 #include "net/platform.hpp"
 #include "workload/model/layer_cost.hpp"
 #include "workload/model/layer_gemms.hpp"
@@ -355,6 +356,15 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   }
   const double decode_tokens = g.decode_sequences * q.tokens_per_sequence;
   const double group_tokens = decode_tokens + g.prefill_sequences * g.prefill_tokens;
+  // A step replayed as a CUDA graph (the engine's captured sizes: the busiest DP rank's tokens over
+  // all micro-batches): each kernel's launch costs less, its GPU time the same.
+  const bool has_prefill = q.prefill || g.prefill_sequences > 0;
+  const bool in_cuda_graph =
+      (!has_prefill || d.cuda_graph_prefill) && group_tokens * d.micro_batches <= d.cuda_graph_max_batch;
+  hw::GemmCalibration gemm_constants = r.gemm_constants();
+  if (in_cuda_graph)
+    gemm_constants.launch_s =
+        std::max(0.0, gemm_constants.launch_s - hw::memory_kernels_for(r.gpu()).graph_launch_saving_s);
   const double gpu_tokens = double(ceil_div(mb_tokens, d.gpus));  // after sequence parallelism
   const auto params = layer_parameters(m, m.moe.has_value());
   const auto costs = layer_costs(m);
@@ -366,7 +376,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const LayerMemoryKernels dense_kernels = layer_memory_kernels(m, false, r.fp8_gemms(), pass);
   auto memory_kernels_s = [&](const std::vector<MemoryKernel>& list, double tokens, double routed_rows, int shards) {
     double s = 0;
-    for (const MemoryKernel& k : list) s += memory_kernel_seconds(k, r, tokens, routed_rows, shards, true);
+    for (const MemoryKernel& k : list)
+      s += memory_kernel_seconds(k, r, tokens, routed_rows, shards, true, in_cuda_graph);
     return s;
   };
   // The MoE's SwiGLU alone, which a profiler's parts count with the experts' GEMMs.
@@ -458,14 +469,13 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // its FLOPs and its KV reads). Else the roofline: the weights and the KV cache read once,
     // beside the tensor cores.
     const bool projection_kernels = kernels && group_tokens > 0;
-    const double output_s = projection_kernels ? dense_forward_seconds(r.gpu(), r.gemm_constants(), output_projection,
+    const double output_s = projection_kernels ? dense_forward_seconds(r.gpu(), gemm_constants, output_projection,
                                                                        std::ceil(group_tokens), d.sms, precision)
                                                : 0.0;
-    const double projections_s = projection_kernels
-                                     ? dense_forward_seconds(r.gpu(), r.gemm_constants(), projections_before,
-                                                             std::ceil(group_tokens), d.sms, precision) +
-                                           output_s
-                                     : 0.0;
+    const double projections_s = projection_kernels ? dense_forward_seconds(r.gpu(), gemm_constants, projections_before,
+                                                                            std::ceil(group_tokens), d.sms, precision) +
+                                                          output_s
+                                                    : 0.0;
     const double base_s = projection_kernels ? projections_s + r.bf16_gemm_s(extra_bf16_flops) + core_alone_s + tp_comm
                                              : std::max(projections_compute + core_s,
                                                         r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes))) +
@@ -494,8 +504,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   ServingStep out;
   auto dense_s = [&](double intermediate, double rows) {
     if (!kernels) return weight_gemm_s(r, 3.0 * h * intermediate, rows);
-    return dense_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, intermediate), std::ceil(rows),
-                                 d.sms, precision);
+    return dense_forward_seconds(r.gpu(), gemm_constants, gated_ffn_weights(m, intermediate), std::ceil(rows), d.sms,
+                                 precision);
   };
   // A dense layer: its FFN tensor-parallel over the attention group, no all-to-all. A dense
   // model's FFN pays its all-gather and reduce-scatter as attention does; an MoE model's few
@@ -505,13 +515,13 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       dense_s(double(m.dense_ffn) / tp, group_tokens) + dense_ffn_memory_s + (m.moe ? 0.0 : tp_comm);
   // The MoE layers' parts after attention: one set per routing profile (per MoE layer with a
   // measured popularity, else one for all).
-  // They depend on the micro-batch's tokens and the phase alone, so they are kept by those.
+  // They depend on the micro-batch's tokens, the phase and the CUDA graph alone, so they are kept
+  // by those.
   using MoeCosts = AllToAllCache::MoeCosts;
   std::vector<MoeCosts> moe_costs(1);
   const auto expert_layout = q.prefill ? hw::GemmKind::kGroupedContiguous : hw::GemmKind::kGroupedMasked;
-  const std::pair<long long, bool> moe_key{mb_tokens, q.prefill};
-  const auto kept_moe = cache ? cache->moe_parts.find(moe_key)
-                              : std::map<std::pair<long long, bool>, AllToAllCache::MoeParts>::iterator{};
+  const std::tuple<long long, bool, bool> moe_key{mb_tokens, q.prefill, in_cuda_graph};
+  const auto kept_moe = cache ? cache->moe_parts.find(moe_key) : decltype(cache->moe_parts)::iterator{};
   if (m.moe && cache && kept_moe != cache->moe_parts.end()) {
     moe_costs = kept_moe->second.costs;
     out.expert_imbalance = kept_moe->second.expert_imbalance;
@@ -558,7 +568,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       touched_sum += touched;
       c.expert_s =
           kernels
-              ? touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(),
+              ? touched_grouped_forward_seconds(r.gpu(), gemm_constants,
                                                 gated_ffn_weights(m, double(moe.expert_ffn) / slice), touched, copies,
                                                 expert_layout, d.sms, precision)
               : (touched > 0 ? touched * weight_gemm_s(r, 3.0 * h * moe.expert_ffn / slice, copies / touched) : 0.0);
@@ -593,10 +603,10 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
       // tokens. The kernel model: grouped GEMMs over the GPU's chosen experts (masked in decode,
       // contiguous in prefill), a dense GEMM for the shared expert.
       const double touched = traffic.busiest_experts_touched, copies = traffic.busiest_expert_tokens;
-      c.expert_s =
-          !kernels ? (touched > 0 ? touched * weight_gemm_s(r, expert, copies / touched) : 0.0)
-                   : touched_grouped_forward_seconds(r.gpu(), r.gemm_constants(), gated_ffn_weights(m, moe.expert_ffn),
-                                                     touched, copies, expert_layout, d.sms, precision);
+      c.expert_s = !kernels
+                       ? (touched > 0 ? touched * weight_gemm_s(r, expert, copies / touched) : 0.0)
+                       : touched_grouped_forward_seconds(r.gpu(), gemm_constants, gated_ffn_weights(m, moe.expert_ffn),
+                                                         touched, copies, expert_layout, d.sms, precision);
       const double shared_ffn = double(moe.expert_ffn) * moe.shared_experts;
       if (d.dedicated_shared && d.shared_gpus() > 0) {
         c.expert_s = std::max(c.expert_s, dense_s(shared_ffn, double(ceil_div(mb_tokens, d.shared_gpus()))));

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "core/timeline.hpp"
@@ -58,6 +59,11 @@ struct ServingDeployment {
   Overlap overlap = Overlap::kDeployed;  // DeepSeek's stage order where two micro-batches allow it
   bool measured_all_to_all = true;       // direct: DeepEP's low-latency kernels as timed; else the links' rate
   int comm_sms = 0;                      // SMs the communication kernels take from overlapping compute
+  // Steps replayed as CUDA graphs, each kernel's launch cheaper (hw/memory_kernel.hpp): decode
+  // steps of at most this many sequences a DP rank (0: none), and with `cuda_graph_prefill` steps
+  // with prompt tokens too (piecewise graphs, as vLLM's, attention outside them).
+  int cuda_graph_max_batch = 0;
+  bool cuda_graph_prefill = false;
   int sms = hw::default_node().gpu_model().sm_count;
   // Pipeline parallelism: the model's layers split over this many stages, each of `gpus` GPUs
   // (the fields above describe one stage); a step's tokens handed from stage to stage, over the
@@ -196,7 +202,8 @@ struct AllToAllCache {
     double expert_imbalance = 1, experts_touched = 0, ib_bytes_per_gpu = 0;
     bool flow_simulated = false;
   };
-  std::map<std::pair<long long, bool>, MoeParts> moe_parts;
+  // By the micro-batch's tokens, the phase and whether the step replays a CUDA graph.
+  std::map<std::tuple<long long, bool, bool>, MoeParts> moe_parts;
 };
 ServingStep serving_step(const Model& model, const Roofline& roofline, const ServingDeployment& deployment,
                          const ServingLinks& links, const ServingRequest& request, const net::Cluster* cluster,

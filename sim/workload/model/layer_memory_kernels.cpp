@@ -214,12 +214,14 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
 }
 
 double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
-                             bool sequence_parallel) {
+                             bool sequence_parallel, bool in_cuda_graph) {
   // The GPU generation's own fit (floor and fractions of its HBM), measured on its parts.
   const hw::MemoryKernelModel& model = hw::memory_kernels_for(r.gpu());
   const double streaming_s =
       model.seconds(k.kind, k.bytes(tokens, routed_rows, tp, sequence_parallel), r.gpu().hbm_bandwidth_Bps, 0);
-  return k.launches * model.rate(k.kind).floor_s + r.slowdown() * streaming_s;
+  const double floor_s =
+      std::max(0.0, model.rate(k.kind).floor_s - (in_cuda_graph ? model.graph_launch_saving_s : 0.0));
+  return k.launches * floor_s + r.slowdown() * streaming_s;
 }
 
 }  // namespace workload

@@ -57,7 +57,8 @@ LayerMemoryKernels layer_memory_kernels(const Model& m, bool moe, bool fp8, Laye
 // memory-bound kernel model's floor per launch (on GPUs with FP8 tensor cores, the family it was
 // measured on) and its bytes at its kind's fraction of HBM (hw/memory_kernel.hpp, fitted to
 // Hopper microbenchmarks), the bytes slowed as the roofline is (beside communication kernels).
+// `in_cuda_graph`: replayed in a CUDA graph, each launch's floor less the generation's saving.
 double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double tokens, double routed_rows, int tp,
-                             bool sequence_parallel);
+                             bool sequence_parallel, bool in_cuda_graph = false);
 
 }  // namespace workload
