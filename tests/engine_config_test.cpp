@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "studies/config/engine_config.hpp"
 
@@ -66,4 +67,14 @@ TEST_CASE("engine profiles: what each runs on the GPU, from its sources", "[serv
   CHECK_FALSE(bare.two_batch_overlap_decode.has_value());
   CHECK(bare.gemm_libraries.empty());
   CHECK(bare.cuda_graph_max_batch == 0);
+}
+
+TEST_CASE("engine profiles: every figure names its row in the notes, or says it is an assumption", "[serving]") {
+  for (const auto& [path, doc] : core::read_data_folder("engines"))
+    for (const auto& [figure, source] : doc.at("sources").items()) {
+      INFO(path << ": " << figure << ": " << source);
+      const std::string text = source.get<std::string>();
+      CHECK(
+          (text.rfind("assumption", 0) == 0 || text.rfind("none", 0) == 0 || text.find("notes/") != std::string::npos));
+    }
 }
