@@ -1,6 +1,7 @@
 // The general training step: rank placement, TP, CP, ZeRO stages and recomputation.
 #include <catch2/catch.hpp>
 
+#include "hw/all_reduce.hpp"
 #include "hw/gpu.hpp"
 #include "workload/parallel/rank_grid.hpp"
 #include "workload/training/data_parallel_sync.hpp"
@@ -211,4 +212,19 @@ TEST_CASE("overlapped DP traffic shows only where it outlasts the chunks it hide
   // ZeRO 0: the whole all-reduce behind the backward; ZeRO 3: half the gathers in each pass.
   CHECK(exposed_data_parallel_s(t, 0, true, 1.0, 0.2) == Approx(0.25 + 0.01));
   CHECK(exposed_data_parallel_s(t, 3, true, 0.0, 0.2) == Approx(0.175 + 0.01 + 0.075));
+}
+
+TEST_CASE("TP within a node with a measured all-reduce: its collectives as NCCL timed them, not the ring", "[layout]") {
+  // LLaMA at TP 4: each block's all-gather and reduce-scatter of 2 x hidden x tokens bytes, as
+  // the DGX A100's fitted all-reduce of those bytes (a fixed time a call and its bus bandwidth).
+  const auto par = dense_layout(4, 1, 2, 1);
+  const hw::AllReduceFit* nccl = hw::all_reduce_for("dgx-a100");
+  REQUIRE(nccl != nullptr);
+  GroupLinks ring{240e9, kFree}, measured = ring;
+  measured.tp_all_reduce = nccl;
+  const LayerChunks by_ring = layer_of(par, ring), by_nccl = layer_of(par, measured);
+  const double bytes = 2.0 * llama().hidden * 8192;
+  CHECK(by_ring.tp_forward_s == Approx(2 * 2 * 3.0 / 4 * bytes / 240e9));  // two blocks, each AG + RS
+  CHECK(by_nccl.tp_forward_s == Approx(2 * nccl->seconds(4, bytes)));
+  CHECK(by_nccl.tp_forward_s > by_ring.tp_forward_s);  // 158 GB/s and 36 us a call against 240 GB/s
 }

@@ -231,6 +231,7 @@ class TrainingStepStudy : public Study {
   workload::OptimizerSetup optimizer;
   workload::StageLayout layout;
   net::FabricSpec fabric;
+  std::string node_name;  // the fabric's named node ("": none), for its measured collectives
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
@@ -305,7 +306,10 @@ class TrainingStepStudy : public Study {
       ep = workload::expert_parallel_comm(ep_setup, *ep_traffic);
     }
 
-    const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
+    auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
+    // Within a node, TP's collectives as the node's NCCL all-reduce was measured, where it was.
+    if (par.tp > 1 && links.tp_Bps == fabric.nvlink_Bps && !node_name.empty())
+      links.tp_all_reduce = hw::all_reduce_for(node_name);
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, compute.kernels.sms,
                                       calibration, links, options.trace_kernels || rows == Rows::kOps);
@@ -533,7 +537,11 @@ class TrainingStepStudy : public Study {
           comm_kernels_note(compute.kernels, fabric) + ".";
     auto over = [&](double link_Bps) { return link_Bps == fabric.nvlink_Bps ? "NVLink" : "the NICs"; };
     if (par.tp > 1)
-      note += std::string(" TP collectives over ") + over(links.tp_Bps) + " (ring closed forms at the link's rate).";
+      note += links.tp_all_reduce ? " TP collectives as " + links.tp_all_reduce->name +
+                                        " measured NCCL's all-reduce (a fixed time a call and a bus bandwidth, "
+                                        "data/collectives)."
+                                  : std::string(" TP collectives over ") + over(links.tp_Bps) +
+                                        " (ring closed forms at the link's rate).";
     if (par.cp > 1)
       note += std::string(" CP's K/V ring over ") + over(links.cp_Bps) + " (closed form at the link's rate).";
     if (cluster)
@@ -795,6 +803,7 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   }
 
   core::JsonReader f = root.object("fabric");
+  if (f.has("node") && f.raw("node")->is_string()) s->node_name = f.raw("node")->get<std::string>();
   s->fabric.kind =
       f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
   read_fabric_fields(f, s->fabric, true);

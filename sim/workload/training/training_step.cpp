@@ -268,7 +268,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   // TP: a block's input all-gathered and its output reduce-scattered with sequence parallelism,
   // or its output all-reduced (the same bytes) without; the backward mirrors it. Where the
   // scenario overlaps them with the block's GEMMs, only what outlasts those is exposed.
-  const double block_tp_s = 2 * ring_s(2.0 * m.hidden * tokens, tp, links_.tp_Bps);
+  const double block_tp_s = links_.tp_all_reduce ? links_.tp_all_reduce->seconds(tp, 2.0 * m.hidden * tokens)
+                                                 : 2 * ring_s(2.0 * m.hidden * tokens, tp, links_.tp_Bps);
   auto exposed = [&](double comm_s, double hidden_behind_s) {
     return par_.tp_comm_overlap ? std::max(0.0, comm_s - hidden_behind_s) : comm_s;
   };

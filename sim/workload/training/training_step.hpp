@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/timeline.hpp"
+#include "hw/all_reduce.hpp"
 #include "workload/model/layer_cost.hpp"
 #include "workload/model/model.hpp"
 #include "workload/model/roofline.hpp"
@@ -51,6 +52,9 @@ struct TrainingBatch {
 struct GroupLinks {
   double tp_Bps = 0, cp_Bps = 0;
   double etp_Bps = 0;  // the experts' TP group (the experts' grid)
+  // A TP group within a node whose NCCL all-reduce was measured (hw/all_reduce.hpp): its
+  // all-gathers and reduce-scatters take that fit, as serving's do; else the ring at tp_Bps.
+  const hw::AllReduceFit* tp_all_reduce = nullptr;
 };
 GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps);
 
