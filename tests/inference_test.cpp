@@ -373,15 +373,21 @@ TEST_CASE("a step's length timed without its graph is the graph's makespan, for 
 
 namespace {
 
-// DeepSeek-V3 decoding on one node of 8 H100s, its 256 routed experts EP8 (32 a GPU), attention
-// DP8, one micro-batch.
-ServingStep ep8_decode(int sequences, bool expert_tp = false) {
+// DeepSeek-V3 on one node of 8 H100s, its 256 routed experts EP8 (32 a GPU), attention DP8, one
+// micro-batch.
+ServingDeployment ep8_unit() {
   ServingDeployment d;
   d.gpus = d.routed_gpus = 8;
   d.gpus_per_node = 8;
   d.attention_tp = 1;
   d.dedicated_shared = false;
   d.micro_batches = 1;
+  return d;
+}
+
+// Decoding `sequences` on it.
+ServingStep ep8_decode(int sequences, bool expert_tp = false) {
+  ServingDeployment d = ep8_unit();
   d.expert_tp = expert_tp;
   ServingRequest q;
   q.sequences = sequences;
@@ -519,12 +525,7 @@ TEST_CASE("a step replayed as a CUDA graph: each kernel's launch cheaper, its GP
   // DeepSeek-V3 decoding 64 sequences a GPU on 8 H100s (EP8, DP8): eager, in a graph, and past the
   // graph's captured size (eager again).
   auto step = [&](int max_batch, bool prefill, bool graph_prefill) {
-    ServingDeployment d;
-    d.gpus = d.routed_gpus = 8;
-    d.gpus_per_node = 8;
-    d.attention_tp = 1;
-    d.dedicated_shared = false;
-    d.micro_batches = 1;
+    ServingDeployment d = ep8_unit();
     d.cuda_graph_max_batch = max_batch;
     d.cuda_graph_prefill = graph_prefill;
     ServingRequest q;
