@@ -95,6 +95,10 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus, path.experts);
     d.expert_tp = spec.tensor_parallel;
     d.expert_ep = d.routed_gpus / spec.tp;
+    // Tensor-parallel experts as an error names them: where the unit names no layout, the engine's default.
+    const std::string layout = u.has("experts") ? "/experts is 'tensor-parallel'"
+                                                : "the experts are tensor-parallel, " + engine.name +
+                                                      "'s default (give experts 'expert-parallel')";
     d.popularity = spec.popularity;
     d.eplb_plan = spec.eplb_plan;
     d.eplb_window_tokens = spec.eplb_window_tokens;
@@ -135,9 +139,8 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
                                    " routed experts do not split evenly over EP" + std::to_string(d.expert_ep));
       for (const char* key : {"redundant_experts", "communication"})
         if (u.has(key))
-          throw core::InputError(
-              u.pointer_of(key),
-              "is for expert-parallel experts; /experts is 'tensor-parallel' (every GPU holds a slice of every expert)");
+          throw core::InputError(u.pointer_of(key), "is for expert-parallel experts; " + layout +
+                                                        " (every GPU holds a slice of every expert)");
     } else if (communication == "all-gather") {
       // Whole experts on each GPU (EP), every token gathered to all of them and the outputs
       // reduce-scattered back (vLLM's allgather_reducescatter): the gathered path at TP1 x EP.
@@ -151,7 +154,7 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     if (d.expert_tp && d.dedicated_shared)
       throw core::InputError(u.pointer_of("shared_expert"),
                              spec.tensor_parallel
-                                 ? "'dedicated' is for expert-parallel experts; /experts is 'tensor-parallel'"
+                                 ? "'dedicated' is for expert-parallel experts; " + layout
                                  : "'dedicated' is for experts an all-to-all reaches; /communication 'all-gather' "
                                    "gathers the unit's tokens to every expert GPU");
   } else {
