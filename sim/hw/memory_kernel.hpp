@@ -37,7 +37,8 @@ struct MemoryKernelModel {
   std::array<MemoryKernelRate, kMemoryKernelKinds> rates{};  // fitted to `rows`, kind by kind
   // What a kernel replayed in a CUDA graph saves of its fixed cost against one launched on a
   // stream (back-to-back tiny kernels timed both ways): the host's launch, not the GPU's own
-  // start and end. The same for every kernel of the generation, GEMMs and attention included.
+  // start and end. The same for every kernel of the generation; the serving step takes it off the
+  // memory-bound kernels' floor and each GEMM's launch term (workload/inference).
   double graph_launch_saving_s = 0;
   // Kinds without rows here, which take Hopper's fraction of HBM (an assumption).
   std::array<bool, kMemoryKernelKinds> borrowed{};
