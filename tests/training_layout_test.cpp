@@ -227,4 +227,11 @@ TEST_CASE("TP within a node with a measured all-reduce: its collectives as NCCL 
   CHECK(by_ring.tp_forward_s == Approx(2 * 2 * 3.0 / 4 * bytes / 240e9));  // two blocks, each AG + RS
   CHECK(by_nccl.tp_forward_s == Approx(2 * nccl->seconds(4, bytes)));
   CHECK(by_nccl.tp_forward_s > by_ring.tp_forward_s);  // 158 GB/s and 36 us a call against 240 GB/s
+  // The fit is the node's: a TP group within one node takes it, one across nodes the NICs' ring.
+  auto spread = par;
+  spread.gpus_per_node = 8;
+  CHECK(group_links(spread, 240e9, 25e9, nccl).tp_all_reduce == nccl);
+  spread.gpus_per_node = 2;
+  CHECK(group_links(spread, 240e9, 25e9, nccl).tp_all_reduce == nullptr);
+  CHECK(group_links(spread, 240e9, 25e9, nccl).tp_Bps == 25e9);
 }

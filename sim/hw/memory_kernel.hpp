@@ -5,6 +5,7 @@
 // kernels` and `--only gpu-parts` show the fits row by row). Kinds differ in how near the HBM rate they come: a row
 // reduction or an element-wise kernel streams, a cast also reduces each row's scale, a transpose breaks coalescing on
 // one side, a permute gathers rows by index.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct MemoryKernelModel {
   // start and end. The same for every kernel of the generation; the serving step takes it off the
   // memory-bound kernels' floor and each GEMM's launch term (workload/inference).
   double graph_launch_saving_s = 0;
+  // A kernel's fixed cost `stream_s`, as launched on a stream, when replayed in a CUDA graph.
+  double in_cuda_graph_s(double stream_s) const { return std::max(0.0, stream_s - graph_launch_saving_s); }
   // Kinds without rows here, which take Hopper's fraction of HBM (an assumption).
   std::array<bool, kMemoryKernelKinds> borrowed{};
 

@@ -42,6 +42,7 @@ struct StaticRoute {
 };
 
 struct FabricSpec {
+  std::string node;  // the named node its defaults came from (hw/node.hpp; "": none)
   FabricKind kind = FabricKind::kMultiPlane;
   Routing routing = Routing::kDModK;
   int nodes = 1;

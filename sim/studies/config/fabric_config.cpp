@@ -82,7 +82,10 @@ std::string read_fabric_fields(core::JsonReader& f, net::FabricSpec& spec, bool 
   // A named node (hw/node.cpp: h800, h100, gb200-nvl72, ...) gives the defaults for its GPUs,
   // NVLink, NICs and PCIe; the fields below override them.
   const hw::Node* node = nullptr;
-  if (with_nodes && f.has("node")) node = &hw::node_by_name(f.one_of("node", hw::node_names()), f.pointer_of("node"));
+  if (with_nodes && f.has("node")) {
+    node = &hw::node_by_name(f.one_of("node", hw::node_names()), f.pointer_of("node"));
+    spec.node = node->name;
+  }
   if (with_nodes) {
     spec.nodes = static_cast<int>(f.positive_integer("nodes", 1'000'000));
     spec.gpus_per_node = static_cast<int>(f.positive_integer("gpus_per_node", node ? node->gpus : 8, 72));

@@ -81,6 +81,9 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
     throw core::InputError(u.pointer_of("attention_tp"), std::to_string(d.attention_tp) + " does not divide " +
                                                              m.display_name + "'s " +
                                                              std::to_string(m.attention.heads) + " attention heads");
+  // The engine's MoE path where the unit does not say (absent: DeepSeek's, expert-parallel with
+  // DeepEP's kernels by phase).
+  const serving::EngineProfile::MoePath path = engine.moe.value_or(serving::EngineProfile::MoePath{});
   if (m.moe) {
     const int experts = m.moe->routed_experts;
     d.routed_gpus = static_cast<int>(u.positive_integer("routed_expert_gpus", d.gpus, 1 << 20));
@@ -89,9 +92,6 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
       throw core::InputError(
           u.pointer_of("routed_expert_gpus"),
           std::to_string(d.routed_gpus) + " is not allowed; the unit has " + std::to_string(d.gpus) + " GPUs");
-    // The engine's MoE path where the unit does not say (absent: DeepSeek's, expert-parallel with
-    // DeepEP's kernels by phase).
-    const serving::EngineProfile::MoePath path = engine.moe.value_or(serving::EngineProfile::MoePath{});
     const ExpertsSpec spec = parse_experts(u, m, decode_kind ? "decode" : "prefill", d.routed_gpus, path.experts);
     d.expert_tp = spec.tensor_parallel;
     d.expert_ep = d.routed_gpus / spec.tp;
@@ -178,13 +178,10 @@ UnitSpec parse_unit(core::JsonReader u, const workload::Model& m, const ClusterC
   d.cuda_graph_max_batch =
       static_cast<int>(u.non_negative_integer("cuda_graph_max_batch", engine.cuda_graph_max_batch, 1 << 16));
   d.cuda_graph_prefill = engine.cuda_graph_prefill;
-  // The SMs the all-to-all kernels hold, by phase as DeepSeek deploys them (notes/serving.md):
-  // DeepEP's normal kernels 24 in prefill; none in decode, where the low-latency kernels wait on
+  // The SMs the all-to-all kernels hold: DeepEP's normal kernels (forwarded) the engine's figure,
+  // DeepSeek's 24 without one (notes/serving.md); none with the low-latency kernels, which wait on
   // IBGDA without SMs; none without an all-to-all.
-  const int phase_sms =
-      m.moe && !d.direct_comm && !d.expert_tp
-          ? (engine.moe ? engine.moe->communication_sms : serving::EngineProfile::MoePath{}.communication_sms)
-          : 0;
+  const int phase_sms = m.moe && !d.direct_comm && !d.expert_tp ? path.communication_sms : 0;
   d.comm_sms =
       static_cast<int>(u.non_negative_integer("communication_sms", comm_sms >= 0 ? comm_sms : phase_sms, d.sms - 1));
   check_comm_sms(u, d.comm_sms);

@@ -231,7 +231,6 @@ class TrainingStepStudy : public Study {
   workload::OptimizerSetup optimizer;
   workload::StageLayout layout;
   net::FabricSpec fabric;
-  std::string node_name;  // the fabric's named node ("": none), for its measured collectives
   int simulated_tokens_per_gpu = 256;
   std::uint64_t seed = 1;
   workload::AffinityDistribution affinity;
@@ -306,10 +305,9 @@ class TrainingStepStudy : public Study {
       ep = workload::expert_parallel_comm(ep_setup, *ep_traffic);
     }
 
-    auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps);
     // Within a node, TP's collectives as the node's NCCL all-reduce was measured, where it was.
-    if (par.tp > 1 && links.tp_Bps == fabric.nvlink_Bps && !node_name.empty())
-      links.tp_all_reduce = hw::all_reduce_for(node_name);
+    const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps,
+                                             fabric.node.empty() ? nullptr : hw::all_reduce_for(fabric.node));
     // The kernels of each op are kept for a kernel trace, and for the per-class rows of "rows": "ops".
     const workload::TrainingStep step(*model, roofline, par, batch, layout, ep, gpu->sm_count, compute.kernels.sms,
                                       calibration, links, options.trace_kernels || rows == Rows::kOps);
@@ -803,7 +801,6 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
   }
 
   core::JsonReader f = root.object("fabric");
-  if (f.has("node") && f.raw("node")->is_string()) s->node_name = f.raw("node")->get<std::string>();
   s->fabric.kind =
       f.one_of("kind", {"mpft", "mrft"}) == "mpft" ? net::FabricKind::kMultiPlane : net::FabricKind::kMultiRail;
   read_fabric_fields(f, s->fabric, true);

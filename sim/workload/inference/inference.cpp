@@ -362,9 +362,7 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
   const bool in_cuda_graph =
       (!has_prefill || d.cuda_graph_prefill) && group_tokens * d.micro_batches <= d.cuda_graph_max_batch;
   hw::GemmCalibration gemm_constants = r.gemm_constants();
-  if (in_cuda_graph)
-    gemm_constants.launch_s =
-        std::max(0.0, gemm_constants.launch_s - hw::memory_kernels_for(r.gpu()).graph_launch_saving_s);
+  if (in_cuda_graph) gemm_constants.launch_s = hw::memory_kernels_for(r.gpu()).in_cuda_graph_s(gemm_constants.launch_s);
   const double gpu_tokens = double(ceil_div(mb_tokens, d.gpus));  // after sequence parallelism
   const auto params = layer_parameters(m, m.moe.has_value());
   const auto costs = layer_costs(m);

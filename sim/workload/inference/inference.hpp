@@ -60,8 +60,9 @@ struct ServingDeployment {
   bool measured_all_to_all = true;       // direct: DeepEP's low-latency kernels as timed; else the links' rate
   int comm_sms = 0;                      // SMs the communication kernels take from overlapping compute
   // Steps replayed as CUDA graphs, each kernel's launch cheaper (hw/memory_kernel.hpp): decode
-  // steps of at most this many sequences a DP rank (0: none), and with `cuda_graph_prefill` steps
-  // with prompt tokens too (piecewise graphs, as vLLM's, attention outside them).
+  // steps of at most this many tokens a DP rank, all micro-batches (0: none), and with
+  // `cuda_graph_prefill` steps with prompt tokens too (piecewise graphs, as vLLM's, attention
+  // outside them).
   int cuda_graph_max_batch = 0;
   bool cuda_graph_prefill = false;
   int sms = hw::default_node().gpu_model().sm_count;

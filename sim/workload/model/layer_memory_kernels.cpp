@@ -219,8 +219,7 @@ double memory_kernel_seconds(const MemoryKernel& k, const Roofline& r, double to
   const hw::MemoryKernelModel& model = hw::memory_kernels_for(r.gpu());
   const double streaming_s =
       model.seconds(k.kind, k.bytes(tokens, routed_rows, tp, sequence_parallel), r.gpu().hbm_bandwidth_Bps, 0);
-  const double floor_s =
-      std::max(0.0, model.rate(k.kind).floor_s - (in_cuda_graph ? model.graph_launch_saving_s : 0.0));
+  const double floor_s = in_cuda_graph ? model.in_cuda_graph_s(model.rate(k.kind).floor_s) : model.rate(k.kind).floor_s;
   return k.launches * floor_s + r.slowdown() * streaming_s;
 }
 

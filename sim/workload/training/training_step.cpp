@@ -65,13 +65,13 @@ double ring_s(double bytes, int n, double link_Bps) {
 
 }  // namespace
 
-GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps) {
+GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps,
+                       const hw::AllReduceFit* node_all_reduce) {
   const RankGrid grid = par.attention_grid(), experts = par.expert_grid();
-  auto link = [&](const std::string& dim) {
-    return par.members_per_node(dim) == grid.size(dim) ? nvlink_Bps : nic_Bps;
-  };
+  auto within_node = [&](const std::string& dim) { return par.members_per_node(dim) == grid.size(dim); };
+  auto link = [&](const std::string& dim) { return within_node(dim) ? nvlink_Bps : nic_Bps; };
   const double etp_Bps = par.expert_members_per_node("tp") == experts.size("tp") ? nvlink_Bps : nic_Bps;
-  return {link("tp"), link("cp"), etp_Bps};
+  return {link("tp"), link("cp"), etp_Bps, par.tp > 1 && within_node("tp") ? node_all_reduce : nullptr};
 }
 
 double StageChunks::forward_s() const {

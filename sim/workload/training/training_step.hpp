@@ -56,7 +56,9 @@ struct GroupLinks {
   // all-gathers and reduce-scatters take that fit, as serving's do; else the ring at tp_Bps.
   const hw::AllReduceFit* tp_all_reduce = nullptr;
 };
-GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps);
+// `node_all_reduce`: the node's measured NCCL all-reduce, which a TP group within the node takes.
+GroupLinks group_links(const TrainingParallelism& par, double nvlink_Bps, double nic_Bps,
+                       const hw::AllReduceFit* node_all_reduce = nullptr);
 
 struct OptimizerSetup {
   double gradient_bytes = 4;   // FP32 gradients reduce-scattered, and held
