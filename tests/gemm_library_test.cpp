@@ -100,9 +100,15 @@ TEST_CASE("each precision takes the library measured for its GPU's generation", 
   for (const std::string gpu : {"B200", "GB200"}) {
     CHECK(default_gemm_library(GemmPrecision::kFp8, gpu).name == "cublaslt-fp8-gb200-azure");
     const GemmLibrary& fp4 = default_gemm_library(GemmPrecision::kFp4, gpu);
-    CHECK(fp4.name == "cublaslt-nvfp4-gb200-azure");
+    // Each Blackwell part its own FP4 rows: cuBLASLt's on the GB200, CUTLASS's on the B200.
+    CHECK(fp4.name == (gpu == "B200" ? "cutlass-nvfp4-b200-2025" : "cublaslt-nvfp4-gb200-azure"));
     CHECK(fp4.precision == GemmPrecision::kFp4);
   }
+  // The MI300X its own hipBLASLt rows: their clock under load (about 1.2 of 2.1 GHz) where the
+  // datasheet's peak would make its GEMMs about 40% faster.
+  CHECK(default_gemm_library(GemmPrecision::kBf16, "MI300X").name == "hipblaslt-bf16-mi300x");
+  CHECK(default_gemm_library(GemmPrecision::kFp8, "MI300X").name == "hipblaslt-fp8-mi300x");
+  CHECK(default_gemm_library(GemmPrecision::kBf16, "MI300X").constants.mma_efficiency < 0.6);
   // FP4 at its own rows: a large NVFP4 GEMM on the GB200 runs well past FP8's best.
   const Gpu& gb200 = gpu_by_name("GB200");
   GemmShape s;
@@ -117,4 +123,25 @@ TEST_CASE("each precision takes the library measured for its GPU's generation", 
       1e12;
   CHECK(fp4_tflops == Approx(7536).epsilon(0.15));  // Azure's cuBLASLt row
   CHECK(fp8_tflops == Approx(2877).epsilon(0.15));
+}
+
+TEST_CASE("a library of fewer rows than constants holds the ones another fit of its chip gives", "[kernels][data]") {
+  const GemmLibrary& b200 = gemm_library("cutlass-nvfp4-b200-2025", "test");
+  const GemmLibrary& gb200 = gemm_library("cublaslt-nvfp4-gb200-azure", "test");
+  REQUIRE(b200.held == std::vector<std::string>{"l2_Bps"});
+  CHECK(b200.held_from == gb200.name);
+  CHECK(b200.constants.l2_Bps == gb200.constants.l2_Bps);
+  // Its own constants fitted to its own rows: four rows, four constants, every row met.
+  CHECK(b200.constants.launch_s != gb200.constants.launch_s);
+  CHECK(b200.constants.hbm_efficiency != gb200.constants.hbm_efficiency);
+  CHECK(b200.fit_rms_log_error < 1e-3);
+  // The fit left alone does not hold what it is not told to: all five constants from the rows.
+  const GemmFit free = fit_gemm_calibration(*gb200.measured_on, gb200.rows);
+  CHECK(free.constants.l2_Bps == gb200.constants.l2_Bps);
+  // A held constant is taken as given, whatever the rows say.
+  GemmCalibration given;
+  given.l2_Bps = 1e13;
+  const GemmFit held = fit_gemm_calibration(*gb200.measured_on, gb200.rows, 64, {"l2_Bps"}, given);
+  CHECK(held.constants.l2_Bps == 1e13);
+  CHECK(held.rms_log_error > free.rms_log_error);
 }

@@ -12,20 +12,28 @@ namespace {
 
 // The fitted constants, each as its log (all are positive); an efficiency whose kind has no rows
 // is left out.
+// The constants a library may hold, in holdable_gemm_constants()' order.
+const std::vector<double GemmCalibration::*>& holdable_fields() {
+  static const std::vector<double GemmCalibration::*> fields = {&GemmCalibration::tile_fill_s,
+                                                                &GemmCalibration::hbm_efficiency,
+                                                                &GemmCalibration::l2_Bps, &GemmCalibration::launch_s};
+  return fields;
+}
+
 struct Parameters {
   std::vector<double GemmCalibration::*> fields;
-  GemmCalibration base;  // what is not fitted (min_block_m)
+  GemmCalibration base;  // what is not fitted (min_block_m, held constants)
 
-  explicit Parameters(const std::vector<GemmMeasurement>& rows) {
+  Parameters(const std::vector<GemmMeasurement>& rows, const std::vector<std::string>& held) {
     auto any = [&](GemmKind kind) {
       return std::any_of(rows.begin(), rows.end(), [&](const GemmMeasurement& r) { return r.shape.kind == kind; });
     };
     if (any(GemmKind::kDense) || any(GemmKind::kGroupedContiguous)) fields.push_back(&GemmCalibration::mma_efficiency);
     if (any(GemmKind::kGroupedMasked)) fields.push_back(&GemmCalibration::masked_mma_efficiency);
     if (any(GemmKind::kWeightGradient)) fields.push_back(&GemmCalibration::weight_gradient_efficiency);
-    for (auto f : {&GemmCalibration::tile_fill_s, &GemmCalibration::hbm_efficiency, &GemmCalibration::l2_Bps,
-                   &GemmCalibration::launch_s})
-      fields.push_back(f);
+    const auto& names = holdable_gemm_constants();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (std::find(held.begin(), held.end(), names[i]) == held.end()) fields.push_back(holdable_fields()[i]);
   }
 
   Eigen::VectorXd start() const {
@@ -75,8 +83,15 @@ struct Residuals {
 
 }  // namespace
 
-GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows, int min_block_m) {
-  Parameters parameters(rows);
+const std::vector<std::string>& holdable_gemm_constants() {
+  static const std::vector<std::string> names = {"tile_fill_s", "hbm_efficiency", "l2_Bps", "launch_s"};
+  return names;
+}
+
+GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>& rows, int min_block_m,
+                             const std::vector<std::string>& held, const GemmCalibration& held_values) {
+  Parameters parameters(rows, held);
+  parameters.base = held_values;
   parameters.base.min_block_m = min_block_m;
   Residuals residuals{&gpu, &rows, {}, &parameters};
   for (const auto& row : rows) residuals.tilings.push_back(gemm_tiling(row.shape, gpu.sm_count, min_block_m));

@@ -22,7 +22,7 @@ enum class GemmKind { kDense, kGroupedContiguous, kGroupedMasked, kWeightGradien
 // table is published beside DeepGEMM's.
 // FP4 (Blackwell's NVFP4: E2M1 elements with an FP8 scale per 16) runs the same tiles at the FP4
 // tensor-core rate, half a byte per element and its scales, with the constants of an FP4 library
-// (data/gemm_libraries/cublaslt-nvfp4-gb200-azure.json).
+// (data/gemm_libraries/: cuBLASLt's on the GB200, CUTLASS's on the B200).
 enum class GemmPrecision { kFp8, kBf16, kFp4 };
 
 const std::vector<std::string>& gemm_precision_names();  // "fp8", "bf16", "fp4" in GemmPrecision's order

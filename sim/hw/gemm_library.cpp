@@ -63,7 +63,15 @@ const std::vector<GemmLibrary>& library_catalogue() {
     for (const auto& [path, doc] : files)
       if (doc.contains("name") && doc["name"].is_string()) documents[doc["name"].get<std::string>()] = &doc;
     std::vector<GemmLibrary> out;
-    for (const auto& [path, doc] : files) {
+    // Libraries that hold constants from another's fit come after those they hold them from.
+    auto holds = [](const nlohmann::json& doc) { return doc.contains("held_constants"); };
+    std::vector<const std::pair<std::string, nlohmann::json>*> ordered;
+    for (const auto& file : files)
+      if (!holds(file.second)) ordered.push_back(&file);
+    for (const auto& file : files)
+      if (holds(file.second)) ordered.push_back(&file);
+    for (const auto* file : ordered) {
+      const auto& [path, doc] = *file;
       core::JsonReader r(doc, path + ": ");
       GemmLibrary lib;
       lib.name = r.string("name");
@@ -92,9 +100,22 @@ const std::vector<GemmLibrary>& library_catalogue() {
           lib.rows.push_back(row);
         }
       }
+      GemmCalibration held_values;
+      if (r.has("held_constants")) {
+        core::JsonReader h = r.object("held_constants");
+        std::vector<std::string> fitted;
+        for (const auto& other : out)
+          if (other.held_from.empty()) fitted.push_back(other.name);
+        const std::string from = h.one_of("from", fitted);
+        lib.held = h.string_list("constants", holdable_gemm_constants());
+        h.string("why");
+        h.finish();
+        lib.held_from = from;
+        held_values = core::find_by_name(out, from, "GEMM library", h.pointer_of("from")).constants;
+      }
       r.finish();
       for (auto& row : lib.rows) row.shape.precision = lib.precision;
-      const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows, min_block_m);
+      const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows, min_block_m, lib.held, held_values);
       lib.constants = fit.constants;
       lib.fit_rms_log_error = fit.rms_log_error;
       // A general-purpose library (cuBLAS, CUTLASS as PyTorch runs them: neither masked nor

@@ -27,6 +27,9 @@ struct GemmLibrary {
   GemmPrecision precision = GemmPrecision::kFp8;
   std::vector<GemmMeasurement> rows;
   GemmCalibration constants;  // fitted once to `rows`
+  // Constants held from another library's fit, not fitted (hw/gemm_fit.hpp's names), and that library.
+  std::vector<std::string> held;
+  std::string held_from;
   double fit_rms_log_error = 0;
 
   bool has(GemmKind kind) const;

@@ -9,6 +9,14 @@ namespace studies {
 
 namespace {
 
+// "; held from X's fit, not fitted: a, b" for a library holding constants; else nothing.
+std::string held_note(const hw::GemmLibrary& library) {
+  if (library.held.empty()) return "";
+  std::string names;
+  for (const auto& name : library.held) names += (names.empty() ? "" : ", ") + name;
+  return "; held from " + library.held_from + "'s fit, not fitted: " + names;
+}
+
 std::string precision_name(hw::GemmPrecision p) {
   return p == hw::GemmPrecision::kFp8 ? "FP8" : p == hw::GemmPrecision::kFp4 ? "FP4" : "BF16";
 }
@@ -67,7 +75,7 @@ class GemmKernelsStudy : public Study {
         format_number(std::round(c.tile_fill_s * 1e8) / 100) + " us to fill each tile's pipeline, HBM at " +
         efficiency(c.hbm_efficiency) + " of " + format_number(gpu.hbm_bandwidth_Bps / 1e12) +
         " TB/s, operand loads from L2 at " + format_number(std::round(c.l2_Bps / 1e11) / 10) + " TB/s, " +
-        format_number(std::round(c.launch_s * 1e8) / 100) + " us launch.");
+        format_number(std::round(c.launch_s * 1e8) / 100) + " us launch" + held_note(*library) + ".");
     return r;
   }
 

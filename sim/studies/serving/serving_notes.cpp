@@ -72,8 +72,9 @@ std::string ServingStudy::step_times_note(const serving::StepCost& prefill_cost,
   for (const auto& part : parts) joined += (joined.empty() ? "" : "; ") + part;
   return "Step times from the kernel models (workload/inference: " + joined + "); GEMMs as " +
          compute.gemm_library->name + " ran them (data/gemm_libraries" +
-         (compute.precision() == hw::GemmPrecision::kFp4 ? "; FP4 at its FP8 constants and FP4's rate, an assumption"
-                                                         : "") +
+         (compute.precision() == hw::GemmPrecision::kFp4 && compute.gemm_library->precision != hw::GemmPrecision::kFp4
+              ? "; FP4 at an FP8 library's constants and FP4's rate, an assumption"
+              : "") +
          "); the busiest DP rank gates each step. " + std::to_string(prefill_cost.computed() + decode_cost.computed()) +
          " step shapes computed for " + std::to_string(prefill_cost.looked_up() + decode_cost.looked_up()) +
          " steps (inputs on a grid within 1.1%; tests hold the grid to the direct figure).";
