@@ -295,3 +295,32 @@ TEST_CASE("scale traffic: the classes equal the exact run at 16K and 37K GPUs", 
     CHECK(classes.seconds == Approx(exact.seconds).epsilon(0.02));
   }
 }
+
+TEST_CASE("scale traffic: all-to-all groups within each router stay under it", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  const auto f = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);  // 4 endpoints a router
+  net::ScaleTrafficSpec spec;
+  spec.group_endpoints = 2;  // two groups under every edge switch
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  // Each endpoint sends one flow to its one peer: its own link's time, no switch link used.
+  const auto alone = net::simulate_scale_traffic(f, spec);
+  CHECK(alone.seconds == Approx(S / Bps).epsilon(1e-12));
+  CHECK(alone.flows == Approx(128));
+  // Beside a pipeline's shift across pods, by symmetry and without: the same run, and the groups
+  // slowed only where they share their endpoints' links.
+  spec.also = {{net::ScaleTraffic::kShift, 32, 4 * S}};
+  const auto together = net::simulate_scale_traffic(f, spec);
+  spec.use_symmetry = false;
+  const auto plain = net::simulate_scale_traffic(f, spec);
+  REQUIRE(together.part_seconds.size() == 2);
+  CHECK(together.part_seconds[0] == Approx(plain.part_seconds[0]).epsilon(1e-9));
+  CHECK(together.part_seconds[1] == Approx(plain.part_seconds[1]).epsilon(1e-9));
+  CHECK(together.part_seconds[0] == Approx(2 * S / Bps).epsilon(1e-9));  // half the link while both send
+  // A group that is neither a fraction of a router nor whole routers is refused.
+  spec.also.clear();
+  spec.group_endpoints = 8;
+  CHECK_NOTHROW(net::simulate_scale_traffic(f, spec));
+  spec.group_endpoints = 6;
+  CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
+}

@@ -112,6 +112,7 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     ScaleTrafficPart traffic;
     std::vector<long long> group;  // per router
     std::size_t per_group = 0;
+    bool within_routers = false;  // all-to-all groups of a router's endpoints, several under each
   };
   std::vector<Part> parts;
   std::vector<ScaleTrafficPart> asked = {{s.kind, s.group_endpoints, s.bytes_per_pair}};
@@ -123,19 +124,28 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       throw core::InputError("group_endpoints",
                              std::to_string(G) + " is not allowed; groups of consecutive endpoints that divide the " +
                                  std::to_string(n) + " endpoints");
+    // All-to-all groups smaller than a router: whole groups under every router, their flows
+    // never leaving it.
+    part.within_routers = t.kind == ScaleTraffic::kAllToAll && std::all_of(hosts.begin(), hosts.end(), [&](int r) {
+                            return f.endpoints_of(r) > G && f.endpoints_of(r) % G == 0;
+                          });
     for (int r : hosts) {
       const long long a = first[static_cast<std::size_t>(r)], b = a + f.endpoints_of(r) - 1;
       const bool whole = t.kind == ScaleTraffic::kShift
                              ? host_at((a + G) % n) >= 0 && f.endpoints_of(host_at((a + G) % n)) == f.endpoints_of(r)
-                             : a / G == b / G;
+                             : part.within_routers || a / G == b / G;
       if (!whole)
         throw core::InputError("group_endpoints", std::to_string(G) + " is not allowed; " +
                                                       (t.kind == ScaleTraffic::kShift ? "a shift by" : "a group is") +
                                                       " whole routers' endpoints (" +
                                                       std::to_string(f.endpoints_of(r)) + " under each router here)");
-      part.group[static_cast<std::size_t>(r)] = t.kind == ScaleTraffic::kShift ? 0 : a / G;
+      part.group[static_cast<std::size_t>(r)] = t.kind == ScaleTraffic::kShift ? 0
+                                                : part.within_routers          ? host_index[static_cast<std::size_t>(r)]
+                                                                               : a / G;
     }
-    part.per_group = t.kind == ScaleTraffic::kShift ? hosts.size() : hosts.size() / static_cast<std::size_t>(n / G);
+    part.per_group = t.kind == ScaleTraffic::kShift || part.within_routers
+                         ? (part.within_routers ? 1 : hosts.size())
+                         : hosts.size() / static_cast<std::size_t>(n / G);
     parts.push_back(std::move(part));
   }
   // The router-level flows of a part from router `r`: (destination router, endpoint flows).
@@ -143,6 +153,8 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
     out.clear();
     const std::size_t lo = static_cast<std::size_t>(part.group[static_cast<std::size_t>(r)]) * part.per_group;
     const double p = f.endpoints_of(r);
+    if (part.within_routers)  // each endpoint to the others of its group, under its own router
+      return out.push_back({r, p * double(part.traffic.group_endpoints - 1)});
     if (part.traffic.kind == ScaleTraffic::kAllToAll) {
       for (std::size_t i = lo; i < lo + part.per_group; ++i) {
         const int d = hosts[i];

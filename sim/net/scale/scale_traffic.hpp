@@ -7,8 +7,8 @@
 // symmetry kept (`use_symmetry` false, or a traffic no symmetry keeps) every router pair is a
 // class of its own, the run the exact flow-level one at the routers' level.
 //  - all-to-all: every endpoint sends `bytes_per_pair` to every other of its group (consecutive
-//    endpoints, `group_endpoints` of them, a whole number of routers; 0: all of them): an EP
-//    group's dispatch or combine, or the whole fabric's;
+//    endpoints, `group_endpoints` of them, a whole number of routers or a whole fraction of each
+//    router's endpoints; 0: all of them): an EP group's dispatch or combine, or the whole fabric's;
 //  - ring step: every endpoint sends `bytes_per_pair` to the next of its ring (consecutive
 //    endpoints; 0: one ring of all), the last to the first: one step of a ring all-gather or
 //    reduce-scatter, the same for each of a ring's steps;

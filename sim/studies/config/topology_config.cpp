@@ -1,5 +1,7 @@
 #include "studies/config/topology_config.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 
 namespace studies {
@@ -50,6 +52,39 @@ net::TopologyCounts TopologyConfig::counts(std::string* note) const {
     }
   }
   return net::count(build());
+}
+
+net::TopologyCounts TopologyConfig::plane_counts() const {
+  if (kind == "ft2" || (kind == "mpft" && levels == 2)) return net::fat_tree_2_counts(radix, 1);
+  if (kind == "ft3" || kind == "mpft") return net::fat_tree_3_counts(radix, pods);
+  if (kind == "slim-fly") return net::slim_fly_counts(q);
+  return net::dragonfly_counts(p, a, h, groups);
+}
+
+net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double memory_bytes) const {
+  const net::TopologyCounts closed = plane_counts();
+  if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes) {
+    auto gib = [](double bytes) { return std::to_string(static_cast<long long>(bytes / double(1LL << 30) + 0.5)); };
+    throw core::InputError(pointer, "would need about " + gib(need) + " GiB to build (" +
+                                        std::to_string(closed.endpoints) + " endpoints, " +
+                                        std::to_string(closed.switches) + " switches), more than the " +
+                                        gib(memory_bytes) + " GiB allowed (memory_limit_gb)");
+  }
+  const std::string where = pointer + "/";
+  if (kind == "ft2" || (kind == "mpft" && levels == 2)) return net::ScaleFabric::fat_tree_2(radix, routing, where);
+  if (kind == "ft3" || kind == "mpft") return net::ScaleFabric::fat_tree_3(radix, routing, where, pods);
+  if (kind == "slim-fly") return net::ScaleFabric::slim_fly(q, routing, where);
+  return net::ScaleFabric::dragonfly(p, a, h, groups, routing, where);
+}
+
+net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c) {
+  const bool fat_tree = c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3";
+  const std::string routing =
+      t.one_of("routing",
+               fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
+               fat_tree ? "d-mod-k" : "minimal");
+  const auto& names = net::scale_routing_names();
+  return static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
 }
 
 }  // namespace studies

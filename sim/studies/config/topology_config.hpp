@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/json_reader.hpp"
+#include "net/scale/scale_fabric.hpp"
 #include "net/topology.hpp"
 
 namespace studies {
@@ -20,9 +21,18 @@ struct TopologyConfig {
   // From the built graph where one exists; from the closed forms for a Slim Fly whose q is not
   // a prime (no MMS graph), with `note` saying so.
   net::TopologyCounts counts(std::string* note = nullptr) const;
+
+  // Its closed-form counts for a build at full size (an MPFT: one plane).
+  net::TopologyCounts plane_counts() const;
+  // Built as a router graph for traffic by classes (net/scale/; an MPFT: one plane), refused
+  // before anything is built when it would need more than `memory_bytes` (with the figure).
+  net::ScaleFabric build_scale(net::ScaleRouting routing, double memory_bytes) const;
 };
 
 std::vector<std::string> topology_kinds();
 TopologyConfig parse_topology(core::JsonReader& t);  // reads kind and its parameters (not finish())
+// Its "routing" for traffic by classes: d-mod-k (the default) or spray on fat trees, minimal
+// (the default) or valiant on Slim Fly and Dragonfly.
+net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c);
 
 }  // namespace studies

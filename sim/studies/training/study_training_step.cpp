@@ -18,6 +18,7 @@
 #include "studies/config/input_file.hpp"
 #include "studies/config/model_config.hpp"
 #include "studies/config/straggler_config.hpp"
+#include "studies/training/step_on_scale_fabric.hpp"
 #include "workload/model/training_flops.hpp"
 #include "workload/moe/ep_comm.hpp"
 #include "workload/pipeline/schedule_registry.hpp"
@@ -250,6 +251,10 @@ class TrainingStepStudy : public Study {
   std::vector<StragglerCase> straggler_cases;
   std::optional<workload::OpCalibration> calibration;  // measured ops that replace the model's
   std::string calibration_source;
+  // Analytical mode: the step's traffic on a full-size topology by classes of flows, its
+  // slowdowns applied to the times the step gives that traffic (step_on_scale_fabric.hpp).
+  std::optional<ScaleStepNetwork> scale_network;
+  std::string scale_network_pointer;
   // What the runtime holds besides the model's tensors: the CUDA context (~0.5 GB), NCCL's and
   // DeepEP's buffers (~1-2 GB) and the caching allocator's slack; an assumption, overridable.
   double reserved_bytes = 3e9;
@@ -305,6 +310,22 @@ class TrainingStepStudy : public Study {
       ep = workload::expert_parallel_comm(ep_setup, *ep_traffic);
     }
 
+    // The full-size fabric's contention, as a slowdown of each traffic's analytical time.
+    std::optional<ScaleStepSlowdowns> slowdowns;
+    if (scale_network && options.simulate) {
+      ScaleStepTraffic traffic;
+      traffic.gpus = par.gpus;
+      traffic.gpus_per_node = fabric.gpus_per_node;
+      if (model->moe && par.ep > 1) {
+        traffic.ep_gpus = par.ep;
+        traffic.ep_bytes = ep.ib_bytes_per_gpu_dispatch;
+      }
+      traffic.stage_gpus = par.pp > 1 ? par.pipeline_stride() : 0;
+      traffic.pp_bytes = workload::pp_transfer_bytes(*model, batch, par);
+      slowdowns = scale_step_slowdowns(*scale_network, traffic, scale_network_pointer);
+      for (double* t : {&ep.dispatch_forward_s, &ep.combine_forward_s, &ep.combine_backward_s, &ep.dispatch_backward_s})
+        *t *= slowdowns->ep;
+    }
     // Within a node, TP's collectives as the node's NCCL all-reduce was measured, where it was.
     const auto links = workload::group_links(par, fabric.nvlink_Bps, fabric.nic_Bps,
                                              fabric.node.empty() ? nullptr : hw::all_reduce_for(fabric.node));
@@ -348,11 +369,17 @@ class TrainingStepStudy : public Study {
       pg = step.pipeline_graph();
       const double pp_latency_s = 2 * fabric.nic_latency_s + fabric.switch_link_latency_s;
       const double pp_Bps = par.members_per_node("pp") > 1 ? fabric.nvlink_Bps : fabric.nic_Bps;
-      timeline.emplace(
-          core::evaluate_analytically(pg.graph, [&](const core::Flow& f) { return f.bytes / pp_Bps + pp_latency_s; }));
+      // Sends across nodes slowed by the full-size fabric where it is simulated.
+      const double pp_slowdown = slowdowns && par.members_per_node("pp") == 1 ? slowdowns->pp : 1.0;
+      timeline.emplace(core::evaluate_analytically(
+          pg.graph, [&](const core::Flow& f) { return f.bytes / pp_Bps * pp_slowdown + pp_latency_s; }));
       for (int r = 0; r < step.schedule().ranks; ++r) traced_gpus.push_back(r);
       workload::DataParallelSetup dp_setup{step.rank_parameters(), par, optimizer, fabric, false};
       dp = workload::data_parallel_times(dp_setup, roofline);
+      if (slowdowns) {
+        dp.reduce_scatter_s *= slowdowns->dp;
+        dp.all_gather_s *= slowdowns->dp;
+      }
       pipeline_s = timeline->makespan_s();
       const auto& first = step.stages().front();
       step_s = pipeline_s + workload::exposed_data_parallel_s(dp, par.zero, par.dp_comm_overlap, first.forward_s(),
@@ -559,6 +586,14 @@ class TrainingStepStudy : public Study {
                                  ms(dp.all_gather_s) + " ms") +
             (par.dp_comm_overlap || cluster ? ", of which " + ms(dp_s) + " ms after the last chunk." : ".");
     r.notes.push_back(note);
+    if (slowdowns) {
+      if (model->moe && par.ep > 1)
+        row("network_ep_slowdown", "full-size fabric: EP all-to-all slowdown (beside the PP sends)", "x",
+            slowdowns->ep);
+      row("network_pp_slowdown", "full-size fabric: PP send slowdown (beside the all-to-alls)", "x", slowdowns->pp);
+      row("network_dp_slowdown", "full-size fabric: data-parallel ring slowdown", "x", slowdowns->dp);
+      r.notes.push_back(label + ": " + slowdowns->note);
+    }
     if (calibration)
       r.notes.push_back(label + ": calibrated with " + calibration_source +
                         ": the measured attn(F), attn(B) and attn(W) of every layer and mlp(F), "
@@ -815,6 +850,16 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
     throw core::InputError(f.pointer_of("nodes"), std::to_string(s->fabric.nodes) +
                                                       " nodes is more than flow mode simulates (16,384 GPUs); "
                                                       "set /mode to \"analytical\"");
+  if (root.has("scale_fabric")) {
+    if (s->flow)
+      throw core::InputError(root.pointer_of("scale_fabric"),
+                             "is not allowed in flow mode; the full-size topology's traffic by classes joins the "
+                             "analytical step (set /mode to \"analytical\")");
+    core::JsonReader n = root.object("scale_fabric");
+    s->scale_network = parse_scale_step_network(n);
+    s->scale_network_pointer = n.pointer();
+    n.finish();
+  }
   if (root.has("straggler_cases")) {
     if (!s->flow)
       throw core::InputError(root.pointer_of("straggler_cases"),

@@ -654,9 +654,11 @@ std::vector<OpSpan> TrainingStep::step_ops(const Step& step) const {
   return ops;
 }
 
-double TrainingStep::pp_transfer_bytes() const {
-  return 2.0 * model_->hidden * batch_.micro_batch_tokens() / par_.cp / (par_.sequence_parallel ? par_.tp : 1);
+double pp_transfer_bytes(const Model& model, const TrainingBatch& batch, const TrainingParallelism& par) {
+  return 2.0 * model.hidden * batch.micro_batch_tokens() / par.cp / (par.sequence_parallel ? par.tp : 1);
 }
+
+double TrainingStep::pp_transfer_bytes() const { return workload::pp_transfer_bytes(*model_, batch_, par_); }
 
 PipelineGraph TrainingStep::pipeline_graph() const {
   return workload::pipeline_graph(

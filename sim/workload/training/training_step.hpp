@@ -100,6 +100,9 @@ struct StageChunks {
   double weight_s() const;          // W
 };
 
+// The activation (or its gradient) one micro-batch sends to the next stage, in BF16, per GPU.
+double pp_transfer_bytes(const Model& model, const TrainingBatch& batch, const TrainingParallelism& par);
+
 // Parameters a GPU keeps (its TP and EP shards), for the data-parallel synchronisation.
 struct RankParameters {
   double dense = 0;   // replicated over dense_dp(): attention, dense FFN, shared experts, gates, embedding, head
