@@ -1,7 +1,6 @@
 #include "studies/training/step_on_scale_fabric.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "core/input_error.hpp"
 #include "net/scale/scale_traffic.hpp"
@@ -23,7 +22,6 @@ ScaleStepNetwork parse_scale_step_network(core::JsonReader& n) {
 
 ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const ScaleStepTraffic& traffic,
                                         const std::string& where) {
-  const auto start = std::chrono::steady_clock::now();
   const TopologyConfig& c = network.topology;
   const int planes = c.kind == "mpft" ? c.planes : 1;
   if (planes != 1 && planes != traffic.gpus_per_node)
@@ -82,10 +80,8 @@ ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const S
   spec.bytes_per_pair = traffic.dp_bytes;
   const net::ScaleRun ring = simulate(spec);
   out.dp = std::max(1.0, ring.seconds / (traffic.dp_bytes / network.endpoint_Bps));
-  out.wall_s = net::seconds_since(start);
   out.note = note + "then a data-parallel ring step (" + ring.method + "), " + format_number(out.dp) +
-             "x. The step stretches the times it gives each traffic by these factors; built and run in " +
-             format_number(out.wall_s) + " s.";
+             "x. The step stretches the times it gives each traffic by these factors.";
   return out;
 }
 

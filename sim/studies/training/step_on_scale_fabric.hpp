@@ -41,7 +41,6 @@ struct ScaleStepTraffic {
 
 struct ScaleStepSlowdowns {
   double ep = 1, pp = 1, dp = 1;  // at least 1
-  double wall_s = 0;              // building the fabric and its runs
   std::string note;
 };
 
