@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "studies/report/report.hpp"
 
 namespace studies {
 
@@ -64,7 +65,7 @@ net::TopologyCounts TopologyConfig::plane_counts() const {
 net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double memory_bytes) const {
   const net::TopologyCounts closed = plane_counts();
   if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes) {
-    auto gib = [](double bytes) { return std::to_string(static_cast<long long>(bytes / double(1LL << 30) + 0.5)); };
+    auto gib = [](double bytes) { return format_number(bytes / double(1LL << 30)); };
     throw core::InputError(pointer, "would need about " + gib(need) + " GiB to build (" +
                                         std::to_string(closed.endpoints) + " endpoints, " +
                                         std::to_string(closed.switches) + " switches), more than the " +

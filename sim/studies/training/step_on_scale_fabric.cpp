@@ -28,12 +28,14 @@ ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const S
     throw core::InputError(c.pointer + "/planes", std::to_string(planes) + " is not allowed; each of a node's " +
                                                       std::to_string(traffic.gpus_per_node) +
                                                       " GPUs sends through its own plane (PXN)");
-  const net::ScaleFabric f = c.build_scale(network.routing, network.memory_bytes);
-  if (f.endpoints() * planes != traffic.gpus)
-    throw core::InputError(c.pointer, std::to_string(f.endpoints()) + " endpoints" +
+  // The endpoints from the closed forms, before anything is built.
+  const long long endpoints = c.plane_counts().endpoints;
+  if (endpoints * planes != traffic.gpus)
+    throw core::InputError(c.pointer, std::to_string(endpoints) + " endpoints" +
                                           (planes > 1 ? " x " + std::to_string(planes) + " planes" : "") +
                                           " is not allowed for a step of " + std::to_string(traffic.gpus) +
                                           " GPUs; the topology's endpoints are the step's GPUs");
+  const net::ScaleFabric f = c.build_scale(network.routing, network.memory_bytes);
   auto simulate = [&](const net::ScaleTrafficSpec& spec) {
     try {
       return net::simulate_scale_traffic(f, spec);
