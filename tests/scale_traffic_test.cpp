@@ -7,6 +7,7 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "net/fabric.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/scale_traffic.hpp"
 
@@ -276,6 +277,76 @@ TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated e
   CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);
   spec.link_fractions = {{global, 0.0}};
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
+}
+
+TEST_CASE("scale traffic: adaptive routing on a fat tree is spraying's balanced split, as the fluid engine's",
+          "[scale]") {
+  // Three-level: adaptive's classes are spraying's (every aggregation switch and core evenly).
+  {
+    net::ScaleTrafficSpec spec;
+    spec.group_endpoints = 8;  // EP groups of two edge switches
+    spec.bytes_per_pair = 1e6;
+    spec.also = {{net::ScaleTraffic::kShift, 12, 4e6}, {net::ScaleTraffic::kRingStep, 0, 2e6}};
+    const auto adaptive =
+        net::simulate_scale_traffic(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kAdaptive), spec);
+    const auto spray = net::simulate_scale_traffic(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray), spec);
+    CHECK(adaptive.seconds == Approx(spray.seconds).epsilon(1e-12));
+    CHECK(adaptive.flow_classes == spray.flow_classes);
+  }
+  // Two-level, 8-port switches (32 endpoints): against the fluid engine's adaptive routing, one
+  // flow per endpoint pair, each route on the spine least used so far (net::Routing::kAdaptive),
+  // at full bisection and with the spine links at a quarter (4:1 oversubscribed).
+  const double Bps = 50e9, S = 1e6;
+  const auto f = net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kAdaptive);
+  const int n = static_cast<int>(f.endpoints());
+  struct Case {
+    const char* name;
+    net::ScaleTraffic kind;
+    long long group_endpoints;
+    std::function<bool(int, int)> sends;  // endpoint s sends to endpoint d
+  };
+  const std::vector<Case> cases = {
+      {"all-to-all", net::ScaleTraffic::kAllToAll, 0, [](int s, int d) { return s != d; }},
+      {"EP all-to-all in groups of two leaves", net::ScaleTraffic::kAllToAll, 8,
+       [](int s, int d) { return s != d && s / 8 == d / 8; }},
+      {"ring step", net::ScaleTraffic::kRingStep, 0, [n](int s, int d) { return d == (s + 1) % n; }},
+      {"shift to the next leaf", net::ScaleTraffic::kShift, 4, [n](int s, int d) { return d == (s + 4) % n; }},
+      {"shift three leaves on", net::ScaleTraffic::kShift, 12, [n](int s, int d) { return d == (s + 12) % n; }},
+  };
+  for (const double switch_Bps : {Bps, Bps / 4}) {
+    net::FabricSpec fabric;
+    fabric.routing = net::Routing::kAdaptive;
+    fabric.nodes = n;
+    fabric.gpus_per_node = 1;
+    fabric.radix = 8;
+    fabric.nic_Bps = Bps;
+    fabric.switch_link_Bps = switch_Bps;
+    const net::FabricPlatform platform(fabric);
+    REQUIRE(platform.gpus() == n);
+    for (const Case& c : cases) {
+      INFO(c.name << ", spine links at " << switch_Bps / Bps << " of the endpoints'");
+      net::ScaleTrafficSpec spec;
+      spec.kind = c.kind;
+      spec.group_endpoints = c.group_endpoints;
+      spec.bytes_per_pair = S;
+      spec.endpoint_Bps = Bps;
+      spec.switch_Bps = switch_Bps;
+      core::TaskGraph g;
+      for (int s = 0; s < n; ++s) {
+        std::vector<core::Flow> flows;
+        for (int d = 0; d < n; ++d)
+          if (c.sends(s, d)) flows.push_back({s, d, S});
+        g.add_transfer("traffic", s, "traffic", std::move(flows), {});
+      }
+      const double fluid = core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s();
+      const double classes = net::simulate_scale_traffic(f, spec).seconds;
+      // The ring's one flow from a leaf to the next takes one spine link in the fluid engine (a
+      // route per flow), where the balanced split spreads it over the four (per packet, as a
+      // flowlet switch does): 4x slower once a spine link is slower than an endpoint's.
+      const bool one_flow_per_leaf_pair = c.kind == net::ScaleTraffic::kRingStep && switch_Bps < Bps;
+      CHECK(classes * (one_flow_per_leaf_pair ? 4 : 1) == Approx(fluid).epsilon(1e-6));
+    }
+  }
 }
 
 // At 16K GPUs and more, the classes against every router pair's run (ctest -L slow: about a minute
