@@ -11,19 +11,21 @@ namespace net {
 namespace {
 
 void check_routing(ScaleRouting routing, bool fat_tree, const std::string& where) {
-  const bool ok = fat_tree ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray ||
-                                 routing == ScaleRouting::kAdaptive
-                           : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant;
+  const bool ok =
+      fat_tree
+          ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray || routing == ScaleRouting::kAdaptive
+          : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant || routing == ScaleRouting::kUgal;
   if (!ok)
-    throw core::InputError(where + "routing",
-                           "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
-                               (fat_tree ? "a fat tree routes d-mod-k, spray or adaptive" : "minimal or valiant"));
+    throw core::InputError(
+        where + "routing",
+        "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
+            (fat_tree ? "a fat tree routes d-mod-k, spray or adaptive" : "minimal, valiant or ugal"));
 }
 
 }  // namespace
 
 const std::vector<std::string>& scale_routing_names() {
-  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant", "adaptive"};
+  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant", "adaptive", "ugal"};
   return names;
 }
 
@@ -299,6 +301,8 @@ void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pai
 }
 
 void ScaleFabric::add_route(int s, int d, double w, std::vector<std::pair<int, double>>& use) const {
+  if (routing_ == ScaleRouting::kUgal)
+    throw std::logic_error("UGAL splits a flow by the traffic's loads: simulate_scale_traffic chooses the split");
   if (routing_ != ScaleRouting::kValiant) return add_minimal_route(s, d, w, use);
   if (s == d) return;
   const double share = w / routers();

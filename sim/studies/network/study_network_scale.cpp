@@ -216,7 +216,7 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
     const bool fat_tree = named.topology.kind == "ft2" || named.topology.kind == "mpft" || named.topology.kind == "ft3";
     const std::string routing = t.one_of("routing",
                                          fat_tree ? std::vector<std::string>{"d-mod-k", "spray", "adaptive"}
-                                                  : std::vector<std::string>{"minimal", "valiant"},
+                                                  : std::vector<std::string>{"minimal", "valiant", "ugal"},
                                          fat_tree ? "d-mod-k" : "minimal");
     const auto& names = net::scale_routing_names();
     named.routing = static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
