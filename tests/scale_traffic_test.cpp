@@ -7,36 +7,46 @@
 
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "net/fabric.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/scale_traffic.hpp"
 
 namespace {
 
-// Every router pair of an all-to-all as its own class on every link, routed with add_route
-// (Valiant through every router, not split into halves): no symmetry, no shortcut.
-double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps) {
+// Every router pair of an all-to-all (within groups of `group_routers` consecutive routers; 0: one
+// group) as its own class on every link, routed with add_route (Valiant through every router, not
+// split into halves): no symmetry, no shortcut. Each pair's bytes go over the fabrics' routings
+// in the shares given (UGAL: a minimal fabric's and a Valiant one's), a class for each.
+double router_level_alltoall(const std::vector<std::pair<const net::ScaleFabric*, double>>& routings, double bytes,
+                             double Bps, int group_routers = 0) {
+  const net::ScaleFabric& f = *routings.front().first;
   std::vector<net::LinkClass> links(static_cast<std::size_t>(f.links()));
   for (int l = 0; l < f.links(); ++l)
     links[static_cast<std::size_t>(l)] = {
         f.is_switch_link(l) ? Bps : Bps * f.endpoints_of((l - (f.links() - 2 * f.routers())) % f.routers()), 1};
   std::vector<net::FlowClass> classes;
   for (int s = 0; s < f.routers(); ++s)
-    for (int d = 0; d < f.routers(); ++d) {
-      const double flows = double(f.endpoints_of(s)) * (f.endpoints_of(d) - (s == d ? 1 : 0));
-      if (flows <= 0) continue;
-      net::FlowClass c{flows, bytes, {{f.injection(s), 1.0}, {f.ejection(d), 1.0}}};
-      f.add_route(s, d, 1.0, c.use);
-      std::sort(c.use.begin(), c.use.end());
-      std::vector<std::pair<int, double>> merged;
-      for (const auto& u : c.use)
-        if (!merged.empty() && merged.back().first == u.first)
-          merged.back().second += u.second;
-        else
-          merged.push_back(u);
-      c.use = merged;
-      classes.push_back(std::move(c));
-    }
+    for (int d = 0; d < f.routers(); ++d)
+      for (const auto& [routing, share] : routings) {
+        const double flows = double(f.endpoints_of(s)) * (f.endpoints_of(d) - (s == d ? 1 : 0));
+        if (flows <= 0 || share <= 0 || (group_routers > 0 && s / group_routers != d / group_routers)) continue;
+        net::FlowClass c{flows, bytes * share, {{f.injection(s), 1.0}, {f.ejection(d), 1.0}}};
+        routing->add_route(s, d, 1.0, c.use);
+        std::sort(c.use.begin(), c.use.end());
+        std::vector<std::pair<int, double>> merged;
+        for (const auto& u : c.use)
+          if (!merged.empty() && merged.back().first == u.first)
+            merged.back().second += u.second;
+          else
+            merged.push_back(u);
+        c.use = merged;
+        classes.push_back(std::move(c));
+      }
   return net::simulate_classes(links, classes).makespan_s;
+}
+
+double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps) {
+  return router_level_alltoall({{&f, 1.0}}, bytes, Bps);
 }
 
 // One flow per endpoint pair on the fluid engine, each on the single path the per-endpoint
@@ -276,6 +286,171 @@ TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated e
   CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);
   spec.link_fractions = {{global, 0.0}};
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
+}
+
+TEST_CASE("scale traffic: adaptive routing on a fat tree is spraying's balanced split, as the fluid engine's",
+          "[scale]") {
+  // Three-level: adaptive's classes are spraying's (every aggregation switch and core evenly).
+  {
+    net::ScaleTrafficSpec spec;
+    spec.group_endpoints = 8;  // EP groups of two edge switches
+    spec.bytes_per_pair = 1e6;
+    spec.also = {{net::ScaleTraffic::kShift, 12, 4e6}, {net::ScaleTraffic::kRingStep, 0, 2e6}};
+    const auto adaptive =
+        net::simulate_scale_traffic(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kAdaptive), spec);
+    const auto spray = net::simulate_scale_traffic(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray), spec);
+    CHECK(adaptive.seconds == Approx(spray.seconds).epsilon(1e-12));
+    CHECK(adaptive.flow_classes == spray.flow_classes);
+  }
+  // Two-level, 8-port switches (32 endpoints): against the fluid engine's adaptive routing, one
+  // flow per endpoint pair, each route on the spine least used so far (net::Routing::kAdaptive),
+  // at full bisection and with the spine links at a quarter (4:1 oversubscribed).
+  const double Bps = 50e9, S = 1e6;
+  const auto f = net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kAdaptive);
+  const int n = static_cast<int>(f.endpoints());
+  struct Case {
+    const char* name;
+    net::ScaleTraffic kind;
+    long long group_endpoints;
+    std::function<bool(int, int)> sends;  // endpoint s sends to endpoint d
+  };
+  const std::vector<Case> cases = {
+      {"all-to-all", net::ScaleTraffic::kAllToAll, 0, [](int s, int d) { return s != d; }},
+      {"EP all-to-all in groups of two leaves", net::ScaleTraffic::kAllToAll, 8,
+       [](int s, int d) { return s != d && s / 8 == d / 8; }},
+      {"ring step", net::ScaleTraffic::kRingStep, 0, [n](int s, int d) { return d == (s + 1) % n; }},
+      {"shift to the next leaf", net::ScaleTraffic::kShift, 4, [n](int s, int d) { return d == (s + 4) % n; }},
+      {"shift three leaves on", net::ScaleTraffic::kShift, 12, [n](int s, int d) { return d == (s + 12) % n; }},
+  };
+  for (const double switch_Bps : {Bps, Bps / 4}) {
+    net::FabricSpec fabric;
+    fabric.routing = net::Routing::kAdaptive;
+    fabric.nodes = n;
+    fabric.gpus_per_node = 1;
+    fabric.radix = 8;
+    fabric.nic_Bps = Bps;
+    fabric.switch_link_Bps = switch_Bps;
+    const net::FabricPlatform platform(fabric);
+    REQUIRE(platform.gpus() == n);
+    for (const Case& c : cases) {
+      INFO(c.name << ", spine links at " << switch_Bps / Bps << " of the endpoints'");
+      net::ScaleTrafficSpec spec;
+      spec.kind = c.kind;
+      spec.group_endpoints = c.group_endpoints;
+      spec.bytes_per_pair = S;
+      spec.endpoint_Bps = Bps;
+      spec.switch_Bps = switch_Bps;
+      core::TaskGraph g;
+      for (int s = 0; s < n; ++s) {
+        std::vector<core::Flow> flows;
+        for (int d = 0; d < n; ++d)
+          if (c.sends(s, d)) flows.push_back({s, d, S});
+        g.add_transfer("traffic", s, "traffic", std::move(flows), {});
+      }
+      const double fluid = core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s();
+      const double classes = net::simulate_scale_traffic(f, spec).seconds;
+      // The ring's one flow from a leaf to the next takes one spine link in the fluid engine (a
+      // route per flow), where the balanced split spreads it over the four (per packet, as a
+      // flowlet switch does): 4x slower once a spine link is slower than an endpoint's.
+      const bool one_flow_per_leaf_pair = c.kind == net::ScaleTraffic::kRingStep && switch_Bps < Bps;
+      CHECK(classes * (one_flow_per_leaf_pair ? 4 : 1) == Approx(fluid).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("scale traffic: UGAL on Dragonfly and Slim Fly, minimal's time on uniform traffic and Valiant's on a shift",
+          "[scale]") {
+  using R = net::ScaleRouting;
+  struct Case {
+    const char* name;
+    std::function<net::ScaleFabric(R)> build;
+    long long shift_endpoints;  // a shift that sends every router's flows to one other group (or router)
+  };
+  const std::vector<Case> cases = {
+      // A Dragonfly group's 16 endpoints on: every router's flows to the next group, over its one
+      // global link to it when minimal.
+      {"DF 2,4,2,9", [](R r) { return net::ScaleFabric::dragonfly(2, 4, 2, 9, r); }, 8},
+      {"DF 4,8,4,33", [](R r) { return net::ScaleFabric::dragonfly(4, 8, 4, 33, r); }, 32},
+      // Slim Fly q=5 (4 endpoints a router): five routers on.
+      {"SF q=5", [](R r) { return net::ScaleFabric::slim_fly(5, r); }, 20},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    net::ScaleTrafficSpec spec;
+    spec.bytes_per_pair = 1e6;
+    auto time = [&](R r) { return net::simulate_scale_traffic(c.build(r), spec); };
+    // Uniform all-to-all: minimal is best, and UGAL keeps to it (Valiant's paths are twice as long).
+    {
+      const auto minimal = time(R::kMinimal), valiant = time(R::kValiant), ugal = time(R::kUgal);
+      CHECK(valiant.seconds > 1.8 * minimal.seconds);
+      CHECK(ugal.seconds <= minimal.seconds * (1 + 1e-9));
+      CHECK(ugal.seconds >= minimal.seconds * (1 - 1e-9));
+      CHECK(ugal.valiant_share < 0.01);
+      CHECK(ugal.flows == Approx(minimal.flows));
+    }
+    // The shift: minimal routing crowds one link per router pair, Valiant spreads it; UGAL goes
+    // Valiant's way.
+    spec.kind = net::ScaleTraffic::kShift;
+    spec.group_endpoints = c.shift_endpoints;
+    {
+      const auto minimal = time(R::kMinimal), valiant = time(R::kValiant), ugal = time(R::kUgal);
+      CHECK(minimal.seconds > 1.9 * valiant.seconds);
+      CHECK(ugal.seconds <= valiant.seconds * (1 + 1e-9));
+      CHECK(ugal.seconds >= 0.95 * valiant.seconds);
+      CHECK(ugal.valiant_share > 0.9);
+      CHECK(ugal.flows == Approx(minimal.flows));
+    }
+  }
+}
+
+TEST_CASE("scale traffic: UGAL's shares by symmetry equal every router pair's run", "[scale]") {
+  using R = net::ScaleRouting;
+  const double S = 1e6, Bps = 50e9;
+  const auto minimal = net::ScaleFabric::dragonfly(2, 4, 2, 9, R::kMinimal);
+  const auto valiant = net::ScaleFabric::dragonfly(2, 4, 2, 9, R::kValiant);
+  const auto ugal = net::ScaleFabric::dragonfly(2, 4, 2, 9, R::kUgal);
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  // An all-to-all in each half of the fabric (36 endpoints, 4.5 groups): UGAL's share ends
+  // sooner than either routing alone; at that share, every router pair's two shares as classes.
+  spec.group_endpoints = 36;
+  const auto run = net::simulate_scale_traffic(ugal, spec);
+  const double x = run.valiant_share;
+  CHECK(x > 0.3);
+  CHECK(x < 0.7);
+  const double minimal_s = router_level_alltoall({{&minimal, 1.0}}, S, Bps, 18);
+  const double valiant_s = router_level_alltoall({{&valiant, 1.0}}, S, Bps, 18);
+  CHECK(run.seconds < 0.99 * std::min(minimal_s, valiant_s));
+  CHECK(run.seconds == Approx(router_level_alltoall({{&minimal, 1 - x}, {&valiant, x}}, S, Bps, 18)).epsilon(1e-9));
+  // The whole fabric's all-to-all, a shift and a step's traffic at once: the same by symmetry
+  // and without, and never later than minimal or Valiant routing.
+  spec.group_endpoints = 0;
+  std::vector<net::ScaleTrafficSpec> specs = {spec};
+  spec.kind = net::ScaleTraffic::kShift;
+  spec.group_endpoints = 8;
+  specs.push_back(spec);
+  spec.kind = net::ScaleTraffic::kAllToAll;
+  spec.group_endpoints = 4;
+  spec.also = {{net::ScaleTraffic::kShift, 8, 4e6}, {net::ScaleTraffic::kRingStep, 0, 2e6}};
+  specs.push_back(spec);
+  for (net::ScaleTrafficSpec& t : specs) {
+    const auto symmetric = net::simulate_scale_traffic(ugal, t);
+    CHECK(symmetric.symmetries > 0);
+    CHECK(symmetric.seconds <= net::simulate_scale_traffic(minimal, t).seconds * (1 + 1e-9));
+    CHECK(symmetric.seconds <= net::simulate_scale_traffic(valiant, t).seconds * (1 + 1e-9));
+    t.use_symmetry = false;
+    const auto plain = net::simulate_scale_traffic(ugal, t);
+    CHECK(plain.symmetries == 0);
+    CHECK(symmetric.seconds == Approx(plain.seconds).epsilon(1e-9));
+    CHECK(symmetric.flows == Approx(plain.flows));
+  }
+  // UGAL's split is the traffic's: no route of its own.
+  std::vector<std::pair<int, double>> use;
+  CHECK_THROWS_AS(ugal.add_route(0, 5, 1.0, use), std::logic_error);
+  // Refused on a fat tree, adaptive refused on a Dragonfly.
+  CHECK_THROWS_AS(net::ScaleFabric::fat_tree_2(8, R::kUgal), core::InputError);
+  CHECK_THROWS_AS(net::ScaleFabric::dragonfly(2, 4, 2, 9, R::kAdaptive), core::InputError);
 }
 
 // At 16K GPUs and more, the classes against every router pair's run (ctest -L slow: about a minute

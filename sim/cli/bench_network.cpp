@@ -271,6 +271,7 @@ namespace {
 struct ScaleCase {
   double simulated_s = 0, build_s = 0, classes_s = 0, solve_s = 0, wall_s = 0, flows = 0;
   std::size_t source_routers = 0, link_classes = 0, flow_classes = 0;
+  double valiant_share = -1;  // UGAL's share of the bytes over Valiant's paths; -1: another routing
   long peak_rss_mib = 0;
   bool refused = false;
 };
@@ -335,6 +336,7 @@ ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry,
     c.source_routers = run.source_routers;
     c.link_classes = run.link_classes;
     c.flow_classes = run.flow_classes;
+    if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
     return c;
   });
 }
@@ -353,6 +355,7 @@ ScaleCase step_case(const Build& build, const net::ScaleTrafficSpec& spec) {
     c.source_routers = run.source_routers;
     c.link_classes = run.link_classes;
     c.flow_classes = run.flow_classes;
+    if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
     return c;
   });
 }
@@ -379,12 +382,19 @@ int bench_network_scale_command(const Args& args) {
       {"FT2 64-port (one MPFT plane)", "d-mod-k", [] { return net::ScaleFabric::fat_tree_2(64, R::kDModK); }},
       {"FT3 64-port", "d-mod-k", [] { return net::ScaleFabric::fat_tree_3(64, R::kDModK); }},
       {"FT3 64-port", "spray", [] { return net::ScaleFabric::fat_tree_3(64, R::kSpray); }},
+      {"FT3 64-port", "adaptive", [] { return net::ScaleFabric::fat_tree_3(64, R::kAdaptive); }},
       {"Slim Fly q=29", "minimal", [] { return net::ScaleFabric::slim_fly(29, R::kMinimal); }},
       {"Slim Fly q=29", "Valiant", [] { return net::ScaleFabric::slim_fly(29, R::kValiant); }},
+      {"Slim Fly q=29", "UGAL", [] { return net::ScaleFabric::slim_fly(29, R::kUgal); }},
       {"Dragonfly 16/32/16, 511 groups", "minimal",
        [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kMinimal); }},
       {"Dragonfly 16/32/16, 511 groups", "Valiant",
        [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kValiant); }},
+      {"Dragonfly 16/32/16, 511 groups", "UGAL", [] { return net::ScaleFabric::dragonfly(16, 32, 16, 511, R::kUgal); }},
+  };
+  // UGAL's routing with the share of the bytes it sent over Valiant's paths.
+  auto routing_of = [](const char* routing, const ScaleCase& c) {
+    return std::string(routing) + (c.valiant_share >= 0 ? " (" + n(c.valiant_share * 100) + "% Valiant)" : "");
   };
   std::cout
       << "| all-to-all by classes, 1 GiB per GPU | routing | endpoints | build [s] | source routers | link classes | flow classes | "
@@ -393,10 +403,27 @@ int bench_network_scale_command(const Args& args) {
   for (const auto& t : full) {
     const ScaleCase c = alltoall_case(t.build, bytes, true);
     const net::ScaleFabric f = t.build();
-    std::cout << "| " << t.name << " | " << t.routing << " | " << f.endpoints() << " | " << n(c.build_s) << " | "
-              << c.source_routers << " | " << c.link_classes << " | " << c.flow_classes << " | " << n(c.flows) << " | "
-              << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | " << c.peak_rss_mib << " | "
-              << n(c.simulated_s * 1e3) << " |" << std::endl;
+    std::cout << "| " << t.name << " | " << routing_of(t.routing, c) << " | " << f.endpoints() << " | " << n(c.build_s)
+              << " | " << c.source_routers << " | " << c.link_classes << " | " << c.flow_classes << " | " << n(c.flows)
+              << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | " << c.peak_rss_mib
+              << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
+  }
+  // An adversarial shift on the Dragonfly: every GPU to the GPU a group on, so that minimal
+  // routing sends each group's traffic over its one global link to the next group.
+  std::cout
+      << "\n| Dragonfly 16/32/16, 511 groups: every GPU 1 GiB to the GPU a group (512 GPUs) on | routing | build [s] | "
+         "flow classes | classes [s] | solve [s] | wall [s] | peak RSS [MiB] | simulated [ms] |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& t : full) {
+    if (std::string(t.name).rfind("Dragonfly", 0) != 0) continue;
+    net::ScaleTrafficSpec shift;
+    shift.kind = net::ScaleTraffic::kShift;
+    shift.group_endpoints = 16 * 32;
+    shift.bytes_per_pair = bytes;
+    const ScaleCase c = step_case(t.build, shift);
+    std::cout << "| group shift | " << routing_of(t.routing, c) << " | " << n(c.build_s) << " | " << c.flow_classes
+              << " | " << n(c.classes_s) << " | " << n(c.solve_s) << " | " << n(c.wall_s) << " | " << c.peak_rss_mib
+              << " | " << n(c.simulated_s * 1e3) << " |" << std::endl;
   }
   // 131,072 GPUs: an MPFT of 8 planes, each a three-level fat tree of 16 pods (16,384 NICs, one
   // a node's); one plane, each NIC carrying its GPU's sends, every flow class of the step at once.

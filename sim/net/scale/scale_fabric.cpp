@@ -11,18 +11,21 @@ namespace net {
 namespace {
 
 void check_routing(ScaleRouting routing, bool fat_tree, const std::string& where) {
-  const bool ok = fat_tree ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray
-                           : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant;
+  const bool ok =
+      fat_tree
+          ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray || routing == ScaleRouting::kAdaptive
+          : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant || routing == ScaleRouting::kUgal;
   if (!ok)
-    throw core::InputError(where + "routing",
-                           "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
-                               (fat_tree ? "a fat tree routes d-mod-k or spray" : "minimal or valiant"));
+    throw core::InputError(
+        where + "routing",
+        "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
+            (fat_tree ? "a fat tree routes d-mod-k, spray or adaptive" : "minimal, valiant or ugal"));
 }
 
 }  // namespace
 
 const std::vector<std::string>& scale_routing_names() {
-  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant"};
+  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant", "adaptive", "ugal"};
   return names;
 }
 
@@ -223,7 +226,7 @@ ScaleFabric ScaleFabric::dragonfly(int p, int a, int h, int groups, ScaleRouting
 void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pair<int, double>>& use) const {
   if (s == d) return;
   switch (kind_) {
-    case Kind::kFatTree2: {  // leaf, each spine evenly, leaf
+    case Kind::kFatTree2: {  // leaf, each spine evenly, leaf (d-mod-k by the destinations' ports too)
       const int half = radix_ / 2;
       for (int spine = 0; spine < half; ++spine) {
         add_link_split(s, spine, w / half, use);
@@ -242,8 +245,9 @@ void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pai
           continue;
         }
         // d-mod-k: the aggregation switch by the destination's port, the core by its edge switch;
-        // spraying: every aggregation switch and core evenly.
-        const bool spray = routing_ == ScaleRouting::kSpray;
+        // spraying, and adaptive routing's balanced split (no link is degraded on a fat tree
+        // here): every aggregation switch and core evenly.
+        const bool spray = routing_ == ScaleRouting::kSpray || routing_ == ScaleRouting::kAdaptive;
         const double share = spray ? w / cores : w / half;
         add_link_split(s, agg_s, w / half, use);
         for (int c = spray ? 0 : edge_d; c < (spray ? half : edge_d + 1); ++c) {
@@ -297,6 +301,8 @@ void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pai
 }
 
 void ScaleFabric::add_route(int s, int d, double w, std::vector<std::pair<int, double>>& use) const {
+  if (routing_ == ScaleRouting::kUgal)
+    throw std::logic_error("UGAL splits a flow by the traffic's loads: simulate_scale_traffic chooses the split");
   if (routing_ != ScaleRouting::kValiant) return add_minimal_route(s, d, w, use);
   if (s == d) return;
   const double share = w / routers();

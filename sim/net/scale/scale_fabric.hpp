@@ -8,10 +8,14 @@
 //  - two-level fat tree (one plane of an MPFT; its planes are alike) and three-level fat tree
 //    (whole, or of fewer pods: a plane of a three-level MPFT):
 //    d-mod-k (the up port is the destination's port modulo the up ports; a router pair's flows
-//    split evenly over them by the destinations' ports) or spraying (every up port evenly);
+//    split evenly over them by the destinations' ports), spraying (every up port evenly) or
+//    adaptive (in the fluid limit the split that balances the up ports' loads: with no link
+//    degraded, spraying's even split: a switch's (a pod's) up links must carry what leaves it, and
+//    the even split loads each of them with that mean, the least bottleneck any split has);
 //  - Slim Fly (MMS, prime q) and Dragonfly: minimal (split evenly over the minimal paths and
-//    parallel links) or Valiant (through an intermediate router drawn uniformly, in the fluid
-//    limit: every router evenly).
+//    parallel links), Valiant (through an intermediate router drawn uniformly, in the fluid
+//    limit: every router evenly) or UGAL (a share of each flow minimal, the rest Valiant's, the
+//    share chosen by the traffic: net/ugal_share, net/scale_traffic).
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -26,8 +30,9 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-enum class ScaleRouting { kDModK, kSpray, kMinimal, kValiant };
-const std::vector<std::string>& scale_routing_names();  // "d-mod-k", "spray", "minimal", "valiant"
+enum class ScaleRouting { kDModK, kSpray, kMinimal, kValiant, kAdaptive, kUgal };
+// "d-mod-k", "spray", "minimal", "valiant", "adaptive", "ugal": by the enum's order.
+const std::vector<std::string>& scale_routing_names();
 
 // The bytes a fabric's graph and its classes need, estimated from the closed-form counts before
 // anything is built (the Boost graph: vertices and edges; routers, links, orbits).
@@ -37,7 +42,8 @@ class ScaleFabric {
  public:
   enum class Kind { kFatTree2, kFatTree3, kSlimFly, kDragonfly };
   // Throws core::InputError (naming `where`) for a topology that cannot be built, or a routing
-  // it does not have (fat trees: d-mod-k, spray; Slim Fly and Dragonfly: minimal, Valiant).
+  // it does not have (fat trees: d-mod-k, spray, adaptive; Slim Fly and Dragonfly: minimal,
+  // Valiant, UGAL).
   static ScaleFabric fat_tree_2(int radix, ScaleRouting routing, const std::string& where = "");
   // pods: 0, all the radix allows (one plane of a three-level MPFT: fewer pods, as its NICs need).
   static ScaleFabric fat_tree_3(int radix, ScaleRouting routing, const std::string& where = "", int pods = 0);
@@ -61,7 +67,8 @@ class ScaleFabric {
 
   // Adds `weight` x (the hops of one flow from `src` to `dst`, routers, both with endpoints) to
   // `use`, per switch link, split over paths as the routing splits it (injection and ejection
-  // not included). Valiant's paths are two minimal ones, through every router evenly.
+  // not included). Valiant's paths are two minimal ones, through every router evenly. UGAL's split
+  // depends on the traffic (net/scale_traffic chooses it): std::logic_error.
   void add_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;
   // The same, minimal routing whatever the fabric's.
   void add_minimal_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;

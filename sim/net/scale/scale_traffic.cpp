@@ -10,6 +10,7 @@
 
 #include "core/input_error.hpp"
 #include "net/scale/flow_classes.hpp"
+#include "net/scale/ugal_share.hpp"
 
 namespace net {
 
@@ -245,21 +246,24 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       reps.push_back(r);
     }
   run.source_routers = reps.size();
-  const bool valiant = f.routing() == ScaleRouting::kValiant;
+  // UGAL: each flow's minimal share and its Valiant share, classes of their own (net/ugal_share).
+  const bool ugal = f.routing() == ScaleRouting::kUgal;
+  const bool valiant = f.routing() == ScaleRouting::kValiant || ugal;
   // Memory of the classes before they are made: a sample class's size, times the classes.
   {
     std::vector<std::pair<int, double>> out;
-    double classes = 0;
+    double minimal_classes = 0, valiant_classes = 0;
     for (const Part& part : parts)
       for (int r : reps) {
         dests(part, r, out);
-        classes +=
-            valiant ? std::min<double>(double(out.size()), double(router_orbit_size.size())) : double(out.size());
+        if (valiant) valiant_classes += std::min<double>(double(out.size()), double(router_orbit_size.size()));
+        if (!valiant || ugal) minimal_classes += double(out.size());
       }
     Use sample;
     dests(parts.front(), reps.back(), out);
-    f.add_route(reps.back(), out.back().first == reps.back() ? hosts.front() : out.back().first, 1, sample);
+    f.add_minimal_route(reps.back(), out.back().first == reps.back() ? hosts.front() : out.back().first, 1, sample);
     to_orbits(sample, orbit_of_link);
+    double bytes_needed = minimal_classes * (80 + 16 * double(sample.size() + 2));
     if (valiant) {  // a class's hops: its source's paths to every router and its destination's from every router
       sample.clear();
       for (int i = 0; i < R; ++i) {
@@ -268,13 +272,14 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
         if (sample.size() > (1u << 16)) to_orbits(sample, orbit_of_link);
       }
       to_orbits(sample, orbit_of_link);
+      bytes_needed += valiant_classes * (80 + 16 * double(sample.size() + 2));
     }
-    const double per_class = 80 + 16 * double(sample.size() + 2);
-    if (classes * per_class > s.max_bytes) {
+    const double classes = minimal_classes + valiant_classes, per_class = bytes_needed / classes;
+    if (bytes_needed > s.max_bytes) {
       std::ostringstream what;
       what.precision(3);
       what << static_cast<long long>(classes) << " flow classes of about " << static_cast<long long>(per_class)
-           << " B would need " << classes * per_class / double(1LL << 30) << " GiB, more than the "
+           << " B would need " << bytes_needed / double(1LL << 30) << " GiB, more than the "
            << s.max_bytes / double(1LL << 30) << " GiB allowed"
            << (kept.empty() ? " (no symmetry of the fabric keeps this traffic)" : "");
       throw core::InputError("classes", what.str());
@@ -297,16 +302,22 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
       to_orbits(in, orbit_of_link);
     }
   std::vector<FlowClass> classes;
-  std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index;  // (bytes, use): a class
-  double bytes = 0;                                                                  // the part's, for add_class
+  // What of its flows' bytes a class carries: all, or (UGAL) their minimal or their Valiant share.
+  enum Share { kWhole, kMinimalShare, kValiantShare };
+  std::vector<Share> share_of_class;
+  // (bytes, use): a class, for each kind of share.
+  std::unordered_map<std::pair<double, Use>, std::size_t, UseHash, UseEqual> index[3];
+  double bytes = 0;  // the part's, for add_class
   std::vector<std::vector<std::size_t>> classes_of_part;
-  auto add_class = [&](Use&& use, double flows) {
-    run.flows += flows;
-    const auto [it, fresh] = index.emplace(std::pair{bytes, std::move(use)}, classes.size());
-    if (fresh)
+  auto add_class = [&](Use&& use, double flows, Share share) {
+    if (share != kValiantShare) run.flows += flows;  // a flow's two shares are one flow
+    const auto [it, fresh] = index[share].emplace(std::pair{bytes, std::move(use)}, classes.size());
+    if (fresh) {
       classes.push_back({flows, bytes, it->first.second});
-    else
+      share_of_class.push_back(share);
+    } else {
       classes[it->second].flows += flows;
+    }
     classes_of_part.back().push_back(it->second);
   };
   std::vector<std::pair<int, double>> out;
@@ -321,12 +332,12 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
         if (flows <= 0) continue;
         if (valiant && d != r) {
           by_orbit[orbit_of_router[static_cast<std::size_t>(d)]] += flows;
-          continue;
+          if (!ugal) continue;
         }
         Use use = {{f.injection(r), 1.0}, {f.ejection(d), 1.0}};
-        f.add_route(r, d, 1.0, use);
+        f.add_minimal_route(r, d, 1.0, use);  // Valiant's from a router to itself: none, as minimal's
         to_orbits(use, orbit_of_link);
-        add_class(std::move(use), copies * flows);
+        add_class(std::move(use), copies * flows, ugal && d != r ? kMinimalShare : kWhole);
       }
       for (const auto& [orbit, flows] : by_orbit) {
         const int d = rep_of_orbit[static_cast<std::size_t>(orbit)];
@@ -346,7 +357,7 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
             use[k++] = use[i];
         }
         use.resize(k);
-        add_class(std::move(use), copies * flows);
+        add_class(std::move(use), copies * flows, ugal ? kValiantShare : kWhole);
       }
     }
   // Link classes: an orbit's links have one bandwidth (the symmetries keep endpoints per router).
@@ -362,7 +373,24 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   run.link_classes = links.size();
   run.classes_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
-  const ClassRun solved = simulate_classes(links, classes);
+  ClassRun solved;
+  if (ugal) {  // every class's bytes at a share; the share that ends soonest
+    std::vector<double> full_bytes(classes.size());
+    for (std::size_t c = 0; c < classes.size(); ++c) full_bytes[c] = classes[c].bytes_per_flow;
+    auto solve_at = [&](double share) {
+      for (std::size_t c = 0; c < classes.size(); ++c)
+        classes[c].bytes_per_flow = full_bytes[c] * (share_of_class[c] == kWhole          ? 1.0
+                                                     : share_of_class[c] == kValiantShare ? share
+                                                                                          : 1 - share);
+      return simulate_classes(links, classes);
+    };
+    const UgalShare choice = ugal_valiant_share([&](double share) { return solve_at(share).makespan_s; });
+    solved = solve_at(choice.valiant_share);
+    run.valiant_share = choice.valiant_share;
+    run.shares_tried = choice.tried;
+  } else {
+    solved = simulate_classes(links, classes);
+  }
   run.solve_s = seconds_since(start);
   run.seconds = solved.makespan_s;
   run.rate_solves = solved.rate_solves;
@@ -375,6 +403,13 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
                                   " source routers of " + std::to_string(hosts.size()) + ", " +
                                   std::to_string(links.size()) + " link orbits, " + std::to_string(classes.size()) +
                                   " flow classes; exact (max-min on the quotient)";
+  if (ugal) {
+    std::ostringstream share;
+    share.precision(3);
+    share << "UGAL: " << run.valiant_share * 100 << "% of each flow's bytes over Valiant's paths (the share that ends "
+          << "soonest of " << run.shares_tried << " simulated); ";
+    run.method = share.str() + run.method;
+  }
   return run;
 }
 

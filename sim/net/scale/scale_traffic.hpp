@@ -15,6 +15,8 @@
 //  - shift: every endpoint sends `bytes_per_pair` to the endpoint `group_endpoints` further on
 //    (around the end): a pipeline's sends from each stage to the next;
 //  - several at once (`also`): a training step's EP, PP and DP traffic in one run, sharing links.
+// UGAL on Slim Fly and Dragonfly: each flow's minimal share and Valiant share are classes of
+// their own, the run repeated at each share net/ugal_share tries, the one that ends soonest kept.
 // Endpoints are numbered router by router, as the graph's builder adds them.
 #include <cstddef>
 #include <string>
@@ -60,6 +62,10 @@ struct ScaleRun {
   std::size_t rate_solves = 0;
   double classes_s = 0, solve_s = 0;  // wall time
   std::string method;                 // how the flows were grouped, for the report
+  // UGAL (net/ugal_share): the share of each flow's bytes over Valiant's paths, and the shares
+  // simulated to choose it (each a run of the classes).
+  double valiant_share = 0;
+  std::size_t shares_tried = 0;
 };
 
 // Throws core::InputError naming "link_fractions" for a fault on a fat tree, a link that is no

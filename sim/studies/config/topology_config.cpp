@@ -62,7 +62,7 @@ net::TopologyCounts TopologyConfig::plane_counts() const {
   return net::dragonfly_counts(p, a, h, groups);
 }
 
-net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double memory_bytes) const {
+void TopologyConfig::check_scale_memory(double memory_bytes) const {
   const net::TopologyCounts closed = plane_counts();
   if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes) {
     auto gib = [](double bytes) { return format_number(bytes / double(1LL << 30)); };
@@ -71,6 +71,10 @@ net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double m
                                         std::to_string(closed.switches) + " switches), more than the " +
                                         gib(memory_bytes) + " GiB allowed (memory_limit_gb)");
   }
+}
+
+net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double memory_bytes) const {
+  check_scale_memory(memory_bytes);
   const std::string where = pointer + "/";
   if (kind == "ft2" || (kind == "mpft" && levels == 2)) return net::ScaleFabric::fat_tree_2(radix, routing, where);
   if (kind == "ft3" || kind == "mpft") return net::ScaleFabric::fat_tree_3(radix, routing, where, pods);
@@ -80,10 +84,10 @@ net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double m
 
 net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c) {
   const bool fat_tree = c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3";
-  const std::string routing =
-      t.one_of("routing",
-               fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
-               fat_tree ? "d-mod-k" : "minimal");
+  const std::string routing = t.one_of("routing",
+                                       fat_tree ? std::vector<std::string>{"d-mod-k", "spray", "adaptive"}
+                                                : std::vector<std::string>{"minimal", "valiant", "ugal"},
+                                       fat_tree ? "d-mod-k" : "minimal");
   const auto& names = net::scale_routing_names();
   return static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
 }

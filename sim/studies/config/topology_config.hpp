@@ -24,15 +24,17 @@ struct TopologyConfig {
 
   // Its closed-form counts for a build at full size (an MPFT: one plane).
   net::TopologyCounts plane_counts() const;
-  // Built as a router graph for traffic by classes (net/scale/; an MPFT: one plane), refused
-  // before anything is built when it would need more than `memory_bytes` (with the figure).
+  // Refused (with the figure) when its build for traffic by classes would need more than
+  // `memory_bytes`, from the closed-form counts.
+  void check_scale_memory(double memory_bytes) const;
+  // Built as a router graph for traffic by classes (net/scale/; an MPFT: one plane), after that check.
   net::ScaleFabric build_scale(net::ScaleRouting routing, double memory_bytes) const;
 };
 
 std::vector<std::string> topology_kinds();
 TopologyConfig parse_topology(core::JsonReader& t);  // reads kind and its parameters (not finish())
-// Its "routing" for traffic by classes: d-mod-k (the default) or spray on fat trees, minimal
-// (the default) or valiant on Slim Fly and Dragonfly.
+// Its "routing" for traffic by classes: d-mod-k (the default), spray or adaptive on fat trees,
+// minimal (the default), valiant or ugal on Slim Fly and Dragonfly.
 net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c);
 
 }  // namespace studies

@@ -18,8 +18,6 @@ struct ScaleTopology {
   net::ScaleRouting routing = net::ScaleRouting::kDModK;
 };
 
-std::string gib(double bytes) { return format_number(bytes / double(1LL << 30)) + " GiB"; }
-
 // When each part of a run ends, in ms: "a / b / c ms".
 std::string parts_ms(const net::ScaleRun& run) {
   std::string out;
@@ -48,16 +46,6 @@ class NetworkScaleStudy : public Study {
   } dense;
   double memory_bytes = 0;
 
-  net::ScaleFabric build(const ScaleTopology& t) const {
-    const TopologyConfig& c = t.topology;
-    const std::string where = c.pointer + "/";
-    if (c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2))
-      return net::ScaleFabric::fat_tree_2(c.radix, t.routing, where);
-    if (c.kind == "ft3" || c.kind == "mpft") return net::ScaleFabric::fat_tree_3(c.radix, t.routing, where, c.pods);
-    if (c.kind == "slim-fly") return net::ScaleFabric::slim_fly(c.q, t.routing, where);
-    return net::ScaleFabric::dragonfly(c.p, c.a, c.h, c.groups, t.routing, where);
-  }
-
   StudyResult run(const RunOptions& options) const override {
     StudyResult r;
     for (const ScaleTopology& t : topologies) {
@@ -66,16 +54,8 @@ class NetworkScaleStudy : public Study {
       // An MPFT's planes carry alike: one plane, each of its NICs a node's, sending the node's
       // bytes (PXN); the NVLink stage beside it is not counted.
       const int planes = c.kind == "mpft" ? c.planes : 1;
-      const bool two_levels = c.kind == "ft2" || (c.kind == "mpft" && c.levels == 2);
-      const net::TopologyCounts closed = two_levels                            ? net::fat_tree_2_counts(c.radix, 1)
-                                         : c.kind == "ft3" || c.kind == "mpft" ? net::fat_tree_3_counts(c.radix, c.pods)
-                                         : c.kind == "slim-fly"                ? net::slim_fly_counts(c.q)
-                                                                : net::dragonfly_counts(c.p, c.a, c.h, c.groups);
-      if (const double need = net::scale_fabric_bytes(closed); need > memory_bytes)
-        throw core::InputError(c.pointer, "would need about " + gib(need) + " to build (" +
-                                              std::to_string(closed.endpoints) + " endpoints, " +
-                                              std::to_string(closed.switches) + " switches), more than the " +
-                                              gib(memory_bytes) + " allowed (/network_scale/memory_limit_gb)");
+      c.check_scale_memory(memory_bytes);  // before anything is built, validation too
+      const net::TopologyCounts closed = c.plane_counts();
       const auto cost = net::network_cost(closed, prices);
       const double gpus = double(closed.endpoints) * planes;
       r.rows.push_back({L + "/gpus", L, "GPUs", "", std::nullopt, gpus, Basis::kClosedForm});
@@ -87,7 +67,7 @@ class NetworkScaleStudy : public Study {
           r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
-      const net::ScaleFabric f = build(t);
+      const net::ScaleFabric f = c.build_scale(t.routing, memory_bytes);
       // Classes past the memory allowed: refused before they are made, naming the topology.
       auto simulate = [&](const net::ScaleTrafficSpec& spec) {
         try {
@@ -213,13 +193,7 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
     ScaleTopology named;
     named.label = t.string("label");
     named.topology = parse_topology(t);
-    const bool fat_tree = named.topology.kind == "ft2" || named.topology.kind == "mpft" || named.topology.kind == "ft3";
-    const std::string routing = t.one_of(
-        "routing",
-        fat_tree ? std::vector<std::string>{"d-mod-k", "spray"} : std::vector<std::string>{"minimal", "valiant"},
-        fat_tree ? "d-mod-k" : "minimal");
-    const auto& names = net::scale_routing_names();
-    named.routing = static_cast<net::ScaleRouting>(std::find(names.begin(), names.end(), routing) - names.begin());
+    named.routing = parse_scale_routing(t, named.topology);
     t.finish();
     s->topologies.push_back(std::move(named));
   }
