@@ -499,3 +499,28 @@ TEST_CASE("scale traffic: all-to-all groups within each router stay under it", "
   spec.group_endpoints = 6;
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
 }
+
+TEST_CASE("scale traffic: a fault on a sprayed fat tree is simulated exactly; d-mod-k and adaptive refuse it",
+          "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  const auto f = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray);  // 16 cores, then 8 pods of 8
+  const int up = f.links_between(16, 0).at(0);  // pod 0's first aggregation switch to core 0
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  const auto healthy = net::simulate_scale_traffic(f, spec);
+  spec.link_fractions = {{up, 0.25}};
+  const auto faulty = net::simulate_scale_traffic(f, spec);
+  spec.use_symmetry = false;
+  const auto plain = net::simulate_scale_traffic(f, spec);
+  // Spraying does not steer around the slow link: the flows over it end last, every router pair's
+  // run agrees with the classes, and fewer symmetries are kept than without the fault.
+  CHECK(faulty.seconds > healthy.seconds * 1.5);
+  CHECK(faulty.seconds == Approx(plain.seconds).epsilon(1e-9));
+  CHECK(faulty.symmetries < healthy.symmetries);
+  CHECK(faulty.flow_classes > healthy.flow_classes);
+  for (const auto routing : {net::ScaleRouting::kDModK, net::ScaleRouting::kAdaptive}) {
+    const auto other = net::ScaleFabric::fat_tree_3(8, routing);
+    CHECK_THROWS_AS(net::simulate_scale_traffic(other, spec), core::InputError);
+  }
+}

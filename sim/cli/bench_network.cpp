@@ -311,21 +311,26 @@ ScaleCase in_child(const std::function<ScaleCase()>& body) {
 
 using Build = std::function<net::ScaleFabric()>;
 
-// The first global link out of router 0 (a Dragonfly's), for a fault.
-int first_global_link(const net::ScaleFabric& f, int routers_per_group) {
-  for (int v = routers_per_group; v < f.routers(); ++v)
-    if (!f.links_between(0, v).empty()) return f.links_between(0, v)[0];
-  throw std::logic_error("router 0 has no global link");
+// A link to degrade, chosen on the built fabric.
+using FaultLink = std::function<int(const net::ScaleFabric&)>;
+
+// The first global link out of router 0 (a Dragonfly's of `routers_per_group`).
+FaultLink first_global_link(int routers_per_group) {
+  return [routers_per_group](const net::ScaleFabric& f) {
+    for (int v = routers_per_group; v < f.routers(); ++v)
+      if (!f.links_between(0, v).empty()) return f.links_between(0, v)[0];
+    throw std::logic_error("router 0 has no global link");
+  };
 }
 
 ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry, double fault_fraction = 1,
-                        int routers_per_group = 0) {
+                        const FaultLink& fault_link = {}) {
   return in_child([&] {
     const net::ScaleFabric f = build();
     net::ScaleTrafficSpec spec;
     spec.bytes_per_pair = bytes_per_gpu / double(f.endpoints() - 1);
     spec.use_symmetry = symmetry;
-    if (fault_fraction < 1) spec.link_fractions = {{first_global_link(f, routers_per_group), fault_fraction}};
+    if (fault_fraction < 1) spec.link_fractions = {{fault_link(f), fault_fraction}};
     const net::ScaleRun run = net::simulate_scale_traffic(f, spec);
     ScaleCase c;
     c.simulated_s = run.seconds;
@@ -476,11 +481,26 @@ int bench_network_scale_command(const Args& args) {
   {  // A degraded global link: no symmetry keeps it, so every router pair is a class.
     const Build df = [] { return net::ScaleFabric::dragonfly(8, 16, 8, 129, R::kMinimal); };
     const ScaleCase healthy = alltoall_case(df, bytes, true);
-    const ScaleCase e = alltoall_case(df, bytes, true, 0.25, 16);
+    const ScaleCase e = alltoall_case(df, bytes, true, 0.25, first_global_link(16));
     std::cout
         << "| Dragonfly 8/16/8, 129 groups, router 0's first global link at 25% | minimal | 16512 | the fault kept no symmetry: every router pair a class | "
         << n(e.simulated_s * 1e3) << " | healthy: " << n(healthy.simulated_s * 1e3) << " | – | " << n(e.wall_s) << " | "
         << e.peak_rss_mib << " |" << std::endl;
+  }
+  {  // A sprayed FT3 with one core uplink at a quarter: no generator keeps it, so every router pair
+     // is a class (at 40 ports, 640,000 of them would need 8.1 GiB: refused), here at 32 ports.
+    const Build ft3 = [] { return net::ScaleFabric::fat_tree_3(32, R::kSpray); };
+    const FaultLink uplink = [](const net::ScaleFabric& f) { return f.links_between(256, 0).at(0); };
+    const ScaleCase healthy = alltoall_case(ft3, bytes, true);
+    const ScaleCase c = alltoall_case(ft3, bytes, true, 0.25, uplink);
+    const ScaleCase e = alltoall_case(ft3, bytes, false, 0.25, uplink);
+    std::cout << "| FT3 32-port, pod 0's first aggregation switch's uplink to core 0 at 25% | spray | 8192 | every "
+                 "router pair a class | "
+              << (e.refused ? std::string("refused") : n(e.simulated_s * 1e3)) << " | " << n(c.simulated_s * 1e3)
+              << " (healthy: " << n(healthy.simulated_s * 1e3) << ", " << c.flow_classes << " classes in "
+              << n(c.wall_s) << " s) | "
+              << (e.refused ? std::string("–") : n((c.simulated_s / e.simulated_s - 1) * 100) + "%") << " | "
+              << n(e.wall_s) << " | " << e.peak_rss_mib << " |" << std::endl;
   }
   {  // MPFT of 8 planes, 16,384 GPUs, d-mod-k: one plane by classes, against the symmetric fluid run
     const int planes = 8;

@@ -178,11 +178,17 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   // Each switch link's bandwidth, faults included.
   std::vector<double> fraction;
   if (!s.link_fractions.empty()) {
-    if (f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3)
+    // Spraying splits a router pair's flows alike whatever their endpoints, so a fault on a sprayed
+    // fat tree is exact here; d-mod-k routes by the destination's port, which merged endpoints do
+    // not tell apart, and adaptive routing would move traffic off the fault.
+    if ((f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3) &&
+        f.routing() != ScaleRouting::kSpray)
       throw core::InputError(
           "link_fractions",
-          "a fault is not allowed on a fat tree here: its routing by the destination's port tells "
-          "apart the endpoints this simulation merges (net::FabricPlatform simulates its faults flow by flow)");
+          "a fault is not allowed on a fat tree routed " +
+              scale_routing_names()[static_cast<std::size_t>(f.routing())] +
+              " here: d-mod-k routes by the destination's port, which this simulation merges, and adaptive routing "
+              "moves traffic off the fault; spray (a static even split), or net::FabricPlatform flow by flow");
     fraction.assign(static_cast<std::size_t>(f.links()), 1.0);
     for (const auto& [l, kept_share] : s.link_fractions) {
       if (l < 0 || !f.is_switch_link(l))

@@ -45,8 +45,9 @@ struct ScaleTrafficSpec {
   bool use_symmetry = true;
   // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
   // not change (static splits). A symmetry that moves a degraded link onto one of another
-  // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. Fat
-  // trees route by the destination's port, which merged endpoints do not tell apart: refused.
+  // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. On fat
+  // trees only under spraying: d-mod-k routes by the destination's port, which merged endpoints
+  // do not tell apart, and adaptive routing would move traffic off the fault (refused).
   std::vector<std::pair<int, double>> link_fractions;
   double max_bytes = 8.0 * (1LL << 30);  // classes that would need more are refused before they are made
 };
@@ -68,7 +69,7 @@ struct ScaleRun {
   std::size_t shares_tried = 0;
 };
 
-// Throws core::InputError naming "link_fractions" for a fault on a fat tree, a link that is no
+// Throws core::InputError naming "link_fractions" for a fault on a fat tree not sprayed, a link that is no
 // switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole routers or do
 // not divide the endpoints, and "classes" for classes past max_bytes (with the figure).
 ScaleRun simulate_scale_traffic(const ScaleFabric& fabric, const ScaleTrafficSpec& spec);
