@@ -317,10 +317,19 @@ class TrainingStepStudy : public Study {
       traffic.gpus = par.gpus;
       traffic.gpus_per_node = fabric.gpus_per_node;
       if (model->moe && par.ep > 1) {
+        // The classes' groups are consecutive GPUs, as Megatron-Core's order places EP inside DP.
+        const auto group = par.expert_grid().group_of(0, {"ep"});
+        for (std::size_t i = 0; i < group.size(); ++i)
+          if (group[i] != static_cast<int>(i))
+            throw core::InputError(scale_network_pointer,
+                                   "needs each EP group on consecutive GPUs; the order places its GPUs " +
+                                       std::to_string(group.size() > 1 ? group[1] - group[0] : 0) +
+                                       " apart (put ep before dp, with tp x cp inside a node)");
         traffic.ep_gpus = par.ep;
         traffic.ep_bytes = ep.ib_bytes_per_gpu_dispatch;
       }
-      traffic.stage_gpus = par.pp > 1 ? par.pipeline_stride() : 0;
+      // The pipeline's sends across nodes (a stage inside a node sends over NVLink).
+      traffic.stage_gpus = par.pp > 1 && par.members_per_node("pp") == 1 ? par.pipeline_stride() : 0;
       traffic.pp_bytes = workload::pp_transfer_bytes(*model, batch, par);
       slowdowns = scale_step_slowdowns(*scale_network, traffic, scale_network_pointer);
       for (double* t : {&ep.dispatch_forward_s, &ep.combine_forward_s, &ep.combine_backward_s, &ep.dispatch_backward_s})
