@@ -10,8 +10,6 @@ namespace hw {
 
 namespace {
 
-// The fitted constants, each as its log (all are positive); an efficiency whose kind has no rows
-// is left out.
 // The constants a library may hold, in holdable_gemm_constants()' order.
 const std::vector<double GemmCalibration::*>& holdable_fields() {
   static const std::vector<double GemmCalibration::*> fields = {&GemmCalibration::tile_fill_s,
@@ -20,6 +18,8 @@ const std::vector<double GemmCalibration::*>& holdable_fields() {
   return fields;
 }
 
+// The fitted constants, each as its log (all are positive); an efficiency whose kind has no rows
+// is left out, and so is a held constant.
 struct Parameters {
   std::vector<double GemmCalibration::*> fields;
   GemmCalibration base;  // what is not fitted (min_block_m, held constants)
@@ -82,6 +82,10 @@ struct Residuals {
 };
 
 }  // namespace
+
+std::size_t fitted_gemm_constants(const std::vector<GemmMeasurement>& rows, const std::vector<std::string>& held) {
+  return Parameters(rows, held).fields.size();
+}
 
 const std::vector<std::string>& holdable_gemm_constants() {
   static const std::vector<std::string> names = {"tile_fill_s", "hbm_efficiency", "l2_Bps", "launch_s"};

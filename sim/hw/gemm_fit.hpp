@@ -3,6 +3,7 @@
 // squares of the log of our rate over theirs, every row weighing alike, by Levenberg-Marquardt
 // from DeepGEMM-like starting values. An efficiency of a kind without rows stays 0: the library
 // cannot time that kind.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,7 @@ GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>&
 // The constants a library may hold from another's fit, by name: "tile_fill_s", "hbm_efficiency",
 // "l2_Bps", "launch_s".
 const std::vector<std::string>& holdable_gemm_constants();
+// How many constants a fit of `rows` holding `held` has to find (each needs a row at least).
+std::size_t fitted_gemm_constants(const std::vector<GemmMeasurement>& rows, const std::vector<std::string>& held);
 
 }  // namespace hw

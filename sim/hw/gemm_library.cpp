@@ -115,6 +115,12 @@ const std::vector<GemmLibrary>& library_catalogue() {
       }
       r.finish();
       for (auto& row : lib.rows) row.shape.precision = lib.precision;
+      // Fewer rows than constants leave the fit undetermined: say so rather than fit nothing.
+      if (const std::size_t fitted = fitted_gemm_constants(lib.rows, lib.held); lib.rows.size() < fitted)
+        throw core::InputError(path + ": /rows", std::to_string(lib.rows.size()) + " rows is not allowed for " +
+                                                     std::to_string(fitted) +
+                                                     " constants to fit; more rows, or held_constants from "
+                                                     "another library's fit");
       const GemmFit fit = fit_gemm_calibration(*lib.measured_on, lib.rows, min_block_m, lib.held, held_values);
       lib.constants = fit.constants;
       lib.fit_rms_log_error = fit.rms_log_error;
