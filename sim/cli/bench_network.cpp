@@ -323,6 +323,21 @@ FaultLink first_global_link(int routers_per_group) {
   };
 }
 
+// A run's figures on fabric `f`, for the tables.
+ScaleCase case_of(const net::ScaleFabric& f, const net::ScaleRun& run) {
+  ScaleCase c;
+  c.simulated_s = run.seconds;
+  c.build_s = f.build_s();
+  c.classes_s = run.classes_s;
+  c.solve_s = run.solve_s;
+  c.flows = run.flows;
+  c.source_routers = run.source_routers;
+  c.link_classes = run.link_classes;
+  c.flow_classes = run.flow_classes;
+  if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
+  return c;
+}
+
 ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry, double fault_fraction = 1,
                         const FaultLink& fault_link = {}) {
   return in_child([&] {
@@ -332,17 +347,7 @@ ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry,
     spec.use_symmetry = symmetry;
     if (fault_fraction < 1) spec.link_fractions = {{fault_link(f), fault_fraction}};
     const net::ScaleRun run = net::simulate_scale_traffic(f, spec);
-    ScaleCase c;
-    c.simulated_s = run.seconds;
-    c.build_s = f.build_s();
-    c.classes_s = run.classes_s;
-    c.solve_s = run.solve_s;
-    c.flows = run.flows;
-    c.source_routers = run.source_routers;
-    c.link_classes = run.link_classes;
-    c.flow_classes = run.flow_classes;
-    if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
-    return c;
+    return case_of(f, run);
   });
 }
 
@@ -351,17 +356,7 @@ ScaleCase step_case(const Build& build, const net::ScaleTrafficSpec& spec) {
   return in_child([&] {
     const net::ScaleFabric f = build();
     const net::ScaleRun run = net::simulate_scale_traffic(f, spec);
-    ScaleCase c;
-    c.simulated_s = run.seconds;
-    c.build_s = f.build_s();
-    c.classes_s = run.classes_s;
-    c.solve_s = run.solve_s;
-    c.flows = run.flows;
-    c.source_routers = run.source_routers;
-    c.link_classes = run.link_classes;
-    c.flow_classes = run.flow_classes;
-    if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
-    return c;
+    return case_of(f, run);
   });
 }
 

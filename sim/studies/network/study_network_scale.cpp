@@ -53,7 +53,7 @@ class NetworkScaleStudy : public Study {
       const TopologyConfig& c = t.topology;
       // An MPFT's planes carry alike: one plane, each of its NICs a node's, sending the node's
       // bytes (PXN); the NVLink stage beside it is not counted.
-      const int planes = c.kind == "mpft" ? c.planes : 1;
+      const int planes = c.planes;         // 1 but on an MPFT
       c.check_scale_memory(memory_bytes);  // before anything is built, validation too
       const net::TopologyCounts closed = c.plane_counts();
       const auto cost = net::network_cost(closed, prices);

@@ -20,21 +20,26 @@ ScaleStepNetwork parse_scale_step_network(core::JsonReader& n) {
   return s;
 }
 
-ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const ScaleStepTraffic& traffic,
-                                        const std::string& where) {
+void check_scale_step_network(const ScaleStepNetwork& network, long long gpus, int gpus_per_node) {
   const TopologyConfig& c = network.topology;
-  const int planes = c.kind == "mpft" ? c.planes : 1;
-  if (planes != 1 && planes != traffic.gpus_per_node)
-    throw core::InputError(c.pointer + "/planes", std::to_string(planes) + " is not allowed; each of a node's " +
-                                                      std::to_string(traffic.gpus_per_node) +
+  if (c.planes != 1 && c.planes != gpus_per_node)
+    throw core::InputError(c.pointer + "/planes", std::to_string(c.planes) + " is not allowed; each of a node's " +
+                                                      std::to_string(gpus_per_node) +
                                                       " GPUs sends through its own plane (PXN)");
   // The endpoints from the closed forms, before anything is built.
   const long long endpoints = c.plane_counts().endpoints;
-  if (endpoints * planes != traffic.gpus)
+  if (endpoints * c.planes != gpus)
     throw core::InputError(c.pointer, std::to_string(endpoints) + " endpoints" +
-                                          (planes > 1 ? " x " + std::to_string(planes) + " planes" : "") +
-                                          " is not allowed for a step of " + std::to_string(traffic.gpus) +
+                                          (c.planes > 1 ? " x " + std::to_string(c.planes) + " planes" : "") +
+                                          " is not allowed for a step of " + std::to_string(gpus) +
                                           " GPUs; the topology's endpoints are the step's GPUs");
+  c.check_scale_memory(network.memory_bytes);
+}
+
+ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const ScaleStepTraffic& traffic,
+                                        const std::string& where) {
+  const TopologyConfig& c = network.topology;
+  const int planes = c.planes;  // 1 but on an MPFT
   const net::ScaleFabric f = c.build_scale(network.routing, network.memory_bytes);
   auto simulate = [&](const net::ScaleTrafficSpec& spec) {
     try {

@@ -44,9 +44,14 @@ struct ScaleStepSlowdowns {
   std::string note;
 };
 
-// Throws core::InputError naming `where` (the scale_fabric block) for a topology whose
-// endpoints are not the step's GPUs (times its planes), groups or stages that are not whole
-// switches' endpoints, or classes past the memory allowed.
+// Throws core::InputError naming the topology's path for one whose endpoints are not the step's
+// `gpus` (times its planes), planes that are not a node's GPUs, or a build past the memory
+// allowed: from the closed-form counts, before anything is built (a scenario's parse).
+void check_scale_step_network(const ScaleStepNetwork& network, long long gpus, int gpus_per_node);
+
+// For a network check_scale_step_network passed for `traffic`'s GPUs. Throws core::InputError
+// naming `where` (the scale_fabric block) for groups or stages that are not whole switches'
+// endpoints, or classes past the memory allowed.
 ScaleStepSlowdowns scale_step_slowdowns(const ScaleStepNetwork& network, const ScaleStepTraffic& traffic,
                                         const std::string& where);
 

@@ -317,15 +317,7 @@ class TrainingStepStudy : public Study {
       traffic.gpus = par.gpus;
       traffic.gpus_per_node = fabric.gpus_per_node;
       if (model->moe && par.ep > 1) {
-        // The classes' groups are consecutive GPUs, as Megatron-Core's order places EP inside DP.
-        const auto group = par.expert_grid().group_of(0, {"ep"});
-        for (std::size_t i = 0; i < group.size(); ++i)
-          if (group[i] != static_cast<int>(i))
-            throw core::InputError(scale_network_pointer,
-                                   "needs each EP group on consecutive GPUs; the order places its GPUs " +
-                                       std::to_string(group.size() > 1 ? group[1] - group[0] : 0) +
-                                       " apart (put ep before dp, with tp x cp inside a node)");
-        traffic.ep_gpus = par.ep;
+        traffic.ep_gpus = par.ep;  // consecutive GPUs (the parse checked)
         traffic.ep_bytes = ep.ib_bytes_per_gpu_dispatch;
       }
       // The pipeline's sends across nodes (a stage inside a node sends over NVLink).
@@ -952,6 +944,19 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
       throw core::InputError(root.pointer_of("moe") + "/traffic",
                              std::string(even ? "'in-step'" : "'in-step-per-flow'") + why +
                                  ", which takes the all-to-alls' times from the profile instead of the fabric's run");
+    }
+  }
+  if (s->scale_network) {
+    check_scale_step_network(*s->scale_network, par.gpus, par.gpus_per_node);
+    // The classes' groups are consecutive GPUs, as Megatron-Core's order places EP inside DP.
+    if (s->model->moe && par.ep > 1) {
+      const auto group = par.expert_grid().group_of(0, {"ep"});
+      for (std::size_t i = 0; i < group.size(); ++i)
+        if (group[i] != static_cast<int>(i))
+          throw core::InputError(s->scale_network_pointer,
+                                 "needs each EP group on consecutive GPUs; the order places its GPUs " +
+                                     std::to_string(group[1] - group[0]) +
+                                     " apart (put ep before dp, with tp x cp inside a node)");
     }
   }
   if (s->rows == TrainingStepStudy::Rows::kPair && !workload::schedule_kind(par.schedule).overlaps_chunks) {
