@@ -8,6 +8,7 @@
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
+#include "net/graph_platform.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/scale_traffic.hpp"
 
@@ -54,7 +55,9 @@ double router_level_alltoall(const net::ScaleFabric& f, double bytes, double Bps
 class EndpointPlatform : public core::Platform {
  public:
   using PathFn = std::function<std::vector<int>(int src, int dst)>;
-  EndpointPlatform(const net::ScaleFabric& f, double Bps, PathFn path) : f_(f), Bps_(Bps), path_(std::move(path)) {
+  // `kept`: each switch link's share of Bps (empty: all of it).
+  EndpointPlatform(const net::ScaleFabric& f, double Bps, PathFn path, std::vector<double> kept = {})
+      : f_(f), Bps_(Bps), path_(std::move(path)), kept_(std::move(kept)) {
     for (int r = 0; r < f.routers(); ++r)
       for (int e = 0; e < f.endpoints_of(r); ++e) router_.push_back(r);
   }
@@ -63,7 +66,8 @@ class EndpointPlatform : public core::Platform {
   int router(int gpu) const { return router_[static_cast<std::size_t>(gpu)]; }
   core::Network network(const core::RoutePairs& pairs) const override {
     core::Network net;
-    for (int l = 0; l < f_.links(); ++l) net.add_link(Bps_, 0);  // switch links (and unused merged ones)
+    for (int l = 0; l < f_.links(); ++l)  // switch links (and unused merged ones)
+      net.add_link(Bps_ * (kept_.empty() ? 1.0 : kept_[static_cast<std::size_t>(l)]), 0);
     const int base = net.add_link(Bps_, 0);
     for (int g = 1; g < 2 * gpus(); ++g) net.add_link(Bps_, 0);  // per endpoint: up, down
     for (const auto& [s, d] : pairs) {
@@ -79,18 +83,37 @@ class EndpointPlatform : public core::Platform {
   const net::ScaleFabric& f_;
   double Bps_;
   PathFn path_;
+  std::vector<double> kept_;
   std::vector<int> router_;
 };
 
-double endpoint_alltoall(const EndpointPlatform& p, double bytes) {
+// Every endpoint's flows to the destinations `to` gives it, each of `bytes`, on the fluid engine.
+double endpoint_run(const EndpointPlatform& p, double bytes, const std::function<std::vector<int>(int)>& to) {
   core::TaskGraph g;
   for (int s = 0; s < p.gpus(); ++s) {
     std::vector<core::Flow> flows;
-    for (int d = 0; d < p.gpus(); ++d)
-      if (d != s) flows.push_back({s, d, bytes});
+    for (int d : to(s)) flows.push_back({s, d, bytes});
     g.add_transfer("a2a", s, "a2a", std::move(flows), {});
   }
   return core::simulate(p, g, nullptr, core::EngineKind::kFluid).makespan_s();
+}
+
+double endpoint_alltoall(const EndpointPlatform& p, double bytes, int group = 0) {
+  const int G = group > 0 ? group : p.gpus();
+  return endpoint_run(p, bytes, [&](int s) {
+    std::vector<int> out;
+    for (int d = s / G * G; d < s / G * G + G; ++d)
+      if (d != s) out.push_back(d);
+    return out;
+  });
+}
+
+// ECMP's path of each flow, as the fabric hashes it in `plane`.
+EndpointPlatform::PathFn ecmp_path(const net::ScaleFabric& f, int plane = 0) {
+  return [&f, plane](int s, int d) {
+    int links[4];
+    return std::vector<int>(links, links + f.ecmp_links(s, d, plane, links));
+  };
 }
 
 }  // namespace
@@ -523,4 +546,120 @@ TEST_CASE("scale traffic: a fault on a sprayed fat tree is simulated exactly; d-
     const auto other = net::ScaleFabric::fat_tree_3(8, routing);
     CHECK_THROWS_AS(net::simulate_scale_traffic(other, spec), core::InputError);
   }
+}
+
+TEST_CASE("scale traffic: ECMP's paths are the graph router's hash on the same graph", "[scale]") {
+  // net::GraphPlatform routes the fat tree's graph hop by hop, by its own hash of the pair and hop
+  // over the next switches in vertex order; the scale fabric's routers keep that order.
+  struct Case {
+    net::Graph graph;
+    net::ScaleFabric fabric;
+  };
+  std::vector<Case> cases;
+  cases.push_back({net::fat_tree_2(8, 1), net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kEcmp)});
+  cases.push_back({net::fat_tree_3(8), net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kEcmp)});
+  cases.push_back({net::fat_tree_3(6, "", 3), net::ScaleFabric::fat_tree_3(6, net::ScaleRouting::kEcmp, "", 3)});
+  for (const Case& c : cases) {
+    const net::GraphPlatform graph(c.graph, {}, net::Routing::kEcmp);
+    std::vector<int> router(boost::num_vertices(c.graph), -1);
+    int routers = 0;
+    for (auto [v, end] = boost::vertices(c.graph); v != end; ++v)
+      if (c.graph[*v].kind == net::VertexKind::kSwitch) router[*v] = routers++;
+    int mismatched = 0, multi_hop = 0;
+    for (int s = 0; s < graph.gpus(); ++s)
+      for (int d = 0; d < graph.gpus(); ++d) {
+        if (s == d) continue;
+        const std::vector<net::VertexId> path = graph.route(s, d);
+        std::vector<int> expected;
+        for (std::size_t i = 2; i + 1 < path.size(); ++i)
+          expected.push_back(c.fabric.links_between(router[path[i - 1]], router[path[i]]).at(0));
+        int links[4];
+        const std::vector<int> ours(links, links + c.fabric.ecmp_links(s, d, 0, links));
+        mismatched += ours != expected ? 1 : 0;
+        multi_hop += ours.size() == 4 ? 1 : 0;
+      }
+    CHECK(mismatched == 0);
+    CHECK((c.fabric.kind() == net::ScaleFabric::Kind::kFatTree2 || multi_hop > 0));
+  }
+}
+
+TEST_CASE("scale traffic: ECMP counted equals one fluid flow per endpoint pair on its hashed path", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  struct Case {
+    net::ScaleFabric ecmp, spray;
+  };
+  std::vector<Case> cases;
+  cases.push_back({net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kEcmp),
+                   net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kSpray)});
+  cases.push_back({net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kEcmp),
+                   net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray)});
+  cases.push_back({net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kEcmp, "", 3),
+                   net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray, "", 3)});
+  for (const Case& c : cases) {
+    const net::ScaleFabric& f = c.ecmp;
+    const EndpointPlatform p(f, Bps, ecmp_path(f));
+    const int n = p.gpus();
+    spec.kind = net::ScaleTraffic::kAllToAll;
+    spec.group_endpoints = 0;
+    const auto whole = net::simulate_scale_traffic(f, spec);
+    CHECK(whole.seconds == Approx(endpoint_alltoall(p, S)).epsilon(1e-9));
+    CHECK(whole.flows == double(n) * (n - 1));
+    // Hash collisions: the busiest link carries more than the mean, and the run is longer than the
+    // balanced split's.
+    CHECK(whole.busiest_link_flows > whole.mean_link_flows);
+    CHECK(whole.seconds > net::simulate_scale_traffic(c.spray, spec).seconds);
+    // EP groups of 8 endpoints (two edge switches), a ring step, a shift.
+    spec.group_endpoints = 8;
+    CHECK(net::simulate_scale_traffic(f, spec).seconds == Approx(endpoint_alltoall(p, S, 8)).epsilon(1e-9));
+    spec.kind = net::ScaleTraffic::kRingStep;
+    spec.group_endpoints = 16;
+    CHECK(net::simulate_scale_traffic(f, spec).seconds == Approx(endpoint_run(p, S, [](int s) {
+                                                            return std::vector<int>{s / 16 * 16 + (s % 16 + 1) % 16};
+                                                          })).epsilon(1e-9));
+    spec.kind = net::ScaleTraffic::kShift;
+    spec.group_endpoints = 5;
+    CHECK(net::simulate_scale_traffic(f, spec).seconds ==
+          Approx(endpoint_run(p, S, [n](int s) { return std::vector<int>{(s + 5) % n}; })).epsilon(1e-9));
+  }
+  // A degraded link: the hash does not steer around it, and the count still gives the run.
+  const auto f = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kEcmp);
+  spec.kind = net::ScaleTraffic::kAllToAll;
+  spec.group_endpoints = 0;
+  const double healthy = net::simulate_scale_traffic(f, spec).seconds;
+  spec.link_fractions = {{f.links_between(16, 0).at(0), 0.25}};  // pod 0's first aggregation switch to core 0
+  const double faulty = net::simulate_scale_traffic(f, spec).seconds;
+  CHECK(faulty > healthy * 1.5);
+  CHECK(faulty ==
+        Approx(endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f), f.kept_shares(spec.link_fractions)), S))
+            .epsilon(1e-9));
+  spec.link_fractions.clear();
+  // Two planes, each hashing with its own seed: the run is the longer plane's.
+  spec.ecmp_planes = 2;
+  const double planes = net::simulate_scale_traffic(f, spec).seconds;
+  CHECK(planes == Approx(std::max(endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, 0)), S),
+                                  endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, 1)), S)))
+                      .epsilon(1e-9));
+  // Flows of several sizes at once have no busiest-link bound: refused.
+  spec.also = {{net::ScaleTraffic::kShift, 4, S}};
+  CHECK_THROWS_WITH(net::simulate_scale_traffic(f, spec), Catch::Contains("beside ECMP's"));
+}
+
+TEST_CASE("scale traffic: ECMP counted equals the fluid engine on a 16K-GPU MPFT", "[.][scale-16k]") {
+  // A 16,384-GPU MPFT: 8 planes of a two-level fat tree of 64-port switches (2,048 NICs), each
+  // plane's 4.2 million flows on the fluid engine.
+  const double S = 1 << 20, Bps = 50e9;
+  const auto f = net::ScaleFabric::fat_tree_2(64, net::ScaleRouting::kEcmp);
+  REQUIRE(f.endpoints() * 8 == 16384);
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  spec.ecmp_planes = 8;
+  const auto counted = net::simulate_scale_traffic(f, spec);
+  double exact = 0;
+  for (int plane = 0; plane < 8; ++plane)
+    exact = std::max(exact, endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, plane)), S));
+  CHECK(counted.seconds == Approx(exact).epsilon(1e-6));
 }

@@ -19,6 +19,7 @@
 #include "net/alltoall.hpp"
 #include "net/alltoall_symmetric.hpp"
 #include "net/fabric.hpp"
+#include "net/graph_platform.hpp"
 #include "net/scale/scale_traffic.hpp"
 #include "studies/config/fabric_config.hpp"
 #include "studies/config/input_file.hpp"
@@ -272,6 +273,7 @@ struct ScaleCase {
   double simulated_s = 0, build_s = 0, classes_s = 0, solve_s = 0, wall_s = 0, flows = 0;
   std::size_t source_routers = 0, link_classes = 0, flow_classes = 0;
   double valiant_share = -1;  // UGAL's share of the bytes over Valiant's paths; -1: another routing
+  double busiest_link_flows = 0, mean_link_flows = 0;  // ECMP
   long peak_rss_mib = 0;
   bool refused = false;
 };
@@ -335,14 +337,17 @@ ScaleCase case_of(const net::ScaleFabric& f, const net::ScaleRun& run) {
   c.link_classes = run.link_classes;
   c.flow_classes = run.flow_classes;
   if (f.routing() == net::ScaleRouting::kUgal) c.valiant_share = run.valiant_share;
+  c.busiest_link_flows = run.busiest_link_flows;
+  c.mean_link_flows = run.mean_link_flows;
   return c;
 }
 
 ScaleCase alltoall_case(const Build& build, double bytes_per_gpu, bool symmetry, double fault_fraction = 1,
-                        const FaultLink& fault_link = {}) {
+                        const FaultLink& fault_link = {}, int ecmp_planes = 1) {
   return in_child([&] {
     const net::ScaleFabric f = build();
     net::ScaleTrafficSpec spec;
+    spec.ecmp_planes = ecmp_planes;
     spec.bytes_per_pair = bytes_per_gpu / double(f.endpoints() - 1);
     spec.use_symmetry = symmetry;
     if (fault_fraction < 1) spec.link_fractions = {{fault_link(f), fault_fraction}};
@@ -452,6 +457,34 @@ int bench_network_scale_command(const Args& args) {
                 << std::endl;
     }
   }
+  // ECMP: a hash per flow, which no symmetry keeps: every flow hashed and its links' flows counted
+  // (an MPFT's planes each with their own seed, all counted); beside d-mod-k's classes.
+  std::cout
+      << "\n| ECMP all-to-all, every flow's path hashed and counted, 1 GiB per GPU | endpoints a plane | planes | "
+         "flows | busiest link / mean | wall [s] | peak RSS [MiB] | simulated [ms] | d-mod-k [ms] |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  struct EcmpTopology {
+    const char* name;
+    int radix, levels, pods, planes;
+  };
+  for (const EcmpTopology& t :
+       {EcmpTopology{"MPFT 64-port (16,384 GPUs)", 64, 2, 0, 8}, EcmpTopology{"FT3 64-port", 64, 3, 0, 1},
+        EcmpTopology{"three-level MPFT 64-port, 16 pods (131,072 GPUs)", 64, 3, 16, 8}}) {
+    auto build = [t](R routing) -> Build {
+      return [t, routing] {
+        return t.levels == 2 ? net::ScaleFabric::fat_tree_2(t.radix, routing)
+                             : net::ScaleFabric::fat_tree_3(t.radix, routing, "", t.pods);
+      };
+    };
+    const net::ScaleFabric f = build(R::kEcmp)();
+    const double per_gpu = bytes * t.planes * double(f.endpoints() - 1) / double(f.endpoints() * t.planes - 1);
+    const ScaleCase c = alltoall_case(build(R::kEcmp), per_gpu, true, 1, {}, t.planes);
+    const ScaleCase d = alltoall_case(build(R::kDModK), per_gpu, true);
+    std::cout << "| " << t.name << " | " << f.endpoints() << " | " << t.planes << " | " << n(c.flows) << " | "
+              << n(c.busiest_link_flows) << " / " << n(c.mean_link_flows) << " | " << n(c.wall_s) << " | "
+              << c.peak_rss_mib << " | " << n(c.simulated_s * 1e3) << " | " << n(d.simulated_s * 1e3) << " |"
+              << std::endl;
+  }
   if (!exact) return 0;
   // The classes against runs without them: every router pair a class of its own (no symmetry),
   // and the MPFT plane against net::alltoall_symmetric's fluid-engine run of the same fabric.
@@ -496,6 +529,29 @@ int bench_network_scale_command(const Args& args) {
               << n(c.wall_s) << " s) | "
               << (e.refused ? std::string("–") : n((c.simulated_s / e.simulated_s - 1) * 100) + "%") << " | "
               << n(e.wall_s) << " | " << e.peak_rss_mib << " |" << std::endl;
+  }
+  {  // ECMP counted against the fluid engine on net::GraphPlatform, which hashes each route hop by
+     // hop on the same graph: one plane of the MPFT, a flow per NIC pair.
+    const double per_pair = bytes / (2048 - 1);
+    const ScaleCase e = in_child([&] {
+      ScaleCase r;
+      const net::GraphPlatform plane(net::fat_tree_2(64, 1), net::GraphLinks{50e9, 50e9}, net::Routing::kEcmp);
+      core::TaskGraph g;
+      for (int src = 0; src < plane.gpus(); ++src) {
+        std::vector<core::Flow> flows;
+        for (int dst = 0; dst < plane.gpus(); ++dst)
+          if (dst != src) flows.push_back({src, dst, per_pair});
+        g.add_transfer("a2a", src, "a2a", std::move(flows), {});
+      }
+      r.simulated_s = core::simulate(plane, g, nullptr, core::EngineKind::kFluid).makespan_s();
+      return r;
+    });
+    const ScaleCase c = alltoall_case([] { return net::ScaleFabric::fat_tree_2(64, R::kEcmp); }, per_pair * 2047, true);
+    std::cout << "| FT2 64-port (an MPFT plane) | ECMP | 2048 | a fluid flow per NIC pair, net::GraphPlatform's hashed "
+                 "routes | "
+              << n(e.simulated_s * 1e3) << " | " << n(c.simulated_s * 1e3) << " | "
+              << n((c.simulated_s / e.simulated_s - 1) * 100) << "% | " << n(e.wall_s) << " | " << e.peak_rss_mib
+              << " |" << std::endl;
   }
   {  // MPFT of 8 planes, 16,384 GPUs, d-mod-k: one plane by classes, against the symmetric fluid run
     const int planes = 8;

@@ -11,21 +11,21 @@ namespace net {
 namespace {
 
 void check_routing(ScaleRouting routing, bool fat_tree, const std::string& where) {
-  const bool ok =
-      fat_tree
-          ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray || routing == ScaleRouting::kAdaptive
-          : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant || routing == ScaleRouting::kUgal;
+  const bool ok = fat_tree ? routing == ScaleRouting::kDModK || routing == ScaleRouting::kSpray ||
+                                 routing == ScaleRouting::kAdaptive || routing == ScaleRouting::kEcmp
+                           : routing == ScaleRouting::kMinimal || routing == ScaleRouting::kValiant ||
+                                 routing == ScaleRouting::kUgal;
   if (!ok)
     throw core::InputError(
         where + "routing",
         "'" + scale_routing_names()[static_cast<std::size_t>(routing)] + "' is not allowed; " +
-            (fat_tree ? "a fat tree routes d-mod-k, spray or adaptive" : "minimal, valiant or ugal"));
+            (fat_tree ? "a fat tree routes d-mod-k, spray, adaptive or ecmp" : "minimal, valiant or ugal"));
 }
 
 }  // namespace
 
 const std::vector<std::string>& scale_routing_names() {
-  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant", "adaptive", "ugal"};
+  static const std::vector<std::string> names = {"d-mod-k", "spray", "minimal", "valiant", "adaptive", "ugal", "ecmp"};
   return names;
 }
 
@@ -90,6 +90,21 @@ void ScaleFabric::add_link_split(int u, int v, double weight, std::vector<std::p
   for (int l : links) use.push_back({l, weight / double(links.size())});
 }
 
+std::vector<double> ScaleFabric::kept_shares(const std::vector<std::pair<int, double>>& faults) const {
+  std::vector<double> share(static_cast<std::size_t>(links()), 1.0);
+  for (const auto& [l, kept] : faults) {
+    if (l < 0 || !is_switch_link(l))
+      throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " +
+                                                   std::to_string(switch_links_ - 1));
+    if (!(kept > 0 && kept <= 1))
+      throw core::InputError(
+          "link_fractions",
+          std::to_string(kept) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
+    share[static_cast<std::size_t>(l)] = kept;
+  }
+  return share;
+}
+
 int ScaleFabric::map_link(std::size_t g, int link) const {
   const std::vector<int>& sigma = generators_[g];
   if (link >= switch_links_) {
@@ -130,6 +145,8 @@ ScaleFabric ScaleFabric::fat_tree_2(int radix, ScaleRouting routing, const std::
   const auto start = std::chrono::steady_clock::now();
   ScaleFabric f(Kind::kFatTree2, routing, net::fat_tree_2(radix, 1, where));
   f.radix_ = radix;
+  f.pods_ = 1;
+  f.index_fat_tree_links();
   const int half = radix / 2;
   std::vector<int> leaves(static_cast<std::size_t>(f.routers())), spines(leaves.size());
   for (int r = 0; r < f.routers(); ++r) {
@@ -151,6 +168,8 @@ ScaleFabric ScaleFabric::fat_tree_3(int radix, ScaleRouting routing, const std::
   ScaleFabric f(Kind::kFatTree3, routing, net::fat_tree_3(radix, where, pods));
   if (pods == 0) pods = radix;
   f.radix_ = radix;
+  f.pods_ = pods;
+  f.index_fat_tree_links();
   const int half = radix / 2, cores = half * half;
   std::vector<int> next_pod(static_cast<std::size_t>(f.routers())), aggs(next_pod.size()), edges(next_pod.size());
   for (int r = 0; r < f.routers(); ++r) {
@@ -171,6 +190,32 @@ ScaleFabric ScaleFabric::fat_tree_3(int radix, ScaleRouting routing, const std::
   f.check_generators();
   f.build_s_ = seconds_since(start);
   return f;
+}
+
+// Two levels: leaves after the k/2 spines, each leaf's up switches the spines. Three levels: per
+// pod its k/2 aggregation switches, then its k/2 edge switches, after the (k/2)^2 cores; an edge
+// switch's up switches its pod's aggregation switches, aggregation switch i's the cores of group i.
+void ScaleFabric::index_fat_tree_links() {
+  const int half = radix_ / 2;
+  const bool three = kind_ == Kind::kFatTree3;
+  const int cores = three ? half * half : half, edges = three ? pods_ * half : radix_;
+  auto one = [&](int u, int v) { return links_between(u, v).at(0); };
+  for (int e = 0; e < edges; ++e) {
+    const int edge = three ? cores + e / half * radix_ + half + e % half : half + e;
+    for (int i = 0; i < half; ++i) {
+      const int up = three ? cores + e / half * radix_ + i : i;
+      edge_up_.push_back(one(edge, up));
+      edge_down_.push_back(one(up, edge));
+    }
+  }
+  if (!three) return;
+  for (int a = 0; a < pods_ * half; ++a) {
+    const int agg = cores + a / half * radix_ + a % half;
+    for (int c = 0; c < half; ++c) {
+      agg_up_.push_back(one(agg, a % half * half + c));
+      agg_down_.push_back(one(a % half * half + c, agg));
+    }
+  }
 }
 
 // MMS Slim Fly, as slim_fly builds it: router (side, a, b) at (side q + a) q + b.
@@ -303,6 +348,8 @@ void ScaleFabric::add_minimal_route(int s, int d, double w, std::vector<std::pai
 void ScaleFabric::add_route(int s, int d, double w, std::vector<std::pair<int, double>>& use) const {
   if (routing_ == ScaleRouting::kUgal)
     throw std::logic_error("UGAL splits a flow by the traffic's loads: simulate_scale_traffic chooses the split");
+  if (routing_ == ScaleRouting::kEcmp)
+    throw std::logic_error("ECMP routes a flow by its endpoints, not its routers: ecmp_links");
   if (routing_ != ScaleRouting::kValiant) return add_minimal_route(s, d, w, use);
   if (s == d) return;
   const double share = w / routers();

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/input_error.hpp"
+#include "net/scale/ecmp_traffic.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/ugal_share.hpp"
 
@@ -87,6 +88,7 @@ struct UseEqual {
 }  // namespace
 
 ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
+  if (f.routing() == ScaleRouting::kEcmp) return simulate_ecmp_traffic(f, s);
   ScaleRun run;
   auto start = std::chrono::steady_clock::now();
   const int R = f.routers();
@@ -188,18 +190,9 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
           "a fault is not allowed on a fat tree routed " +
               scale_routing_names()[static_cast<std::size_t>(f.routing())] +
               " here: d-mod-k routes by the destination's port, which this simulation merges, and adaptive routing "
-              "moves traffic off the fault; spray (a static even split), or net::FabricPlatform flow by flow");
-    fraction.assign(static_cast<std::size_t>(f.links()), 1.0);
-    for (const auto& [l, kept_share] : s.link_fractions) {
-      if (l < 0 || !f.is_switch_link(l))
-        throw core::InputError("link_fractions", std::to_string(l) + " is not allowed; a switch link, from 0 to " +
-                                                     std::to_string(f.links() - 2 * R - 1));
-      if (!(kept_share > 0 && kept_share <= 1))
-        throw core::InputError(
-            "link_fractions",
-            std::to_string(kept_share) + " is not allowed; the fraction of its bandwidth a link keeps, in (0, 1]");
-      fraction[static_cast<std::size_t>(l)] = kept_share;
-    }
+              "moves traffic off the fault; spray (a static even split), ecmp (a static hash), or net::FabricPlatform flow "
+              "by flow");
+    fraction = f.kept_shares(s.link_fractions);
   }
   // The symmetries that keep the traffic (groups onto groups, rings onto rings) and the links'
   // bandwidths.

@@ -17,6 +17,8 @@
 //  - several at once (`also`): a training step's EP, PP and DP traffic in one run, sharing links.
 // UGAL on Slim Fly and Dragonfly: each flow's minimal share and Valiant share are classes of
 // their own, the run repeated at each share net/ugal_share tries, the one that ends soonest kept.
+// ECMP on fat trees: a hash of its endpoints puts each flow on one path, which no class of flows
+// keeps: every flow is hashed and counted instead (net/scale/ecmp_traffic), one traffic at a time.
 // Endpoints are numbered router by router, as the graph's builder adds them.
 #include <cstddef>
 #include <string>
@@ -46,10 +48,15 @@ struct ScaleTrafficSpec {
   // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
   // not change (static splits). A symmetry that moves a degraded link onto one of another
   // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. On fat
-  // trees only under spraying: d-mod-k routes by the destination's port, which merged endpoints
-  // do not tell apart, and adaptive routing would move traffic off the fault (refused).
+  // trees only under spraying and ECMP (its hash is static too): d-mod-k routes by the
+  // destination's port, which merged endpoints do not tell apart, and adaptive routing would move
+  // traffic off the fault (refused).
   std::vector<std::pair<int, double>> link_fractions;
   double max_bytes = 8.0 * (1LL << 30);  // classes that would need more are refused before they are made
+  // ECMP on an MPFT's plane: how many planes there are, each hashing with its own seed (its NICs'
+  // addresses differ), each counted; the run is the longest plane's. Other routings carry alike
+  // in every plane, and one is simulated.
+  int ecmp_planes = 1;
 };
 
 struct ScaleRun {
@@ -63,15 +70,19 @@ struct ScaleRun {
   std::size_t rate_solves = 0;
   double classes_s = 0, solve_s = 0;  // wall time
   std::string method;                 // how the flows were grouped, for the report
+  // ECMP: the flows of the busiest switch link (of the longest plane), and the mean over the
+  // switch links that carry any.
+  double busiest_link_flows = 0, mean_link_flows = 0;
   // UGAL (net/ugal_share): the share of each flow's bytes over Valiant's paths, and the shares
   // simulated to choose it (each a run of the classes).
   double valiant_share = 0;
   std::size_t shares_tried = 0;
 };
 
-// Throws core::InputError naming "link_fractions" for a fault on a fat tree not sprayed, a link that is no
-// switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole routers or do
-// not divide the endpoints, and "classes" for classes past max_bytes (with the figure).
+// Throws core::InputError naming "link_fractions" for a fault on a fat tree routed d-mod-k or adaptive, a
+// link that is no switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole
+// routers or do not divide the endpoints, "classes" for classes past max_bytes (with the figure), and "also"
+// for more traffic beside ECMP's.
 ScaleRun simulate_scale_traffic(const ScaleFabric& fabric, const ScaleTrafficSpec& spec);
 
 }  // namespace net

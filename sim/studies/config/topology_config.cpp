@@ -85,7 +85,7 @@ net::ScaleFabric TopologyConfig::build_scale(net::ScaleRouting routing, double m
 net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c) {
   const bool fat_tree = c.kind == "ft2" || c.kind == "mpft" || c.kind == "ft3";
   const std::string routing = t.one_of("routing",
-                                       fat_tree ? std::vector<std::string>{"d-mod-k", "spray", "adaptive"}
+                                       fat_tree ? std::vector<std::string>{"d-mod-k", "spray", "adaptive", "ecmp"}
                                                 : std::vector<std::string>{"minimal", "valiant", "ugal"},
                                        fat_tree ? "d-mod-k" : "minimal");
   const auto& names = net::scale_routing_names();

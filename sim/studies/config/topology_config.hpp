@@ -33,8 +33,8 @@ struct TopologyConfig {
 
 std::vector<std::string> topology_kinds();
 TopologyConfig parse_topology(core::JsonReader& t);  // reads kind and its parameters (not finish())
-// Its "routing" for traffic by classes: d-mod-k (the default), spray or adaptive on fat trees,
-// minimal (the default), valiant or ugal on Slim Fly and Dragonfly.
+// Its "routing" for traffic by classes: d-mod-k (the default), spray, adaptive or ecmp on fat
+// trees, minimal (the default), valiant or ugal on Slim Fly and Dragonfly.
 net::ScaleRouting parse_scale_routing(core::JsonReader& t, const TopologyConfig& c);
 
 }  // namespace studies

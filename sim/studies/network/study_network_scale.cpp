@@ -64,7 +64,8 @@ class NetworkScaleStudy : public Study {
       if (!options.simulate) {
         for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s",
                                "dense_step_traffic_s", "allreduce_s"})
-          r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
+          if (t.routing != net::ScaleRouting::kEcmp || std::string(id).find("step") == std::string::npos)
+            r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
       const net::ScaleFabric f = c.build_scale(t.routing, memory_bytes);
@@ -81,6 +82,7 @@ class NetworkScaleStudy : public Study {
       spec.endpoint_Bps = endpoint_Bps;
       spec.switch_Bps = switch_Bps;
       spec.max_bytes = memory_bytes;
+      spec.ecmp_planes = planes;  // ECMP: each plane hashes with its own seed; other routings carry alike
       // The whole fabric's all-to-all: each GPU sends alltoall_bytes_per_gpu over the others.
       spec.bytes_per_pair = alltoall_bytes_per_gpu / (gpus - 1) * planes;
       const net::ScaleRun a2a = simulate(spec);
@@ -114,34 +116,42 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
                         ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9,
                         Basis::kSimulated});
-      // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
-      // stride a whole number of routers) and a DP ring step. On an MPFT each NIC carries its
-      // GPU's sends: a node's GPUs each send through their own plane.
-      auto stride_of = [&](int stage_gpus) {
-        return std::max<long long>(1, std::llround(double(stage_gpus) / planes / double(per_router))) * per_router;
-      };
-      const long long stride = stride_of(pp_stage_gpus);
-      spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu},
-                   {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
-      const net::ScaleRun step = simulate(spec);
-      spec.also.clear();
-      r.rows.push_back({L + "/step_traffic_s", L,
-                        "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
-                            " GPUs on) and DP ring step at once",
-                        "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
-      // A dense step: PP sends and a DP ring step at once (the ring of each plane's NICs: a
-      // node's GPUs each in their own plane's ring).
-      const long long dense_stride = stride_of(dense.pp_stage_gpus);
-      spec.kind = net::ScaleTraffic::kShift;
-      spec.group_endpoints = dense_stride;
-      spec.bytes_per_pair = dense.pp_bytes_per_gpu;
-      spec.also = {{net::ScaleTraffic::kRingStep, 0, dense.dp_ring_bytes_per_gpu}};
-      const net::ScaleRun dense_step = simulate(spec);
-      spec.also.clear();
-      r.rows.push_back({L + "/dense_step_traffic_s", L,
-                        dense.name + ": PP send (" + format_number(double(dense_stride) * planes) +
-                            " GPUs on) and DP ring step at once",
-                        "ms", std::nullopt, dense_step.seconds * 1e3, Basis::kSimulated});
+      // A step's traffic at once: flows of several sizes, which ECMP's run by counting does not
+      // take (net/scale/ecmp_traffic); its rows are left out.
+      const bool ecmp = t.routing == net::ScaleRouting::kEcmp;
+      std::string step_notes = " ECMP runs one traffic at a time: no step traffic.";
+      if (!ecmp) {
+        // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
+        // stride a whole number of routers) and a DP ring step. On an MPFT each NIC carries its
+        // GPU's sends: a node's GPUs each send through their own plane.
+        auto stride_of = [&](int stage_gpus) {
+          return std::max<long long>(1, std::llround(double(stage_gpus) / planes / double(per_router))) * per_router;
+        };
+        const long long stride = stride_of(pp_stage_gpus);
+        spec.also = {{net::ScaleTraffic::kShift, stride, pp_bytes_per_gpu},
+                     {net::ScaleTraffic::kRingStep, 0, dp_ring_bytes_per_gpu}};
+        const net::ScaleRun step = simulate(spec);
+        spec.also.clear();
+        r.rows.push_back({L + "/step_traffic_s", L,
+                          "a step's EP all-to-all, PP send (" + format_number(double(stride) * planes) +
+                              " GPUs on) and DP ring step at once",
+                          "ms", std::nullopt, step.seconds * 1e3, Basis::kSimulated});
+        // A dense step: PP sends and a DP ring step at once (the ring of each plane's NICs: a
+        // node's GPUs each in their own plane's ring).
+        const long long dense_stride = stride_of(dense.pp_stage_gpus);
+        spec.kind = net::ScaleTraffic::kShift;
+        spec.group_endpoints = dense_stride;
+        spec.bytes_per_pair = dense.pp_bytes_per_gpu;
+        spec.also = {{net::ScaleTraffic::kRingStep, 0, dense.dp_ring_bytes_per_gpu}};
+        const net::ScaleRun dense_step = simulate(spec);
+        spec.also.clear();
+        r.rows.push_back({L + "/dense_step_traffic_s", L,
+                          dense.name + ": PP send (" + format_number(double(dense_stride) * planes) +
+                              " GPUs on) and DP ring step at once",
+                          "ms", std::nullopt, dense_step.seconds * 1e3, Basis::kSimulated});
+        step_notes = " Step traffic: " + step.method + "; its parts end at " + parts_ms(step) +
+                     ". Dense step traffic: " + dense_step.method + "; its parts end at " + parts_ms(dense_step) + ".";
+      }
       // Ring all-reduce over every endpoint (of a plane: the planes run theirs side by side on
       // their share of the buffer): 2 (n - 1) steps of size / n each, every step alike.
       spec.kind = net::ScaleTraffic::kRingStep;
@@ -154,10 +164,8 @@ class NetworkScaleStudy : public Study {
       r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
                         std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") +
                         ", routing " + net::scale_routing_names()[static_cast<std::size_t>(t.routing)] +
-                        "). All-to-all: " + a2a.method + ", " + format_number(a2a.flows) + " flows. EP: " + ep.method +
-                        ". Step traffic: " + step.method + "; its parts end at " + parts_ms(step) +
-                        ". Dense step traffic: " + dense_step.method + "; its parts end at " + parts_ms(dense_step) +
-                        ". Ring step: " + ring.method + ".");
+                        "). All-to-all: " + a2a.method + (ecmp ? "" : ", " + format_number(a2a.flows) + " flows") +
+                        ". EP: " + ep.method + "." + step_notes + " Ring step: " + ring.method + ".");
     }
     return r;
   }

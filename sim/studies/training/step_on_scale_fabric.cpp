@@ -13,6 +13,11 @@ ScaleStepNetwork parse_scale_step_network(core::JsonReader& n) {
   core::JsonReader t = n.object("topology");
   s.topology = parse_topology(t);
   s.routing = parse_scale_routing(t, s.topology);
+  if (s.routing == net::ScaleRouting::kEcmp)
+    throw core::InputError(
+        s.topology.pointer + "/routing",
+        "'ecmp' is not allowed here; a step's EP and PP traffic run at once, and ECMP at this scale "
+        "runs one traffic at a time (network-scale's all-to-all and ring): d-mod-k, spray or adaptive");
   t.finish();
   s.endpoint_Bps = n.number_in("endpoint_bandwidth_Bps", 1e6, 1e15, s.endpoint_Bps);
   s.switch_Bps = n.number_in("switch_link_bandwidth_Bps", 1e6, 1e15, s.switch_Bps);
