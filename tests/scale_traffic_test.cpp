@@ -108,11 +108,11 @@ double endpoint_alltoall(const EndpointPlatform& p, double bytes, int group = 0)
   });
 }
 
-// ECMP's path of each flow, as the fabric hashes it in `plane`.
-EndpointPlatform::PathFn ecmp_path(const net::ScaleFabric& f, int plane = 0) {
+// A static route's path of each flow (ECMP's as the fabric hashes it in `plane`, or d-mod-k's).
+EndpointPlatform::PathFn flow_path(const net::ScaleFabric& f, int plane = 0) {
   return [&f, plane](int s, int d) {
     int links[4];
-    return std::vector<int>(links, links + f.ecmp_links(s, d, plane, links));
+    return std::vector<int>(links, links + f.flow_links(s, d, plane, links));
   };
 }
 
@@ -304,8 +304,8 @@ TEST_CASE("scale traffic: a degraded link breaks the symmetry and is simulated e
   }
   CHECK(faulty.seconds ==
         Approx(core::simulate(platform, g, nullptr, core::EngineKind::kFluid).makespan_s()).epsilon(1e-6));
-  // Refused where merged endpoints cannot tell the routes apart, or the fraction is no fraction.
-  const auto ft = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK);
+  // Refused where routing would steer off the fault, or the fraction is no fraction.
+  const auto ft = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kAdaptive);
   CHECK_THROWS_AS(net::simulate_scale_traffic(ft, spec), core::InputError);
   spec.link_fractions = {{global, 0.0}};
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
@@ -523,8 +523,7 @@ TEST_CASE("scale traffic: all-to-all groups within each router stay under it", "
   CHECK_THROWS_AS(net::simulate_scale_traffic(f, spec), core::InputError);
 }
 
-TEST_CASE("scale traffic: a fault on a sprayed fat tree is simulated exactly; d-mod-k and adaptive refuse it",
-          "[scale]") {
+TEST_CASE("scale traffic: a fault on a sprayed fat tree is simulated exactly; adaptive refuses it", "[scale]") {
   const double S = 1e6, Bps = 50e9;
   const auto f = net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray);  // 16 cores, then 8 pods of 8
   const int up = f.links_between(16, 0).at(0);  // pod 0's first aggregation switch to core 0
@@ -542,9 +541,38 @@ TEST_CASE("scale traffic: a fault on a sprayed fat tree is simulated exactly; d-
   CHECK(faulty.seconds == Approx(plain.seconds).epsilon(1e-9));
   CHECK(faulty.symmetries < healthy.symmetries);
   CHECK(faulty.flow_classes > healthy.flow_classes);
-  for (const auto routing : {net::ScaleRouting::kDModK, net::ScaleRouting::kAdaptive}) {
-    const auto other = net::ScaleFabric::fat_tree_3(8, routing);
-    CHECK_THROWS_AS(net::simulate_scale_traffic(other, spec), core::InputError);
+  CHECK_THROWS_WITH(net::simulate_scale_traffic(net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kAdaptive), spec),
+                    Catch::Contains("moves traffic off the fault"));
+}
+
+TEST_CASE("scale traffic: d-mod-k flow by flow is its classes' split, and takes a fault exactly", "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  net::ScaleTrafficSpec spec;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  for (const auto& f : {net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kDModK),
+                        net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK),
+                        net::ScaleFabric::fat_tree_3(6, net::ScaleRouting::kDModK, "", 3)}) {
+    const EndpointPlatform p(f, Bps, flow_path(f));  // flow_links: d-mod-k's path on this fabric
+    const double classes = net::simulate_scale_traffic(f, spec).seconds;
+    CHECK(classes == Approx(endpoint_alltoall(p, S)).epsilon(1e-9));
+    // A degraded up link out of the first edge switch: counted flow by flow, as the flow-level run.
+    // (The first edge switch's first up switch: spine 0, or its pod's first aggregation switch, k/2
+    // routers before it.)
+    const int edge = p.router(0), up = f.kind() == net::ScaleFabric::Kind::kFatTree2 ? 0 : edge - f.endpoints_of(edge);
+    spec.link_fractions = {{f.links_between(edge, up).at(0), 0.25}};
+    const auto faulty = net::simulate_scale_traffic(f, spec);
+    CHECK(faulty.seconds > classes * 1.5);
+    CHECK(faulty.seconds ==
+          Approx(endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f), f.kept_shares(spec.link_fractions)), S))
+              .epsilon(1e-9));
+    CHECK_THAT(faulty.method, Catch::Contains("d-mod-k with a fault"));
+    // Traffic at once beside the fault: refused (flows of several sizes).
+    spec.also = {{net::ScaleTraffic::kRingStep, 0, S}};
+    CHECK_THROWS_WITH(net::simulate_scale_traffic(f, spec),
+                      Catch::Contains("beside a fault on a fat tree routed d-mod-k"));
+    spec.also.clear();
+    spec.link_fractions.clear();
   }
 }
 
@@ -574,7 +602,7 @@ TEST_CASE("scale traffic: ECMP's paths are the graph router's hash on the same g
         for (std::size_t i = 2; i + 1 < path.size(); ++i)
           expected.push_back(c.fabric.links_between(router[path[i - 1]], router[path[i]]).at(0));
         int links[4];
-        const std::vector<int> ours(links, links + c.fabric.ecmp_links(s, d, 0, links));
+        const std::vector<int> ours(links, links + c.fabric.flow_links(s, d, 0, links));
         mismatched += ours != expected ? 1 : 0;
         multi_hop += ours.size() == 4 ? 1 : 0;
       }
@@ -600,7 +628,7 @@ TEST_CASE("scale traffic: ECMP counted equals one fluid flow per endpoint pair o
                    net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kSpray, "", 3)});
   for (const Case& c : cases) {
     const net::ScaleFabric& f = c.ecmp;
-    const EndpointPlatform p(f, Bps, ecmp_path(f));
+    const EndpointPlatform p(f, Bps, flow_path(f));
     const int n = p.gpus();
     spec.kind = net::ScaleTraffic::kAllToAll;
     spec.group_endpoints = 0;
@@ -633,14 +661,14 @@ TEST_CASE("scale traffic: ECMP counted equals one fluid flow per endpoint pair o
   const double faulty = net::simulate_scale_traffic(f, spec).seconds;
   CHECK(faulty > healthy * 1.5);
   CHECK(faulty ==
-        Approx(endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f), f.kept_shares(spec.link_fractions)), S))
+        Approx(endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f), f.kept_shares(spec.link_fractions)), S))
             .epsilon(1e-9));
   spec.link_fractions.clear();
   // Two planes, each hashing with its own seed: the run is the longer plane's.
   spec.ecmp_planes = 2;
   const double planes = net::simulate_scale_traffic(f, spec).seconds;
-  CHECK(planes == Approx(std::max(endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, 0)), S),
-                                  endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, 1)), S)))
+  CHECK(planes == Approx(std::max(endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f, 0)), S),
+                                  endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f, 1)), S)))
                       .epsilon(1e-9));
   // Flows of several sizes at once have no busiest-link bound: refused.
   spec.also = {{net::ScaleTraffic::kShift, 4, S}};
@@ -660,6 +688,6 @@ TEST_CASE("scale traffic: ECMP counted equals the fluid engine on a 16K-GPU MPFT
   const auto counted = net::simulate_scale_traffic(f, spec);
   double exact = 0;
   for (int plane = 0; plane < 8; ++plane)
-    exact = std::max(exact, endpoint_alltoall(EndpointPlatform(f, Bps, ecmp_path(f, plane)), S));
+    exact = std::max(exact, endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f, plane)), S));
   CHECK(counted.seconds == Approx(exact).epsilon(1e-6));
 }

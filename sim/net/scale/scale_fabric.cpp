@@ -349,7 +349,7 @@ void ScaleFabric::add_route(int s, int d, double w, std::vector<std::pair<int, d
   if (routing_ == ScaleRouting::kUgal)
     throw std::logic_error("UGAL splits a flow by the traffic's loads: simulate_scale_traffic chooses the split");
   if (routing_ == ScaleRouting::kEcmp)
-    throw std::logic_error("ECMP routes a flow by its endpoints, not its routers: ecmp_links");
+    throw std::logic_error("ECMP routes a flow by its endpoints, not its routers: flow_links");
   if (routing_ != ScaleRouting::kValiant) return add_minimal_route(s, d, w, use);
   if (s == d) return;
   const double share = w / routers();

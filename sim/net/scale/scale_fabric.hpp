@@ -12,8 +12,9 @@
 //    adaptive (in the fluid limit the split that balances the up ports' loads: with no link
 //    degraded, spraying's even split: a switch's (a pod's) up links must carry what leaves it, and
 //    the even split loads each of them with that mean, the least bottleneck any split has), or
-//    ECMP (each flow on one path, its up port at each switch a hash of its endpoints: ecmp_links;
-//    no split of a router pair's flows stands for it, net/scale/ecmp_traffic counts them);
+//    ECMP (each flow on one path, its up port at each switch a hash of its endpoints: flow_links;
+//    no split of a router pair's flows stands for it, net/scale/counted_traffic counts them;
+//    d-mod-k's paths flow by flow too, for a fault, which merged endpoints would hide);
 //  - Slim Fly (MMS, prime q) and Dragonfly: minimal (split evenly over the minimal paths and
 //    parallel links), Valiant (through an intermediate router drawn uniformly, in the fluid
 //    limit: every router evenly) or UGAL (a share of each flow minimal, the rest Valiant's, the
@@ -73,30 +74,34 @@ class ScaleFabric {
   // `use`, per switch link, split over paths as the routing splits it (injection and ejection
   // not included). Valiant's paths are two minimal ones, through every router evenly. UGAL's split
   // depends on the traffic (net/scale_traffic chooses it), ECMP's path on the endpoints
-  // (ecmp_links): std::logic_error.
+  // (flow_links): std::logic_error.
   void add_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;
   // The same, minimal routing whatever the fabric's.
   void add_minimal_route(int src, int dst, double weight, std::vector<std::pair<int, double>>& use) const;
 
-  // ECMP on a fat tree: the switch links of the flow from endpoint `src` to endpoint `dst` (at
-  // most 4, written to `out`; their number returned). At each switch on the way up the port is
-  // net::flow_hash((src << 40) ^ (dst << 8) ^ (plane << 32) ^ hop) modulo the up ports, in the
-  // order of the switches they lead to, hop 1 at the edge switch (the endpoint's own link is hop
-  // 0): net::GraphPlatform's hash on the same graph for plane 0; each other plane of an MPFT hashes
-  // with its own seed, as its NICs' addresses differ. Endpoints below 2^24, planes below 256.
-  // Inline: the hot loop of net/scale/ecmp_traffic, billions of flows at full size.
-  int ecmp_links(long long src, long long dst, int plane, int* out) const {
+  // A fat tree's static routes flow by flow, ECMP's or d-mod-k's: the switch links of the flow
+  // from endpoint `src` to endpoint `dst` (at most 4, written to `out`; their number returned).
+  //  - ECMP: at each switch on the way up the port is
+  //    net::flow_hash((src << 40) ^ (dst << 8) ^ (plane << 32) ^ hop) modulo the up ports, in the
+  //    order of the switches they lead to, hop 1 at the edge switch (the endpoint's own link is hop
+  //    0): net::GraphPlatform's hash on the same graph for plane 0; each other plane of an MPFT
+  //    hashes with its own seed, as its NICs' addresses differ. Endpoints below 2^24, planes below 256.
+  //  - d-mod-k: the destination's port under its edge switch at the edge switch, the index of its
+  //    edge switch in its pod at the aggregation switch (add_route's split, flow by flow).
+  // Inline: the hot loop of net/scale/counted_traffic, billions of flows at full size.
+  int flow_links(long long src, long long dst, int plane, int* out) const {
     const long long half = radix_ / 2, es = src / half, ed = dst / half;
     if (es == ed) return 0;
+    const bool hash = routing_ == ScaleRouting::kEcmp;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 40) ^ (static_cast<std::uint64_t>(dst) << 8) ^
                               (static_cast<std::uint64_t>(plane) << 32);
-    const long long i = up_port(flow_hash(key ^ 1));
+    const long long i = hash ? up_port(flow_hash(key ^ 1)) : dst % half;
     out[0] = edge_up_[static_cast<std::size_t>(es * half + i)];
     if (kind_ == Kind::kFatTree2 || es / half == ed / half) {  // over a spine, or within a pod
       out[1] = edge_down_[static_cast<std::size_t>(ed * half + i)];
       return 2;
     }
-    const long long c = up_port(flow_hash(key ^ 2));
+    const long long c = hash ? up_port(flow_hash(key ^ 2)) : ed % half;
     out[1] = agg_up_[static_cast<std::size_t>((es / half * half + i) * half + c)];
     out[2] = agg_down_[static_cast<std::size_t>((ed / half * half + i) * half + c)];
     out[3] = edge_down_[static_cast<std::size_t>(ed * half + i)];

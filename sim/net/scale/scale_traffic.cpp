@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "core/input_error.hpp"
-#include "net/scale/ecmp_traffic.hpp"
+#include "net/scale/counted_traffic.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/ugal_share.hpp"
 
@@ -88,7 +88,10 @@ struct UseEqual {
 }  // namespace
 
 ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
-  if (f.routing() == ScaleRouting::kEcmp) return simulate_ecmp_traffic(f, s);
+  const bool fat_tree = f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3;
+  if (f.routing() == ScaleRouting::kEcmp ||
+      (fat_tree && f.routing() == ScaleRouting::kDModK && !s.link_fractions.empty()))
+    return simulate_counted_traffic(f, s);
   ScaleRun run;
   auto start = std::chrono::steady_clock::now();
   const int R = f.routers();
@@ -181,17 +184,12 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   std::vector<double> fraction;
   if (!s.link_fractions.empty()) {
     // Spraying splits a router pair's flows alike whatever their endpoints, so a fault on a sprayed
-    // fat tree is exact here; d-mod-k routes by the destination's port, which merged endpoints do
-    // not tell apart, and adaptive routing would move traffic off the fault.
-    if ((f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3) &&
-        f.routing() != ScaleRouting::kSpray)
-      throw core::InputError(
-          "link_fractions",
-          "a fault is not allowed on a fat tree routed " +
-              scale_routing_names()[static_cast<std::size_t>(f.routing())] +
-              " here: d-mod-k routes by the destination's port, which this simulation merges, and adaptive routing "
-              "moves traffic off the fault; spray (a static even split), ecmp (a static hash), or net::FabricPlatform flow "
-              "by flow");
+    // fat tree is exact here (d-mod-k's and ECMP's are counted flow by flow, above); adaptive
+    // routing would move traffic off the fault.
+    if (fat_tree && f.routing() == ScaleRouting::kAdaptive)
+      throw core::InputError("link_fractions",
+                             "a fault is not allowed on a fat tree routed adaptive here: it moves traffic off the "
+                             "fault; spray, d-mod-k or ecmp (static routes), or net::FabricPlatform flow by flow");
     fraction = f.kept_shares(s.link_fractions);
   }
   // The symmetries that keep the traffic (groups onto groups, rings onto rings) and the links'

@@ -18,7 +18,8 @@
 // UGAL on Slim Fly and Dragonfly: each flow's minimal share and Valiant share are classes of
 // their own, the run repeated at each share net/ugal_share tries, the one that ends soonest kept.
 // ECMP on fat trees: a hash of its endpoints puts each flow on one path, which no class of flows
-// keeps: every flow is hashed and counted instead (net/scale/ecmp_traffic), one traffic at a time.
+// keeps: every flow is hashed and counted instead (net/scale/counted_traffic), one traffic at a
+// time; so is d-mod-k with a fault.
 // Endpoints are numbered router by router, as the graph's builder adds them.
 #include <cstddef>
 #include <string>
@@ -48,8 +49,8 @@ struct ScaleTrafficSpec {
   // Degraded switch links: (link, the fraction of its bandwidth it keeps, in (0, 1]). Routing does
   // not change (static splits). A symmetry that moves a degraded link onto one of another
   // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. On fat
-  // trees only under spraying and ECMP (its hash is static too): d-mod-k routes by the
-  // destination's port, which merged endpoints do not tell apart, and adaptive routing would move
+  // trees under spraying, ECMP and d-mod-k (static too: its flows counted one by one, as the
+  // destination's port that routes them is merged in the classes); adaptive routing would move
   // traffic off the fault (refused).
   std::vector<std::pair<int, double>> link_fractions;
   double max_bytes = 8.0 * (1LL << 30);  // classes that would need more are refused before they are made
@@ -79,10 +80,10 @@ struct ScaleRun {
   std::size_t shares_tried = 0;
 };
 
-// Throws core::InputError naming "link_fractions" for a fault on a fat tree routed d-mod-k or adaptive, a
-// link that is no switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole
-// routers or do not divide the endpoints, "classes" for classes past max_bytes (with the figure), and "also"
-// for more traffic beside ECMP's.
+// Throws core::InputError naming "link_fractions" for a fault on a fat tree routed adaptive, a link that is
+// no switch link or a fraction outside (0, 1]; "group_endpoints" for groups that are not whole routers or do
+// not divide the endpoints, "classes" for classes past max_bytes (with the figure), and "also" for more
+// traffic beside ECMP's or beside a fault under d-mod-k.
 ScaleRun simulate_scale_traffic(const ScaleFabric& fabric, const ScaleTrafficSpec& spec);
 
 }  // namespace net

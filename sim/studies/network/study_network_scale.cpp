@@ -117,7 +117,7 @@ class NetworkScaleStudy : public Study {
                         ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9,
                         Basis::kSimulated});
       // A step's traffic at once: flows of several sizes, which ECMP's run by counting does not
-      // take (net/scale/ecmp_traffic); its rows are left out.
+      // take (net/scale/counted_traffic); its rows are left out.
       const bool ecmp = t.routing == net::ScaleRouting::kEcmp;
       std::string step_notes = " ECMP runs one traffic at a time: no step traffic.";
       if (!ecmp) {

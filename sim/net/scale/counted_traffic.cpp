@@ -1,4 +1,4 @@
-#include "net/scale/ecmp_traffic.hpp"
+#include "net/scale/counted_traffic.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,12 +14,15 @@
 
 namespace net {
 
-ScaleRun simulate_ecmp_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
+ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
   const auto start = std::chrono::steady_clock::now();
+  const bool ecmp = f.routing() == ScaleRouting::kEcmp;
   if (!s.also.empty())
-    throw core::InputError("also",
-                           "more traffic is not allowed beside ECMP's: its run is the busiest link's, exact for flows "
-                           "of one size only; one traffic at a time, or spray or adaptive for traffic at once");
+    throw core::InputError(
+        "also", std::string("more traffic is not allowed beside ") +
+                    (ecmp ? "ECMP's" : "a fault on a fat tree routed d-mod-k") +
+                    ": its run, flow by flow, is the busiest link's, exact for flows of one size only; one traffic at "
+                    "a time, or spray for traffic at once");
   const long long n = f.endpoints(), G = s.group_endpoints > 0 ? s.group_endpoints : n;
   const bool shift = s.kind == ScaleTraffic::kShift;
   if (G < 1 || G > n || (shift ? G == n : n % G != 0 || G < 2))
@@ -28,7 +31,7 @@ ScaleRun simulate_ecmp_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) 
                                                          : "groups of consecutive endpoints that divide the " +
                                                                std::to_string(n) + " endpoints, 2 or more"));
   const std::vector<double> kept = f.kept_shares(s.link_fractions);
-  const int planes = std::max(1, s.ecmp_planes);
+  const int planes = ecmp ? std::max(1, s.ecmp_planes) : 1;                   // d-mod-k: every plane alike
   const long long flows_out = s.kind == ScaleTraffic::kAllToAll ? G - 1 : 1;  // from each endpoint, and into it
   const int switch_links = f.links() - 2 * f.routers();
 
@@ -36,7 +39,7 @@ ScaleRun simulate_ecmp_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) 
   const long long block = 64;
   const int threads = static_cast<int>(
       std::clamp<long long>(std::thread::hardware_concurrency(), 1, std::max<long long>(1, n / block)));
-  core::ProgressBar bar("ECMP: hashing every flow's path", double(n) * planes);
+  core::ProgressBar bar(ecmp ? "ECMP: hashing every flow's path" : "d-mod-k: every flow's path", double(n) * planes);
   std::mutex progress;
   ScaleRun run;
   const double endpoint_s = double(flows_out) * s.bytes_per_pair / s.endpoint_Bps;  // every endpoint's own link
@@ -51,7 +54,7 @@ ScaleRun simulate_ecmp_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) 
         count.assign(static_cast<std::size_t>(switch_links), 0);
         int path[4];
         auto add = [&](long long src, long long dst) {
-          for (int k = f.ecmp_links(src, dst, plane, path); k-- > 0;) ++count[static_cast<std::size_t>(path[k])];
+          for (int k = f.flow_links(src, dst, plane, path); k-- > 0;) ++count[static_cast<std::size_t>(path[k])];
         };
         for (long long first; (first = next.fetch_add(block)) < n;) {
           for (long long src = first; src < std::min(first + block, n); ++src) {
@@ -104,7 +107,8 @@ ScaleRun simulate_ecmp_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) 
   run.classes_s = seconds_since(start);
   std::ostringstream method;
   method.precision(4);
-  method << "ECMP: every flow's path hashed (" << static_cast<long long>(run.flows) << " flows"
+  method << (ecmp ? "ECMP: every flow's path hashed (" : "d-mod-k with a fault: every flow's path routed (")
+         << static_cast<long long>(run.flows) << " flows"
          << (planes > 1 ? ", " + std::to_string(planes) + " planes each with its own seed" : std::string()) << ") and "
          << "the flows on each link counted; flows of one size end when the busiest link's do (exact for max-min "
          << "sharing)";
