@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "net/fabric.hpp"
 #include "net/graph_platform.hpp"
+#include "net/scale/double_tree.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/scale_traffic.hpp"
 
@@ -566,7 +567,7 @@ TEST_CASE("scale traffic: d-mod-k flow by flow is its classes' split, and takes 
     CHECK(faulty.seconds ==
           Approx(endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f), f.kept_shares(spec.link_fractions)), S))
               .epsilon(1e-9));
-    CHECK_THAT(faulty.method, Catch::Contains("d-mod-k with a fault"));
+    CHECK_THAT(faulty.method, Catch::Contains("d-mod-k flow by flow"));
     // Traffic at once beside the fault: refused (flows of several sizes).
     spec.also = {{net::ScaleTraffic::kRingStep, 0, S}};
     CHECK_THROWS_WITH(net::simulate_scale_traffic(f, spec),
@@ -690,4 +691,76 @@ TEST_CASE("scale traffic: ECMP counted equals the fluid engine on a 16K-GPU MPFT
   for (int plane = 0; plane < 8; ++plane)
     exact = std::max(exact, endpoint_alltoall(EndpointPlatform(f, Bps, flow_path(f, plane)), S));
   CHECK(counted.seconds == Approx(exact).epsilon(1e-6));
+}
+
+TEST_CASE("double binary tree: two spanning trees, every edge both ways, a rank inner in at most one", "[scale]") {
+  for (long long n = 2; n <= 70; ++n) {
+    std::vector<std::vector<long long>> joined(static_cast<std::size_t>(n));
+    std::size_t edges = 0, most = 0;
+    for (long long r = 0; r < n; ++r) {
+      net::double_tree_neighbours(r, n, joined[static_cast<std::size_t>(r)]);
+      edges += joined[static_cast<std::size_t>(r)].size();
+      most = std::max(most, joined[static_cast<std::size_t>(r)].size());
+    }
+    CAPTURE(n);
+    CHECK(edges == static_cast<std::size_t>(4 * (n - 1)));  // two trees of n - 1 edges, each counted at both ends
+    for (long long r = 0; r < n; ++r)
+      for (long long x : joined[static_cast<std::size_t>(r)]) {
+        const auto& back = joined[static_cast<std::size_t>(x)];
+        CHECK(std::count(back.begin(), back.end(), r) ==
+              std::count(joined[static_cast<std::size_t>(r)].begin(), joined[static_cast<std::size_t>(r)].end(), x));
+      }
+    // The first tree spans: every rank's parents lead to the root.
+    for (long long r = 0; r < n; ++r) {
+      long long at = r, steps = 0;
+      while (at != 0 && steps++ < n) at = net::binary_tree_parent(at, n);
+      CHECK(at == 0);
+    }
+    if (n % 2 == 0) CHECK(most <= 4);  // mirrored: a leaf of one tree is an inner node of the other
+  }
+}
+
+TEST_CASE("scale traffic: a double-tree all-reduce's flows, by classes and counted, equal the fluid engine",
+          "[scale]") {
+  const double S = 1e6, Bps = 50e9;
+  net::ScaleTrafficSpec spec;
+  spec.kind = net::ScaleTraffic::kTree;
+  spec.bytes_per_pair = S;
+  spec.endpoint_Bps = spec.switch_Bps = Bps;
+  auto tree_run = [&](const EndpointPlatform& p, int group) {
+    return endpoint_run(p, S, [&](int s) {
+      std::vector<long long> joined;
+      net::double_tree_neighbours(s % group, group, joined);
+      std::vector<int> out;
+      for (long long r : joined) out.push_back(static_cast<int>(s / group * group + r));
+      return out;
+    });
+  };
+  // Fat trees under d-mod-k and ECMP: counted flow by flow on their static paths.
+  for (const auto& f : {net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kDModK),
+                        net::ScaleFabric::fat_tree_3(8, net::ScaleRouting::kEcmp),
+                        net::ScaleFabric::fat_tree_2(8, net::ScaleRouting::kDModK)}) {
+    const EndpointPlatform p(f, Bps, flow_path(f));
+    for (int group : {0, 16}) {
+      spec.group_endpoints = group;
+      const auto run = net::simulate_scale_traffic(f, spec);
+      CHECK(run.seconds == Approx(tree_run(p, group > 0 ? group : p.gpus())).epsilon(1e-9));
+      CHECK(run.flows == 4.0 * double(p.gpus() - p.gpus() / (group > 0 ? group : p.gpus())));
+    }
+  }
+  // Dragonfly with one global link between each two groups, minimal: single paths, by classes.
+  const auto df = net::ScaleFabric::dragonfly(2, 4, 2, 9, net::ScaleRouting::kMinimal);
+  std::unique_ptr<EndpointPlatform> p;
+  p = std::make_unique<EndpointPlatform>(df, Bps, [&](int s, int d) {
+    std::vector<std::pair<int, double>> use;
+    df.add_minimal_route(p->router(s), p->router(d), 1.0, use);
+    std::vector<int> out;
+    for (const auto& u : use) out.push_back(u.first);
+    return out;
+  });
+  spec.group_endpoints = 0;
+  const auto classes = net::simulate_scale_traffic(df, spec);
+  CHECK(classes.seconds == Approx(tree_run(*p, p->gpus())).epsilon(1e-6));
+  spec.use_symmetry = false;
+  CHECK(net::simulate_scale_traffic(df, spec).seconds == Approx(classes.seconds).epsilon(1e-9));
 }

@@ -11,6 +11,7 @@
 
 #include "core/input_error.hpp"
 #include "core/progress_bar.hpp"
+#include "net/scale/double_tree.hpp"
 
 namespace net {
 
@@ -31,8 +32,20 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
                                                          : "groups of consecutive endpoints that divide the " +
                                                                std::to_string(n) + " endpoints, 2 or more"));
   const std::vector<double> kept = f.kept_shares(s.link_fractions);
-  const int planes = ecmp ? std::max(1, s.ecmp_planes) : 1;                   // d-mod-k: every plane alike
-  const long long flows_out = s.kind == ScaleTraffic::kAllToAll ? G - 1 : 1;  // from each endpoint, and into it
+  const int planes = ecmp ? std::max(1, s.ecmp_planes) : 1;  // d-mod-k: every plane alike
+  const bool tree = s.kind == ScaleTraffic::kTree;
+  // Flows from each endpoint, and into it (a tree's: its most joined rank's, and all of them).
+  long long flows_out = s.kind == ScaleTraffic::kAllToAll ? G - 1 : 1, tree_flows = 0;
+  std::vector<long long> neighbours;
+  if (tree) {
+    flows_out = 0;
+    for (long long rank = 0; rank < G; ++rank) {
+      neighbours.clear();
+      double_tree_neighbours(rank, G, neighbours);
+      flows_out = std::max<long long>(flows_out, static_cast<long long>(neighbours.size()));
+      tree_flows += static_cast<long long>(neighbours.size());
+    }
+  }
   const int switch_links = f.links() - 2 * f.routers();
 
   // Each plane's flows counted per switch link, sources shared out to threads a block at a time.
@@ -53,6 +66,7 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
       try {
         count.assign(static_cast<std::size_t>(switch_links), 0);
         int path[4];
+        std::vector<long long> joined;
         auto add = [&](long long src, long long dst) {
           for (int k = f.flow_links(src, dst, plane, path); k-- > 0;) ++count[static_cast<std::size_t>(path[k])];
         };
@@ -63,7 +77,11 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
               add(src, (src + G) % n);
             else if (s.kind == ScaleTraffic::kRingStep)
               add(src, group + (src - group + 1) % G);
-            else
+            else if (tree) {
+              joined.clear();
+              double_tree_neighbours(src - group, G, joined);
+              for (long long rank : joined) add(src, group + rank);
+            } else
               for (long long dst = group; dst < group + G; ++dst)
                 if (dst != src) add(src, dst);
           }
@@ -88,7 +106,8 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
       if (flows == 0) continue;
       used += 1;
       carried += flows;
-      const double seconds = flows * s.bytes_per_pair / (s.switch_Bps * kept[static_cast<std::size_t>(l)]);
+      const double share = plane == 0 ? kept[static_cast<std::size_t>(l)] : 1.0;  // faults: plane 0's
+      const double seconds = flows * s.bytes_per_pair / (s.switch_Bps * share);
       if (seconds > plane_s) {
         plane_s = seconds;
         busiest = flows;
@@ -102,12 +121,12 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
   }
   run.seconds = std::max(endpoint_s, switch_s);
   run.part_seconds = {run.seconds};
-  run.flows = double(n) * double(flows_out) * planes;
+  run.flows = (tree ? double(tree_flows) * double(n / G) : double(n) * double(flows_out)) * planes;
   run.link_classes = static_cast<std::size_t>(switch_links);
   run.classes_s = seconds_since(start);
   std::ostringstream method;
   method.precision(4);
-  method << (ecmp ? "ECMP: every flow's path hashed (" : "d-mod-k with a fault: every flow's path routed (")
+  method << (ecmp ? "ECMP: every flow's path hashed (" : "d-mod-k flow by flow: every flow's path routed (")
          << static_cast<long long>(run.flows) << " flows"
          << (planes > 1 ? ", " + std::to_string(planes) + " planes each with its own seed" : std::string()) << ") and "
          << "the flows on each link counted; flows of one size end when the busiest link's do (exact for max-min "

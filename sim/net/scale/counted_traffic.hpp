@@ -1,8 +1,8 @@
 #pragma once
 // A fat tree's static routes flow by flow at its full size (ScaleFabric::flow_links): ECMP's,
 // each flow's path a hash of its endpoints, which no symmetry keeps, so no class of flows stands
-// for others; and d-mod-k's with a degraded link, whose path depends on the destination's port,
-// which the classes' merged endpoints hide.
+// for others; and d-mod-k's with a degraded link or a tree's flows, whose paths depend on the
+// destination's port, which the classes' merged endpoints hide.
 // What saves the run is that a collective's flows are all one size and start at once. Under
 // max-min sharing a flow's rate is at least the least fair share (bandwidth over flows) of the
 // links on its path, and a link's flows only ever fall in number, so every flow has ended by the

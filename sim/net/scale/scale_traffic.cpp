@@ -10,6 +10,7 @@
 
 #include "core/input_error.hpp"
 #include "net/scale/counted_traffic.hpp"
+#include "net/scale/double_tree.hpp"
 #include "net/scale/flow_classes.hpp"
 #include "net/scale/ugal_share.hpp"
 
@@ -89,9 +90,17 @@ struct UseEqual {
 
 ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s) {
   const bool fat_tree = f.kind() == ScaleFabric::Kind::kFatTree2 || f.kind() == ScaleFabric::Kind::kFatTree3;
-  if (f.routing() == ScaleRouting::kEcmp ||
-      (fat_tree && f.routing() == ScaleRouting::kDModK && !s.link_fractions.empty()))
+  // d-mod-k routes by the destination's port, which the classes' split stands for where every port
+  // is a destination alike (all-to-all, shifts and rings of whole routers); a tree's flows are not
+  // alike, nor a fault's links: counted flow by flow.
+  const bool dmodk = fat_tree && f.routing() == ScaleRouting::kDModK;
+  if (f.routing() == ScaleRouting::kEcmp || (dmodk && (!s.link_fractions.empty() || s.kind == ScaleTraffic::kTree)))
     return simulate_counted_traffic(f, s);
+  for (const ScaleTrafficPart& part : s.also)
+    if (dmodk && part.kind == ScaleTraffic::kTree)
+      throw core::InputError("also",
+                             "a tree is not allowed beside other traffic on a fat tree routed d-mod-k: its "
+                             "flows are counted one by one, one traffic at a time; spray for traffic at once");
   ScaleRun run;
   auto start = std::chrono::steady_clock::now();
   const int R = f.routers();
@@ -108,6 +117,11 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   // Index of each host router in `hosts`; the host whose first endpoint is `e` (-1: none).
   std::vector<int> host_index(static_cast<std::size_t>(R), -1);
   for (std::size_t i = 0; i < hosts.size(); ++i) host_index[static_cast<std::size_t>(hosts[i])] = static_cast<int>(i);
+  auto router_of = [&](long long e) {  // the router an endpoint is under
+    return *(std::upper_bound(hosts.begin(), hosts.end(), e,
+                              [&](long long x, int r) { return x < first[static_cast<std::size_t>(r)]; }) -
+             1);
+  };
   auto host_at = [&](long long e) {
     const auto it = std::lower_bound(hosts.begin(), hosts.end(), e,
                                      [&](int r, long long x) { return first[static_cast<std::size_t>(r)] < x; });
@@ -166,6 +180,19 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
         const int d = hosts[i];
         out.push_back({d, p * (f.endpoints_of(d) - (d == r ? 1 : 0))});
       }
+      return;
+    }
+    if (part.traffic.kind == ScaleTraffic::kTree) {  // each endpoint's tree neighbours, by router
+      const long long G = part.traffic.group_endpoints > 0 ? part.traffic.group_endpoints : n;
+      std::map<int, double> to;
+      std::vector<long long> joined;
+      const long long from = first[static_cast<std::size_t>(r)];
+      for (long long e = from; e < from + f.endpoints_of(r); ++e) {
+        joined.clear();
+        double_tree_neighbours(e % G, G, joined);
+        for (long long rank : joined) to[router_of(e / G * G + rank)] += 1;
+      }
+      out.assign(to.begin(), to.end());
       return;
     }
     if (part.traffic.kind == ScaleTraffic::kShift) {  // every endpoint to the one as far on: router to router

@@ -14,6 +14,9 @@
 //    reduce-scatter, the same for each of a ring's steps;
 //  - shift: every endpoint sends `bytes_per_pair` to the endpoint `group_endpoints` further on
 //    (around the end): a pipeline's sends from each stage to the next;
+//  - tree: NCCL's double binary tree over each group's endpoints (net/scale/double_tree), a
+//    flow each way on every edge of both trees at once, `bytes_per_pair` each: a tree
+//    all-reduce's pipelined steady state, half the buffer down each tree;
 //  - several at once (`also`): a training step's EP, PP and DP traffic in one run, sharing links.
 // UGAL on Slim Fly and Dragonfly: each flow's minimal share and Valiant share are classes of
 // their own, the run repeated at each share net/ugal_share tries, the one that ends soonest kept.
@@ -30,7 +33,7 @@
 
 namespace net {
 
-enum class ScaleTraffic { kAllToAll, kRingStep, kShift };
+enum class ScaleTraffic { kAllToAll, kRingStep, kShift, kTree };
 
 struct ScaleTrafficPart {
   ScaleTraffic kind = ScaleTraffic::kAllToAll;
@@ -51,7 +54,7 @@ struct ScaleTrafficSpec {
   // bandwidth is not kept, so the fault is simulated exactly, as every class it leaves. On fat
   // trees under spraying, ECMP and d-mod-k (static too: its flows counted one by one, as the
   // destination's port that routes them is merged in the classes); adaptive routing would move
-  // traffic off the fault (refused).
+  // traffic off the fault (refused). ECMP over several planes (ecmp_planes): plane 0's links.
   std::vector<std::pair<int, double>> link_fractions;
   double max_bytes = 8.0 * (1LL << 30);  // classes that would need more are refused before they are made
   // ECMP on an MPFT's plane: how many planes there are, each hashing with its own seed (its NICs'

@@ -12,11 +12,55 @@ namespace studies {
 
 namespace {
 
+// A switch link at a share of its bandwidth, named by its two switches as the topology's builder
+// numbers them (an MPFT's: the simulated plane's).
+struct DegradedLink {
+  long long from_switch = 0, to_switch = 0;
+  double bandwidth_share = 1;
+  std::string pointer;
+};
+
 struct ScaleTopology {
   std::string label;
   TopologyConfig topology;
   net::ScaleRouting routing = net::ScaleRouting::kDModK;
+  std::vector<DegradedLink> degraded_links;
+  // Counted flow by flow on static routes (net/scale/counted_traffic): ECMP, and d-mod-k on a fat
+  // tree with a degraded link. One traffic at a time: no step traffic.
+  bool counted() const {
+    const bool fat_tree = topology.kind == "ft2" || topology.kind == "mpft" || topology.kind == "ft3";
+    return routing == net::ScaleRouting::kEcmp ||
+           (fat_tree && routing == net::ScaleRouting::kDModK && !degraded_links.empty());
+  }
 };
+
+// ", switch 1024 to switch 0 at 25% of its bandwidth, ...": what the notes say of the faults.
+std::string degraded_note(const ScaleTopology& t) {
+  std::string out;
+  for (const DegradedLink& d : t.degraded_links)
+    out += ", switch " + std::to_string(d.from_switch) + " to switch " + std::to_string(d.to_switch) + " at " +
+           format_number(d.bandwidth_share * 100) + "% of its bandwidth";
+  return out;
+}
+
+// The degraded links as the fabric's link numbers; one line naming the entry for a switch that
+// is not there or not joined to the other.
+std::vector<std::pair<int, double>> link_fractions(const net::ScaleFabric& f, const std::vector<DegradedLink>& links) {
+  std::vector<std::pair<int, double>> out;
+  for (const DegradedLink& d : links) {
+    for (const auto& [end, key] : {std::pair{d.from_switch, "/from_switch"}, std::pair{d.to_switch, "/to_switch"}})
+      if (end >= f.routers())
+        throw core::InputError(d.pointer + key, std::to_string(end) +
+                                                    " is not allowed; this topology's switches are 0 to " +
+                                                    std::to_string(f.routers() - 1));
+    const std::vector<int> joined = f.links_between(static_cast<int>(d.from_switch), static_cast<int>(d.to_switch));
+    if (joined.empty())
+      throw core::InputError(d.pointer + "/to_switch", std::to_string(d.to_switch) + " is not allowed; switch " +
+                                                           std::to_string(d.from_switch) + " has no link to it");
+    out.push_back({joined.front(), d.bandwidth_share});
+  }
+  return out;
+}
 
 // When each part of a run ends, in ms: "a / b / c ms".
 std::string parts_ms(const net::ScaleRun& run) {
@@ -63,8 +107,8 @@ class NetworkScaleStudy : public Study {
                         cost.per_endpoint_usd / 1e3, Basis::kClosedForm});
       if (!options.simulate) {
         for (const char* id : {"alltoall_s", "alltoall_bw", "ep_alltoall_s", "ep_bw", "step_traffic_s",
-                               "dense_step_traffic_s", "allreduce_s"})
-          if (t.routing != net::ScaleRouting::kEcmp || std::string(id).find("step") == std::string::npos)
+                               "dense_step_traffic_s", "allreduce_s", "tree_allreduce_s"})
+          if (!t.counted() || std::string(id).find("step") == std::string::npos)
             r.rows.push_back({L + "/" + id, L, id, "", std::nullopt, kNotRun, Basis::kSimulated});
         continue;
       }
@@ -83,6 +127,7 @@ class NetworkScaleStudy : public Study {
       spec.switch_Bps = switch_Bps;
       spec.max_bytes = memory_bytes;
       spec.ecmp_planes = planes;  // ECMP: each plane hashes with its own seed; other routings carry alike
+      spec.link_fractions = link_fractions(f, t.degraded_links);
       // The whole fabric's all-to-all: each GPU sends alltoall_bytes_per_gpu over the others.
       spec.bytes_per_pair = alltoall_bytes_per_gpu / (gpus - 1) * planes;
       const net::ScaleRun a2a = simulate(spec);
@@ -116,11 +161,10 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/ep_bw", L, "EP all-to-all bandwidth per GPU", "GB/s", std::nullopt,
                         ep_bytes_per_gpu * (group_gpus - planes) / (group_gpus - 1) / ep.seconds / 1e9,
                         Basis::kSimulated});
-      // A step's traffic at once: flows of several sizes, which ECMP's run by counting does not
-      // take (net/scale/counted_traffic); its rows are left out.
-      const bool ecmp = t.routing == net::ScaleRouting::kEcmp;
-      std::string step_notes = " ECMP runs one traffic at a time: no step traffic.";
-      if (!ecmp) {
+      // A step's traffic at once: flows of several sizes, which the run by counting does not take
+      // (net/scale/counted_traffic); its rows are left out.
+      std::string step_notes = " Counted flow by flow, one traffic at a time: no step traffic.";
+      if (!t.counted()) {
         // The step's traffic at once: the EP all-to-all above, every stage's send to the next (the
         // stride a whole number of routers) and a DP ring step. On an MPFT each NIC carries its
         // GPU's sends: a node's GPUs each send through their own plane.
@@ -161,11 +205,26 @@ class NetworkScaleStudy : public Study {
       r.rows.push_back({L + "/allreduce_s", L,
                         "ring all-reduce of " + format_number(allreduce_bytes / 1e9) + " GB over every GPU", "s",
                         std::nullopt, ring.seconds * 2 * (n - 1), Basis::kSimulated});
+      // NCCL's double binary tree all-reduce over every endpoint (of a plane: its share), its
+      // reduce and broadcast pipelined: half the buffer down each tree, a flow each way on every
+      // edge at once; the pipeline's fill and drain (latency) are not counted.
+      spec.kind = net::ScaleTraffic::kTree;
+      spec.bytes_per_pair = allreduce_bytes / planes / 2;
+      std::string tree_note;
+      try {  // no symmetry keeps a tree: under Valiant's paths its classes can outgrow the memory
+        const net::ScaleRun tree = net::simulate_scale_traffic(f, spec);
+        r.rows.push_back({L + "/tree_allreduce_s", L,
+                          "double binary tree all-reduce of " + format_number(allreduce_bytes / 1e9) +
+                              " GB over every GPU (pipelined)",
+                          "s", std::nullopt, tree.seconds, Basis::kSimulated});
+        tree_note = " Tree: " + tree.method + ".";
+      } catch (const core::InputError& e) { tree_note = std::string(" Tree all-reduce not run: ") + e.what() + "."; }
       r.notes.push_back(L + ": built whole (" + std::to_string(f.routers()) + " switches, " +
                         std::to_string(static_cast<long long>(n)) + " endpoints" + (planes > 1 ? " per plane" : "") +
-                        ", routing " + net::scale_routing_names()[static_cast<std::size_t>(t.routing)] +
-                        "). All-to-all: " + a2a.method + (ecmp ? "" : ", " + format_number(a2a.flows) + " flows") +
-                        ". EP: " + ep.method + "." + step_notes + " Ring step: " + ring.method + ".");
+                        ", routing " + net::scale_routing_names()[static_cast<std::size_t>(t.routing)] + ")" +
+                        degraded_note(t) + ". All-to-all: " + a2a.method +
+                        (t.counted() ? "" : ", " + format_number(a2a.flows) + " flows") + ". EP: " + ep.method + "." +
+                        step_notes + " Ring step: " + ring.method + "." + tree_note);
     }
     return r;
   }
@@ -202,6 +261,26 @@ std::unique_ptr<Study> parse_network_scale_study(core::JsonReader& root) {
     named.label = t.string("label");
     named.topology = parse_topology(t);
     named.routing = parse_scale_routing(t, named.topology);
+    if (t.raw("degraded_links") != nullptr) {
+      for (core::JsonReader& d : t.object_list("degraded_links", "degraded links")) {
+        DegradedLink link;
+        link.pointer = d.pointer();
+        for (auto [key, end] : {std::pair{"from_switch", &link.from_switch}, std::pair{"to_switch", &link.to_switch}}) {
+          const double v = d.number_in(key, 0, 1e9);
+          if (v != std::floor(v))
+            throw core::InputError(d.pointer() + "/" + key,
+                                   format_number(v) + " is not allowed; a switch's number, a whole number");
+          *end = static_cast<long long>(v);
+        }
+        link.bandwidth_share = d.number_in("bandwidth_share", 1e-6, 1);
+        d.finish();
+        named.degraded_links.push_back(link);
+      }
+      if (named.routing == net::ScaleRouting::kAdaptive)
+        throw core::InputError(t.pointer() + "/degraded_links",
+                               "a degraded link is not allowed with routing 'adaptive' here: adaptive routing would "
+                               "steer off it; d-mod-k, spray or ecmp (static routes)");
+    }
     t.finish();
     s->topologies.push_back(std::move(named));
   }
