@@ -570,8 +570,7 @@ TEST_CASE("scale traffic: d-mod-k flow by flow is its classes' split, and takes 
     CHECK_THAT(faulty.method, Catch::Contains("d-mod-k flow by flow"));
     // Traffic at once beside the fault: refused (flows of several sizes).
     spec.also = {{net::ScaleTraffic::kRingStep, 0, S}};
-    CHECK_THROWS_WITH(net::simulate_scale_traffic(f, spec),
-                      Catch::Contains("beside a fault on a fat tree routed d-mod-k"));
+    CHECK_THROWS_WITH(net::simulate_scale_traffic(f, spec), Catch::Contains("beside d-mod-k's counted flow by flow"));
     spec.also.clear();
     spec.link_fractions.clear();
   }

@@ -21,7 +21,7 @@ ScaleRun simulate_counted_traffic(const ScaleFabric& f, const ScaleTrafficSpec& 
   if (!s.also.empty())
     throw core::InputError(
         "also", std::string("more traffic is not allowed beside ") +
-                    (ecmp ? "ECMP's" : "a fault on a fat tree routed d-mod-k") +
+                    (ecmp ? "ECMP's" : "d-mod-k's counted flow by flow (a fault, or a tree)") +
                     ": its run, flow by flow, is the busiest link's, exact for flows of one size only; one traffic at "
                     "a time, or spray for traffic at once");
   const long long n = f.endpoints(), G = s.group_endpoints > 0 ? s.group_endpoints : n;
