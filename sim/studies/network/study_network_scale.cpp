@@ -57,6 +57,11 @@ std::vector<std::pair<int, double>> link_fractions(const net::ScaleFabric& f, co
     if (joined.empty())
       throw core::InputError(d.pointer + "/to_switch", std::to_string(d.to_switch) + " is not allowed; switch " +
                                                            std::to_string(d.from_switch) + " has no link to it");
+    for (const auto& [link, share] : out)
+      if (link == joined.front())
+        throw core::InputError(d.pointer, "switch " + std::to_string(d.from_switch) + " to switch " +
+                                              std::to_string(d.to_switch) +
+                                              " is not allowed twice; give a link one bandwidth_share");
     out.push_back({joined.front(), d.bandwidth_share});
   }
   return out;
