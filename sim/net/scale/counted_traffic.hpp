@@ -14,6 +14,14 @@
 
 namespace net {
 
+// Whether simulate_scale_traffic counts a traffic of `kind` flow by flow: ECMP always (fat trees
+// only route it), and d-mod-k on a fat tree with a degraded link or for a tree, where the
+// destinations' ports its classes split by are not alike.
+inline bool counted_flow_by_flow(ScaleRouting routing, bool fat_tree, bool degraded, ScaleTraffic kind) {
+  return routing == ScaleRouting::kEcmp ||
+         (fat_tree && routing == ScaleRouting::kDModK && (degraded || kind == ScaleTraffic::kTree));
+}
+
 // The fabric a fat tree routed ECMP or d-mod-k; one traffic (no `also`), in groups of any size
 // that divides the endpoints; faults as link_fractions (static routes ignore them, as a switch's
 // ECMP group and routing table do). Throws core::InputError naming "also", "group_endpoints" or

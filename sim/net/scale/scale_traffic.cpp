@@ -93,11 +93,10 @@ ScaleRun simulate_scale_traffic(const ScaleFabric& f, const ScaleTrafficSpec& s)
   // d-mod-k routes by the destination's port, which the classes' split stands for where every port
   // is a destination alike (all-to-all, shifts and rings of whole routers); a tree's flows are not
   // alike, nor a fault's links: counted flow by flow.
-  const bool dmodk = fat_tree && f.routing() == ScaleRouting::kDModK;
-  if (f.routing() == ScaleRouting::kEcmp || (dmodk && (!s.link_fractions.empty() || s.kind == ScaleTraffic::kTree)))
+  if (counted_flow_by_flow(f.routing(), fat_tree, !s.link_fractions.empty(), s.kind))
     return simulate_counted_traffic(f, s);
   for (const ScaleTrafficPart& part : s.also)
-    if (dmodk && part.kind == ScaleTraffic::kTree)
+    if (counted_flow_by_flow(f.routing(), fat_tree, false, part.kind))
       throw core::InputError("also",
                              "a tree is not allowed beside other traffic on a fat tree routed d-mod-k: its "
                              "flows are counted one by one, one traffic at a time; spray for traffic at once");

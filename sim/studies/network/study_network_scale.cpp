@@ -5,6 +5,7 @@
 
 #include "core/input_error.hpp"
 #include "net/cost_model.hpp"
+#include "net/scale/counted_traffic.hpp"
 #include "net/scale/scale_traffic.hpp"
 #include "studies/config/topology_config.hpp"
 
@@ -29,8 +30,7 @@ struct ScaleTopology {
   // tree with a degraded link. One traffic at a time: no step traffic.
   bool counted() const {
     const bool fat_tree = topology.kind == "ft2" || topology.kind == "mpft" || topology.kind == "ft3";
-    return routing == net::ScaleRouting::kEcmp ||
-           (fat_tree && routing == net::ScaleRouting::kDModK && !degraded_links.empty());
+    return net::counted_flow_by_flow(routing, fat_tree, !degraded_links.empty(), net::ScaleTraffic::kAllToAll);
   }
 };
 
