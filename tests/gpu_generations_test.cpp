@@ -85,3 +85,23 @@ TEST_CASE("a fabric's measured all-reduce times the nodes it names", "[kernels][
   CHECK(above > 0);
   CHECK(above < static_cast<int>(a100->rows.size()));
 }
+
+TEST_CASE("a mesh's all-reduce drives a link to each peer, its per-call time held", "[kernels][generations]") {
+  const AllReduceFit* mi300x = all_reduce_for("mi300x");
+  REQUIRE(mi300x);
+  CHECK(mi300x->fabric == AllReduceFabric::kMesh);
+  // The bus bandwidth grows with the group: a pair has one link, eight GPUs seven each.
+  CHECK(mi300x->bus_bandwidth_Bps(8) == Approx(7 * mi300x->bus_bandwidth_Bps(2)));
+  CHECK(mi300x->seconds(2, 1 << 26) > 3 * mi300x->seconds(8, 1 << 26));
+  // The measured bus bandwidths (312.9 GB/s on 8, 47.7 on 2) straddle (n - 1) x one link's.
+  CHECK(mi300x->bus_bandwidth_Bps(8) > 7 * 44.7e9);
+  CHECK(mi300x->bus_bandwidth_Bps(2) < 47.7e9);
+  // RCCL's own model of a link (48 GB/s a direction) within 5%, though not fitted to.
+  CHECK(mi300x->busbw_Bps == Approx(48e9).epsilon(0.05));
+  // Its 4 GiB rows cannot show a per-call time: it is the DGX H100's, not fitted.
+  CHECK(mi300x->latency_held_from == "nccl-all-reduce-dgx-h100");
+  CHECK(mi300x->latency_s == all_reduce_fit("nccl-all-reduce-dgx-h100", "test").latency_s);
+  // A switched fabric's bus bandwidth is the group's whatever its size.
+  const AllReduceFit* a100 = all_reduce_for("dgx-a100");
+  CHECK(a100->bus_bandwidth_Bps(2) == a100->bus_bandwidth_Bps(8));
+}

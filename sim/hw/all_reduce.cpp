@@ -12,30 +12,42 @@ namespace hw {
 namespace {
 
 // t = latency + ring bytes / busbw is linear in the latency and 1 / busbw; each row weighs by its
-// relative error, so a 30 us call counts as much as a 700 us one.
-void fit(AllReduceFit& f) {
-  Eigen::MatrixXd a(static_cast<Eigen::Index>(f.rows.size()), 2);
-  for (size_t i = 0; i < f.rows.size(); ++i) {
-    const auto& r = f.rows[i];
-    const auto row = static_cast<Eigen::Index>(i);
-    a(row, 0) = 1 / r.seconds;
-    a(row, 1) = 2.0 * (r.ranks - 1) / r.ranks * r.bytes / r.seconds;
+// relative error, so a 30 us call counts as much as a 700 us one. A held latency leaves 1 / busbw
+// alone to fit.
+void fit(AllReduceFit& f, bool latency_held) {
+  const auto n = static_cast<Eigen::Index>(f.rows.size());
+  Eigen::MatrixXd a(n, latency_held ? 1 : 2);
+  Eigen::VectorXd b(n);
+  for (Eigen::Index row = 0; row < n; ++row) {
+    const auto& r = f.rows[static_cast<size_t>(row)];
+    const double links = f.fabric == AllReduceFabric::kMesh ? r.ranks - 1.0 : 1.0;
+    a(row, a.cols() - 1) = 2.0 * (r.ranks - 1) / r.ranks * r.bytes / links / r.seconds;
+    if (!latency_held) a(row, 0) = 1 / r.seconds;
+    b[row] = latency_held ? 1 - f.latency_s / r.seconds : 1;
   }
-  const Eigen::VectorXd x =
-      a.colPivHouseholderQr().solve(Eigen::VectorXd::Ones(static_cast<Eigen::Index>(f.rows.size())));
-  f.latency_s = std::max(0.0, x[0]);
-  f.busbw_Bps = 1 / x[1];
+  const Eigen::VectorXd x = a.colPivHouseholderQr().solve(b);
+  if (!latency_held) f.latency_s = std::max(0.0, x[0]);
+  f.busbw_Bps = 1 / x[a.cols() - 1];
 }
 
 const std::vector<AllReduceFit>& catalogue() {
   static const std::vector<AllReduceFit> fits = [] {
     std::vector<AllReduceFit> out;
-    for (const auto& [path, doc] : core::read_data_folder("collectives")) {
+    // Fits that hold a constant from another come after those they hold it from.
+    const auto files = core::read_data_folder("collectives");
+    std::vector<const std::pair<std::string, nlohmann::json>*> ordered;
+    for (const bool holds : {false, true})
+      for (const auto& file : files)
+        if (file.second.contains("held_constants") == holds) ordered.push_back(&file);
+    for (const auto* file : ordered) {
+      const auto& [path, doc] = *file;
       core::JsonReader r(doc, path + ": ");
       AllReduceFit f;
       f.name = r.string("name");
       f.description = r.string("description");
       f.source = r.string("source");
+      if (r.has("fabric"))
+        f.fabric = r.one_of("fabric", {"switch", "mesh"}) == "mesh" ? AllReduceFabric::kMesh : AllReduceFabric::kSwitch;
       if (r.has("nodes")) f.nodes = r.string_list("nodes", node_names());
       if (r.has("scaled_to")) f.scaled_to = r.string_list("scaled_to", node_names());
       for (auto& item : r.object_list("rows", "measured all-reduces")) {
@@ -46,8 +58,26 @@ const std::vector<AllReduceFit>& catalogue() {
         item.finish();
         f.rows.push_back(m);
       }
+      const bool latency_held = r.has("held_constants");
+      if (latency_held) {
+        core::JsonReader h = r.object("held_constants");
+        std::vector<std::string> fitted;
+        for (const auto& other : out)
+          if (other.latency_held_from.empty()) fitted.push_back(other.name);
+        f.latency_held_from = h.one_of("from", fitted);
+        h.string_list("constants", {"latency_s"});
+        f.latency_held_why = h.string("why");
+        h.finish();
+        f.latency_s = core::find_by_name(out, f.latency_held_from, "all-reduce fit", h.pointer_of("from")).latency_s;
+      }
       r.finish();
-      fit(f);
+      // Fewer rows than constants leave the fit undetermined: say so rather than fit nothing.
+      if (const std::size_t constants = latency_held ? 1 : 2; f.rows.size() < constants)
+        throw core::InputError(path + ": /rows", std::to_string(f.rows.size()) + " rows is not allowed for " +
+                                                     std::to_string(constants) +
+                                                     " constants to fit; more rows, or held_constants from "
+                                                     "another fit");
+      fit(f, latency_held);
       out.push_back(std::move(f));
     }
     return out;

@@ -40,12 +40,25 @@ class AllReduceKernelsStudy : public Study {
       ring += " The ring over " + n + "'s scale-up rate (" + format_number(node.scale_up_achieved_Bps / 1e9) +
               " GB/s, " + format_number(node.scale_up_latency_s * 1e6) + " us a step) it replaces gave 8 GPUs " +
               format_number(std::round(ring_us(1 << 20) * 10) / 10) + " us at 1 MiB and " +
-              format_number(std::round(ring_us(1 << 26))) + " us at 64 MiB.";
+              format_number(std::round(ring_us(1 << 26))) + " us at 64 MiB";
+      // On a mesh the scale-up rate is all seven links': a pair has one of them.
+      if (f.fabric == hw::AllReduceFabric::kMesh)
+        ring += ", and 2 GPUs " +
+                format_number(
+                    std::round((1.0 / 2 * (1 << 26) / node.scale_up_achieved_Bps + node.scale_up_latency_s) * 2e6)) +
+                " us at 64 MiB, where this fit gives " + format_number(std::round(f.seconds(2, 1 << 26) * 1e6));
+      ring += ".";
     }
+    const bool mesh = f.fabric == hw::AllReduceFabric::kMesh;
+    const std::string rate = format_number(std::round(f.busbw_Bps / 1e8) / 10) + " GB/s";
+    const std::string held = f.latency_held_from.empty() ? ""
+                                                         : " (the per-call time held from " + f.latency_held_from +
+                                                               ": " + f.latency_held_why + ")";
     r.notes.push_back(f.name + ": " + f.description + " Source: " + f.source +
                       ". Fitted once to these rows: " + format_number(std::round(f.latency_s * 1e7) / 10) +
-                      " us a call + 2 (n - 1) / n x bytes at " + format_number(std::round(f.busbw_Bps / 1e8) / 10) +
-                      " GB/s; the tensor-parallel all-reduces of serving on " +
+                      " us a call" + held + " + 2 (n - 1) / n x bytes at " +
+                      (mesh ? "(n - 1) x " + rate + ", a link to each peer (a mesh)" : rate) +
+                      "; the tensor-parallel all-reduces of serving on " +
                       (nodes.empty() ? std::string("no node") : nodes) + " take it." + ring);
     return r;
   }
