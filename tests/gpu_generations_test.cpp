@@ -46,6 +46,66 @@ TEST_CASE("an engine picks the first backend of its list that runs on the GPU", 
   CHECK(studies::engine_by_name("bare", "engine").attention_backends.empty());
 }
 
+TEST_CASE("a decode kernel: launch, units over the SMs, KV reads; split when units are few", "[kernels][generations]") {
+  const Gpu& a100 = gpu_by_name("A100");
+  const DecodeAttentionCalibration c{8e-6, 5e-6, 1e-6, 0.8, 2, 256};
+  // 64 sequences of 32 heads: 2,048 units, 19 waves, no split; the bytes at 0.8 of HBM.
+  const double bytes = 64 * 32 * 1024 * 512.0;
+  const DecodeAttentionTime t = decode_attention_time(a100, {64, 32, 1024, bytes}, a100.sm_count, c);
+  CHECK(t.splits == 1);
+  CHECK(t.waves == 19);
+  CHECK(t.stream_s == Approx(bytes / (0.8 * a100.hbm_bandwidth_Bps)));
+  CHECK(t.fixed_s == Approx(8e-6 + 19 * 1e-6));
+  CHECK(t.seconds == Approx(t.stream_s + t.fixed_s));
+  // One request of 32 heads: its keys split over the idle SMs (3 a head), and the parts merged.
+  const DecodeAttentionTime one = decode_attention_time(a100, {1, 32, 16384, 32 * 16384 * 512.0}, a100.sm_count, c);
+  CHECK(one.splits == 3);
+  CHECK(one.fixed_s == Approx(8e-6 + 5e-6 + 1e-6));
+  // A short one splits no further than its keys' chunks, and its 32 SMs stream at twice their
+  // even share: 64/108 of the kernel's rate.
+  const DecodeAttentionTime short_one = decode_attention_time(a100, {1, 32, 256, 32 * 256 * 512.0}, a100.sm_count, c);
+  CHECK(short_one.splits == 1);
+  CHECK(short_one.stream_s == Approx(32 * 256 * 512.0 / (0.8 * a100.hbm_bandwidth_Bps * 64 / 108)));
+  // Fitting rows made by known constants gives them back.
+  const AttentionBackend& flashinfer = attention_backend("flashinfer-decode-ampere", "test");
+  std::vector<DecodeAttentionMeasurement> rows = flashinfer.decode_rows;
+  for (auto& row : rows) row.hbm_share = decode_attention_share(a100, row, c);
+  DecodeAttentionCalibration start = c;
+  start.launch_s = 2e-6;
+  start.unit_s = 3e-6;
+  start.hbm_share = 0.6;
+  const DecodeAttentionFit fit = fit_decode_attention(a100, rows, start, {"launch_s", "unit_s", "hbm_share"});
+  CHECK(fit.constants.launch_s == Approx(8e-6).epsilon(1e-3));
+  CHECK(fit.constants.unit_s == Approx(1e-6).epsilon(1e-3));
+  CHECK(fit.constants.hbm_share == Approx(0.8).epsilon(1e-3));
+  CHECK(fit.rms_log_error < 1e-3);
+}
+
+TEST_CASE("backends name the decode kernel their engines run; a base's carries over", "[kernels][generations]") {
+  const AttentionBackend& fa2 = attention_backend("fa2-ampere", "test");
+  CHECK(fa2.decode_kernel == "fa2-decode-ampere");
+  CHECK(fa2.decode.hbm_share == attention_backend("fa2-decode-ampere", "test").decode.hbm_share);
+  // FA2 on Ada has no decode rows: Ampere's kernel, by the datasheet.
+  CHECK(attention_backend("fa2-ada", "test").decode_kernel == "fa2-decode-ampere");
+  CHECK(attention_backend("flashinfer-ampere", "test").decode_kernel == "flashinfer-decode-ampere");
+  CHECK(attention_backend("fa4-blackwell", "test").decode_kernel == "trtllm-decode-blackwell");
+  CHECK_FALSE(attention_backend("fa3", "test").decode.valid());  // Hopper: no decode rows, the roofline
+  // FA2's decode holds FlashInfer's per-unit costs: its rows are single requests, one wave each.
+  const AttentionBackend& fa2_decode = attention_backend("fa2-decode-ampere", "test");
+  CHECK(fa2_decode.held_from == "flashinfer-decode-ampere");
+  CHECK(fa2_decode.decode.unit_s == attention_backend("flashinfer-decode-ampere", "test").decode.unit_s);
+  // Decode kernels are never a GPU's prefill backend; SGLang picks FlashInfer on Ampere and Ada.
+  const auto& sglang = studies::engine_by_name("sglang", "engine");
+  CHECK(attention_backend_for(gpu_by_name("A100"), sglang.attention_backends).name == "flashinfer-ampere");
+  CHECK(attention_backend_for(gpu_by_name("L40S"), sglang.attention_backends).name == "flashinfer-ada");
+  // A decode call bound by its FLOPs (many query tokens a KV head) takes the tensor cores' time.
+  const Gpu& a100 = gpu_by_name("A100");
+  const double flops = 1e12;
+  const DecodeAttentionTime t = backend_decode_time(a100, fa2, {1, 8, 1024, 8 * 1024 * 512.0}, flops, a100.sm_count);
+  CHECK(t.bound() == "compute");
+  CHECK(t.seconds == Approx(flops / (a100.bf16_dense_flops_per_s * fa2.flash.mma_efficiency)));
+}
+
 TEST_CASE("an attention fit recovers the constants that made its rows", "[kernels][generations]") {
   const Gpu& a100 = gpu_by_name("A100");
   const AttentionBackend& fa2 = attention_backend("fa2-ampere", "test");

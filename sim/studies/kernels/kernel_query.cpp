@@ -205,6 +205,30 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
                {"memory_s", memory_s},
                {"compute_s", flops / (gpu.bf16_dense_flops_per_s * b.mla.bf16_share)},
                {"flops", flops}};
+  } else if (b.model == hw::AttentionModel::kDecode ||
+             (b.decode.valid() && pass == "forward" && s.queries * s.heads / s.kv_heads <= 128)) {
+    // Decode: the queries of a KV head fit one query tile (FlashAttention's own test), so the
+    // engine's decode kernel runs it; a decode kernel named alone times nothing else.
+    if (pass != "forward")
+      throw core::InputError(r.pointer_of(pass_key),
+                             "'" + pass + "' is not allowed; " + b.name + " times the decode forward pass only");
+    const double kv_bytes = 2 * s.batch * s.kv_heads * s.keys * (s.qk_dim + s.v_dim);  // 16-bit keys and values
+    const hw::DecodeAttentionShape shape{s.batch, s.kv_heads, s.keys, kv_bytes};
+    const hw::DecodeAttentionTime t = b.model == hw::AttentionModel::kDecode
+                                          ? hw::decode_attention_time(gpu, shape, sms, b.decode)
+                                          : hw::backend_decode_time(gpu, b, shape, flops, sms);
+    if (b.model != hw::AttentionModel::kDecode) e.model = b.name + " (decode: " + b.decode_kernel + ")";
+    e.seconds = t.seconds;
+    e.bound = t.bound();
+    e.terms = {{"sms", sms},
+               {"units", t.units},
+               {"splits", t.splits},
+               {"waves", t.waves},
+               {"stream_s", t.stream_s},
+               {"fixed_s", t.fixed_s},
+               {"compute_s", t.compute_s},
+               {"kv_bytes", kv_bytes},
+               {"flops", flops}};
   } else {
     const bool forward = pass != "backward", backward = pass != "forward";
     hw::AttentionTime f, g;

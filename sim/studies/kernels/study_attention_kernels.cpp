@@ -59,8 +59,50 @@ class AttentionKernelsStudy : public Study {
     return r;
   }
 
+  // A decode kernel's rows: shares of the measuring GPU's HBM, its fitted rows and its checks.
+  void decode_rows(StudyResult& r) const {
+    const hw::AttentionBackend& b = *backend;
+    hw::Gpu measuring = *b.measured_on;
+    measuring.hbm_bandwidth_Bps = b.rows_hbm_Bps;
+    auto add = [&](const hw::DecodeAttentionMeasurement& row, Basis basis) {
+      const hw::DecodeAttentionShape& s = row.shape;
+      r.rows.push_back({b.name + "/" + format_number(s.sequences) + "/" + format_number(row.heads) + "x" +
+                            format_number(s.kv_heads) + "/" + format_number(s.context_tokens),
+                        b.name + ", batch " + format_number(s.sequences) + ", " + format_number(s.context_tokens) +
+                            " tokens of context (" + b.measured_on->name + ")",
+                        std::string(basis == Basis::kFit ? "" : "predicted, ") + "KV read at a share of HBM (" +
+                            format_number(row.heads) + " heads on " + format_number(s.kv_heads) + " KV heads of " +
+                            format_number(row.head_dim) + ")",
+                        "%", row.hbm_share * 100, hw::decode_attention_share(measuring, row, b.decode) * 100, basis});
+    };
+    for (const auto& row : b.decode_rows) add(row, Basis::kFit);
+    for (const auto& row : b.decode_checks) add(row, Basis::kSimulated);
+    std::string fitted, held, scaled;
+    for (const auto& f : b.fitted) fitted += (fitted.empty() ? "" : ", ") + f;
+    for (const auto& h : b.held) held += (held.empty() ? "" : ", ") + h;
+    for (const auto& g : b.scaled_to) scaled += (scaled.empty() ? "" : ", ") + g;
+    const hw::DecodeAttentionCalibration& c = b.decode;
+    r.notes.push_back(b.name + ": " + b.description + " Source: " + b.source + ".");
+    r.notes.push_back(
+        b.name + ": on all " + std::to_string(b.measured_on->sm_count) + " SMs of an " + b.measured_on->name + " at " +
+        format_number(b.rows_hbm_Bps / 1e9) +
+        " GB/s; a row's share is its keys' and values' bytes (16-bit) over its time. Constants fitted to these " +
+        std::to_string(b.decode_rows.size()) + " rows (" + fitted + "; RMS error of the log share " +
+        format_number(std::round(b.fit_rms_log_error * 1000) / 1000) + ")" +
+        (held.empty() ? "" : ", held from " + b.held_from + "'s fit: " + held + " (" + b.held_why + ")") + ": " +
+        format_number(std::round(c.launch_s * 1e8) / 100) + " us a call, " +
+        format_number(std::round(c.merge_s * 1e8) / 100) + " us to merge a split call's parts, " +
+        format_number(std::round(c.unit_s * 1e8) / 100) +
+        " us a unit (a sequence's KV head, or a split of it) and SM, HBM at " +
+        format_number(std::round(c.hbm_share * 1000) / 1000) + " of the GPU's, an SM streaming at most " +
+        format_number(std::round(c.sm_stream_share * 100) / 100) +
+        " times its even share; keys split in chunks of at least " + format_number(c.split_tokens) + " tokens." +
+        (scaled.empty() ? "" : " No rows of their own, these constants scaled by the datasheet: " + scaled + "."));
+  }
+
   void backend_rows(StudyResult& r) const {
     const hw::AttentionBackend& b = *backend;
+    if (b.model == hw::AttentionModel::kDecode) return decode_rows(r);
     for (const auto& row : b.rows) {
       const hw::AttentionShape& s = row.shape;
       const std::string mask = s.causal ? "causal" : "full";
@@ -96,7 +138,7 @@ std::unique_ptr<Study> parse_attention_kernels_study(core::JsonReader& root) {
   core::JsonReader a = root.object("attention_kernels");
   if (a.has("backend")) {
     const hw::AttentionBackend& b = hw::attention_backend(a.string("backend"), a.pointer_of("backend"));
-    if (b.rows.empty())
+    if (b.rows.empty() && b.decode_rows.empty())
       throw core::InputError(
           a.pointer_of("backend"),
           "'" + b.name + "' is not allowed; it carries no published rates to compare (give cases instead)");

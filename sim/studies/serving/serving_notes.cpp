@@ -47,9 +47,18 @@ std::string ServingStudy::step_times_note(const serving::StepCost& prefill_cost,
                                              : " (scaled by the GPU's datasheet)") +
                                         " in prefill"
                                   : ", the roofline in prefill";
-  std::vector<std::string> parts = {
-      std::string("attention per DP rank from its own sequences, ") +
-      (mla ? "FlashMLA in decode" : "the attention core on the roofline with its KV reads in decode") + prefill};
+  std::string decode = "the attention core on the roofline with its KV reads in decode";
+  if (mla) {
+    decode = "FlashMLA in decode";
+  } else if (fa.decode.valid()) {
+    const hw::AttentionBackend& kernel = hw::attention_backend(fa.decode_kernel, "attention backend");
+    decode = kernel.name +
+             (kernel.runs_on_gpu(cluster.gpu->name) && !kernel.scaled_for(cluster.gpu->name)
+                  ? ""
+                  : " (measured on " + kernel.measured_on->name + ", scaled by the GPU's datasheet)") +
+             " in decode";
+  }
+  std::vector<std::string> parts = {std::string("attention per DP rank from its own sequences, ") + decode + prefill};
   if (model->moe) {
     const auto& d = config.decode.deployment;
     parts.push_back(

@@ -10,6 +10,7 @@
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
 #include "hw/attention_kernel.hpp"
+#include "hw/decode_attention.hpp"
 #include "hw/flash_attention.hpp"
 #include "hw/gemm_kernel.hpp"
 #include "hw/low_latency_alltoall.hpp"
@@ -439,7 +440,23 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     // cores. Otherwise the attention core shares the roofline with the projections.
     const bool flash_mla = g.decode_sequences > 0 && a.kind == AttentionKind::kMla;
     const double flash_mla_s = flash_mla ? hw::flash_mla_decode_seconds(r.gpu(), kv_bytes, decode_flops) : 0.0;
-    double core_s = g.decode_sequences > 0 && !flash_mla ? r.attention_forward_s(decode_flops) : 0.0;
+    // Other decode on the decode kernel the backend runs, where one is measured (FlashInfer's,
+    // FlashAttention-2's split-KV, TensorRT-LLM's): its launch, its units (a sequence's KV head)
+    // and its KV reads, timed alone; else on the roofline (its FLOPs, or its KV reads beside the
+    // projections').
+    const bool decode_kernel_timed = g.decode_sequences > 0 && !flash_mla && r.attention().decode.valid();
+    const double decode_kernel_s =
+        !decode_kernel_timed
+            ? 0.0
+            : r.slowdown() *
+                  hw::backend_decode_time(r.gpu(), r.attention(),
+                                          {g.decode_sequences, std::max(1.0, double(a.kv_heads) / tp),
+                                           g.decode_context_tokens + q.tokens_per_sequence, kv_bytes},
+                                          decode_flops, d.sms - d.comm_sms)
+                      .seconds *
+                  double(d.sms - d.comm_sms) / d.sms;  // as prefill's: the serving graph slows compute by them
+    const bool kv_on_roofline = !flash_mla && !decode_kernel_timed;
+    double core_s = g.decode_sequences > 0 && kv_on_roofline ? r.attention_forward_s(decode_flops) : 0.0;
     if (g.prefill_sequences > 0) {
       // Prefill: the GPU's attention backend (FlashAttention-3 on Hopper, FA2 on Ampere and Ada,
       // FA4 on Blackwell) by its kernel model over the group's prompts (a chunk's queries are
@@ -461,7 +478,9 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
     }
     const double weight_bytes = weights * r.weight_bytes();
     const double projections_compute = r.linear_s(2 * weights * group_tokens) + r.bf16_gemm_s(extra_bf16_flops);
-    const double core_alone_s = flash_mla ? flash_mla_s : std::max(core_s, r.memory_s(kv_bytes));
+    const double core_alone_s = flash_mla             ? flash_mla_s
+                                : decode_kernel_timed ? core_s + decode_kernel_s
+                                                      : std::max(core_s, r.memory_s(kv_bytes));
     // With the GEMM kernel model: each projection its own kernel (its weights read inside it),
     // absorbed MLA's per-head BF16 GEMMs on the roofline, then the attention kernel (the larger of
     // its FLOPs and its KV reads). Else the roofline: the weights and the KV cache read once,
@@ -476,8 +495,8 @@ ServingStep serving_step(const Model& m, const Roofline& r, const ServingDeploym
                                                     : 0.0;
     const double base_s = projection_kernels ? projections_s + r.bf16_gemm_s(extra_bf16_flops) + core_alone_s + tp_comm
                                              : std::max(projections_compute + core_s,
-                                                        r.memory_s(weight_bytes + (flash_mla ? 0.0 : kv_bytes))) +
-                                                   flash_mla_s + tp_comm;
+                                                        r.memory_s(weight_bytes + (kv_on_roofline ? kv_bytes : 0.0))) +
+                                                   flash_mla_s + decode_kernel_s + tp_comm;
     t.attention_memory_s = memory_kernels_s(moe_kernels.attn_forward, group_tokens, 0, tp);
     t.dense_attention_memory_s = memory_kernels_s(dense_kernels.attn_forward, group_tokens, 0, tp);
     t.attention_s = base_s + t.attention_memory_s;
