@@ -95,11 +95,11 @@ TEST_CASE("Attention queries refuse what the backend cannot run", "[kernels][que
   const nlohmann::json decode = {{"heads", 32}, {"kv_heads", 5}, {"q_len", 1}, {"kv_len", 64}, {"head_dim", 128}};
   CHECK(error_of("attention", decode).rfind("/kv_heads: 5 is not allowed", 0) == 0);
   CHECK(error_of("attention", {{"heads", 8}, {"kv_len", 64}, {"head_dim", 128}, {"backend", "cudnn"}})
-            .rfind(
-                "/backend: attention backend 'cudnn' is unknown; allowed: fa2-ada, fa2-ampere, fa2-decode-ampere, fa3, "
-                "fa4-blackwell, flashinfer-ada, flashinfer-ampere, flashinfer-decode-ada, flashinfer-decode-ampere, "
-                "flashmla, trtllm-decode-blackwell",
-                0) == 0);
+            .rfind("/backend: attention backend 'cudnn' is unknown; allowed: cudnn-decode-hopper, fa2-ada, fa2-ampere, "
+                   "fa2-decode-ampere, fa3, "
+                   "fa4-blackwell, flashinfer-ada, flashinfer-ampere, flashinfer-decode-ada, flashinfer-decode-ampere, "
+                   "flashmla, trtllm-decode-blackwell",
+                   0) == 0);
   CHECK(error_of("attention", {{"heads", 8}, {"q_len", 128}, {"kv_len", 64}, {"head_dim", 128}, {"causal", true}})
             .rfind("/q_len: 128 is not allowed", 0) == 0);
   CHECK(error_of("attention",
@@ -145,7 +145,7 @@ TEST_CASE("A data folder that does not parse is refused, naming the file", "[ker
   CHECK(core::added_data_dirs().empty());
   CHECK(core::builtin_data_dir() == std::string(CODESIM_SOURCE_DIR) + "/data");  // not installed: the source tree's
   CHECK(hw::attention_backend_names() ==
-        std::vector<std::string>{"fa2-ada", "fa2-ampere", "fa2-decode-ampere", "fa3", "fa4-blackwell", "flashinfer-ada",
-                                 "flashinfer-ampere", "flashinfer-decode-ada", "flashinfer-decode-ampere", "flashmla",
-                                 "trtllm-decode-blackwell"});
+        std::vector<std::string>{"cudnn-decode-hopper", "fa2-ada", "fa2-ampere", "fa2-decode-ampere", "fa3",
+                                 "fa4-blackwell", "flashinfer-ada", "flashinfer-ampere", "flashinfer-decode-ada",
+                                 "flashinfer-decode-ampere", "flashmla", "trtllm-decode-blackwell"});
 }
