@@ -1,10 +1,9 @@
 #include "hw/decode_attention.hpp"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <unsupported/Eigen/NonLinearOptimization>
-#include <unsupported/Eigen/NumericalDiff>
+
+#include "hw/log_fit.hpp"
 
 namespace hw {
 
@@ -44,65 +43,31 @@ double& decode_attention_constant(DecodeAttentionCalibration& c, const std::stri
   return c.sm_stream_share;
 }
 
-namespace {
-
 // Each fitted constant as its log (all are positive); the share of HBM stays at most 1 and an
 // SM's stream at least its even share.
-struct Residuals {
-  using Scalar = double;
-  using InputType = Eigen::VectorXd;
-  using ValueType = Eigen::VectorXd;
-  using JacobianType = Eigen::MatrixXd;
-  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
-
-  const Gpu* gpu;
-  const std::vector<DecodeAttentionMeasurement>* rows;
-  DecodeAttentionCalibration start;
-  std::vector<std::string> fitted;
-
-  int inputs() const { return static_cast<int>(fitted.size()); }
-  int values() const { return static_cast<int>(rows->size()); }
-
-  DecodeAttentionCalibration constants(const Eigen::VectorXd& x) const {
+DecodeAttentionFit fit_decode_attention(const Gpu& gpu, const std::vector<DecodeAttentionMeasurement>& rows,
+                                        const DecodeAttentionCalibration& start,
+                                        const std::vector<std::string>& fitted) {
+  auto constants = [&](const Eigen::VectorXd& x) {
     DecodeAttentionCalibration c = start;
     for (size_t i = 0; i < fitted.size(); ++i)
       decode_attention_constant(c, fitted[i]) = std::exp(x[static_cast<Eigen::Index>(i)]);
     c.hbm_share = std::min(c.hbm_share, 1.0);
     c.sm_stream_share = std::max(c.sm_stream_share, 1.0);
     return c;
-  }
-
-  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& residual) const {
-    const DecodeAttentionCalibration c = constants(x);
-    for (size_t i = 0; i < rows->size(); ++i)
-      residual[static_cast<Eigen::Index>(i)] =
-          std::log(decode_attention_share(*gpu, (*rows)[i], c) / (*rows)[i].hbm_share);
-    return 0;
-  }
-};
-
-}  // namespace
-
-DecodeAttentionFit fit_decode_attention(const Gpu& gpu, const std::vector<DecodeAttentionMeasurement>& rows,
-                                        const DecodeAttentionCalibration& start,
-                                        const std::vector<std::string>& fitted) {
-  Residuals residuals{&gpu, &rows, start, fitted};
-  DecodeAttentionFit fit{start, 0};
-  if (rows.empty()) return fit;
+  };
   Eigen::VectorXd x(fitted.size());
   for (size_t i = 0; i < fitted.size(); ++i) {
     DecodeAttentionCalibration c = start;
     x[static_cast<Eigen::Index>(i)] = std::log(std::max(decode_attention_constant(c, fitted[i]), 1e-15));
   }
-  if (!fitted.empty()) {
-    Eigen::NumericalDiff<Residuals> differentiated(residuals);
-    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
-    solver.minimize(x);
-  }
-  fit.constants = residuals.constants(x);
-  Eigen::VectorXd r(rows.size());
-  residuals(x, r);
-  fit.rms_log_error = std::sqrt(r.squaredNorm() / static_cast<double>(rows.size()));
+  DecodeAttentionFit fit;
+  fit.rms_log_error = fit_logs(x, static_cast<int>(rows.size()), [&](const Eigen::VectorXd& at, Eigen::VectorXd& r) {
+    const DecodeAttentionCalibration c = constants(at);
+    for (size_t i = 0; i < rows.size(); ++i)
+      r[static_cast<Eigen::Index>(i)] = std::log(decode_attention_share(gpu, rows[i], c) / rows[i].hbm_share);
+  });
+  fit.constants = constants(x);
   return fit;
 }
 

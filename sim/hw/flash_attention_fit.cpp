@@ -1,10 +1,9 @@
 #include "hw/flash_attention_fit.hpp"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <unsupported/Eigen/NonLinearOptimization>
-#include <unsupported/Eigen/NumericalDiff>
+
+#include "hw/log_fit.hpp"
 
 namespace hw {
 
@@ -36,46 +35,17 @@ double& flash_attention_constant(FlashAttentionCalibration& c, const std::string
   return c.hbm_Bps;
 }
 
-namespace {
-
 // Each fitted constant as its log (all are positive); efficiencies stay at most 1.
-struct Residuals {
-  using Scalar = double;
-  using InputType = Eigen::VectorXd;
-  using ValueType = Eigen::VectorXd;
-  using JacobianType = Eigen::MatrixXd;
-  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
-
-  const Gpu* gpu;
-  const std::vector<AttentionMeasurement>* rows;
-  FlashAttentionCalibration start;
-  std::vector<std::string> fitted;
-
-  int inputs() const { return static_cast<int>(fitted.size()); }
-  int values() const { return static_cast<int>(rows->size()); }
-
-  FlashAttentionCalibration constants(const Eigen::VectorXd& x) const {
+FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows,
+                                      const FlashAttentionCalibration& start, const std::vector<std::string>& fitted) {
+  auto constants = [&](const Eigen::VectorXd& x) {
     FlashAttentionCalibration c = start;
     for (size_t i = 0; i < fitted.size(); ++i)
       flash_attention_constant(c, fitted[i]) = std::exp(x[static_cast<Eigen::Index>(i)]);
     c.mma_efficiency = std::min(c.mma_efficiency, 1.0);
     c.backward_mma_efficiency = std::min(c.backward_mma_efficiency, 1.0);
     return c;
-  }
-
-  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& residual) const {
-    const FlashAttentionCalibration c = constants(x);
-    for (size_t i = 0; i < rows->size(); ++i)
-      residual[static_cast<Eigen::Index>(i)] = std::log(attention_rate_tflops(*gpu, (*rows)[i], c) / (*rows)[i].tflops);
-    return 0;
-  }
-};
-
-}  // namespace
-
-FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<AttentionMeasurement>& rows,
-                                      const FlashAttentionCalibration& start, const std::vector<std::string>& fitted) {
-  Residuals residuals{&gpu, &rows, start, fitted};
+  };
   FlashAttentionFit fit{start, 0};
   if (rows.empty()) return fit;
   Eigen::VectorXd x(fitted.size());
@@ -83,15 +53,12 @@ FlashAttentionFit fit_flash_attention(const Gpu& gpu, const std::vector<Attentio
     FlashAttentionCalibration c = start;
     x[static_cast<Eigen::Index>(i)] = std::log(std::max(flash_attention_constant(c, fitted[i]), 1e-15));
   }
-  if (!fitted.empty()) {
-    Eigen::NumericalDiff<Residuals> differentiated(residuals);
-    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
-    solver.minimize(x);
-  }
-  fit.constants = residuals.constants(x);
-  Eigen::VectorXd r(rows.size());
-  residuals(x, r);
-  fit.rms_log_error = std::sqrt(r.squaredNorm() / static_cast<double>(rows.size()));
+  fit.rms_log_error = fit_logs(x, static_cast<int>(rows.size()), [&](const Eigen::VectorXd& at, Eigen::VectorXd& r) {
+    const FlashAttentionCalibration c = constants(at);
+    for (size_t i = 0; i < rows.size(); ++i)
+      r[static_cast<Eigen::Index>(i)] = std::log(attention_rate_tflops(gpu, rows[i], c) / rows[i].tflops);
+  });
+  fit.constants = constants(x);
   return fit;
 }
 

@@ -1,10 +1,9 @@
 #include "hw/gemm_fit.hpp"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <unsupported/Eigen/NonLinearOptimization>
-#include <unsupported/Eigen/NumericalDiff>
+
+#include "hw/log_fit.hpp"
 
 namespace hw {
 
@@ -55,32 +54,6 @@ struct Parameters {
   }
 };
 
-struct Residuals {
-  using Scalar = double;
-  using InputType = Eigen::VectorXd;
-  using ValueType = Eigen::VectorXd;
-  using JacobianType = Eigen::MatrixXd;
-  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
-
-  const Gpu* gpu;
-  const std::vector<GemmMeasurement>* rows;
-  std::vector<GemmTiling> tilings;
-  const Parameters* parameters;
-
-  int inputs() const { return static_cast<int>(parameters->fields.size()); }
-  int values() const { return static_cast<int>(rows->size()); }
-
-  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& residual) const {
-    const GemmCalibration c = parameters->constants(x);
-    for (size_t i = 0; i < rows->size(); ++i) {
-      const GemmMeasurement& row = (*rows)[i];
-      const double ours = row.shape.flops() / gemm_seconds(*gpu, row.shape, tilings[i], gpu->sm_count, c) / 1e12;
-      residual[static_cast<Eigen::Index>(i)] = std::log(ours / row.tflops);
-    }
-    return 0;
-  }
-};
-
 }  // namespace
 
 std::size_t fitted_gemm_constants(const std::vector<GemmMeasurement>& rows, const std::vector<std::string>& held) {
@@ -97,17 +70,19 @@ GemmFit fit_gemm_calibration(const Gpu& gpu, const std::vector<GemmMeasurement>&
   Parameters parameters(rows, held);
   parameters.base = held_values;
   parameters.base.min_block_m = min_block_m;
-  Residuals residuals{&gpu, &rows, {}, &parameters};
-  for (const auto& row : rows) residuals.tilings.push_back(gemm_tiling(row.shape, gpu.sm_count, min_block_m));
-  Eigen::NumericalDiff<Residuals> differentiated(residuals);
-  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
+  std::vector<GemmTiling> tilings;
+  for (const auto& row : rows) tilings.push_back(gemm_tiling(row.shape, gpu.sm_count, min_block_m));
   Eigen::VectorXd x = parameters.start();
-  solver.minimize(x);
   GemmFit fit;
+  fit.rms_log_error = fit_logs(x, static_cast<int>(rows.size()), [&](const Eigen::VectorXd& at, Eigen::VectorXd& r) {
+    const GemmCalibration c = parameters.constants(at);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const GemmMeasurement& row = rows[i];
+      const double ours = row.shape.flops() / gemm_seconds(gpu, row.shape, tilings[i], gpu.sm_count, c) / 1e12;
+      r[static_cast<Eigen::Index>(i)] = std::log(ours / row.tflops);
+    }
+  });
   fit.constants = parameters.constants(x);
-  Eigen::VectorXd r(rows.size());
-  residuals(x, r);
-  fit.rms_log_error = rows.empty() ? 0 : std::sqrt(r.squaredNorm() / rows.size());
   return fit;
 }
 
