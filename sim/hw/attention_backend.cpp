@@ -234,6 +234,7 @@ bool AttentionBackend::scaled_for(const std::string& gpu) const { return lists(s
 DecodeAttentionTime backend_decode_time(const Gpu& gpu, const AttentionBackend& b, const DecodeAttentionShape& shape,
                                         double flops, int sms) {
   DecodeAttentionTime t = decode_attention_time(gpu, shape, sms, b.decode);
+  if (sms <= 0 || flops <= 0) return t;
   t.compute_s = flops / (gpu.bf16_dense_flops_per_s * sms / gpu.sm_count * b.flash.mma_efficiency);
   t.seconds = std::max(t.seconds, t.compute_s);
   return t;
