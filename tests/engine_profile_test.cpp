@@ -21,6 +21,14 @@ TEST_CASE("engine profile: CPU work between steps or beside them; the request's 
   e.overlap_scheduling = true;
   CHECK(e.step_s(5e-3, 100) == Approx(5e-3));  // beside the GPU's step: hidden
   CHECK(e.step_s(1e-3, 100) == Approx(2e-3));  // ... unless it is the longer
+  // Handing a step to worker processes: only where the engine drives more than one GPU.
+  e.overlap_scheduling = false;
+  e.worker_dispatch_s = 6e-3;
+  CHECK(e.step_s(5e-3, 100) == Approx(7e-3));
+  CHECK(e.step_s(5e-3, 100, 1) == Approx(7e-3));
+  CHECK(e.step_s(5e-3, 100, 2) == Approx(13e-3));
+  CHECK_FALSE(e.adds_nothing());
+  e.worker_dispatch_s = 0;
   e.frontend_s = 2e-3;
   e.tokenize_s_per_token = 1e-6;
   CHECK(e.frontend_delay_s(1000) == Approx(3e-3));

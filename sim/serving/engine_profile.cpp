@@ -5,8 +5,8 @@
 namespace serving {
 
 bool EngineProfile::adds_nothing() const {
-  return step_cpu_s == 0 && step_cpu_per_sequence_s == 0 && overlap_exposed_s == 0 && !tokens_a_step_later &&
-         frontend_s == 0 && tokenize_s_per_token == 0 && emit_s == 0;
+  return step_cpu_s == 0 && step_cpu_per_sequence_s == 0 && worker_dispatch_s == 0 && overlap_exposed_s == 0 &&
+         !tokens_a_step_later && frontend_s == 0 && tokenize_s_per_token == 0 && emit_s == 0;
 }
 
 void apply_token_path(ServingResult& result, const EngineProfile& engine) {

@@ -34,13 +34,16 @@ struct EngineProfile {
   CpuPart schedule, prepare, sample, outputs;
   double step_cpu_s = 0;               // per step, fixed: the parts' sum
   double step_cpu_per_sequence_s = 0;  // per running sequence: the parts' sum
-  bool overlap_scheduling = false;     // the next step's CPU work runs while this one computes
-  double overlap_exposed_s = 0;        // under overlap, what each step still waits for on the CPU
-  bool tokens_a_step_later = false;    // under overlap, a step's tokens reach the client after the next step
-  double frontend_s = 0;               // from the request's send to the engine's queue, fixed
-  double tokenize_s_per_token = 0;     // the prompt's tokenization on the way in (the front-end process busy)
-  double stream_s_per_token = 0;       // each streamed token's output work in the front-end process
-  double emit_s = 0;                   // from a step's end to the client holding its token
+  // Per step, where one engine drives several GPUs (a DP rank's tensor-parallel and pipeline
+  // GPUs): the driver's hand-off of the step to its worker processes (Ray in vLLM-era forks).
+  double worker_dispatch_s = 0;
+  bool overlap_scheduling = false;   // the next step's CPU work runs while this one computes
+  double overlap_exposed_s = 0;      // under overlap, what each step still waits for on the CPU
+  bool tokens_a_step_later = false;  // under overlap, a step's tokens reach the client after the next step
+  double frontend_s = 0;             // from the request's send to the engine's queue, fixed
+  double tokenize_s_per_token = 0;   // the prompt's tokenization on the way in (the front-end process busy)
+  double stream_s_per_token = 0;     // each streamed token's output work in the front-end process
+  double emit_s = 0;                 // from a step's end to the client holding its token
   // The attention kernels it runs, in its order of preference: the first whose constants run on
   // the GPU (hw::attention_backend_for); empty: the GPU generation's own.
   std::vector<std::string> attention_backends;
@@ -75,9 +78,9 @@ struct EngineProfile {
   double kv_memory_fraction = 0.9;     // kShareOfHbm, kShareOfFree: the share
   double kv_memory_reserve_bytes = 0;  // kReserve: what the runtime keeps, activations included
 
-  // A step of `gpu_s` on the GPU, for a scheduler holding `sequences`.
-  double step_s(double gpu_s, double sequences) const {
-    const double cpu_s = step_cpu_s + step_cpu_per_sequence_s * sequences;
+  // A step of `gpu_s` on the GPU, for a scheduler holding `sequences` on `engine_gpus` GPUs.
+  double step_s(double gpu_s, double sequences, int engine_gpus = 1) const {
+    const double cpu_s = step_cpu_s + step_cpu_per_sequence_s * sequences + (engine_gpus > 1 ? worker_dispatch_s : 0.0);
     return overlap_scheduling ? std::max(gpu_s, cpu_s) + overlap_exposed_s : gpu_s + cpu_s;
   }
   // From a prompt's send to the engine's queue.

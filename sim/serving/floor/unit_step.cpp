@@ -192,7 +192,8 @@ class StepBuilder {
     const ServingConfig& c = f_.c;
     StepLoad load{busiest_, unit_tokens_, any_prefill_, unit_.decodes ? c.mtp_drafts : 0};
     const double gpu_s = config_.cost->seconds(load);
-    const double step_s = c.engine.step_s(gpu_s, busiest_.decode_sequences + busiest_.prefill_sequences);
+    const double step_s = c.engine.step_s(gpu_s, busiest_.decode_sequences + busiest_.prefill_sequences,
+                                          config_.deployment.attention_tp * config_.deployment.pipeline_stages);
     unit_.busy = true;
     unit_.step_has_prompts = any_prefill_;
     unit_.step_start_s = f_.now;

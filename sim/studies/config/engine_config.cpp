@@ -76,6 +76,10 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
         e.step_cpu_s += part->fixed_s;
         e.step_cpu_per_sequence_s += part->per_sequence_s;
       }
+      if (r.has("worker_dispatch_s")) {
+        e.worker_dispatch_s = r.number_in("worker_dispatch_s", 0, 1);
+        figures.push_back("worker_dispatch_s");
+      }
       e.overlap_scheduling = r.boolean("overlap_scheduling", false);
       if (e.overlap_scheduling) {
         // What overlap leaves exposed each step, and whether tokens come a step later.

@@ -179,8 +179,11 @@ void ServingStudy::engine_rows(StudyResult& r, const serving::ServingResult& res
                format_number(part.per_sequence_s * 1e6) + " us";
   r.notes.push_back(
       "Engine " + e.name + (e.version.empty() ? "" : " " + e.version) + ": " + format_number(e.step_cpu_s * 1e3) +
-      " ms + " + format_number(e.step_cpu_per_sequence_s * 1e6) + " us a sequence of CPU work a step (" + parts +
-      "), " +
+      " ms + " + format_number(e.step_cpu_per_sequence_s * 1e6) + " us a sequence of CPU work a step (" + parts + ")" +
+      (e.worker_dispatch_s > 0 ? " and " + format_number(e.worker_dispatch_s * 1e3) +
+                                     " ms to hand each step to its workers where it drives several GPUs"
+                               : std::string()) +
+      ", " +
       (e.overlap_scheduling ? "overlapped with the GPU's step (a step takes the longer of the two, and " +
                                   format_number(e.overlap_exposed_s * 1e3) + " ms more it still waits for" +
                                   (e.tokens_a_step_later ? "; its tokens reach the client after the next step)" : ")")
