@@ -53,7 +53,7 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
   const double offset = s.keys - s.queries;  // keys before the first query
   // Decode: the query heads of a KV head share one query tile (their rows side by side).
   const double group = s.heads / s.key_value_heads();
-  out.packed_gqa = group > 1 && s.queries * group <= t.m;
+  out.packed_gqa = group > 1 && queries_fit_one_tile(s, c);
   const double heads = out.packed_gqa ? s.key_value_heads() : s.heads;
   const double query_tiles = std::ceil((out.packed_gqa ? s.queries * group : s.queries) / t.m);
   // A grid of one query tile per head smaller than the GPU: the keys split over the idle SMs.
@@ -100,6 +100,10 @@ AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& s, int 
   out.hbm_floor_binds = out.hbm_floor_s > compute_s;
   out.seconds = std::max(compute_s, out.hbm_floor_s);
   return out;
+}
+
+bool queries_fit_one_tile(const AttentionShape& s, const FlashAttentionCalibration& c) {
+  return s.queries * s.heads / s.key_value_heads() <= tile(c.tiles, s.qk_dim).m;
 }
 
 std::string AttentionTime::bound() const {

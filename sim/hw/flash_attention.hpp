@@ -74,6 +74,10 @@ struct AttentionTime {
   std::string bound() const;
 };
 
+// Whether the queries of a KV head (its query heads side by side) fit one query tile of the
+// kernel's: decode, which FlashAttention packs that way and engines run on their decode kernels.
+bool queries_fit_one_tile(const AttentionShape& shape, const FlashAttentionCalibration& c);
+
 AttentionTime flash_attention_time(const Gpu& gpu, const AttentionShape& shape, int sms, bool backward,
                                    const FlashAttentionCalibration& c = flash_attention_3_on_hopper());
 double flash_attention_forward_seconds(const Gpu& gpu, const AttentionShape& shape, int sms,

@@ -206,7 +206,7 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
                {"compute_s", flops / (gpu.bf16_dense_flops_per_s * b.mla.bf16_share)},
                {"flops", flops}};
   } else if (b.model == hw::AttentionModel::kDecode ||
-             (b.decode.valid() && pass == "forward" && s.queries * s.heads / s.kv_heads <= 128)) {
+             (b.decode.valid() && pass == "forward" && hw::queries_fit_one_tile(s, b.flash))) {
     // Decode: the queries of a KV head fit one query tile (FlashAttention's own test), so the
     // engine's decode kernel runs it; a decode kernel named alone times nothing else.
     if (pass != "forward")
