@@ -71,6 +71,15 @@ void add_data_dirs_from_environment() {
     if (!dir.empty()) add_data_dir(dir, "CODESIM_DATA");
 }
 
+std::vector<const std::pair<std::string, nlohmann::json>*> holders_last(
+    const std::vector<std::pair<std::string, nlohmann::json>>& files) {
+  std::vector<const std::pair<std::string, nlohmann::json>*> ordered;
+  for (const bool holds : {false, true})
+    for (const auto& file : files)
+      if (file.second.contains("held_constants") == holds) ordered.push_back(&file);
+  return ordered;
+}
+
 std::vector<std::pair<std::string, nlohmann::json>> read_data_folder(const std::string& folder) {
   std::vector<std::string> files;
   std::set<std::string> names;  // file names taken by an added folder

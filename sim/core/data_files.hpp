@@ -17,6 +17,10 @@ namespace core {
 // first (in the order the folders were added, each sorted by name), then the built-in ones that
 // no added file of the same name replaces. InputError naming the folder when none holds a file.
 std::vector<std::pair<std::string, nlohmann::json>> read_data_folder(const std::string& folder);
+// Those files in the order a catalogue reads them where a file may hold constants from another's
+// fit (`held_constants`): every file that holds none first, then those that do, each in order.
+std::vector<const std::pair<std::string, nlohmann::json>*> holders_last(
+    const std::vector<std::pair<std::string, nlohmann::json>>& files);
 
 // Adds a folder searched before the built-in one, after those added earlier. Each of its
 // <folder>/*.json files is parsed at once, so a file that does not parse is refused here, naming

@@ -35,11 +35,7 @@ const std::vector<AllReduceFit>& catalogue() {
     std::vector<AllReduceFit> out;
     // Fits that hold a constant from another come after those they hold it from.
     const auto files = core::read_data_folder("collectives");
-    std::vector<const std::pair<std::string, nlohmann::json>*> ordered;
-    for (const bool holds : {false, true})
-      for (const auto& file : files)
-        if (file.second.contains("held_constants") == holds) ordered.push_back(&file);
-    for (const auto* file : ordered) {
+    for (const auto* file : core::holders_last(files)) {
       const auto& [path, doc] = *file;
       core::JsonReader r(doc, path + ": ");
       AllReduceFit f;

@@ -64,13 +64,7 @@ const std::vector<GemmLibrary>& library_catalogue() {
       if (doc.contains("name") && doc["name"].is_string()) documents[doc["name"].get<std::string>()] = &doc;
     std::vector<GemmLibrary> out;
     // Libraries that hold constants from another's fit come after those they hold them from.
-    auto holds = [](const nlohmann::json& doc) { return doc.contains("held_constants"); };
-    std::vector<const std::pair<std::string, nlohmann::json>*> ordered;
-    for (const auto& file : files)
-      if (!holds(file.second)) ordered.push_back(&file);
-    for (const auto& file : files)
-      if (holds(file.second)) ordered.push_back(&file);
-    for (const auto* file : ordered) {
+    for (const auto* file : core::holders_last(files)) {
       const auto& [path, doc] = *file;
       core::JsonReader r(doc, path + ": ");
       GemmLibrary lib;
