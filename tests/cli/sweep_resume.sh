@@ -74,6 +74,16 @@ set -e
 [ $mixed = 2 ] && grep -q "another sweep" "$dir/mixed.err" && [ ! -e "$dir/mixed.csv" ]
 [ $binary = 2 ] && grep -q "is not a sweep's row" "$dir/bin.err" && [ ! -e "$dir/bin.csv" ]
 [ $empty = 2 ] && grep -q "holds no finished point" "$dir/none.err"
+# A row whose fields are not as a sweep writes them: its line named, and what is wrong with it.
+head -n 1 "$dir/shard0.jsonl" | sed 's/"point":[0-9]*/"point":1e37/' > "$dir/float-point.jsonl"
+head -n 1 "$dir/shard0.jsonl" | sed 's/"units":{/"units":{"x":1,/' > "$dir/bad-units.jsonl"
+set +e
+"$codesim" merge --out "$dir/float.csv" "$dir/float-point.jsonl" 2> "$dir/float.err"; float=$?
+"$codesim" merge --out "$dir/units.csv" "$dir/shard0.jsonl" "$dir/bad-units.jsonl" 2> "$dir/units.err"; units=$?
+set -e
+[ $float = 2 ] && grep -q "float-point.jsonl line 1: is not a sweep's row (its \"point\" is not a whole number)" "$dir/float.err"
+[ $units = 2 ] && grep -q "bad-units.jsonl line 1: is not a sweep's row (its \"units\" is not an object of text)" "$dir/units.err"
+[ ! -e "$dir/float.csv" ] && [ ! -e "$dir/units.csv" ]
 # A grid value given twice, a pointer the base cannot take, a shard with trailing text: refused before any point runs.
 echo '{"base": "base.json", "grid": {"/pipeline/pp": [4, 4]}}' > "$dir/twice.json"
 echo '{"base": "base.json", "grid": {"/nowhere/x": [1]}}' > "$dir/nowhere.json"

@@ -216,7 +216,8 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
     }
     for (const auto& m : metrics) {
       text += ",";
-      if (row.contains("metrics") && row["metrics"].contains(m)) text += format_number(row["metrics"][m].get<double>());
+      if (row.contains("metrics") && row["metrics"].contains(m) && row["metrics"][m].is_number())
+        text += format_number(row["metrics"][m].get<double>());  // a value not finite is logged as null: left blank
     }
     text += "," + (row.contains("error") ? csv_field(row["error"].get<std::string>()) : std::string()) + "\n";
   }

@@ -37,13 +37,47 @@ std::vector<std::string> complete_lines(const std::string& path, bool truncate_p
   return lines;
 }
 
-// A finished row, parsed, with its point index; nullopt for anything else.
-std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::string& line) {
-  try {
-    auto row = nlohmann::json::parse(line);
-    const auto point = row.at("point").get<std::size_t>();
-    return std::pair{point, std::move(row)};
-  } catch (const std::exception&) { return std::nullopt; }
+// What keeps a parsed line from being a row as run_sweep_point and run_sweep write it (its point a
+// whole number, its inputs an object, its metrics numbers (null where not finite), its units and
+// error text, its sweep and scenario keys text); empty for a row. The readers after the merge (the CSV, plan,
+// serve-search) then take the row's fields as they are.
+std::string row_problem(const nlohmann::json& row) {
+  if (!row.is_object()) return "not an object";
+  if (!row.contains("point") || !row["point"].is_number_unsigned()) return "its \"point\" is not a whole number";
+  if (!row.contains("inputs") || !row["inputs"].is_object()) return "its \"inputs\" is not an object";
+  auto all_of = [&](const char* key, auto&& is) {
+    if (!row.contains(key)) return true;
+    if (!row[key].is_object()) return false;
+    for (const auto& [id, value] : row[key].items())
+      if (!is(value)) return false;
+    return true;
+  };
+  if (!all_of("metrics", [](const nlohmann::json& v) { return v.is_number() || v.is_null(); }))
+    return "its \"metrics\" is not an object of numbers";
+  if (!all_of("units", [](const nlohmann::json& v) { return v.is_string(); }))
+    return "its \"units\" is not an object of text";
+  for (const char* key : {"error", "sweep", "scenario"})
+    if (row.contains(key) && !row[key].is_string()) return std::string("its \"") + key + "\" is not text";
+  return {};
+}
+
+// A finished row, parsed, with its point index; what is wrong with the line otherwise.
+struct ParsedRow {
+  std::size_t point = 0;
+  nlohmann::json row;
+  std::string problem;  // empty for a row
+};
+
+ParsedRow parse_row(const std::string& line) {
+  ParsedRow parsed;
+  parsed.row = nlohmann::json::parse(line, nullptr, false);
+  if (parsed.row.is_discarded()) {
+    parsed.problem = "not JSON";
+    return parsed;
+  }
+  parsed.problem = row_problem(parsed.row);
+  if (parsed.problem.empty()) parsed.point = parsed.row["point"].get<std::size_t>();
+  return parsed;
 }
 
 }  // namespace
@@ -51,7 +85,7 @@ std::optional<std::pair<std::size_t, nlohmann::json>> parse_row(const std::strin
 std::vector<nlohmann::json> read_sweep_rows(const std::string& path) {
   std::map<std::size_t, nlohmann::json> rows;
   for (const auto& line : complete_lines(path, false))
-    if (auto row = parse_row(line)) rows.emplace(row->first, std::move(row->second));
+    if (auto parsed = parse_row(line); parsed.problem.empty()) rows.emplace(parsed.point, std::move(parsed.row));
   std::vector<nlohmann::json> out;
   for (auto& [point, row] : rows) out.push_back(std::move(row));
   return out;
@@ -68,10 +102,12 @@ std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& pat
     std::size_t line_number = 0;
     for (const auto& line : complete_lines(path, false)) {
       ++line_number;
-      auto row = parse_row(line);
+      auto parsed = parse_row(line);
       const std::string where = path + " line " + std::to_string(line_number);
-      if (!row) throw core::InputError(where, "is not a sweep's row; merge the logs `codesim sweep --shard` wrote");
-      const auto key = row->second.value("sweep", std::string());
+      if (!parsed.problem.empty())
+        throw core::InputError(
+            where, "is not a sweep's row (" + parsed.problem + "); merge the logs `codesim sweep --shard` wrote");
+      const auto key = parsed.row.value("sweep", std::string());
       if (key.empty()) throw core::InputError(where, "names no sweep (a log of an older codesim); run its shard again");
       if (sweep_path.empty()) {
         sweep_key = key;
@@ -80,7 +116,7 @@ std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& pat
         throw core::InputError(where, "is a row of another sweep than " + sweep_path + "'s (sweep " + key + ", not " +
                                           sweep_key + "); merge the shards of one sweep");
       }
-      rows.emplace(row->first, std::move(row->second));  // shards never overlap; a point in two is the same run
+      rows.emplace(parsed.point, std::move(parsed.row));  // shards never overlap; a point in two is the same run
     }
   }
   if (rows.empty())
@@ -130,14 +166,13 @@ std::pair<std::set<std::size_t>, std::size_t> keep_current_rows(const std::strin
   std::size_t cut = 0, line_number = 0;
   for (const auto& line : complete_lines(log, true)) {
     ++line_number;
-    const auto row = parse_row(line);
-    if (!row)
-      throw core::InputError(log, "line " + std::to_string(line_number) +
-                                      " is not a sweep's row; give --out a new file or a log this command wrote");
-    const std::size_t point = row->first;
-    const auto* key = row->second.contains("scenario") ? &row->second["scenario"] : nullptr;
-    if (point < keys.points.size() && key && key->is_string() && *key == keys.points[point] &&
-        done.insert(point).second) {
+    const auto parsed = parse_row(line);
+    if (!parsed.problem.empty())
+      throw core::InputError(log, "line " + std::to_string(line_number) + " is not a sweep's row (" + parsed.problem +
+                                      "); give --out a new file or a log this command wrote");
+    const std::size_t point = parsed.point;
+    const auto* key = parsed.row.contains("scenario") ? &parsed.row["scenario"] : nullptr;
+    if (point < keys.points.size() && key && *key == keys.points[point] && done.insert(point).second) {
       kept += line + "\n";
     } else {
       ++cut;
