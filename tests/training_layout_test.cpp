@@ -151,16 +151,16 @@ TEST_CASE("sequence parallelism cuts every activation over TP; without it norms 
           "[layout][memory]") {
   auto par = dense_layout(1, 1, 4, 1);
   par.recompute = Recompute::kNone;
-  const double one = layer_activation_bytes(llama(), false, par, 8192, false).total();
+  const double one = layer_activation_bytes(llama(), false, par, 8192, 8192, false).total();
   par.tp = 8;
-  CHECK(layer_activation_bytes(llama(), false, par, 8192, false).total() == Approx(one / 8));
+  CHECK(layer_activation_bytes(llama(), false, par, 8192, 8192, false).total() == Approx(one / 8));
   par.sequence_parallel = false;
-  CHECK(layer_activation_bytes(llama(), false, par, 8192, false).total() > one / 8 * 1.2);
+  CHECK(layer_activation_bytes(llama(), false, par, 8192, 8192, false).total() > one / 8 * 1.2);
   // A GPT-shaped count: with TP and SP, 34 bytes per token and hidden unit over TP (Korthikanti
   // et al. 2022), 32 without dropout; LLaMA's GQA saves 3.5 of them, its 3.25h SwiGLU adds 3.5.
   par.sequence_parallel = true;
   const double per_sbh =
-      layer_activation_bytes(llama(), false, par, 8192, false).total() / (8192.0 * llama().hidden / 8);
+      layer_activation_bytes(llama(), false, par, 8192, 8192, false).total() / (8192.0 * llama().hidden / 8);
   CHECK(per_sbh > 30);
   CHECK(per_sbh < 38);
 }

@@ -37,10 +37,10 @@ std::vector<std::string> complete_lines(const std::string& path, bool truncate_p
   return lines;
 }
 
-// What keeps a parsed line from being a row as run_sweep_point and run_sweep write it (its point a
-// whole number, its inputs an object, its metrics numbers (null where not finite), its units and
-// error text, its sweep and scenario keys text); empty for a row. The readers after the merge (the CSV, plan,
-// serve-search) then take the row's fields as they are.
+// What keeps a parsed line from being a row as run_sweep_point and run_sweep write it: its point a
+// whole number, its inputs an object, its metrics numbers (null where not finite), its units, error
+// and keys text. Empty for a row; the readers after (the CSV, plan, serve-search) take its fields
+// as they are.
 std::string row_problem(const nlohmann::json& row) {
   if (!row.is_object()) return "not an object";
   if (!row.contains("point") || !row["point"].is_number_unsigned()) return "its \"point\" is not a whole number";

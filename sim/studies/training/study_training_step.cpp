@@ -506,17 +506,20 @@ class TrainingStepStudy : public Study {
     }
     auto ms = [](double s) { return format_number(s * 1e3); };
     const std::string recompute[] = {"none", "selective", "full"};
-    std::string layout_text = std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
-                              (par.tp > 1 && par.sequence_parallel ? " with SP" : "") + ", CP " +
-                              std::to_string(par.cp) + ", PP " + std::to_string(par.pp) + " (" + step.schedule().kind +
-                              (par.vpp > 1 ? ", " + std::to_string(par.vpp) + " virtual stages" : "") + ", " +
-                              std::to_string(step.schedule().micro_batches) + " micro-batches of " +
-                              std::to_string(batch.micro_batch_sequences) + " x " +
-                              std::to_string(batch.sequence_tokens) + " tokens), DP " + std::to_string(par.dp) +
-                              " with ZeRO-" + std::to_string(par.zero) +
-                              (model->moe ? ", EP " + std::to_string(par.ep) + ep_text(par) : "") + ", recompute " +
-                              recompute[static_cast<int>(par.recompute)] + ", placement " + joined(par.order, "-") +
-                              "; " + (use_flow ? "flow" : "analytical") + " mode";
+    std::string layout_text =
+        std::to_string(par.gpus) + " " + gpu->name + " GPUs, TP " + std::to_string(par.tp) +
+        (par.tp > 1 && par.sequence_parallel ? " with SP" : "") + ", CP " + std::to_string(par.cp) + ", PP " +
+        std::to_string(par.pp) + " (" + step.schedule().kind +
+        (par.vpp > 1 ? ", " + std::to_string(par.vpp) + " virtual stages" : "") + ", " +
+        std::to_string(step.schedule().micro_batches) + " micro-batches of " +
+        std::to_string(batch.micro_batch_sequences) + " x " + std::to_string(batch.sequence_tokens) + " tokens), DP " +
+        std::to_string(par.dp) + " with ZeRO-" + std::to_string(par.zero) +
+        (model->moe ? ", EP " + std::to_string(par.ep) + ep_text(par) : "") + ", recompute " +
+        recompute[static_cast<int>(par.recompute)] +
+        (par.unfused_attention ? std::string(", unfused attention (Megatron-LM's softmax") +
+                                     (par.attention_dropout ? " and dropout" : "") + ")"
+                               : "") +
+        ", placement " + joined(par.order, "-") + "; " + (use_flow ? "flow" : "analytical") + " mode";
     std::string note = label + ": " + layout_text + ". A middle stage (" + std::to_string(mid.layers.size()) +
                        " layers): F " + ms(mid.forward_s()) + " ms, B* " + ms(mid.input_backward_s()) + " ms, W " +
                        ms(mid.weight_s()) + " ms";
@@ -645,6 +648,17 @@ void parse_parallel(core::JsonReader& root, TrainingStepStudy& s) {
                                         : workload::Recompute::kSelective;
   par.tp_comm_overlap = p.boolean("tp_comm_overlap", false);
   par.dp_comm_overlap = p.boolean("dp_comm_overlap", false);
+  // Megatron-LM's attention before FlashAttention (SC'21 and earlier runs): the scores through HBM.
+  par.unfused_attention = p.one_of("attention", {"flash", "unfused"}, "flash") == "unfused";
+  par.attention_dropout = p.boolean("attention_dropout", false);
+  if (par.attention_dropout && !par.unfused_attention)
+    throw InputError(p.pointer_of("attention_dropout"),
+                     "true is not allowed with /parallel/attention \"flash\"; dropout on the probabilities is "
+                     "timed on the unfused path only (FlashAttention applies it inside its kernel)");
+  if (par.unfused_attention && par.cp > 1)
+    throw InputError(p.pointer_of("attention"),
+                     "'unfused' is not allowed with cp " + std::to_string(par.cp) +
+                         "; context parallelism passes K and V around a ring of fused attention kernels");
   // A schedule by the name /parallel/schedule gives it ("interleaved" for 1f1b-interleaved).
   std::vector<std::string> schedules;
   for (const auto& kind : workload::pipeline_schedules()) schedules.push_back(kind.parallel_name);
@@ -893,6 +907,10 @@ std::unique_ptr<Study> parse_training_step_study(core::JsonReader& root) {
                                "whole on each GPU (TP 1, CP 1), and scaling them to another cut is not modelled");
   s->compute = parse_compute(root.object("compute"), *s->gpu, 20,
                              {hw::GemmKind::kDense, hw::GemmKind::kGroupedContiguous, hw::GemmKind::kWeightGradient});
+  if (par.unfused_attention && s->compute.fp8_gemms)
+    throw core::InputError(root.pointer_of("parallel") + "/attention",
+                           "'unfused' is not allowed with FP8 GEMMs (/compute/fp8_gemms); the unfused path is "
+                           "Megatron-LM's BF16/FP16 attention before FlashAttention");
 
   if (auto m = root.optional_object("moe")) {
     s->simulated_tokens_per_gpu = static_cast<int>(m->positive_integer("simulated_tokens_per_gpu", 256, 1 << 16));

@@ -38,6 +38,10 @@ struct TrainingParallelism {
   std::string schedule = "dualpipe";  // a ScheduleKind::name (workload/pipeline/schedule_registry.hpp)
   int zero = 1;
   Recompute recompute = Recompute::kSelective;
+  // Attention as Megatron-LM ran it before FlashAttention (workload/training/unfused_attention.hpp):
+  // the scores written to HBM, with dropout on the probabilities where `attention_dropout`.
+  bool unfused_attention = false;
+  bool attention_dropout = false;
   bool tp_comm_overlap = false;  // TP collectives hidden behind the block's GEMMs where they fit
   // DP traffic bucket by bucket behind compute, as Megatron-LM's overlap_grad_reduce and
   // overlap_param_gather (and FSDP's prefetch) run it: gradients behind the backward, weights

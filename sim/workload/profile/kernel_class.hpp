@@ -11,4 +11,11 @@ enum class KernelClass { kGemm, kAttention, kCommunication, kOther };
 KernelClass kernel_class(const std::string& name);
 const char* kernel_class_name(KernelClass c);
 
+// A kernel (or exposed collective) the model times inside an op.
+struct KernelTime {
+  std::string name;
+  double seconds = 0;
+  KernelClass kind = KernelClass::kOther;
+};
+
 }  // namespace workload

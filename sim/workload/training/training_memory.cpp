@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "workload/training/unfused_attention.hpp"
+
 namespace workload {
 
 ActivationBytes layer_activation_bytes(const Model& m, bool moe_layer, const TrainingParallelism& par,
-                                       double micro_batch_tokens, bool fp8) {
+                                       double micro_batch_tokens, double sequence_tokens, bool fp8) {
   const double t = par.tp;
   const double seq = par.sequence_parallel ? t : 1;  // hidden-sized tensors: on sequence shards with SP
   const double tokens = micro_batch_tokens / par.cp;
@@ -35,7 +37,9 @@ ActivationBytes layer_activation_bytes(const Model& m, bool moe_layer, const Tra
     b.other += 2.0 * (a.heads + 2 * a.kv_heads) * a.head_dim / t;
   }
   b.gemm_inputs += g * a.heads * a.value_head_dim() / t;
-  b.other += 4.0 * a.heads / t;
+  b.other += par.unfused_attention
+                 ? unfused_attention_activation_bytes_per_token(a.heads / t, sequence_tokens, par.attention_dropout)
+                 : 4.0 * a.heads / t;
   // FFN: the block's input, the normed input, gate and up (SwiGLU's backward), SwiGLU's output.
   b.other += 2 * h / seq;
   if (!selective) b.gemm_inputs += g * h / seq;
@@ -75,18 +79,19 @@ TrainingMemory training_memory(const TrainingStep& step, const OptimizerSetup& o
   const StageLayout& layout = step.layout();
   const Schedule& schedule = step.schedule();
   const double tokens = step.batch().micro_batch_tokens();
+  const double sequence_tokens = step.batch().sequence_tokens;
   const int n_stages = static_cast<int>(layout.layers.size());
   // One micro-batch of one stage.
   std::vector<ActivationBytes> stage_bytes(static_cast<std::size_t>(n_stages));
   for (int s = 0; s < n_stages; ++s) {
     auto& sb = stage_bytes[static_cast<std::size_t>(s)];
     for (int l = layout.first_layer[s]; l < layout.first_layer[s] + layout.layers[s]; ++l) {
-      const auto lb = layer_activation_bytes(m, m.is_moe_layer(l), par, tokens, fp8);
+      const auto lb = layer_activation_bytes(m, m.is_moe_layer(l), par, tokens, sequence_tokens, fp8);
       sb.gemm_inputs += lb.gemm_inputs;
       sb.other += lb.other;
     }
     if (s == layout.mtp_stage) {
-      const auto lb = layer_activation_bytes(m, m.moe.has_value(), par, tokens, fp8);
+      const auto lb = layer_activation_bytes(m, m.moe.has_value(), par, tokens, sequence_tokens, fp8);
       sb.gemm_inputs += lb.gemm_inputs;
       sb.other += lb.other + 2 * 2.0 * m.hidden * tokens / par.cp;  // the MTP module's two inputs
     }
@@ -126,7 +131,7 @@ TrainingMemory training_memory(const TrainingStep& step, const OptimizerSetup& o
     if (par.recompute == Recompute::kFull) {  // one layer rebuilt whole while its backward runs
       TrainingParallelism kept = par;
       kept.recompute = Recompute::kNone;
-      mem.activations_B += layer_activation_bytes(m, m.moe.has_value(), kept, tokens, fp8).total();
+      mem.activations_B += layer_activation_bytes(m, m.moe.has_value(), kept, tokens, sequence_tokens, fp8).total();
     }
     // The last stage's logits in FP32 for the loss, one micro-batch at a time.
     for (int s : step.stages_of_rank(r))

@@ -9,6 +9,7 @@
 #include "workload/model/layer_gemms.hpp"
 #include "workload/model/layer_memory_kernels.hpp"
 #include "workload/pipeline/schedule_registry.hpp"
+#include "workload/training/unfused_attention.hpp"
 
 namespace workload {
 
@@ -301,6 +302,18 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     core_backward_s = hw::flash_attention_backward_seconds(gpu, own, gemm_sms, fa) +
                       (cp - 1) * hw::flash_attention_backward_seconds(gpu, other, gemm_sms, fa) / 2;
   }
+  // Megatron-LM's attention before FlashAttention: the scores through HBM, kernel by kernel (the
+  // parse refuses it with CP).
+  std::optional<UnfusedAttention> unfused;
+  if (par_.unfused_attention) {
+    unfused =
+        unfused_attention(r,
+                          {double(batch_.micro_batch_sequences), double(a.heads) / tp, double(batch_.sequence_tokens),
+                           double(a.qk_head_dim()), double(a.value_head_dim()), par_.attention_dropout},
+                          gemm_sms);
+    core_forward_s = unfused->forward_s();
+    core_backward_s = unfused->backward_s();
+  }
   c.cp_forward_s = std::max(0.0, cp_ring_s - core_forward_s);
   c.cp_backward_s = std::max(0.0, 2 * cp_ring_s - core_backward_s);
   const double attn_tp_forward = exposed(block_tp_s, attn.forward_s),
@@ -323,8 +336,11 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     const GemmKernels& g = attn_kernels;
     auto& f = c.kernels["attn(F)"];
     f.assign(g.forward.begin(), g.forward.end() - 1);
-    f.push_back(
-        {kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
+    if (unfused)
+      f.insert(f.end(), unfused->forward.begin(), unfused->forward.end());
+    else
+      f.push_back(
+          {kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
     f.push_back(g.forward.back());
     memory_s(memory.attn_forward, &f);
     if (moe) f.push_back({"router (BF16 gate GEMM)", router_s, KernelClass::kGemm});
@@ -336,8 +352,11 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     memory_s(memory.attn_backward, &b);
     if (recompute_s > 0) b.push_back({"recompute MLA up-projections", recompute_s, KernelClass::kGemm});
     b.push_back(g.input_gradient.back());
-    b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s,
-                 KernelClass::kAttention});
+    if (unfused)
+      b.insert(b.end(), unfused->backward.begin(), unfused->backward.end());
+    else
+      b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s,
+                   KernelClass::kAttention});
     b.insert(b.end(), g.input_gradient.rbegin() + 1, g.input_gradient.rend());
     b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward, KernelClass::kCommunication});
     b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s, KernelClass::kCommunication});

@@ -70,13 +70,6 @@ struct OptimizerSetup {
   double state_bytes_per_parameter = 30;
 };
 
-// A kernel (or exposed collective) the model times inside an op.
-struct KernelTime {
-  std::string name;
-  double seconds = 0;
-  KernelClass kind = KernelClass::kOther;
-};
-
 // The seconds of one layer's components for one micro-batch, as chunk_overlap.hpp takes them.
 struct LayerChunks {
   ForwardChunk forward;
