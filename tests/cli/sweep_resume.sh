@@ -84,6 +84,14 @@ set -e
 [ $float = 2 ] && grep -q "float-point.jsonl line 1: is not a sweep's row (its \"point\" is not a whole number)" "$dir/float.err"
 [ $units = 2 ] && grep -q "bad-units.jsonl line 1: is not a sweep's row (its \"units\" is not an object of text)" "$dir/units.err"
 [ ! -e "$dir/float.csv" ] && [ ! -e "$dir/units.csv" ]
+# A shard named twice merges as once; a point whose results differ between two logs is refused.
+"$codesim" merge --out "$dir/twice.csv" "$dir/shard0.jsonl" "$dir/shard0.jsonl" 2> /dev/null
+[ "$(cat "$dir/twice.csv")" = "$("$codesim" merge --out "$dir/once.csv" "$dir/shard0.jsonl" 2> /dev/null; cat "$dir/once.csv")" ]
+head -n 1 "$dir/shard0.jsonl" | sed 's/"metrics":{"\([^"]*\)":[0-9.e+-]*/"metrics":{"\1":12345/' > "$dir/other-run.jsonl"
+! cmp -s <(head -n 1 "$dir/shard0.jsonl") "$dir/other-run.jsonl"
+set +e; "$codesim" merge --out "$dir/other.csv" "$dir/shard0.jsonl" "$dir/other-run.jsonl" 2> "$dir/other-run.err"; other=$?; set -e
+[ $other = 2 ] && grep -q "other-run.jsonl line 1: gives point [0-9]* other results than an earlier line" "$dir/other-run.err"
+[ ! -e "$dir/other.csv" ]
 # A grid value given twice, a pointer the base cannot take, a shard with trailing text: refused before any point runs.
 echo '{"base": "base.json", "grid": {"/pipeline/pp": [4, 4]}}' > "$dir/twice.json"
 echo '{"base": "base.json", "grid": {"/nowhere/x": [1]}}' > "$dir/nowhere.json"

@@ -175,9 +175,24 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
   std::string pass = r.one_of(pass_key, {"forward", "backward", "both", "forward+backward"}, "forward");
   if (pass == "both") pass = "forward+backward";
   const std::optional<std::string> row_backend = r.optional_string("backend");
-  const hw::AttentionBackend& b =
-      hw::attention_backend(!d.backend.empty() ? d.backend : row_backend.value_or(hw::attention_backend_for(gpu).name),
-                            r.pointer_of("backend"));
+  const std::string named_backend = !d.backend.empty() ? d.backend : row_backend.value_or("");
+  const hw::AttentionBackend& b = hw::attention_backend(
+      !named_backend.empty() ? named_backend : hw::attention_backend_for(gpu).name, r.pointer_of("backend"));
+  // The GPU's own backend times it; a backend named runs only where its kernels ran or where its
+  // datasheet scales them to.
+  if (!named_backend.empty() && !b.runs_on_gpu(gpu.name)) {
+    std::string on;
+    for (const auto* list : {&b.runs_on, &b.scaled_to})
+      for (const auto& g : *list) on += (on.empty() ? "" : ", ") + g;
+    throw core::InputError(r.pointer_of("backend"),
+                           "'" + b.name + "' is not allowed on " + gpu.name + "; its kernels run on " + on);
+  }
+  // A decode kernel named alone reads each sequence's KV cache for one new token: a longer query
+  // runs on a FlashAttention-class backend.
+  if (b.model == hw::AttentionModel::kDecode && s.queries != 1)
+    throw core::InputError(r.pointer_of(r.has("seq") ? "seq" : "q_len"),
+                           integer(s.queries) + " is not allowed with " + b.name +
+                               "; a decode kernel times one query token a sequence (q_len 1)");
   c.description = "batch " + integer(s.batch) + ", " + integer(s.heads) + " heads (" + integer(s.kv_heads) + " KV), " +
                   integer(s.queries) + " x " + integer(s.keys) + ", head dim " + integer(s.qk_dim) +
                   (s.v_dim != s.qk_dim ? "/" + integer(s.v_dim) : "") + (s.causal ? ", causal" : "") + ", " + pass;

@@ -49,7 +49,13 @@ KernelRow estimate_kernel(const nlohmann::json& object, const std::string& point
   KernelCase& c = row.c;
   c.kind = kind.empty() ? r.one_of("kind", kernel_kinds()) : kind;
   if (!kind.empty() && r.has("kind")) r.string("kind");
-  if (r.has("time_s")) c.reference_s = r.positive_number("time_s");
+  if (r.has("time_s")) {
+    // Below a nanosecond is no kernel's time but a unit slip (and its ratio to ours overflows).
+    c.reference_s = r.positive_number("time_s");
+    if (*c.reference_s < 1e-9)
+      throw core::InputError(r.pointer_of("time_s"), core::describe_number(*c.reference_s) +
+                                                         " is not allowed; a kernel's time in seconds, at least 1e-9");
+  }
   if (r.has("error")) row.reference_note = r.string("error");
   for (const auto& key : kAnnotations)
     if (r.has(key)) r.raw(key);

@@ -116,7 +116,12 @@ std::vector<nlohmann::json> merge_sweep_logs(const std::vector<std::string>& pat
         throw core::InputError(where, "is a row of another sweep than " + sweep_path + "'s (sweep " + key + ", not " +
                                           sweep_key + "); merge the shards of one sweep");
       }
-      rows.emplace(parsed.point, std::move(parsed.row));  // shards never overlap; a point in two is the same run
+      // Shards never overlap: a point given twice is the same run (a shard named twice), else two
+      // runs of the sweep that disagree.
+      const auto [kept, added] = rows.emplace(parsed.point, parsed.row);
+      if (!added && kept->second != parsed.row)
+        throw core::InputError(where, "gives point " + std::to_string(parsed.point) +
+                                          " other results than an earlier line; merge the shards of one run");
     }
   }
   if (rows.empty())

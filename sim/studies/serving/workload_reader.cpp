@@ -76,8 +76,21 @@ requests::LengthDistribution parse_length(core::JsonReader& w, const std::string
   if (l.max < l.min)
     throw core::InputError(d.pointer_of("max"),
                            std::to_string(l.max) + " is not allowed; at least min (" + std::to_string(l.min) + ")");
-  if (l.kind != requests::LengthKind::kUniform) l.mean = d.positive_number("mean");
-  if (l.kind == requests::LengthKind::kFixed) l.min = l.max = static_cast<int>(std::llround(l.mean));
+  if (l.kind != requests::LengthKind::kUniform) {
+    // Lengths are drawn within [min, max]: a mean past max has no draw to give it.
+    l.mean = d.positive_number("mean");
+    if (l.mean > l.max)
+      throw core::InputError(d.pointer_of("mean"), core::describe_number(l.mean) + " is not allowed; at most max (" +
+                                                       std::to_string(l.max) + " tokens)");
+  }
+  if (l.kind == requests::LengthKind::kFixed) {
+    if (l.mean < l.min || l.mean != std::floor(l.mean))
+      throw core::InputError(d.pointer_of("mean"), core::describe_number(l.mean) +
+                                                       " is not allowed; a fixed length is a whole number of "
+                                                       "tokens, at least min (" +
+                                                       std::to_string(l.min) + ")");
+    l.min = l.max = static_cast<int>(l.mean);
+  }
   if (l.kind == requests::LengthKind::kLognormal) l.cv = d.positive_number("cv");
   d.finish();
   return l;
