@@ -187,6 +187,13 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
     throw core::InputError(r.pointer_of("backend"),
                            "'" + b.name + "' is not allowed on " + gpu.name + "; its kernels run on " + on);
   }
+  // FlashAttention-class kernels (and the decode kernels beside them) are built for head dims in
+  // multiples of 8 up to 256; FlashMLA's latent is its own (checked below).
+  if (b.model != hw::AttentionModel::kFlashMlaDecode)
+    for (const auto& [key, dim] : {std::pair{"head_dim", s.qk_dim}, std::pair{"v_head_dim", s.v_dim}})
+      if (std::fmod(dim, 8) != 0 || dim > 256)
+        throw core::InputError(r.pointer_of(key), integer(dim) + " is not allowed with " + b.name +
+                                                      "; its kernels take head dims in multiples of 8, at most 256");
   // A decode kernel named alone reads each sequence's KV cache for one new token: a longer query
   // runs on a FlashAttention-class backend.
   if (b.model == hw::AttentionModel::kDecode && s.queries != 1)
