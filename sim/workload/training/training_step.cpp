@@ -283,9 +283,9 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
   LayerChunks c;
   double core_forward_s = r.attention_forward_s(core_flops), core_backward_s = r.attention_backward_s(2.5 * core_flops);
   if (kernels) {
-    // The GPU's FlashAttention kernel (FA3 on Hopper, FA2 on Ampere) on the SMs communication leaves. With CP each GPU
-    // holds two chunks of S / 2cp (causal balance) and meets every other GPU's K and V once around the ring: its own
-    // step under the mask, the cp - 1 others half visible on average.
+    // The GPU's FlashAttention kernel (FA3 on Hopper, FA2 on Ampere; named in the kernel list) on the SMs communication
+    // leaves. With CP each GPU holds two chunks of S / 2cp (causal balance) and meets every other GPU's K and V once
+    // around the ring: its own step under the mask, the cp - 1 others half visible on average.
     const double s = batch_.sequence_tokens, chunk = s / cp;
     hw::AttentionShape own{double(batch_.micro_batch_sequences),
                            double(a.heads) / tp,
@@ -339,8 +339,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     if (unfused)
       f.insert(f.end(), unfused->forward.begin(), unfused->forward.end());
     else
-      f.push_back(
-          {kernels ? "FlashAttention-3 forward" : "attention (roofline)", core_forward_s, KernelClass::kAttention});
+      f.push_back({kernels ? "FlashAttention forward (" + r.attention().name + ")" : "attention (roofline)",
+                   core_forward_s, KernelClass::kAttention});
     f.push_back(g.forward.back());
     memory_s(memory.attn_forward, &f);
     if (moe) f.push_back({"router (BF16 gate GEMM)", router_s, KernelClass::kGemm});
@@ -355,8 +355,8 @@ LayerChunks TrainingStep::layer_chunks(const LayerCost& cost, double micro_batch
     if (unfused)
       b.insert(b.end(), unfused->backward.begin(), unfused->backward.end());
     else
-      b.push_back({kernels ? "FlashAttention-3 backward" : "attention backward (roofline)", core_backward_s,
-                   KernelClass::kAttention});
+      b.push_back({kernels ? "FlashAttention backward (" + r.attention().name + ")" : "attention backward (roofline)",
+                   core_backward_s, KernelClass::kAttention});
     b.insert(b.end(), g.input_gradient.rbegin() + 1, g.input_gradient.rend());
     b.push_back({"TP all-gather and reduce-scatter (exposed)", attn_tp_backward, KernelClass::kCommunication});
     b.push_back({"CP ring of K, V and gradients (exposed)", c.cp_backward_s, KernelClass::kCommunication});
