@@ -15,6 +15,8 @@ const std::vector<Gpu>& gpu_catalogue() {
       core::JsonReader r(doc, path + ": ");
       Gpu g;
       g.name = r.string("name");
+      // NVIDIA where a file does not say (every GPU before the MI300X was).
+      if (r.has("vendor")) g.vendor = r.one_of("vendor", gpu_vendors());
       g.sm_count = static_cast<int>(r.positive_integer("sm_count", 100'000));
       // Ranges any GPU sits in by orders of magnitude (a TFLOP/s to an EFLOP/s, a GB to a PB of
       // memory), so that a slip of the exponent is refused, not timed.
@@ -27,6 +29,7 @@ const std::vector<Gpu>& gpu_catalogue() {
       g.boost_clock_Hz = r.number_in("boost_clock_Hz", 0, 1e10);  // 0: not published
       std::vector<std::string> figures = {"sm_count",  "bf16_dense_flops_per_s", "fp8_dense_flops_per_s",
                                           "hbm_bytes", "hbm_bandwidth_Bps",      "boost_clock_Hz"};
+      if (r.has("vendor")) figures.push_back("vendor");
       // Optional figures, each with its source where given.
       for (auto [key, value] : {std::pair{"fp4_dense_flops_per_s", &g.fp4_dense_flops_per_s},
                                 {"fp16_dense_flops_per_s", &g.fp16_dense_flops_per_s},
@@ -47,6 +50,11 @@ const std::vector<Gpu>& gpu_catalogue() {
 }
 
 }  // namespace
+
+const std::vector<std::string>& gpu_vendors() {
+  static const std::vector<std::string> vendors = {"NVIDIA", "AMD"};
+  return vendors;
+}
 
 std::vector<std::string> gpu_names() { return core::names_of(gpu_catalogue()); }
 

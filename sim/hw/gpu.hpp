@@ -8,6 +8,7 @@ namespace hw {
 
 struct Gpu {
   std::string name;
+  std::string vendor = "NVIDIA";  // NVIDIA or AMD: what software runs on it (engines, libraries)
   int sm_count = 0;
   double bf16_dense_flops_per_s = 0;  // MFU denominator
   double fp8_dense_flops_per_s = 0;   // 0: no FP8 tensor cores
@@ -25,5 +26,6 @@ struct Gpu {
 // Throws core::InputError naming `where` when the name is unknown.
 const Gpu& gpu_by_name(const std::string& name, const std::string& where = "");
 std::vector<std::string> gpu_names();
+const std::vector<std::string>& gpu_vendors();  // what Gpu::vendor may be
 
 }  // namespace hw

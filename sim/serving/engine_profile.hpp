@@ -47,6 +47,8 @@ struct EngineProfile {
   // The attention kernels it runs, in its order of preference: the first whose constants run on
   // the GPU (hw::attention_backend_for); empty: the GPU generation's own.
   std::vector<std::string> attention_backends;
+  // The GPU vendors it runs on (hw::Gpu::vendor); empty: any.
+  std::vector<std::string> vendors;
   // Defaults the engine gives a deployment (absent: the deployment's own).
   std::optional<int> page_tokens, max_running, max_batch_tokens;
   // Two-batch overlap (two micro-batches a step, one's communication beside the other's compute)

@@ -7,6 +7,7 @@
 #include "core/data_files.hpp"
 #include "hw/attention_backend.hpp"
 #include "hw/gemm_library.hpp"
+#include "hw/gpu.hpp"
 #include "serving/serving_config.hpp"
 
 namespace studies {
@@ -90,6 +91,10 @@ const std::vector<serving::EngineProfile>& engine_catalogue() {
       e.frontend_s = r.number_in("frontend_s", 0, 1);
       e.tokenize_s_per_token = r.number_in("tokenize_s_per_token", 0, 1);
       e.emit_s = r.number_in("emit_s", 0, 1);
+      if (r.has("vendors")) {
+        e.vendors = r.string_list("vendors", hw::gpu_vendors());
+        figures.push_back("vendors");
+      }
       if (r.has("attention_backends")) {
         e.attention_backends = r.string_list("attention_backends", hw::attention_backend_names());
         figures.push_back("attention_backends");

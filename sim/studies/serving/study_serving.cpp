@@ -135,6 +135,15 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   // The engine's release where its profiles differ by version (its latest where none is given).
   if (dep.has("engine_version"))
     c.engine = engine_by_version(c.engine.name, dep.string("engine_version"), dep.pointer_of("engine_version"));
+  // An engine built for one vendor's GPUs runs on no other.
+  if (const auto& v = c.engine.vendors;
+      !v.empty() && std::find(v.begin(), v.end(), s->cluster.gpu->vendor) == v.end()) {
+    std::string vendors;
+    for (const auto& name : v) vendors += (vendors.empty() ? "" : " and ") + name;
+    throw core::InputError(dep.pointer_of("engine"), "'" + c.engine.name + "' is not allowed on the " +
+                                                         s->cluster.gpu->name + " (" + s->cluster.gpu->vendor +
+                                                         "); it runs on " + vendors + " GPUs");
+  }
   // The engine's GEMM libraries where the scenario names none.
   s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0, kinds, c.engine.gemm_libraries);
   const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;
