@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/json_reader.hpp"
 #include "serving/floor/kv_transfer.hpp"
 #include "serving/floor/unit_step.hpp"
 
@@ -37,7 +38,7 @@ void pull_next(Floor& f) {
   } else {
     if (!f.on_record && static_cast<long long>(f.flights.size()) >= requests::kMaxRequests)
       throw requests::TooManyRequests("more than " + std::to_string(requests::kMaxRequests) +
-                                      " requests arrive before " + std::to_string(f.c.duration_s) + " s");
+                                      " requests arrive before " + core::describe_number(f.c.duration_s) + " s");
     id = static_cast<int>(f.flights.size());
     f.flights.emplace_back();
   }
