@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "studies/report/report.hpp"
 
 namespace studies {
@@ -65,11 +66,10 @@ ComputeConfig parse_compute(core::JsonReader c, const hw::Gpu& gpu, int default_
     const std::string where = c.pointer_of("gemm_library");
     const hw::GemmLibrary& lib = hw::gemm_library(*name, where);
     if (!lib.runs_on_gpu(gpu.name)) {
-      std::string gpus;
-      for (const auto& g : lib.runs_on) gpus += (gpus.empty() ? "" : ", ") + g;
-      throw core::InputError(
-          where, "'" + lib.name + "' is not allowed on the " + gpu.name + "; its kernels run on the " + gpus +
-                     " (\"default\" takes the default library's constants on any GPU, an assumption)");
+      throw core::InputError(where,
+                             "'" + lib.name + "' is not allowed on the " + gpu.name + "; its kernels run on the " +
+                                 joined(lib.runs_on, ", ") +
+                                 " (\"default\" takes the default library's constants on any GPU, an assumption)");
     }
     if (lib.precision != out.precision()) {
       auto upper = [](hw::GemmPrecision p) {

@@ -5,6 +5,7 @@
 
 #include "core/catalogue.hpp"
 #include "core/data_files.hpp"
+#include "studies/report/joined.hpp"
 #include "hw/attention_backend.hpp"
 #include "hw/gemm_library.hpp"
 #include "hw/gpu.hpp"
@@ -209,8 +210,7 @@ const serving::EngineProfile& engine_by_version(const std::string& name, const s
   for (const auto& e : engine_catalogue())
     if (e.name == name && e.version == version) return e;
   const auto versions = engine_versions(name);
-  std::string listed;
-  for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v;
+  const std::string listed = joined(versions, ", ");
   throw core::InputError(where, "'" + version + "' is not allowed; " + name +
                                     "'s versions in data/engines: " + (listed.empty() ? "none (one profile)" : listed));
 }

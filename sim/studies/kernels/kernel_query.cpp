@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "hw/attention_backend.hpp"
 #include "hw/gemm_library.hpp"
 #include "hw/memory_kernel.hpp"
@@ -14,6 +15,13 @@ namespace studies {
 namespace {
 
 std::string integer(double x) { return format_number(x); }
+
+// A GEMM library or attention backend named on a GPU its kernels do not run on.
+[[noreturn]] void refuse_other_gpu(const std::string& where, const std::string& name, const hw::Gpu& gpu,
+                                   const std::vector<std::string>& runs_on) {
+  throw core::InputError(
+      where, "'" + name + "' is not allowed on " + gpu.name + "; its kernels run on " + joined(runs_on, ", "));
+}
 
 int read_sms(core::JsonReader& r, const hw::Gpu& gpu) {
   return static_cast<int>(r.positive_integer("sms", gpu.sm_count, gpu.sm_count));
@@ -113,12 +121,8 @@ KernelEstimate estimate_gemm(core::JsonReader& r, const KernelDefaults& d, Kerne
                                hw::gemm_precision_names()[static_cast<int>(lib.precision)] + " GEMMs");
   // The default library's constants time any GPU (an assumption, as a scenario's "default" does);
   // a library named runs only where its kernels ran.
-  if (!library_field.empty() && !lib.runs_on_gpu(gpu.name)) {
-    std::string on;
-    for (const auto& g : lib.runs_on) on += (on.empty() ? "" : ", ") + g;
-    throw core::InputError(r.pointer_of("library"),
-                           "'" + lib.name + "' is not allowed on " + gpu.name + "; its kernels run on " + on);
-  }
+  if (!library_field.empty() && !lib.runs_on_gpu(gpu.name))
+    refuse_other_gpu(r.pointer_of("library"), lib.name, gpu, lib.runs_on);
   hw::require_gemm_kinds(lib, {s.kind}, r.pointer_of("library"));
   const hw::GemmTime t = hw::gemm_time(gpu, s, sms, lib.constants);
   const std::string kind_name = hw::gemm_kind_names()[static_cast<int>(s.kind)];
@@ -181,11 +185,9 @@ KernelEstimate estimate_attention(core::JsonReader& r, const KernelDefaults& d, 
   // The GPU's own backend times it; a backend named runs only where its kernels ran or where its
   // datasheet scales them to.
   if (!named_backend.empty() && !b.runs_on_gpu(gpu.name)) {
-    std::string on;
-    for (const auto* list : {&b.runs_on, &b.scaled_to})
-      for (const auto& g : *list) on += (on.empty() ? "" : ", ") + g;
-    throw core::InputError(r.pointer_of("backend"),
-                           "'" + b.name + "' is not allowed on " + gpu.name + "; its kernels run on " + on);
+    std::vector<std::string> on = b.runs_on;
+    on.insert(on.end(), b.scaled_to.begin(), b.scaled_to.end());
+    refuse_other_gpu(r.pointer_of("backend"), b.name, gpu, on);
   }
   // FlashAttention-class kernels (and the decode kernels beside them) are built for head dims in
   // multiples of 8 up to 256; FlashMLA's latent is its own (checked below).

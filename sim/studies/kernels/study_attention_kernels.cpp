@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "hw/attention_backend.hpp"
 
 namespace studies {
@@ -77,10 +78,7 @@ class AttentionKernelsStudy : public Study {
     };
     for (const auto& row : b.decode_rows) add(row, Basis::kFit);
     for (const auto& row : b.decode_checks) add(row, Basis::kSimulated);
-    std::string fitted, held, scaled;
-    for (const auto& f : b.fitted) fitted += (fitted.empty() ? "" : ", ") + f;
-    for (const auto& h : b.held) held += (held.empty() ? "" : ", ") + h;
-    for (const auto& g : b.scaled_to) scaled += (scaled.empty() ? "" : ", ") + g;
+    const std::string fitted = joined(b.fitted, ", "), held = joined(b.held, ", "), scaled = joined(b.scaled_to, ", ");
     const hw::DecodeAttentionCalibration& c = b.decode;
     r.notes.push_back(b.name + ": " + b.description + " Source: " + b.source + ".");
     r.notes.push_back(
@@ -114,10 +112,7 @@ class AttentionKernelsStudy : public Study {
                         "attention rate (" + format_number(s.batch) + " x " + format_number(s.heads) + " heads)",
                         "TFLOPS", row.tflops, hw::attention_rate_tflops(*b.measured_on, row, b.flash), Basis::kFit});
     }
-    std::string fitted;
-    for (const auto& f : b.fitted) fitted += (fitted.empty() ? "" : ", ") + f;
-    std::string scaled;
-    for (const auto& g : b.scaled_to) scaled += (scaled.empty() ? "" : ", ") + g;
+    const std::string fitted = joined(b.fitted, ", "), scaled = joined(b.scaled_to, ", ");
     r.notes.push_back(b.name + ": " + b.description + " Source: " + b.source + ".");
     r.notes.push_back(
         b.name + ": on all " + std::to_string(b.measured_on->sm_count) + " SMs of an " + b.measured_on->name +

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "hw/gemm_library.hpp"
 
 namespace studies {
@@ -12,9 +13,7 @@ namespace {
 // "; held from X's fit, not fitted: a, b" for a library holding constants; else nothing.
 std::string held_note(const hw::GemmLibrary& library) {
   if (library.held.empty()) return "";
-  std::string names;
-  for (const auto& name : library.held) names += (names.empty() ? "" : ", ") + name;
-  return "; held from " + library.held_from + "'s fit, not fitted: " + names;
+  return "; held from " + library.held_from + "'s fit, not fitted: " + joined(library.held, ", ");
 }
 
 std::string precision_name(hw::GemmPrecision p) {

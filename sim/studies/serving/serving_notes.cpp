@@ -3,6 +3,7 @@
 // times were made.
 #include "studies/serving/serving_run.hpp"
 
+#include "studies/report/joined.hpp"
 #include "hw/attention_backend.hpp"
 #include "studies/config/overlap_config.hpp"
 #include "workload/moe/expert_placement.hpp"
@@ -77,9 +78,7 @@ std::string ServingStudy::step_times_note(const serving::StepCost& prefill_cost,
   const bool micro_batches =
       config.decode.deployment.micro_batches > 1 || (disaggregated && config.prefill.deployment.micro_batches > 1);
   if (micro_batches) parts.push_back("micro-batch overlap");
-  std::string joined;
-  for (const auto& part : parts) joined += (joined.empty() ? "" : "; ") + part;
-  return "Step times from the kernel models (workload/inference: " + joined + "); GEMMs as " +
+  return "Step times from the kernel models (workload/inference: " + joined(parts, "; ") + "); GEMMs as " +
          compute.gemm_library->name + " ran them (data/gemm_libraries" +
          (compute.precision() == hw::GemmPrecision::kFp4 && compute.gemm_library->precision != hw::GemmPrecision::kFp4
               ? "; FP4 at an FP8 library's constants and FP4's rate, an assumption"

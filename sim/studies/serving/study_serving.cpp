@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "studies/report/joined.hpp"
 #include "hw/all_reduce.hpp"
 #include "core/input_error.hpp"
 #include "serving/request_trace.hpp"
@@ -136,14 +137,10 @@ std::unique_ptr<Study> parse_serving_study(core::JsonReader& root) {
   if (dep.has("engine_version"))
     c.engine = engine_by_version(c.engine.name, dep.string("engine_version"), dep.pointer_of("engine_version"));
   // An engine built for one vendor's GPUs runs on no other.
-  if (const auto& v = c.engine.vendors;
-      !v.empty() && std::find(v.begin(), v.end(), s->cluster.gpu->vendor) == v.end()) {
-    std::string vendors;
-    for (const auto& name : v) vendors += (vendors.empty() ? "" : " and ") + name;
+  if (const auto& v = c.engine.vendors; !v.empty() && std::find(v.begin(), v.end(), s->cluster.gpu->vendor) == v.end())
     throw core::InputError(dep.pointer_of("engine"), "'" + c.engine.name + "' is not allowed on the " +
                                                          s->cluster.gpu->name + " (" + s->cluster.gpu->vendor +
-                                                         "); it runs on " + vendors + " GPUs");
-  }
+                                                         "); it runs on " + joined(v, " and ") + " GPUs");
   // The engine's GEMM libraries where the scenario names none.
   s->compute = parse_compute(root.object("compute"), *s->cluster.gpu, 0, kinds, c.engine.gemm_libraries);
   const int comm_sms = compute_sms ? s->compute.kernels.sms : -1;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "requests/load_profile.hpp"
 #include "serving/request_trace.hpp"
 #include "serving/serving_simulation.hpp"
@@ -173,9 +174,8 @@ void read_workload(core::JsonReader& w, ServingStudy& s, const workload::Model& 
     const std::string path = resolve_input_file(given);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-      std::string tried;
-      for (const auto& place : input_file_places(given)) tried += (tried.empty() ? "" : ", ") + place;
-      throw core::InputError(w.pointer_of("trace"), "'" + given.substr(0, 200) + "' is not a file; tried " + tried);
+      throw core::InputError(w.pointer_of("trace"), "'" + given.substr(0, 200) + "' is not a file; tried " +
+                                                        joined(input_file_places(given), ", "));
     }
     const std::string format = w.one_of("format", {"azure-csv", "mooncake-jsonl"});
     const double speed = w.positive_number("time_scale", 1.0);

@@ -10,6 +10,7 @@
 #include "core/analytic_engine.hpp"
 #include "core/engine.hpp"
 #include "core/input_error.hpp"
+#include "studies/report/joined.hpp"
 #include "hw/gpu.hpp"
 #include "net/fabric.hpp"
 #include "studies/config/affinity_config.hpp"
@@ -31,12 +32,6 @@
 namespace studies {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out(1);
